@@ -1,0 +1,287 @@
+//! The [`Agent`] and its [`Session`]s: the agent loop of one prompt turn (a *chat*), exactly as
+//! ACP's prompt turn describes it.
+//!
+//! A chat sends the history and the user's content to the model, streams its text, thinking and
+//! tool calls out as events, runs the tool calls through the [`Executor`], sends the results
+//! back, and repeats until the model stops asking for tools. It stops with a
+//! [`StopReason`]: `end_turn`, `max_tokens`, `max_turn_requests`, `refusal` or `cancelled`.
+//! Cancelling stops the model request and every running tool, answers pending permission
+//! questions as cancelled, sends the last updates, and ends the chat with `cancelled` — never
+//! with an error.
+
+mod chat;
+
+use crate::error::AgentError;
+use crate::event::{ChatSummary, EventSink};
+use crate::executor::Executor;
+use crate::ids::SessionId;
+use crate::model::{ContentBlock, Message, Model};
+use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RememberedAnswers};
+use crate::prompt::DEFAULT_BASE_PROMPT;
+use crate::provider::{Provider, ToolRegistry};
+use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
+use crate::tool::{ClientCapabilities, SessionState};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+/// How an agent behaves, apart from its model and tools.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// The base of the system prompt.
+    pub base_prompt: String,
+    /// The most model requests one chat may make.
+    pub max_turn_requests: u32,
+    /// How many times the model may correct an answer that does not satisfy the output schema.
+    pub output_schema_retries: u32,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            base_prompt: DEFAULT_BASE_PROMPT.to_owned(),
+            max_turn_requests: 100,
+            output_schema_retries: 2,
+        }
+    }
+}
+
+/// An agent: a model, the tools of its providers, a configuration and (optionally) a store.
+/// Cheap to clone.
+#[derive(Clone)]
+pub struct Agent {
+    inner: Arc<AgentInner>,
+}
+
+struct AgentInner {
+    model: Arc<dyn Model>,
+    executor: Executor,
+    config: AgentConfig,
+    store: Option<Arc<dyn SessionStore>>,
+}
+
+/// Builds an [`Agent`].
+#[derive(Default)]
+pub struct AgentBuilder {
+    model: Option<Arc<dyn Model>>,
+    providers: Vec<Box<dyn Provider>>,
+    config: AgentConfig,
+    store: Option<Arc<dyn SessionStore>>,
+}
+
+impl AgentBuilder {
+    /// Sets the model.
+    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
+        self.model = Some(model);
+        self
+    }
+
+    /// Adds a provider's tools.
+    pub fn provider(mut self, provider: impl Provider + 'static) -> Self {
+        self.providers.push(Box::new(provider));
+        self
+    }
+
+    /// Keeps sessions in a store (without one, sessions live in memory only).
+    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Replaces the configuration.
+    pub fn config(mut self, config: AgentConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Builds the agent; fails when there is no model or a provider's tools clash or are invalid.
+    pub fn build(self) -> Result<Agent, AgentError> {
+        let model = self.model.ok_or(AgentError::NoModel)?;
+        let mut registry = ToolRegistry::new();
+        for provider in &self.providers {
+            registry.register(provider.as_ref())?;
+        }
+        Ok(Agent {
+            inner: Arc::new(AgentInner {
+                model,
+                executor: Executor::new(Arc::new(registry)),
+                config: self.config,
+                store: self.store,
+            }),
+        })
+    }
+}
+
+/// How a session is set up by its front-end.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// The working directory (absolute).
+    pub cwd: PathBuf,
+    /// Directories the session may work in without asking; `cwd` is always one.
+    pub workspace_roots: Vec<PathBuf>,
+    /// The permission policy.
+    pub policy: PermissionPolicy,
+    /// What the front-end can do for tools.
+    pub client_capabilities: ClientCapabilities,
+}
+
+impl SessionOptions {
+    /// Options for a session in `cwd` with the default policy.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        Self {
+            workspace_roots: vec![cwd.clone()],
+            cwd,
+            policy: PermissionPolicy::default(),
+            client_capabilities: ClientCapabilities::default(),
+        }
+    }
+}
+
+/// What a front-end provides for one chat: where events go, who answers permission questions,
+/// and the cancellation to watch.
+#[derive(Clone)]
+pub struct TurnIo {
+    /// Where events go.
+    pub events: Arc<dyn EventSink>,
+    /// Who answers permission questions.
+    pub permissions: Arc<dyn PermissionHandler>,
+    /// Cancel it to cancel the chat.
+    pub cancel: CancellationToken,
+}
+
+/// Options for one chat.
+#[derive(Debug, Clone, Default)]
+pub struct ChatOptions {
+    /// When set, the answer must be JSON satisfying this JSON Schema; the model is asked to fix
+    /// an answer that does not, up to [`AgentConfig::output_schema_retries`] times.
+    pub output_schema: Option<Value>,
+}
+
+impl Agent {
+    /// Starts building an agent.
+    pub fn builder() -> AgentBuilder {
+        AgentBuilder::default()
+    }
+
+    /// The agent's tool registry.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        self.inner.executor.registry()
+    }
+
+    /// The agent's model.
+    pub fn model(&self) -> &Arc<dyn Model> {
+        &self.inner.model
+    }
+
+    /// The agent's store, if it has one.
+    pub fn store(&self) -> Option<&Arc<dyn SessionStore>> {
+        self.inner.store.as_ref()
+    }
+
+    /// Starts a new session (recorded in the store, when there is one).
+    pub fn new_session(&self, options: SessionOptions) -> Result<Session, AgentError> {
+        let id = SessionId::generate();
+        if let Some(store) = &self.inner.store {
+            let now = now_rfc3339();
+            store.create(&SessionMeta {
+                id: id.clone(),
+                cwd: options.cwd.clone(),
+                title: None,
+                created_at: now.clone(),
+                updated_at: now,
+            })?;
+        }
+        Ok(self.session(id, options, Vec::new(), RememberedAnswers::default()))
+    }
+
+    /// Reopens a stored session with its history and remembered permission answers.
+    pub fn resume_session(
+        &self,
+        id: &SessionId,
+        options: SessionOptions,
+    ) -> Result<Session, AgentError> {
+        let stored = self.load_session(id)?;
+        Ok(self.session(id.clone(), options, stored.messages, stored.remembered))
+    }
+
+    /// Reads a stored session (for listing or replaying it).
+    pub fn load_session(&self, id: &SessionId) -> Result<StoredSession, AgentError> {
+        match &self.inner.store {
+            Some(store) => Ok(store.load(id)?),
+            None => Err(crate::session::StoreError::NotFound(id.clone()).into()),
+        }
+    }
+
+    fn session(
+        &self,
+        id: SessionId,
+        mut options: SessionOptions,
+        history: Vec<Message>,
+        remembered: RememberedAnswers,
+    ) -> Session {
+        if !options.workspace_roots.contains(&options.cwd) {
+            options.workspace_roots.insert(0, options.cwd.clone());
+        }
+        Session {
+            agent: self.clone(),
+            id,
+            options,
+            remembered: Arc::new(Mutex::new(remembered)),
+            state: SessionState::default(),
+            history,
+        }
+    }
+}
+
+/// A conversation with the agent.
+pub struct Session {
+    agent: Agent,
+    id: SessionId,
+    options: SessionOptions,
+    remembered: Arc<Mutex<RememberedAnswers>>,
+    state: SessionState,
+    history: Vec<Message>,
+}
+
+impl Session {
+    /// The session's id.
+    pub fn id(&self) -> &SessionId {
+        &self.id
+    }
+
+    /// The conversation so far.
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// The session's options.
+    pub fn options(&self) -> &SessionOptions {
+        &self.options
+    }
+
+    /// Changes the permission mode from the next tool call on.
+    pub fn set_mode(&mut self, mode: PermissionMode) {
+        self.options.policy.mode = mode;
+    }
+
+    /// The answers "always allow / reject" given so far.
+    pub fn remembered_answers(&self) -> RememberedAnswers {
+        self.remembered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Runs one chat (prompt turn) to its stop reason. Errors are for failures (the model, the
+    /// store); a cancelled chat returns `Ok` with [`StopReason::Cancelled`](crate::event::StopReason::Cancelled).
+    pub async fn prompt(
+        &mut self,
+        content: Vec<ContentBlock>,
+        options: &ChatOptions,
+        io: &TurnIo,
+    ) -> Result<ChatSummary, AgentError> {
+        chat::run(self, content, options, io).await
+    }
+}

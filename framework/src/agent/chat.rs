@@ -1,0 +1,562 @@
+//! One chat: the loop of model requests and tool batches, from the user's content to a stop reason.
+
+use super::{ChatOptions, Session, TurnIo};
+use crate::error::AgentError;
+use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
+use crate::executor::{CallScope, PendingCall, ToolCallRequest};
+use crate::ids::TurnId;
+use crate::model::{
+    AssistantContent, ContentBlock, FinishReason, Message, ModelError, ModelEvent, ModelRequest,
+    ToolDefinition,
+};
+use crate::prompt::{SystemPromptParts, build_system_prompt};
+use crate::session::{ChatRecord, Transcript};
+use futures::StreamExt;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Records every event of the chat into its transcript and passes it on.
+struct Recorder {
+    inner: Arc<dyn EventSink>,
+    transcript: Mutex<Transcript>,
+}
+
+impl EventSink for Recorder {
+    fn emit(&self, event: AgentEvent) {
+        self.transcript
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(event.clone());
+        self.inner.emit(event);
+    }
+}
+
+/// How one model response ended.
+enum StreamEnd {
+    Finished(FinishReason),
+    Cancelled,
+    Failed(ModelError),
+}
+
+/// One model response, as streamed.
+struct Response {
+    content: Vec<AssistantContent>,
+    calls: Vec<PendingCall>,
+    usage: Usage,
+    end: StreamEnd,
+}
+
+struct Chat<'s> {
+    session: &'s mut Session,
+    io: &'s TurnIo,
+    recorder: Arc<Recorder>,
+    system: String,
+    tools: Vec<ToolDefinition>,
+    new_messages: Vec<Message>,
+    usage: Usage,
+    requests: u32,
+    output_checker: Option<jsonschema::Validator>,
+    schema_attempts: u32,
+}
+
+pub(super) async fn run(
+    session: &mut Session,
+    content: Vec<ContentBlock>,
+    options: &ChatOptions,
+    io: &TurnIo,
+) -> Result<ChatSummary, AgentError> {
+    let started = Instant::now();
+    let output_checker = options
+        .output_schema
+        .as_ref()
+        .map(|schema| {
+            jsonschema::validator_for(schema)
+                .map_err(|e| AgentError::InvalidOutputSchema(e.to_string()))
+        })
+        .transpose()?;
+    let tools = session.agent.registry().definitions();
+    let mut system = build_system_prompt(&SystemPromptParts {
+        base: &session.agent.inner.config.base_prompt,
+        tools: &tools,
+        cwd: &session.options.cwd,
+        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
+    });
+    if let Some(schema) = &options.output_schema {
+        system.push_str(&format!(
+            "\n# Answer format\nEnd with an answer that is only a JSON value satisfying this JSON Schema, with no other text:\n{schema}\n"
+        ));
+    }
+    let title = session
+        .history
+        .is_empty()
+        .then(|| title_of(&content))
+        .flatten();
+    let recorder = Arc::new(Recorder {
+        inner: io.events.clone(),
+        transcript: Mutex::default(),
+    });
+    let mut chat = Chat {
+        session,
+        io,
+        recorder,
+        system,
+        tools,
+        new_messages: Vec::new(),
+        usage: Usage::default(),
+        requests: 0,
+        output_checker,
+        schema_attempts: 0,
+    };
+    chat.emit(AgentEvent::ChatStarted {
+        session_id: chat.session.id.clone(),
+    });
+    let outcome = chat.run_loop(content).await;
+    let stop_reason = outcome.as_ref().ok().map(|(stop, _)| *stop);
+    let saved = chat.save(stop_reason, title);
+    let session_id = chat.session.id.clone();
+    match (outcome, saved) {
+        (Ok((stop_reason, result)), Ok(())) => {
+            let summary = ChatSummary {
+                session_id,
+                stop_reason,
+                result,
+                usage: chat.usage,
+                model_requests: chat.requests,
+                duration_ms: started.elapsed().as_millis() as u64,
+            };
+            chat.io.events.emit(AgentEvent::ChatEnded(summary.clone()));
+            Ok(summary)
+        }
+        (Err(error), _) | (Ok(_), Err(error)) => {
+            chat.io.events.emit(AgentEvent::ChatFailed {
+                session_id,
+                message: error.to_string(),
+            });
+            Err(error)
+        }
+    }
+}
+
+fn title_of(content: &[ContentBlock]) -> Option<String> {
+    content.iter().find_map(|block| match block {
+        ContentBlock::Text { text } if !text.trim().is_empty() => {
+            let line = text.trim().lines().next().unwrap_or_default();
+            Some(line.chars().take(80).collect())
+        }
+        _ => None,
+    })
+}
+
+impl Chat<'_> {
+    fn emit(&self, event: AgentEvent) {
+        self.recorder.emit(event);
+    }
+
+    fn user_turn(&mut self, content: Vec<ContentBlock>) {
+        let turn_id = TurnId::generate();
+        self.emit(AgentEvent::TurnStarted {
+            turn_id: turn_id.clone(),
+            role: Role::User,
+            parent_fork_tool_call_id: None,
+        });
+        self.emit(AgentEvent::UserMessage {
+            turn_id: turn_id.clone(),
+            content: content.clone(),
+        });
+        self.emit(AgentEvent::TurnEnded {
+            turn_id,
+            role: Role::User,
+            status: TurnStatus::Completed,
+            parent_fork_tool_call_id: None,
+        });
+        self.new_messages.push(Message::User { content });
+    }
+
+    fn scope(&self, turn_id: &TurnId) -> CallScope {
+        let session = &self.session;
+        CallScope {
+            session_id: session.id.clone(),
+            turn_id: turn_id.clone(),
+            cwd: session.options.cwd.clone(),
+            workspace_roots: session.options.workspace_roots.clone(),
+            client_capabilities: session.options.client_capabilities,
+            state: session.state.clone(),
+            policy: session.options.policy.clone(),
+            remembered: session.remembered.clone(),
+            events: self.recorder.clone(),
+            permissions: self.io.permissions.clone(),
+            cancel: self.io.cancel.clone(),
+        }
+    }
+
+    /// Runs model requests and tool batches until a stop reason; returns it with the result.
+    async fn run_loop(
+        &mut self,
+        content: Vec<ContentBlock>,
+    ) -> Result<(StopReason, Value), AgentError> {
+        self.user_turn(content);
+        let max_requests = self.session.agent.inner.config.max_turn_requests;
+        loop {
+            if self.io.cancel.is_cancelled() {
+                return Ok((StopReason::Cancelled, self.last_answer()));
+            }
+            if self.requests >= max_requests {
+                return Ok((StopReason::MaxTurnRequests, self.last_answer()));
+            }
+            self.requests += 1;
+            let turn_id = TurnId::generate();
+            self.emit(AgentEvent::TurnStarted {
+                turn_id: turn_id.clone(),
+                role: Role::Assistant,
+                parent_fork_tool_call_id: None,
+            });
+            let scope = self.scope(&turn_id);
+            let response = self.stream_response(&scope).await;
+            self.usage += response.usage;
+            let Response {
+                content,
+                calls,
+                end,
+                ..
+            } = response;
+            let executor = &self.session.agent.inner.executor;
+            let (status, stop) = match end {
+                StreamEnd::Failed(error) => {
+                    for call in calls {
+                        executor.abandon(call, "Not run: the model's response failed.");
+                    }
+                    self.end_turn(turn_id, TurnStatus::Failed);
+                    return Err(error.into());
+                }
+                StreamEnd::Cancelled => {
+                    // Cancellation is set, so each pending call fails as cancelled before running.
+                    let results = executor.run_batch(calls, &scope).await;
+                    self.push_response(content, results);
+                    (TurnStatus::Cancelled, Some(StopReason::Cancelled))
+                }
+                StreamEnd::Finished(reason @ (FinishReason::MaxTokens | FinishReason::Refusal)) => {
+                    let note = format!(
+                        "Not run: the response ended with {} before the call could be made.",
+                        if reason == FinishReason::MaxTokens {
+                            "max_tokens"
+                        } else {
+                            "a refusal"
+                        }
+                    );
+                    let results = calls
+                        .into_iter()
+                        .map(|call| executor.abandon(call, &note))
+                        .collect();
+                    self.push_response(content, results);
+                    let stop = if reason == FinishReason::MaxTokens {
+                        StopReason::MaxTokens
+                    } else {
+                        StopReason::Refusal
+                    };
+                    (TurnStatus::Completed, Some(stop))
+                }
+                StreamEnd::Finished(_) if !calls.is_empty() => {
+                    let results = executor.run_batch(calls, &scope).await;
+                    self.push_response(content, results);
+                    if self.io.cancel.is_cancelled() {
+                        (TurnStatus::Cancelled, Some(StopReason::Cancelled))
+                    } else {
+                        (TurnStatus::Completed, None)
+                    }
+                }
+                StreamEnd::Finished(_) => {
+                    self.push_response(content, Vec::new());
+                    (TurnStatus::Completed, Some(StopReason::EndTurn))
+                }
+            };
+            self.end_turn(turn_id, status);
+            match stop {
+                Some(StopReason::EndTurn) => match self.check_output()? {
+                    Some(result) => return Ok((StopReason::EndTurn, result)),
+                    None => continue,
+                },
+                Some(stop) => return Ok((stop, self.last_answer())),
+                None => continue,
+            }
+        }
+    }
+
+    fn end_turn(&self, turn_id: TurnId, status: TurnStatus) {
+        self.emit(AgentEvent::TurnEnded {
+            turn_id,
+            role: Role::Assistant,
+            status,
+            parent_fork_tool_call_id: None,
+        });
+    }
+
+    fn push_response(
+        &mut self,
+        content: Vec<AssistantContent>,
+        results: Vec<crate::model::ToolResult>,
+    ) {
+        if !content.is_empty() {
+            self.new_messages.push(Message::Assistant { content });
+        }
+        if !results.is_empty() {
+            self.new_messages.push(Message::ToolResults { results });
+        }
+    }
+
+    /// Streams one model response, announcing tool calls as they arrive.
+    async fn stream_response(&self, scope: &CallScope) -> Response {
+        let mut response = Response {
+            content: Vec::new(),
+            calls: Vec::new(),
+            usage: Usage::default(),
+            end: StreamEnd::Cancelled,
+        };
+        let request = ModelRequest {
+            system: self.system.clone(),
+            messages: self
+                .session
+                .history
+                .iter()
+                .chain(&self.new_messages)
+                .cloned()
+                .collect(),
+            tools: self.tools.clone(),
+        };
+        let cancel = &self.io.cancel;
+        let model = &self.session.agent.inner.model;
+        let mut stream = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return response,
+            started = model.stream(request) => match started {
+                Ok(stream) => stream,
+                Err(error) => {
+                    response.end = StreamEnd::Failed(error);
+                    return response;
+                }
+            },
+        };
+        response.end = loop {
+            let next = tokio::select! {
+                biased;
+                () = cancel.cancelled() => break StreamEnd::Cancelled,
+                next = stream.next() => next,
+            };
+            match next {
+                None => {
+                    break StreamEnd::Failed(ModelError::Protocol(
+                        "the response ended before the model said it was finished".to_owned(),
+                    ));
+                }
+                Some(Err(error)) => break StreamEnd::Failed(error),
+                Some(Ok(ModelEvent::Finished { reason })) => break StreamEnd::Finished(reason),
+                Some(Ok(event)) => self.take_event(event, scope, &mut response),
+            }
+        };
+        response
+    }
+
+    fn take_event(&self, event: ModelEvent, scope: &CallScope, response: &mut Response) {
+        let turn_id = scope.turn_id.clone();
+        match event {
+            ModelEvent::TextDelta { text } => {
+                match response.content.last_mut() {
+                    Some(AssistantContent::Text { text: so_far }) => so_far.push_str(&text),
+                    _ => response
+                        .content
+                        .push(AssistantContent::Text { text: text.clone() }),
+                }
+                self.emit(AgentEvent::TextDelta { turn_id, text });
+            }
+            ModelEvent::ThinkingDelta { text } => {
+                match response.content.last_mut() {
+                    Some(AssistantContent::Thinking {
+                        text: so_far,
+                        signature: None,
+                    }) => so_far.push_str(&text),
+                    _ => response.content.push(AssistantContent::Thinking {
+                        text: text.clone(),
+                        signature: None,
+                    }),
+                }
+                self.emit(AgentEvent::ThinkingDelta { turn_id, text });
+            }
+            ModelEvent::ThinkingSignature { signature } => match response.content.last_mut() {
+                Some(AssistantContent::Thinking {
+                    signature: slot, ..
+                }) => {
+                    *slot = Some(signature);
+                }
+                _ => response.content.push(AssistantContent::Thinking {
+                    text: String::new(),
+                    signature: Some(signature),
+                }),
+            },
+            ModelEvent::RedactedThinking { data } => {
+                response
+                    .content
+                    .push(AssistantContent::RedactedThinking { data });
+            }
+            ModelEvent::ToolCall {
+                id,
+                name,
+                arguments,
+            } => {
+                response.content.push(AssistantContent::ToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: serde_json::from_str(&arguments)
+                        .unwrap_or_else(|_| Value::String(arguments.clone())),
+                });
+                let request = ToolCallRequest {
+                    id,
+                    name,
+                    arguments,
+                };
+                response
+                    .calls
+                    .push(self.session.agent.inner.executor.announce(request, scope));
+            }
+            ModelEvent::Usage { usage } => {
+                response.usage = usage;
+                self.emit(AgentEvent::Usage { turn_id, usage });
+            }
+            ModelEvent::Notice { message } => self.emit(AgentEvent::Notice { message }),
+            ModelEvent::Finished { .. } => {}
+        }
+    }
+
+    /// The text of the chat's last assistant message.
+    fn last_answer(&self) -> Value {
+        let text = self
+            .new_messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                Message::Assistant { content } => Some(
+                    content
+                        .iter()
+                        .filter_map(|c| match c {
+                            AssistantContent::Text { text } => Some(text.as_str()),
+                            _ => None,
+                        })
+                        .collect::<String>(),
+                ),
+                _ => None,
+            })
+            .unwrap_or_default();
+        Value::String(text)
+    }
+
+    /// With an output schema: the answer as JSON when it satisfies the schema; otherwise asks
+    /// the model for a corrected answer (`None`: go on) until the retries run out.
+    fn check_output(&mut self) -> Result<Option<Value>, AgentError> {
+        let answer = self.last_answer();
+        let Some(checker) = &self.output_checker else {
+            return Ok(Some(answer));
+        };
+        self.schema_attempts += 1;
+        let text = answer.as_str().unwrap_or_default();
+        let problems = match parse_json_answer(text) {
+            Ok(value) => {
+                let problems: Vec<String> = checker
+                    .iter_errors(&value)
+                    .map(|e| {
+                        let at = e.instance_path.to_string();
+                        if at.is_empty() {
+                            e.to_string()
+                        } else {
+                            format!("at `{at}`: {e}")
+                        }
+                    })
+                    .collect();
+                if problems.is_empty() {
+                    return Ok(Some(value));
+                }
+                problems.join("; ")
+            }
+            Err(error) => format!("the answer is not JSON ({error})"),
+        };
+        let retries = self.session.agent.inner.config.output_schema_retries;
+        if self.schema_attempts > retries {
+            return Err(AgentError::OutputSchema {
+                attempts: self.schema_attempts,
+                problems,
+            });
+        }
+        self.user_turn(vec![ContentBlock::Text {
+            text: format!(
+                "Your answer does not satisfy the required JSON Schema: {problems}. Reply with only the corrected JSON value."
+            ),
+        }]);
+        Ok(None)
+    }
+
+    fn save(
+        &mut self,
+        stop_reason: Option<StopReason>,
+        title: Option<String>,
+    ) -> Result<(), AgentError> {
+        let events = std::mem::take(
+            &mut *self
+                .recorder
+                .transcript
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+        .into_events();
+        let messages = std::mem::take(&mut self.new_messages);
+        if let Some(store) = self.session.agent.store() {
+            store.append_chat(
+                &self.session.id,
+                &ChatRecord {
+                    messages: messages.clone(),
+                    events,
+                    stop_reason,
+                    usage: self.usage,
+                    remembered: self.session.remembered_answers(),
+                    title,
+                },
+            )?;
+        }
+        self.session.history.extend(messages);
+        Ok(())
+    }
+}
+
+/// Reads an answer as JSON, accepting it inside a Markdown code fence.
+fn parse_json_answer(text: &str) -> Result<Value, serde_json::Error> {
+    let trimmed = text.trim();
+    let unfenced = trimmed
+        .strip_prefix("```json")
+        .or_else(|| trimmed.strip_prefix("```"))
+        .and_then(|rest| rest.strip_suffix("```"))
+        .unwrap_or(trimmed);
+    serde_json::from_str(unfenced.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_answers_may_come_fenced() {
+        assert_eq!(parse_json_answer(" {\"a\":1} ").unwrap()["a"], 1);
+        assert_eq!(parse_json_answer("```json\n[1]\n```").unwrap()[0], 1);
+        assert!(parse_json_answer("Sure! {\"a\":1}").is_err());
+    }
+
+    #[test]
+    fn the_title_is_the_first_line_of_the_first_text() {
+        let content = vec![
+            ContentBlock::Image {
+                data: String::new(),
+                mime_type: "image/png".into(),
+            },
+            ContentBlock::Text {
+                text: "  Fix the parser\nand more".into(),
+            },
+        ];
+        assert_eq!(title_of(&content).as_deref(), Some("Fix the parser"));
+    }
+}

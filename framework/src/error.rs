@@ -1,0 +1,34 @@
+//! [`AgentError`]: why a chat or session operation failed.
+
+use crate::model::ModelError;
+use crate::provider::RegistryError;
+use crate::session::StoreError;
+
+/// Why a chat or a session operation failed. Cancellation is not an error: it is the
+/// [`StopReason::Cancelled`](crate::event::StopReason::Cancelled) stop reason.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The model failed.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The session store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A provider could not be registered.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// The agent was built without a model.
+    #[error("the agent has no model: call AgentBuilder::model")]
+    NoModel,
+    /// The output schema is not a valid JSON Schema.
+    #[error("the output schema is not a valid JSON Schema: {0}")]
+    InvalidOutputSchema(String),
+    /// The model's answer still did not satisfy the output schema after the allowed corrections.
+    #[error("the answer does not satisfy the output schema after {attempts} attempts: {problems}")]
+    OutputSchema {
+        /// How many answers were checked.
+        attempts: u32,
+        /// What was wrong with the last one.
+        problems: String,
+    },
+}

@@ -1,0 +1,54 @@
+//! # agentry
+//!
+//! A framework for assembling agents from tool providers. One agent loop, one event model, many
+//! front-ends; one [`Tool`](tool::Tool) trait, one [`Executor`](executor::Executor), many
+//! providers.
+//!
+//! - [`tool`]: the typed [`Tool`](tool::Tool) trait, [`ToolKind`](tool::ToolKind), tool content.
+//! - [`provider`]: providers and the [`ToolRegistry`](provider::ToolRegistry).
+//! - [`executor`]: validation, permission, status transitions, concurrency of tool calls.
+//! - [`permission`]: modes, rules, remembered answers, the front-end's permission handler.
+//! - [`agent`]: the [`Agent`](agent::Agent), its sessions and the agent loop.
+//! - [`event`]: the [`AgentEvent`](event::AgentEvent) stream every front-end projects (with
+//!   the ACP and WebSocket mappings).
+//! - [`model`]: the [`Model`](model::Model) trait and the
+//!   [`ScriptedModel`](model::scripted::ScriptedModel).
+//! - [`session`]: the [`SessionStore`](session::SessionStore) and its SQLite default.
+//!
+//! ```
+//! use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
+//! use agentry::model::{ContentBlock, scripted::{ScriptedModel, ScriptedResponse}};
+//! use agentry::permission::RejectWhenAsked;
+//! use std::sync::Arc;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), agentry::AgentError> {
+//! let model = ScriptedModel::new([ScriptedResponse::text("Hello!")]);
+//! let agent = Agent::builder().model(Arc::new(model)).build()?;
+//! let mut session = agent.new_session(SessionOptions::new(std::env::temp_dir()))?;
+//! let (events, _receiver) = tokio::sync::mpsc::unbounded_channel();
+//! let io = TurnIo {
+//!     events: Arc::new(events),
+//!     permissions: Arc::new(RejectWhenAsked),
+//!     cancel: Default::default(),
+//! };
+//! let text = vec![ContentBlock::Text { text: "Hi".into() }];
+//! let summary = session.prompt(text, &ChatOptions::default(), &io).await?;
+//! assert_eq!(summary.result, "Hello!");
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod agent;
+pub mod error;
+pub mod event;
+pub mod executor;
+pub mod ids;
+pub mod model;
+pub mod permission;
+pub mod prompt;
+pub mod provider;
+pub mod session;
+pub mod tool;
+
+pub use error::AgentError;

@@ -1,0 +1,223 @@
+//! The [`Model`] interface: streaming chat with tools. Real HTTP clients and the
+//! [`ScriptedModel`](scripted::ScriptedModel) for tests implement the same trait.
+
+pub mod scripted;
+
+pub use crate::tool::ContentBlock;
+
+use crate::event::Usage;
+use crate::ids::ToolCallId;
+use futures::stream::BoxStream;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A message of the conversation history, in a shape every model API can be mapped from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// What the user said.
+    User {
+        /// The content.
+        content: Vec<ContentBlock>,
+    },
+    /// What the model answered.
+    Assistant {
+        /// The content, in the order the model produced it.
+        content: Vec<AssistantContent>,
+    },
+    /// The results of the tool calls of the preceding assistant message, in the order asked.
+    ToolResults {
+        /// The results.
+        results: Vec<ToolResult>,
+    },
+}
+
+impl Message {
+    /// A user message of plain text.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Message::User {
+            content: vec![ContentBlock::Text { text: text.into() }],
+        }
+    }
+}
+
+/// A part of an assistant message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AssistantContent {
+    /// Answer text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// Reasoning, with the provider's signature when it gives one (sent back exactly as received).
+    Thinking {
+        /// The reasoning text.
+        text: String,
+        /// The provider's signature.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    /// Reasoning the provider sent encrypted.
+    RedactedThinking {
+        /// The opaque data.
+        data: String,
+    },
+    /// A tool call.
+    ToolCall {
+        /// The call's id.
+        id: ToolCallId,
+        /// The tool's name.
+        name: String,
+        /// The arguments (a JSON string when the model sent invalid JSON).
+        arguments: Value,
+    },
+}
+
+/// The result of one tool call, as the model reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The call's id.
+    pub tool_call_id: ToolCallId,
+    /// The result's content (text, images).
+    pub content: Vec<ContentBlock>,
+    /// Whether the call failed.
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// The text of the result.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|c| match c {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A tool as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDefinition {
+    /// Its name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Its input's JSON Schema.
+    pub input_schema: Value,
+}
+
+/// One request to a model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRequest {
+    /// The system prompt.
+    pub system: String,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// The tools the model may call.
+    pub tools: Vec<ToolDefinition>,
+}
+
+/// What a model streams back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ModelEvent {
+    /// A piece of answer text.
+    TextDelta {
+        /// The text.
+        text: String,
+    },
+    /// A piece of reasoning.
+    ThinkingDelta {
+        /// The text.
+        text: String,
+    },
+    /// The signature closing the current reasoning block.
+    ThinkingSignature {
+        /// The signature.
+        signature: String,
+    },
+    /// An encrypted reasoning block.
+    RedactedThinking {
+        /// The opaque data.
+        data: String,
+    },
+    /// A complete tool call (the client assembles streamed fragments first).
+    ToolCall {
+        /// The call's id.
+        id: ToolCallId,
+        /// The tool's name.
+        name: String,
+        /// The arguments exactly as the model produced them (may be invalid JSON).
+        arguments: String,
+    },
+    /// Token usage so far (the last one of a response wins).
+    Usage {
+        /// The usage.
+        usage: Usage,
+    },
+    /// Something the user should know (a retry, …).
+    Notice {
+        /// The message.
+        message: String,
+    },
+    /// The response is complete.
+    Finished {
+        /// Why it ended.
+        reason: FinishReason,
+    },
+}
+
+/// Why a model response ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// It finished its answer (or hit a stop sequence).
+    EndTurn,
+    /// It wants its tool calls run.
+    ToolUse,
+    /// It hit the output token limit.
+    MaxTokens,
+    /// It refused (content filter, safety stop).
+    Refusal,
+}
+
+/// Why a model request failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// The model is not configured or lacks credentials.
+    #[error("model configuration: {0}")]
+    Config(String),
+    /// The API answered with an error.
+    #[error("model API error{}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+    Api {
+        /// The HTTP status, when there was one.
+        status: Option<u16>,
+        /// The provider's message.
+        message: String,
+    },
+    /// The connection failed or broke off.
+    #[error("model connection: {0}")]
+    Connection(String),
+    /// The stream could not be understood or ended early.
+    #[error("model stream: {0}")]
+    Protocol(String),
+    /// A scripted model ran out of responses or its script is invalid.
+    #[error("scripted model: {0}")]
+    Script(String),
+}
+
+/// The stream of one model response. Dropping it cancels the request.
+pub type ModelStream = BoxStream<'static, Result<ModelEvent, ModelError>>;
+
+/// A chat model that streams responses and calls tools.
+#[async_trait::async_trait]
+pub trait Model: Send + Sync {
+    /// The model's name as users write it (`scripted`, `anthropic/claude-sonnet-4-5`, …).
+    fn name(&self) -> String;
+    /// Starts a response. The stream ends after [`ModelEvent::Finished`] or an error.
+    async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError>;
+}

@@ -1,0 +1,310 @@
+//! [`SqliteStore`]: sessions in an embedded SQLite file (WAL journal, one transaction per chat).
+
+use super::{ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession, now_rfc3339};
+use crate::event::AgentEvent;
+use crate::ids::SessionId;
+use crate::model::Message;
+use crate::permission::RememberedAnswers;
+use rusqlite::{Connection, OptionalExtension, params};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS sessions (
+    id          TEXT PRIMARY KEY,
+    cwd         TEXT NOT NULL,
+    title       TEXT,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    remembered  TEXT NOT NULL DEFAULT '{\"allowed\":[],\"rejected\":[]}'
+);
+CREATE TABLE IF NOT EXISTS chats (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    stop_reason TEXT,
+    usage       TEXT NOT NULL,
+    created_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chats_by_session ON chats(session_id, id);
+CREATE TABLE IF NOT EXISTS messages (
+    chat_id     INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    body        TEXT NOT NULL,
+    PRIMARY KEY (chat_id, seq)
+);
+CREATE TABLE IF NOT EXISTS events (
+    chat_id     INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    body        TEXT NOT NULL,
+    PRIMARY KEY (chat_id, seq)
+);
+PRAGMA user_version = 1;
+";
+
+/// A [`SessionStore`] in one SQLite file.
+pub struct SqliteStore {
+    path: PathBuf,
+    connection: Mutex<Connection>,
+}
+
+impl SqliteStore {
+    /// Opens (creating it and its folder when needed) the database at `path`.
+    pub fn open(path: impl Into<PathBuf>) -> Result<Self, StoreError> {
+        let path = path.into();
+        let db_error = |e: &dyn std::fmt::Display| StoreError::Database {
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| db_error(&e))?;
+        }
+        let connection = Connection::open(&path).map_err(|e| db_error(&e))?;
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .and_then(|()| connection.pragma_update(None, "synchronous", "NORMAL"))
+            .and_then(|()| connection.pragma_update(None, "foreign_keys", "ON"))
+            .and_then(|()| connection.busy_timeout(std::time::Duration::from_secs(5)))
+            .and_then(|()| connection.execute_batch(SCHEMA))
+            .map_err(|e| db_error(&e))?;
+        Ok(Self {
+            path,
+            connection: Mutex::new(connection),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn with<T>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut connection = self
+            .connection
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        work(&mut connection)
+    }
+
+    fn db(&self, error: rusqlite::Error) -> StoreError {
+        StoreError::Database {
+            path: self.path.clone(),
+            message: error.to_string(),
+        }
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn meta_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionMeta> {
+    Ok(SessionMeta {
+        id: SessionId(row.get(0)?),
+        cwd: PathBuf::from(row.get::<_, String>(1)?),
+        title: row.get(2)?,
+        created_at: row.get(3)?,
+        updated_at: row.get(4)?,
+    })
+}
+
+impl SessionStore for SqliteStore {
+    fn create(&self, meta: &SessionMeta) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO sessions (id, cwd, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    meta.id.as_str(),
+                    meta.cwd.to_string_lossy(),
+                    meta.title,
+                    meta.created_at,
+                    meta.updated_at
+                ],
+            )
+            .map_err(|e| self.db(e))?;
+            Ok(())
+        })
+    }
+
+    fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError> {
+        let usage = to_json(&chat.usage)?;
+        let remembered = to_json(&chat.remembered)?;
+        let messages = chat
+            .messages
+            .iter()
+            .map(to_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let events = chat
+            .events
+            .iter()
+            .map(to_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let now = now_rfc3339();
+        self.with(|c| {
+            let tx = c.transaction().map_err(|e| self.db(e))?;
+            let updated = tx
+                .execute(
+                    "UPDATE sessions SET updated_at = ?2, remembered = ?3, title = COALESCE(title, ?4) WHERE id = ?1",
+                    params![id.as_str(), now, remembered, chat.title],
+                )
+                .map_err(|e| self.db(e))?;
+            if updated == 0 {
+                return Err(StoreError::NotFound(id.clone()));
+            }
+            tx.execute(
+                "INSERT INTO chats (session_id, stop_reason, usage, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![id.as_str(), chat.stop_reason.map(|s| s.as_str()), usage, now],
+            )
+            .map_err(|e| self.db(e))?;
+            let chat_id = tx.last_insert_rowid();
+            for (table, rows) in [("messages", &messages), ("events", &events)] {
+                let mut insert = tx
+                    .prepare_cached(&format!(
+                        "INSERT INTO {table} (chat_id, seq, body) VALUES (?1, ?2, ?3)"
+                    ))
+                    .map_err(|e| self.db(e))?;
+                for (seq, body) in rows.iter().enumerate() {
+                    insert
+                        .execute(params![chat_id, seq as i64, body])
+                        .map_err(|e| self.db(e))?;
+                }
+            }
+            tx.commit().map_err(|e| self.db(e))
+        })
+    }
+
+    fn load(&self, id: &SessionId) -> Result<StoredSession, StoreError> {
+        self.with(|c| {
+            let row = c
+                .query_row(
+                    "SELECT id, cwd, title, created_at, updated_at, remembered FROM sessions WHERE id = ?1",
+                    params![id.as_str()],
+                    |row| Ok((meta_from_row(row)?, row.get::<_, String>(5)?)),
+                )
+                .optional()
+                .map_err(|e| self.db(e))?;
+            let (meta, remembered) = row.ok_or_else(|| StoreError::NotFound(id.clone()))?;
+            let bodies = |table: &str| -> Result<Vec<String>, StoreError> {
+                let mut query = c
+                    .prepare(&format!(
+                        "SELECT t.body FROM {table} t JOIN chats ch ON ch.id = t.chat_id
+                         WHERE ch.session_id = ?1 ORDER BY ch.id, t.seq"
+                    ))
+                    .map_err(|e| self.db(e))?;
+                let rows = query
+                    .query_map(params![id.as_str()], |row| row.get::<_, String>(0))
+                    .map_err(|e| self.db(e))?;
+                rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.db(e))
+            };
+            let messages = bodies("messages")?
+                .iter()
+                .map(|b| from_json::<Message>(b))
+                .collect::<Result<_, _>>()?;
+            let events = bodies("events")?
+                .iter()
+                .map(|b| from_json::<AgentEvent>(b))
+                .collect::<Result<_, _>>()?;
+            Ok(StoredSession {
+                meta,
+                messages,
+                events,
+                remembered: from_json::<RememberedAnswers>(&remembered)?,
+            })
+        })
+    }
+
+    fn list(&self) -> Result<Vec<SessionMeta>, StoreError> {
+        self.with(|c| {
+            let mut query = c
+                .prepare(
+                    "SELECT id, cwd, title, created_at, updated_at FROM sessions ORDER BY updated_at DESC, id",
+                )
+                .map_err(|e| self.db(e))?;
+            let rows = query.query_map([], meta_from_row).map_err(|e| self.db(e))?;
+            rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.db(e))
+        })
+    }
+
+    fn delete(&self, id: &SessionId) -> Result<(), StoreError> {
+        self.with(|c| {
+            let removed = c
+                .execute("DELETE FROM sessions WHERE id = ?1", params![id.as_str()])
+                .map_err(|e| self.db(e))?;
+            if removed == 0 {
+                Err(StoreError::NotFound(id.clone()))
+            } else {
+                Ok(())
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{StopReason, Usage};
+
+    fn meta(id: &str) -> SessionMeta {
+        SessionMeta {
+            id: id.into(),
+            cwd: "/p".into(),
+            title: None,
+            created_at: now_rfc3339(),
+            updated_at: now_rfc3339(),
+        }
+    }
+
+    fn chat(text: &str) -> ChatRecord {
+        ChatRecord {
+            messages: vec![Message::user_text(text)],
+            events: vec![AgentEvent::Notice {
+                message: text.into(),
+            }],
+            stop_reason: Some(StopReason::EndTurn),
+            usage: Usage::default(),
+            remembered: RememberedAnswers {
+                allowed: ["Bash".to_owned()].into(),
+                ..RememberedAnswers::default()
+            },
+            title: Some(text.into()),
+        }
+    }
+
+    #[test]
+    fn chats_append_in_order_and_survive_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/sessions.db");
+        {
+            let store = SqliteStore::open(&path).unwrap();
+            store.create(&meta("s1")).unwrap();
+            store.create(&meta("s2")).unwrap();
+            store.append_chat(&"s1".into(), &chat("one")).unwrap();
+            store.append_chat(&"s1".into(), &chat("two")).unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let s1 = store.load(&"s1".into()).unwrap();
+        assert_eq!(
+            s1.messages,
+            [Message::user_text("one"), Message::user_text("two")]
+        );
+        assert_eq!(s1.events.len(), 2);
+        assert_eq!(s1.meta.title.as_deref(), Some("one"));
+        assert!(s1.remembered.allowed.contains("Bash"));
+        assert_eq!(store.list().unwrap()[0].id.as_str(), "s1");
+        store.delete(&"s2".into()).unwrap();
+        assert!(matches!(
+            store.load(&"s2".into()),
+            Err(StoreError::NotFound(_))
+        ));
+        assert!(matches!(
+            store.append_chat(&"nope".into(), &chat("x")),
+            Err(StoreError::NotFound(_))
+        ));
+    }
+}

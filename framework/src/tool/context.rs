@@ -1,0 +1,166 @@
+//! [`ToolContext`]: everything a running tool may use from its session and front-end.
+
+use crate::event::PlanEntry;
+use crate::ids::{SessionId, ToolCallId};
+use crate::tool::content::{ToolCallLocation, ToolContent};
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+/// What the front-end told the agent it can do for tools, as ACP's client capabilities say it.
+/// Tools that see these may route file access or terminals through the front-end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClientCapabilities {
+    /// The client serves `fs/read_text_file` (it sees unsaved editor buffers).
+    pub read_text_file: bool,
+    /// The client serves `fs/write_text_file`.
+    pub write_text_file: bool,
+    /// The client serves `terminal/*`.
+    pub terminal: bool,
+}
+
+/// A progress report from a running tool. The executor turns each into a tool-call update.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolProgress {
+    /// Replaces the call's content so far (ACP updates carry the whole content list).
+    Content(Vec<ToolContent>),
+    /// Replaces the locations the call touches.
+    Locations(Vec<ToolCallLocation>),
+    /// The agent's plan changed (from a planning tool).
+    Plan(Vec<PlanEntry>),
+}
+
+/// Where a tool sends its [`ToolProgress`]; cheap to clone.
+#[derive(Clone)]
+pub struct ProgressSink {
+    send: Arc<dyn Fn(ToolProgress) + Send + Sync>,
+}
+
+impl ProgressSink {
+    /// A sink that hands each report to `send`.
+    pub fn new(send: impl Fn(ToolProgress) + Send + Sync + 'static) -> Self {
+        Self {
+            send: Arc::new(send),
+        }
+    }
+
+    /// A sink that drops every report.
+    pub fn discard() -> Self {
+        Self::new(|_| {})
+    }
+
+    /// Reports progress.
+    pub fn report(&self, progress: ToolProgress) {
+        (self.send)(progress);
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
+
+/// Per-session state that providers keep between calls (a shell's working directory, which files
+/// were read, …), one value per type. Lives as long as the session.
+#[derive(Clone, Default)]
+pub struct SessionState {
+    values: Arc<Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>,
+}
+
+impl SessionState {
+    /// The session's value of type `T`, created with `init` the first time it is asked for.
+    pub fn get_or_init<T: Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Arc<T> {
+        let mut values = self
+            .values
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(Ok(value)) = values
+            .get(&TypeId::of::<T>())
+            .map(|existing| Arc::clone(existing).downcast::<T>())
+        {
+            return value;
+        }
+        let value = Arc::new(init());
+        values.insert(TypeId::of::<T>(), value.clone());
+        value
+    }
+}
+
+impl std::fmt::Debug for SessionState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionState")
+    }
+}
+
+/// What a tool gets for one call.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The session the call belongs to.
+    pub session_id: SessionId,
+    /// The call's id.
+    pub tool_call_id: ToolCallId,
+    /// The session's working directory (absolute).
+    pub cwd: PathBuf,
+    /// The directories the session may work in without asking (absolute; includes `cwd`).
+    pub workspace_roots: Vec<PathBuf>,
+    /// Cancelled when the turn is cancelled; a tool stops as soon as it can.
+    pub cancel: CancellationToken,
+    /// Where to report progress while running.
+    pub progress: ProgressSink,
+    /// What the front-end can do for tools.
+    pub client_capabilities: ClientCapabilities,
+    /// State the session keeps for providers.
+    pub state: SessionState,
+}
+
+impl ToolContext {
+    /// A context for calling a tool outside any agent (in a tool's own unit tests, say).
+    pub fn standalone(cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        Self {
+            session_id: SessionId::generate(),
+            tool_call_id: ToolCallId::generate(),
+            workspace_roots: vec![cwd.clone()],
+            cwd,
+            cancel: CancellationToken::new(),
+            progress: ProgressSink::discard(),
+            client_capabilities: ClientCapabilities::default(),
+            state: SessionState::default(),
+        }
+    }
+
+    /// Resolves a path the model gave against the session's working directory.
+    pub fn resolve_path(&self, path: impl AsRef<Path>) -> PathBuf {
+        self.cwd.join(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn session_state_keeps_one_value_per_type() {
+        let state = SessionState::default();
+        let first = state.get_or_init(|| AtomicUsize::new(1));
+        first.fetch_add(1, Ordering::SeqCst);
+        let again = state.get_or_init(|| AtomicUsize::new(100));
+        assert_eq!(again.load(Ordering::SeqCst), 2);
+        let other = state.get_or_init(|| String::from("x"));
+        assert_eq!(other.as_str(), "x");
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_cwd_and_absolute_ones_stay() {
+        let ctx = ToolContext::standalone("/work/p");
+        assert_eq!(
+            ctx.resolve_path("src/a.rs"),
+            PathBuf::from("/work/p/src/a.rs")
+        );
+        assert_eq!(ctx.resolve_path("/etc/x"), PathBuf::from("/etc/x"));
+    }
+}

@@ -1,0 +1,236 @@
+//! Tools: the typed [`Tool`] trait authors implement, and the object-safe [`DynTool`] form the
+//! executor runs. [`erase`] turns the first into the second; that is the only boundary between them.
+
+mod content;
+mod context;
+mod kind;
+
+pub use content::{ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput};
+pub use context::{ClientCapabilities, ProgressSink, SessionState, ToolContext, ToolProgress};
+pub use kind::{ToolKind, UnknownToolKind};
+
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::future::Future;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Why a tool call did not complete. The message is what the model reads, so it says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The input does not fit the tool (beyond what its schema can say).
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// The tool ran and failed.
+    #[error("{message}")]
+    Failed {
+        /// What went wrong, for the model and the user.
+        message: String,
+        /// Content produced before the failure (a command's output, say).
+        output: Option<ToolOutput>,
+    },
+    /// The call was cancelled.
+    #[error("cancelled by the user")]
+    Cancelled,
+}
+
+impl ToolError {
+    /// A failure with a message.
+    pub fn failed(message: impl Into<String>) -> Self {
+        ToolError::Failed {
+            message: message.into(),
+            output: None,
+        }
+    }
+}
+
+/// A tool, written once by its author with typed input and output.
+///
+/// The input type's JSON Schema (from `schemars`) is what the model sees and what the executor
+/// validates against; the executor moves every call through its statuses, asks permission and
+/// reports content, so `call` only does the work.
+///
+/// ```
+/// use agentry::tool::{Tool, ToolContext, ToolError, ToolKind};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// /// Says hello.
+/// struct Greet;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct GreetInput {
+///     /// Who to greet.
+///     name: String,
+/// }
+///
+/// impl Tool for Greet {
+///     type Input = GreetInput;
+///     type Output = String;
+///     fn name(&self) -> &str { "Greet" }
+///     fn description(&self) -> String { "Greets someone by name.".into() }
+///     fn kind(&self) -> ToolKind { ToolKind::Other }
+///     fn title(&self, input: &GreetInput) -> String { format!("Greet {}", input.name) }
+///     async fn call(&self, input: GreetInput, _ctx: ToolContext) -> Result<String, ToolError> {
+///         Ok(format!("Hello, {}!", input.name))
+///     }
+/// }
+/// ```
+pub trait Tool: Send + Sync + 'static {
+    /// The input, deserialised from the model's arguments.
+    type Input: DeserializeOwned + JsonSchema + Send + 'static;
+    /// What a successful call returns.
+    type Output: IntoToolOutput + Send + 'static;
+
+    /// The name the model calls the tool by.
+    fn name(&self) -> &str;
+    /// What the tool does, for the model.
+    fn description(&self) -> String;
+    /// The tool's kind.
+    fn kind(&self) -> ToolKind;
+    /// A human-readable title for one call ("Read src/main.rs"). Defaults to the tool's name.
+    fn title(&self, input: &Self::Input) -> String {
+        let _ = input;
+        self.name().to_owned()
+    }
+    /// The files a call touches, absolute, resolved against the session's `cwd`.
+    fn locations(&self, input: &Self::Input, cwd: &Path) -> Vec<ToolCallLocation> {
+        let _ = (input, cwd);
+        Vec::new()
+    }
+    /// Whether a permission rule's pattern (`Tool(pattern)`) matches this call. By default the
+    /// pattern is a glob matched against the call's locations.
+    fn matches_rule(&self, input: &Self::Input, pattern: &str, cwd: &Path) -> bool {
+        locations_match_glob(&self.locations(input, cwd), pattern)
+    }
+    /// Runs the call.
+    fn call(
+        &self,
+        input: Self::Input,
+        ctx: ToolContext,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+}
+
+/// The object-safe form of a tool: what the registry holds and the executor runs. Implement it
+/// directly only for tools whose schema is not a Rust type (MCP tools, plugin tools).
+pub trait DynTool: Send + Sync {
+    /// The name the model calls the tool by.
+    fn name(&self) -> &str;
+    /// What the tool does, for the model.
+    fn description(&self) -> String;
+    /// The tool's kind.
+    fn kind(&self) -> ToolKind;
+    /// The JSON Schema of the input.
+    fn input_schema(&self) -> Value;
+    /// Reads the (already schema-valid) input into a call ready to run.
+    fn prepare(&self, input: Value, cwd: &Path) -> Result<Box<dyn PreparedCall>, ToolError>;
+}
+
+/// One call whose input has been read: it knows its title and locations, and runs once.
+pub trait PreparedCall: Send {
+    /// A human-readable title.
+    fn title(&self) -> String;
+    /// The files the call touches.
+    fn locations(&self) -> Vec<ToolCallLocation>;
+    /// Whether a permission rule's pattern matches this call.
+    fn matches_rule(&self, pattern: &str) -> bool {
+        locations_match_glob(&self.locations(), pattern)
+    }
+    /// Runs the call.
+    fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+}
+
+/// Whether any location's path matches a glob pattern (an invalid pattern matches nothing).
+pub fn locations_match_glob(locations: &[ToolCallLocation], pattern: &str) -> bool {
+    match globset::Glob::new(pattern) {
+        Ok(glob) => {
+            let matcher = glob.compile_matcher();
+            locations.iter().any(|loc| matcher.is_match(&loc.path))
+        }
+        Err(_) => false,
+    }
+}
+
+/// Turns a typed [`Tool`] into the shared [`DynTool`] form.
+pub fn erase<T: Tool>(tool: T) -> Arc<dyn DynTool> {
+    Arc::new(Erased(Arc::new(tool)))
+}
+
+/// The JSON Schema of a Rust input type, as sent to models.
+pub fn schema_for<T: JsonSchema>() -> Value {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    if let Some(object) = value.as_object_mut() {
+        // Model APIs want the bare object schema; the meta-schema URI and title are noise there.
+        object.remove("$schema");
+        object.remove("title");
+    }
+    value
+}
+
+struct Erased<T>(Arc<T>);
+
+struct TypedCall<T: Tool> {
+    tool: Arc<T>,
+    input: T::Input,
+    title: String,
+    locations: Vec<ToolCallLocation>,
+    cwd: std::path::PathBuf,
+}
+
+impl<T: Tool> DynTool for Erased<T> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn description(&self) -> String {
+        self.0.description()
+    }
+
+    fn kind(&self) -> ToolKind {
+        self.0.kind()
+    }
+
+    fn input_schema(&self) -> Value {
+        schema_for::<T::Input>()
+    }
+
+    fn prepare(&self, input: Value, cwd: &Path) -> Result<Box<dyn PreparedCall>, ToolError> {
+        let input: T::Input =
+            serde_json::from_value(input).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
+        Ok(Box::new(TypedCall {
+            title: self.0.title(&input),
+            locations: self.0.locations(&input, cwd),
+            tool: Arc::clone(&self.0),
+            input,
+            cwd: cwd.to_path_buf(),
+        }))
+    }
+}
+
+impl<T: Tool> PreparedCall for TypedCall<T> {
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+
+    fn locations(&self) -> Vec<ToolCallLocation> {
+        self.locations.clone()
+    }
+
+    fn matches_rule(&self, pattern: &str) -> bool {
+        self.tool.matches_rule(&self.input, pattern, &self.cwd)
+    }
+
+    fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let TypedCall { tool, input, .. } = *self;
+        Box::pin(async move {
+            tool.call(input, ctx)
+                .await
+                .map(IntoToolOutput::into_tool_output)
+        })
+    }
+}

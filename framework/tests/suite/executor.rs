@@ -1,0 +1,230 @@
+//! The executor: statuses, validation, recovery from bad input, progress, panics.
+
+use super::support::*;
+use agentry::event::{AgentEvent, ToolCallSnapshot, ToolCallStatus::*, ToolCallUpdate};
+use agentry::event::{PlanEntry, PlanPriority, PlanStatus};
+use agentry::executor::CallTracker;
+use agentry::model::scripted::{ScriptStep, ScriptedResponse, ScriptedToolCall};
+use agentry::permission::{PermissionMode, PermissionPolicy};
+use agentry::tool::{Tool, ToolContent, ToolContext, ToolError, ToolKind, ToolProgress, erase};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+#[tokio::test]
+async fn a_successful_call_goes_pending_in_progress_completed_with_everything_attached() {
+    let mut h = harness([
+        response([call("c1", "Look", json!({"path": "src/a.rs"}))]),
+        ScriptedResponse::text("Read it."),
+    ])
+    .build();
+    let summary = h.prompt("look").await.unwrap();
+    assert_eq!(summary.result, "Read it.");
+    let events = h.events();
+    assert_eq!(statuses(&events, "c1"), [Pending, InProgress, Completed]);
+    let announced = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::ToolCall(s) => Some(s.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(announced.title, "Look src/a.rs");
+    assert_eq!(announced.kind, ToolKind::Read);
+    assert_eq!(announced.raw_input, json!({"path": "src/a.rs"}));
+    assert_eq!(announced.locations[0].path, h.dir.path().join("src/a.rs"));
+    assert_eq!(announced.locations[0].line, Some(1));
+    let progress = events.iter().any(|e| {
+        matches!(e,
+        AgentEvent::ToolCallUpdate(ToolCallUpdate { status: None, content: Some(c), .. })
+            if c == &vec![ToolContent::text("working")])
+    });
+    assert!(progress, "progress content was not forwarded");
+    let done = final_update(&events, "c1");
+    assert_eq!(update_text(&done), "Look done with src/a.rs");
+    assert_eq!(done.raw_output, Some(json!({"path": "src/a.rs"})));
+    assert!(done.duration_ms.is_some());
+    assert_eq!(
+        results_sent(&h.model, 1),
+        [("c1".to_owned(), false, "Look done with src/a.rs".to_owned())]
+    );
+}
+
+#[test]
+fn the_tracker_refuses_illegal_transitions_and_emits_nothing_for_them() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = {
+        let seen = seen.clone();
+        move |e: AgentEvent| seen.lock().unwrap().push(e)
+    };
+    let snapshot = ToolCallSnapshot {
+        tool_call_id: "c".into(),
+        turn_id: "t".into(),
+        tool_name: "X".into(),
+        title: "X".into(),
+        kind: ToolKind::Other,
+        status: Pending,
+        raw_input: json!({}),
+        locations: vec![],
+    };
+    let mut tracker = CallTracker::announce(snapshot, Arc::new(sink));
+    assert!(
+        tracker
+            .transition(Completed, ToolCallUpdate::default())
+            .is_err()
+    );
+    assert!(
+        tracker
+            .transition(Pending, ToolCallUpdate::default())
+            .is_err()
+    );
+    tracker
+        .transition(InProgress, ToolCallUpdate::default())
+        .unwrap();
+    assert!(
+        tracker
+            .transition(InProgress, ToolCallUpdate::default())
+            .is_err()
+    );
+    assert!(
+        tracker
+            .transition(Pending, ToolCallUpdate::default())
+            .is_err()
+    );
+    tracker
+        .transition(Completed, ToolCallUpdate::default())
+        .unwrap();
+    for next in [Pending, InProgress, Completed, Failed] {
+        let err = tracker
+            .transition(next, ToolCallUpdate::default())
+            .unwrap_err();
+        assert_eq!(err.from, Completed);
+    }
+    assert_eq!(tracker.status(), Completed);
+    let emitted: Vec<_> = seen.lock().unwrap().clone();
+    assert_eq!(statuses(&emitted, "c"), [Pending, InProgress, Completed]);
+
+    let mut failing = CallTracker::announce(
+        ToolCallSnapshot {
+            tool_call_id: "d".into(),
+            turn_id: "t".into(),
+            tool_name: "X".into(),
+            title: "X".into(),
+            kind: ToolKind::Other,
+            status: Pending,
+            raw_input: json!({}),
+            locations: vec![],
+        },
+        Arc::new(|_e: AgentEvent| {}),
+    );
+    failing
+        .transition(Failed, ToolCallUpdate::default())
+        .unwrap();
+    assert!(
+        failing
+            .transition(Completed, ToolCallUpdate::default())
+            .is_err()
+    );
+    assert!(
+        failing
+            .transition(InProgress, ToolCallUpdate::default())
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn bad_input_fails_the_call_and_the_model_recovers() {
+    let raw = ScriptStep::ToolCall(ScriptedToolCall {
+        id: Some("bad_json".into()),
+        name: "Look".into(),
+        arguments: None,
+        raw_arguments: Some("{\"path\": \"a.rs\"".into()),
+    });
+    let mut h = harness([
+        response([
+            raw,
+            call("bad_schema", "Look", json!({"path": 7})),
+            call("no_tool", "Nope", json!({})),
+        ]),
+        response([call("good", "Look", json!({"path": "a.rs"}))]),
+        ScriptedResponse::text("Recovered."),
+    ])
+    .build();
+    let summary = h.prompt("look").await.unwrap();
+    assert_eq!(summary.result, "Recovered.");
+    let events = h.events();
+    for id in ["bad_json", "bad_schema", "no_tool"] {
+        assert_eq!(statuses(&events, id), [Pending, Failed], "{id}");
+    }
+    assert_eq!(statuses(&events, "good"), [Pending, InProgress, Completed]);
+    let sent = results_sent(&h.model, 1);
+    assert!(sent.iter().all(|(_, is_error, _)| *is_error));
+    assert!(sent[0].2.contains("not valid JSON"), "{}", sent[0].2);
+    assert!(
+        sent[1].2.contains("do not match Look's input schema"),
+        "{}",
+        sent[1].2
+    );
+    assert!(sent[1].2.contains("/path"), "{}", sent[1].2);
+    assert!(
+        sent[2].2.contains("There is no tool named `Nope`"),
+        "{}",
+        sent[2].2
+    );
+    assert!(sent[2].2.contains("Look"), "{}", sent[2].2);
+    // The raw input of the invalid JSON call is shown as the string the model sent.
+    let raw_input = events.iter().find_map(|e| match e {
+        AgentEvent::ToolCall(s) if s.tool_call_id.as_str() == "bad_json" => {
+            Some(s.raw_input.clone())
+        }
+        _ => None,
+    });
+    assert_eq!(raw_input, Some(json!("{\"path\": \"a.rs\"")));
+    assert!(h.log.entries().iter().all(|e| e.ends_with("a.rs")));
+}
+
+struct Panics;
+
+impl Tool for Panics {
+    type Input = PathInput;
+    type Output = String;
+    fn name(&self) -> &str {
+        "Panics"
+    }
+    fn description(&self) -> String {
+        "Always panics.".into()
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Think
+    }
+    async fn call(&self, input: PathInput, ctx: ToolContext) -> Result<String, ToolError> {
+        ctx.progress.report(ToolProgress::Plan(vec![PlanEntry {
+            content: "step".into(),
+            priority: PlanPriority::High,
+            status: PlanStatus::InProgress,
+        }]));
+        panic!("boom at {}", input.path);
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_tool_becomes_a_failed_call_and_plans_reach_the_stream() {
+    let mut h = harness([
+        response([call("p", "Panics", json!({"path": "x"}))]),
+        ScriptedResponse::text("ok"),
+    ])
+    .tool(erase(Panics))
+    .policy(PermissionPolicy {
+        mode: PermissionMode::Default,
+        rules: vec![],
+    })
+    .build();
+    h.prompt("go").await.unwrap();
+    let events = h.events();
+    assert_eq!(statuses(&events, "p"), [Pending, InProgress, Failed]);
+    assert!(update_text(&final_update(&events, "p")).contains("the tool panicked: boom at x"));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Plan { entries } if entries[0].content == "step"))
+    );
+}

@@ -1,0 +1,7 @@
+mod cancellation;
+mod concurrency;
+mod executor;
+mod permissions;
+mod sessions;
+mod stop_reasons;
+mod support;
