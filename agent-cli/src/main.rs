@@ -1,1 +1,51 @@
+//! The `agentry` binary: argument parsing, configuration and wiring; the work is the framework's.
 
+mod cli;
+mod config;
+mod exit;
+mod model_spec;
+mod output;
+mod run;
+mod sessions;
+
+use clap::Parser;
+use cli::{Cli, Command};
+use exit::{CliError, Exit};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("AGENTRY_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let outcome = match cli.command {
+        Command::Run(args) => tokio::runtime::Runtime::new()
+            .map_err(CliError::internal)
+            .and_then(|runtime| runtime.block_on(run::run(*args))),
+        Command::Sessions(args) => sessions::list(&args),
+        Command::Acp => not_built("acp", "the ACP front-end"),
+        Command::Serve => not_built("serve", "the WebSocket + REST server"),
+        Command::Mcp => not_built("mcp", "MCP support"),
+        Command::Providers => not_built("providers", "the provider listing"),
+    };
+    match outcome {
+        Ok(exit) => exit.into(),
+        Err(CliError { exit, error }) => {
+            eprintln!("agentry: error: {error:#}");
+            exit.into()
+        }
+    }
+}
+
+fn not_built(command: &str, what: &str) -> Result<Exit, CliError> {
+    Err(CliError {
+        exit: Exit::Unavailable,
+        error: anyhow::anyhow!(
+            "`agentry {command}` is not available yet: {what} is not built in this version"
+        ),
+    })
+}

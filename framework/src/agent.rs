@@ -151,6 +151,24 @@ pub struct TurnIo {
     pub cancel: CancellationToken,
 }
 
+impl TurnIo {
+    /// Events to `events`, nobody to answer permission questions (each is rejected, see
+    /// [`RejectWhenAsked`](crate::permission::RejectWhenAsked)), and a fresh cancellation token.
+    pub fn new(events: impl EventSink + 'static) -> Self {
+        Self {
+            events: Arc::new(events),
+            permissions: Arc::new(crate::permission::RejectWhenAsked),
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    /// Lets `handler` answer permission questions.
+    pub fn with_permissions(mut self, handler: Arc<dyn PermissionHandler>) -> Self {
+        self.permissions = handler;
+        self
+    }
+}
+
 /// Options for one chat.
 #[derive(Debug, Clone, Default)]
 pub struct ChatOptions {

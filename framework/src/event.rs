@@ -164,6 +164,16 @@ pub struct ChatSummary {
     pub duration_ms: u64,
 }
 
+impl ChatSummary {
+    /// The answer as text: the text itself, or the structured result as pretty JSON.
+    pub fn answer(&self) -> String {
+        match &self.result {
+            Value::String(text) => text.clone(),
+            other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+        }
+    }
+}
+
 /// Who speaks in a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -202,6 +212,12 @@ pub enum StopReason {
     Refusal,
     /// The user cancelled the chat.
     Cancelled,
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl StopReason {

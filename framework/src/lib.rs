@@ -18,7 +18,6 @@
 //! ```
 //! use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
 //! use agentry::model::{ContentBlock, scripted::{ScriptedModel, ScriptedResponse}};
-//! use agentry::permission::RejectWhenAsked;
 //! use std::sync::Arc;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -27,17 +26,15 @@
 //! let agent = Agent::builder().model(Arc::new(model)).build()?;
 //! let mut session = agent.new_session(SessionOptions::new(std::env::temp_dir()))?;
 //! let (events, _receiver) = tokio::sync::mpsc::unbounded_channel();
-//! let io = TurnIo {
-//!     events: Arc::new(events),
-//!     permissions: Arc::new(RejectWhenAsked),
-//!     cancel: Default::default(),
-//! };
-//! let text = vec![ContentBlock::Text { text: "Hi".into() }];
-//! let summary = session.prompt(text, &ChatOptions::default(), &io).await?;
+//! let io = TurnIo::new(events);
+//! let prompt = vec![ContentBlock::text("Hi")];
+//! let summary = session.prompt(prompt, &ChatOptions::default(), &io).await?;
 //! assert_eq!(summary.result, "Hello!");
 //! # Ok(())
 //! # }
 //! ```
+
+#![forbid(clippy::todo, clippy::dbg_macro)]
 
 pub mod agent;
 pub mod error;
@@ -52,3 +49,13 @@ pub mod session;
 pub mod tool;
 
 pub use error::AgentError;
+
+/// The items most agents and tools use, for `use agentry::prelude::*;`.
+pub mod prelude {
+    pub use crate::AgentError;
+    pub use crate::agent::{Agent, ChatOptions, Session, SessionOptions, TurnIo};
+    pub use crate::event::{AgentEvent, StopReason};
+    pub use crate::model::ContentBlock;
+    pub use crate::provider::{Provider, SimpleProvider};
+    pub use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, erase};
+}

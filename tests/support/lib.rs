@@ -1,1 +1,203 @@
+//! Support for the end-to-end tests: the real `agentry` binary in a sandbox of its own (home,
+//! config, data directory, project), scripts for the scripted model, and line-by-line reading of
+//! a running child's output.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+/// The `agentry` binary cargo built beside this test (`AGENTRY_BIN` overrides).
+pub fn agentry_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("AGENTRY_BIN") {
+        return PathBuf::from(path);
+    }
+    // The test executable is target/<profile>/deps/<name>; the binary is target/<profile>/agentry.
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
+    let bin = profile_dir.join(format!("agentry{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} is missing: run the tests for the whole workspace (cargo nextest run --workspace) so cargo builds it",
+        bin.display()
+    );
+    bin
+}
+
+/// A home, config and data directory and a project directory, all temporary.
+pub struct Sandbox {
+    root: tempfile::TempDir,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sandbox {
+    /// A fresh sandbox.
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        for dir in ["home", "config", "data", "project"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        }
+        Self { root }
+    }
+
+    /// The project directory (the runs' working directory).
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    /// The session database.
+    pub fn database(&self) -> PathBuf {
+        self.root.path().join("data/sessions.db")
+    }
+
+    /// The user's config file (`$XDG_CONFIG_HOME/agentry/config.toml`).
+    pub fn user_config(&self) -> PathBuf {
+        self.root.path().join("config/agentry/config.toml")
+    }
+
+    /// Writes a file under the sandbox root and returns its path.
+    pub fn write(&self, relative: &str, contents: &str) -> PathBuf {
+        let path = self.root.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    /// Writes a scripted-model script and returns its path.
+    pub fn script(&self, name: &str, script: &Value) -> PathBuf {
+        self.write(&format!("scripts/{name}.json"), &script.to_string())
+    }
+
+    /// `agentry ARGS` with the sandbox's environment, in the project directory.
+    pub fn agentry(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(agentry_bin());
+        command
+            .args(args)
+            .current_dir(self.project())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.path().join("home"))
+            .env("XDG_CONFIG_HOME", self.root.path().join("config"))
+            .env("AGENTRY_DATA_DIR", self.root.path().join("data"))
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Runs `agentry ARGS` to completion.
+    pub fn run(&self, args: &[&str]) -> Outcome {
+        let output = self.agentry(args).output().unwrap();
+        Outcome {
+            code: output.status.code(),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+
+    /// Starts `agentry ARGS` with piped output, to read while it runs.
+    pub fn spawn(&self, args: &[&str]) -> Running {
+        let mut child = self
+            .agentry(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(line) => {
+                        if sender.send(line).is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+        });
+        Running { child, lines }
+    }
+}
+
+/// A finished run.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The exit code (`None` when killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// Standard output read as one JSON value.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON value ({e}): {}", self.stdout))
+    }
+
+    /// Standard output read as JSON lines.
+    pub fn json_lines(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect()
+    }
+}
+
+/// A run in progress.
+pub struct Running {
+    /// The child process.
+    pub child: Child,
+    lines: Receiver<String>,
+}
+
+impl Running {
+    /// Waits (at most 20 s) for a stdout line satisfying `pred` and returns it.
+    pub fn wait_for_line(&self, pred: impl Fn(&str) -> bool) -> String {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(20))
+                .expect("no matching output line within 20 s");
+            if pred(&line) {
+                return line;
+            }
+        }
+    }
+
+    /// The remaining stdout lines, after the process ends.
+    pub fn rest(&self) -> Vec<String> {
+        self.lines.iter().collect()
+    }
+
+    /// Sends a signal to the process.
+    pub fn signal(&self, signal: nix::sys::signal::Signal) {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        nix::sys::signal::kill(pid, signal).unwrap();
+    }
+
+    /// Waits (at most 20 s) for the process to end.
+    pub fn wait(&mut self) -> std::process::ExitStatus {
+        for _ in 0..2000 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        panic!("the process did not end within 20 s");
+    }
+}

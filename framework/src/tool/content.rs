@@ -84,6 +84,13 @@ pub enum ContentBlock {
     },
 }
 
+impl ContentBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text { text: text.into() }
+    }
+}
+
 /// A file location a tool call touches, for "follow the agent" in editors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCallLocation {

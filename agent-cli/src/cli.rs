@@ -1,0 +1,96 @@
+//! The command line, as clap sees it.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0    the turn ended normally (end_turn)
+  1    an internal error (the session store failed, …)
+  2    a usage or configuration error
+  3    the model failed
+  4    the model hit its output token limit (max_tokens)
+  5    the turn hit --max-turn-requests (max_turn_requests)
+  6    the model refused (refusal)
+  7    the answer did not satisfy --output-schema
+  69   the subcommand is not available in this build
+  130  the turn was cancelled (SIGINT)";
+
+/// agentry: a plugin-based coding agent.
+#[derive(Debug, Parser)]
+#[command(name = "agentry", version, about, after_help = EXIT_CODES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one prompt headlessly and print the answer.
+    Run(Box<RunArgs>),
+    /// List stored sessions.
+    Sessions(SessionsArgs),
+    /// Serve the agent over ACP on stdio (for Zed and other ACP clients).
+    Acp,
+    /// Serve the WebSocket + REST chat protocol.
+    Serve,
+    /// MCP: list, add and remove servers, or serve agentry's prompts over MCP.
+    Mcp,
+    /// List providers and their tools.
+    Providers,
+}
+
+/// The output formats of `agentry run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The answer as plain text.
+    Text,
+    /// One JSON object: result, stop reason, session id, usage, duration.
+    Json,
+    /// One JSON event per line, as they happen.
+    StreamJson,
+}
+
+/// Arguments of `agentry run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The prompt; `-` or nothing reads it from standard input.
+    pub prompt: Option<String>,
+    /// The model, as PROVIDER/MODEL or scripted:PATH (overrides the config's `model`).
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// How to print the outcome.
+    #[arg(long, value_enum, default_value = "text")]
+    pub output_format: OutputFormat,
+    /// A JSON Schema file the answer must satisfy.
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<PathBuf>,
+    /// Continue the session with this id.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+    /// The working directory of the session.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// The most model requests the turn may make.
+    #[arg(long, value_name = "N")]
+    pub max_turn_requests: Option<u32>,
+    /// The permission mode: default, accept_edits, plan or bypass.
+    #[arg(long, value_name = "MODE")]
+    pub permission_mode: Option<String>,
+    /// Allow a tool without asking (`Write`, `Write(src/**)`, `kind:edit`); repeatable.
+    #[arg(long, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// Deny a tool (same forms as --allow); repeatable.
+    #[arg(long, value_name = "RULE")]
+    pub deny: Vec<String>,
+}
+
+/// Arguments of `agentry sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,95 @@
+//! Exit codes, and the error type that carries one to `main`.
+
+use agentry::AgentError;
+use agentry::event::StopReason;
+
+/// What the process exits with (see `agentry --help`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The turn ended normally.
+    EndTurn = 0,
+    /// An internal error.
+    Internal = 1,
+    /// A usage or configuration error.
+    Usage = 2,
+    /// The model failed.
+    Model = 3,
+    /// max_tokens.
+    MaxTokens = 4,
+    /// max_turn_requests.
+    MaxTurnRequests = 5,
+    /// refusal.
+    Refusal = 6,
+    /// The answer did not satisfy the output schema.
+    OutputSchema = 7,
+    /// The subcommand is not in this build.
+    Unavailable = 69,
+    /// The turn was cancelled.
+    Cancelled = 130,
+}
+
+impl Exit {
+    /// The exit code for a stop reason.
+    pub fn for_stop(stop: StopReason) -> Exit {
+        match stop {
+            StopReason::EndTurn => Exit::EndTurn,
+            StopReason::MaxTokens => Exit::MaxTokens,
+            StopReason::MaxTurnRequests => Exit::MaxTurnRequests,
+            StopReason::Refusal => Exit::Refusal,
+            StopReason::Cancelled => Exit::Cancelled,
+        }
+    }
+
+    /// The exit code for a failed turn.
+    pub fn for_error(error: &AgentError) -> Exit {
+        match error {
+            AgentError::Model(_) | AgentError::NoModel => Exit::Model,
+            AgentError::OutputSchema { .. } => Exit::OutputSchema,
+            AgentError::InvalidOutputSchema(_) | AgentError::Registry(_) => Exit::Usage,
+            AgentError::Store(agentry::session::StoreError::NotFound(_)) => Exit::Usage,
+            AgentError::Store(_) => Exit::Internal,
+        }
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(exit: Exit) -> Self {
+        std::process::ExitCode::from(exit as u8)
+    }
+}
+
+/// An error on its way to `main`, with the exit code it means.
+#[derive(Debug)]
+pub struct CliError {
+    /// The exit code.
+    pub exit: Exit,
+    /// What went wrong.
+    pub error: anyhow::Error,
+}
+
+impl CliError {
+    /// A usage or configuration error.
+    pub fn usage(error: impl Into<anyhow::Error>) -> Self {
+        Self {
+            exit: Exit::Usage,
+            error: error.into(),
+        }
+    }
+
+    /// An internal error.
+    pub fn internal(error: impl Into<anyhow::Error>) -> Self {
+        Self {
+            exit: Exit::Internal,
+            error: error.into(),
+        }
+    }
+}
+
+impl From<AgentError> for CliError {
+    fn from(error: AgentError) -> Self {
+        Self {
+            exit: Exit::for_error(&error),
+            error: error.into(),
+        }
+    }
+}

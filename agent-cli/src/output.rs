@@ -1,0 +1,106 @@
+//! How `agentry run` shows a turn: the answer on stdout, activity on stderr, or every event as
+//! a JSON line on stdout (`stream-json`).
+
+use crate::cli::OutputFormat;
+use agentry::event::{AgentEvent, ChatSummary, ToolCallStatus};
+use agentry::ids::SessionId;
+use serde_json::json;
+use std::collections::HashMap;
+use std::io::Write;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+/// Shows events as they come, until the channel closes.
+pub async fn render_events(mut events: UnboundedReceiver<AgentEvent>, format: OutputFormat) {
+    let mut titles: HashMap<String, String> = HashMap::new();
+    while let Some(event) = events.recv().await {
+        match format {
+            OutputFormat::StreamJson => print_json_line(&event),
+            OutputFormat::Text | OutputFormat::Json => report_activity(&event, &mut titles),
+        }
+    }
+}
+
+fn print_json_line(event: &AgentEvent) {
+    let mut stdout = std::io::stdout().lock();
+    // A closed stdout (the reader went away) must not stop the turn.
+    if let Ok(line) = serde_json::to_string(event) {
+        let _ = writeln!(stdout, "{line}");
+        let _ = stdout.flush();
+    }
+}
+
+/// One line on stderr per tool call start and end, permission refusal and notice.
+fn report_activity(event: &AgentEvent, titles: &mut HashMap<String, String>) {
+    match event {
+        AgentEvent::ToolCall(call) => {
+            eprintln!("agentry: → {}", call.title);
+            titles.insert(call.tool_call_id.to_string(), call.title.clone());
+        }
+        AgentEvent::ToolCallUpdate(update) => {
+            let title = titles
+                .get(update.tool_call_id.as_str())
+                .map_or(update.tool_call_id.as_str(), String::as_str);
+            let text = update
+                .content
+                .iter()
+                .flatten()
+                .filter_map(|c| c.model_text())
+                .collect::<Vec<_>>()
+                .join(" ");
+            match update.status {
+                Some(ToolCallStatus::Completed) => eprintln!(
+                    "agentry: ✓ {title} ({} ms)",
+                    update.duration_ms.unwrap_or_default()
+                ),
+                Some(ToolCallStatus::Failed) => {
+                    let reason = text.lines().last().unwrap_or_default();
+                    eprintln!("agentry: ✗ {title}: {reason}");
+                }
+                _ => {}
+            }
+        }
+        AgentEvent::PermissionRequested { tool_call_id, .. } => {
+            let title = titles
+                .get(tool_call_id.as_str())
+                .map_or(tool_call_id.as_str(), String::as_str);
+            eprintln!(
+                "agentry: `{title}` needs permission, and a headless run cannot ask: it is rejected. \
+                 Allow the tool with --allow TOOL or choose a --permission-mode."
+            );
+        }
+        AgentEvent::Notice { message } => eprintln!("agentry: {message}"),
+        _ => {}
+    }
+}
+
+/// Prints the outcome of a finished turn in the chosen format.
+pub fn print_summary(summary: &ChatSummary, format: OutputFormat) {
+    match format {
+        OutputFormat::Text => println!("{}", summary.answer()),
+        OutputFormat::Json => println!(
+            "{}",
+            json!({
+                "type": "result",
+                "is_error": false,
+                "session_id": summary.session_id,
+                "stop_reason": summary.stop_reason,
+                "result": summary.result,
+                "usage": summary.usage,
+                "model_requests": summary.model_requests,
+                "duration_ms": summary.duration_ms,
+            })
+        ),
+        // The chat_ended event already said it.
+        OutputFormat::StreamJson => {}
+    }
+}
+
+/// Prints a failed turn in the chosen format (the message also goes to stderr from `main`).
+pub fn print_failure(session_id: &SessionId, error: &str, format: OutputFormat) {
+    if format == OutputFormat::Json {
+        println!(
+            "{}",
+            json!({"type": "result", "is_error": true, "session_id": session_id, "error": error})
+        );
+    }
+}

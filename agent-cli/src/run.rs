@@ -1,0 +1,173 @@
+//! `agentry run`: one prompt turn, headless.
+
+use crate::cli::RunArgs;
+use crate::config::{Config, database_path};
+use crate::exit::{CliError, Exit};
+use crate::model_spec::open_model;
+use crate::output::{print_failure, print_summary, render_events};
+use agentry::agent::{Agent, AgentConfig, ChatOptions, SessionOptions, TurnIo};
+use agentry::model::ContentBlock;
+use agentry::permission::{
+    PermissionMode, PermissionPolicy, PermissionRule, RejectWhenAsked, RuleAction,
+};
+use agentry::session::SqliteStore;
+use anyhow::{Context, anyhow};
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Runs `agentry run` and returns the exit code its stop reason means.
+pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
+    let cwd = working_directory(args.cwd.as_deref())?;
+    let config = Config::load(&cwd).map_err(CliError::usage)?;
+    let policy = policy(&config, &args)?;
+    let model_spec = args
+        .model
+        .clone()
+        .or_else(|| config.model.clone())
+        .ok_or_else(|| {
+            CliError::usage(anyhow!(
+                "no model configured: pass --model (for example --model scripted:script.json) \
+             or set `model` in ~/.config/agentry/config.toml"
+            ))
+        })?;
+    let model = open_model(&model_spec)?;
+    let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
+    let prompt = read_prompt(args.prompt.as_deref())?;
+    let store = SqliteStore::open(database_path(&config)).map_err(CliError::internal)?;
+    let mut agent_config = AgentConfig::default();
+    if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
+        agent_config.max_turn_requests = max;
+    }
+    let agent = Agent::builder()
+        .model(model)
+        .store(Arc::new(store))
+        .config(agent_config)
+        .build()?;
+    let mut options = SessionOptions::new(cwd);
+    options.policy = policy;
+    let mut session = match &args.resume {
+        Some(id) => agent.resume_session(&id.as_str().into(), options)?,
+        None => agent.new_session(options)?,
+    };
+
+    let (events, receiver) = tokio::sync::mpsc::unbounded_channel();
+    let renderer = tokio::spawn(render_events(receiver, args.output_format));
+    let cancel = CancellationToken::new();
+    tokio::spawn(cancel_on_sigint(cancel.clone()));
+    let io = TurnIo {
+        events: Arc::new(events),
+        permissions: Arc::new(RejectWhenAsked),
+        cancel,
+    };
+    let outcome = session
+        .prompt(prompt, &ChatOptions { output_schema }, &io)
+        .await;
+    drop(io);
+    // The renderer ends once every sender is gone; it has then printed every event.
+    let _ = renderer.await;
+    match outcome {
+        Ok(summary) => {
+            print_summary(&summary, args.output_format);
+            Ok(Exit::for_stop(summary.stop_reason))
+        }
+        Err(error) => {
+            print_failure(session.id(), &error.to_string(), args.output_format);
+            Err(error.into())
+        }
+    }
+}
+
+fn working_directory(flag: Option<&Path>) -> Result<PathBuf, CliError> {
+    let dir = match flag {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().map_err(CliError::internal)?,
+    };
+    canonical_dir(&dir)
+        .with_context(|| format!("--cwd {}: no such directory", dir.display()))
+        .map_err(CliError::usage)
+}
+
+fn canonical_dir(dir: &Path) -> std::io::Result<PathBuf> {
+    let canonical = dir.canonicalize()?;
+    if canonical.is_dir() {
+        Ok(canonical)
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotADirectory,
+            "not a directory",
+        ))
+    }
+}
+
+fn policy(config: &Config, args: &RunArgs) -> Result<PermissionPolicy, CliError> {
+    let mode = match args
+        .permission_mode
+        .as_deref()
+        .or(config.permission_mode.as_deref())
+    {
+        Some(mode) => mode.parse().map_err(CliError::usage)?,
+        None => PermissionMode::Default,
+    };
+    let rules = [
+        (RuleAction::Deny, &config.permissions.deny, &args.deny),
+        (RuleAction::Ask, &config.permissions.ask, &Vec::new()),
+        (RuleAction::Allow, &config.permissions.allow, &args.allow),
+    ]
+    .into_iter()
+    .flat_map(|(action, from_config, from_flags)| {
+        from_config
+            .iter()
+            .chain(from_flags)
+            .map(move |target| PermissionRule::parse(action, target))
+    })
+    .collect::<Result<Vec<_>, _>>()
+    .map_err(CliError::usage)?;
+    Ok(PermissionPolicy { mode, rules })
+}
+
+fn read_schema(path: &Path) -> Result<serde_json::Value, CliError> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --output-schema {}", path.display()))
+        .map_err(CliError::usage)?;
+    let schema = serde_json::from_str(&text)
+        .with_context(|| format!("--output-schema {} is not JSON", path.display()))
+        .map_err(CliError::usage)?;
+    Ok(schema)
+}
+
+fn read_prompt(arg: Option<&str>) -> Result<Vec<ContentBlock>, CliError> {
+    let text = match arg {
+        Some(text) if text != "-" => text.to_owned(),
+        _ if std::io::stdin().is_terminal() => {
+            return Err(CliError::usage(anyhow!(
+                "no prompt: pass it as an argument or on standard input"
+            )));
+        }
+        _ => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read the prompt from standard input")
+                .map_err(CliError::usage)?;
+            text
+        }
+    };
+    if text.trim().is_empty() {
+        return Err(CliError::usage(anyhow!("the prompt is empty")));
+    }
+    Ok(vec![ContentBlock::Text { text }])
+}
+
+/// The first SIGINT cancels the turn cleanly; a second one exits at once.
+async fn cancel_on_sigint(cancel: CancellationToken) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    eprintln!("agentry: cancelling (press Ctrl-C again to quit at once)");
+    cancel.cancel();
+    if tokio::signal::ctrl_c().await.is_ok() {
+        std::process::exit(Exit::Cancelled as i32);
+    }
+}

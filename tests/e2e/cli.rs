@@ -1,0 +1,33 @@
+//! The command line itself: help and the subcommands still to come.
+
+use agentry_tests::Sandbox;
+
+#[test]
+fn help_lists_every_subcommand_and_the_exit_codes() {
+    let out = Sandbox::new().run(&["--help"]);
+    assert_eq!(out.code, Some(0));
+    for sub in ["run", "sessions", "acp", "serve", "mcp", "providers"] {
+        assert!(
+            out.stdout.lines().any(|l| l.trim_start().starts_with(sub)),
+            "{sub} missing from:\n{}",
+            out.stdout
+        );
+    }
+    assert!(out.stdout.contains("130  the turn was cancelled"));
+}
+
+#[test]
+fn subcommands_not_built_yet_say_so_and_exit_69() {
+    let sb = Sandbox::new();
+    for sub in ["acp", "serve", "mcp", "providers"] {
+        let out = sb.run(&[sub]);
+        assert_eq!(out.code, Some(69), "{sub}");
+        assert!(
+            out.stderr
+                .contains(&format!("`agentry {sub}` is not available yet")),
+            "{}",
+            out.stderr
+        );
+        assert!(out.stdout.is_empty());
+    }
+}

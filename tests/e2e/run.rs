@@ -1,0 +1,364 @@
+//! `agentry run` with the scripted model: output formats, exit codes, resume, config, signals.
+
+use agentry_tests::Sandbox;
+use nix::sys::signal::Signal;
+use serde_json::{Value, json};
+
+fn text_script(text: &str) -> Value {
+    json!({"responses": [{"events": [{"text": text}], "usage": {"input_tokens": 9, "output_tokens": 2}}]})
+}
+
+#[test]
+fn text_format_prints_only_the_answer_on_stdout_and_activity_on_stderr() {
+    let sb = Sandbox::new();
+    let script = sb.script("s", &json!({"responses": [
+        {"events": [{"text": "Let me check. "}, {"tool_call": {"id": "c1", "name": "Nope", "arguments": {}}}]},
+        {"events": [{"text": "The answer is 42."}]}
+    ]}));
+    let out = sb.run(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "What is it?",
+    ]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "The answer is 42.\n");
+    assert!(out.stderr.contains("→ Nope"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("✗ Nope: There is no tool named `Nope`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn json_format_prints_one_object_with_result_stop_reason_session_usage_and_duration() {
+    let sb = Sandbox::new();
+    let script = sb.script("s", &text_script("Paris."));
+    let out = sb.run(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "--output-format",
+        "json",
+        "Capital of France?",
+    ]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let result = out.json();
+    assert_eq!(result["result"], "Paris.");
+    assert_eq!(result["stop_reason"], "end_turn");
+    assert_eq!(result["is_error"], false);
+    assert_eq!(result["usage"]["input_tokens"], 9);
+    assert!(result["duration_ms"].is_u64());
+    assert!(result["session_id"].as_str().unwrap().starts_with("sess_"));
+}
+
+#[test]
+fn stream_json_prints_every_event_as_a_line_ending_with_chat_ended() {
+    let sb = Sandbox::new();
+    let script = sb.script("s", &json!({"responses": [
+        {"events": [{"thinking": "hm"}, {"tool_call": {"id": "c1", "name": "Nope", "raw_arguments": "{oops"}}]},
+        {"events": [{"text": "Fixed"}, {"text": " it."}]}
+    ]}));
+    let out = sb.run(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "--output-format",
+        "stream-json",
+        "go",
+    ]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let events = out.json_lines();
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types.first(), Some(&"chat_started"));
+    assert_eq!(types.last(), Some(&"chat_ended"));
+    for expected in [
+        "user_message",
+        "thinking_delta",
+        "tool_call",
+        "tool_call_update",
+        "text_delta",
+        "turn_ended",
+    ] {
+        assert!(
+            types.contains(&expected),
+            "{expected} missing from {types:?}"
+        );
+    }
+    let failed = events
+        .iter()
+        .find(|e| e["type"] == "tool_call_update" && e["status"] == "failed")
+        .unwrap();
+    assert_eq!(failed["tool_call_id"], "c1");
+    let end = events.last().unwrap();
+    assert_eq!(end["result"], "Fixed it.");
+    assert_eq!(end["model_requests"], 2);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+}
+
+#[test]
+fn each_stop_reason_and_failure_has_its_exit_code() {
+    let sb = Sandbox::new();
+    let cases = [
+        (
+            json!({"responses": [{"events": [{"text": "cut"}], "stop": "max_tokens"}]}),
+            vec![],
+            4,
+            "max_tokens",
+        ),
+        (
+            json!({"responses": [{"events": [{"text": "no"}], "stop": "refusal"}]}),
+            vec![],
+            6,
+            "refusal",
+        ),
+        (
+            json!({"responses": [{"events": [{"tool_call": {"name": "Nope", "arguments": {}}}]}]}),
+            vec!["--max-turn-requests", "1"],
+            5,
+            "max_turn_requests",
+        ),
+    ];
+    for (i, (script, extra, code, stop)) in cases.into_iter().enumerate() {
+        let path = sb.script(&format!("s{i}"), &script);
+        let model = format!("scripted:{}", path.display());
+        let mut args = vec!["run", "--model", &model, "--output-format", "json"];
+        args.extend(extra);
+        args.push("go");
+        let out = sb.run(&args);
+        assert_eq!(out.code, Some(code), "{stop}: {out:?}");
+        assert_eq!(out.json()["stop_reason"], stop);
+    }
+    let failing = sb.script("err", &json!({"responses": [{"error": "overloaded"}]}));
+    let out = sb.run(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", failing.display()),
+        "--output-format",
+        "json",
+        "go",
+    ]);
+    assert_eq!(out.code, Some(3), "{out:?}");
+    assert_eq!(out.json()["is_error"], true);
+    assert!(out.stderr.contains("overloaded"), "{}", out.stderr);
+}
+
+#[test]
+fn usage_errors_exit_2_with_a_message_that_says_what_to_do() {
+    let sb = Sandbox::new();
+    let script = sb.script("s", &text_script("x"));
+    let model = format!("scripted:{}", script.display());
+    let out = sb.run(&["run", "hi"]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr.contains("no model configured: pass --model"),
+        "{}",
+        out.stderr
+    );
+    let out = sb.run(&["run", "--model", &model, "--permission-mode", "yolo", "hi"]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr.contains("unknown permission mode `yolo`"),
+        "{}",
+        out.stderr
+    );
+    let out = sb.run(&["run", "--model", &model, "--cwd", "/no/such/dir", "hi"]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("/no/such/dir"), "{}", out.stderr);
+    let out = sb.run(&["run", "--model", &model, "--resume", "sess_missing", "hi"]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr.contains("no session with id `sess_missing`"),
+        "{}",
+        out.stderr
+    );
+    let out = sb.run(&["run", "--model", &model, "--allow", "Bash(oops", "hi"]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("does not close"), "{}", out.stderr);
+    let out = sb.run(&["run", "--model", "scripted:/no/script.json", "hi"]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr.contains("cannot read script /no/script.json"),
+        "{}",
+        out.stderr
+    );
+    let out = sb.run(&["run", "--model", &model, "--bogus"]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn output_schema_yields_json_or_fails_with_exit_7() {
+    let sb = Sandbox::new();
+    let schema = sb.write(
+        "schema.json",
+        &json!({"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}})
+            .to_string(),
+    );
+    let good = sb.script(
+        "good",
+        &json!({"responses": [
+            {"events": [{"text": "n is three"}]},
+            {"events": [{"text": "{\"n\": 3}"}]}
+        ]}),
+    );
+    let out = sb.run(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", good.display()),
+        "--output-schema",
+        schema.to_str().unwrap(),
+        "--output-format",
+        "json",
+        "count",
+    ]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.json()["result"], json!({"n": 3}));
+    let bad = sb.script("bad", &json!({"responses": [
+        {"events": [{"text": "{\"n\": \"x\"}"}]}, {"events": [{"text": "{}"}]}, {"events": [{"text": "nope"}]}
+    ]}));
+    let out = sb.run(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", bad.display()),
+        "--output-schema",
+        schema.to_str().unwrap(),
+        "count",
+    ]);
+    assert_eq!(out.code, Some(7), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("does not satisfy the output schema after 3 attempts"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn resume_continues_a_session_and_sessions_lists_it() {
+    let sb = Sandbox::new();
+    let first = sb.script("first", &text_script("one"));
+    let out = sb.run(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", first.display()),
+        "--output-format",
+        "json",
+        "first prompt",
+    ]);
+    let id = out.json()["session_id"].as_str().unwrap().to_owned();
+    // The second script checks nothing itself; the stored history shows the continuation.
+    let second = sb.script("second", &text_script("two"));
+    let out = sb.run(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", second.display()),
+        "--resume",
+        &id,
+        "--output-format",
+        "json",
+        "second prompt",
+    ]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.json()["session_id"], id.as_str());
+    let db = rusqlite::Connection::open(sb.database()).unwrap();
+    let messages: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM messages m JOIN chats c ON c.id = m.chat_id WHERE c.session_id = ?1",
+            [&id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(messages, 4);
+    let listed = sb.run(&["sessions", "--json"]).json();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["id"], id.as_str());
+    assert_eq!(listed[0]["title"], "first prompt");
+}
+
+#[test]
+fn config_layers_apply_user_then_project_then_flags() {
+    let sb = Sandbox::new();
+    let user_script = sb.script("user", &text_script("from user config"));
+    let project_script = sb.script("project", &text_script("from project config"));
+    let flag_script = sb.script("flag", &text_script("from the flag"));
+    sb.write(
+        "config/agentry/config.toml",
+        &format!("model = \"scripted:{}\"\n", user_script.display()),
+    );
+    assert_eq!(sb.run(&["run", "hi"]).stdout, "from user config\n");
+    sb.write(
+        "project/.agentry/config.toml",
+        &format!("model = \"scripted:{}\"\n", project_script.display()),
+    );
+    assert_eq!(sb.run(&["run", "hi"]).stdout, "from project config\n");
+    let flag = format!("scripted:{}", flag_script.display());
+    assert_eq!(
+        sb.run(&["run", "--model", &flag, "hi"]).stdout,
+        "from the flag\n"
+    );
+    sb.write("project/.agentry/config.toml", "modle = 1\n");
+    let out = sb.run(&["run", "hi"]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr.contains(".agentry/config.toml"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_prompt_can_come_on_standard_input() {
+    use std::io::Write;
+    let sb = Sandbox::new();
+    let script = sb.script("s", &text_script("read it"));
+    let mut child = sb
+        .agentry(&[
+            "run",
+            "--model",
+            &format!("scripted:{}", script.display()),
+            "--output-format",
+            "stream-json",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"prompt from stdin")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout.contains("\"text\":\"prompt from stdin\""),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn sigint_cancels_the_turn_cleanly_with_exit_130() {
+    let sb = Sandbox::new();
+    let script = sb.script("slow", &json!({"responses": [{"events": [{"text": "Working"}, {"delay_ms": 60000}, {"text": "never"}]}]}));
+    let mut running = sb.spawn(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "--output-format",
+        "stream-json",
+        "go",
+    ]);
+    running.wait_for_line(|l| l.contains("\"text_delta\""));
+    running.signal(Signal::SIGINT);
+    let status = running.wait();
+    assert_eq!(status.code(), Some(130));
+    let rest = running.rest();
+    let last: Value = serde_json::from_str(rest.last().unwrap()).unwrap();
+    assert_eq!(last["type"], "chat_ended");
+    assert_eq!(last["stop_reason"], "cancelled");
+    assert_eq!(last["result"], "Working");
+}
