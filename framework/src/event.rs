@@ -29,7 +29,7 @@
 //! | `AgentEvent` | WebSocket event |
 //! |---|---|
 //! | `ChatStarted` | `chat:start` `{session_id}` |
-//! | `TurnStarted` | `turn:start` `{turn_id, role, status: "streaming", parent_fork_tool_call_id}` |
+//! | `TurnStarted` | `turn:start` `{turn_id, role, status, parent_fork_tool_call_id}` |
 //! | `UserMessage` | part of the user turn's projection (`blocks`) |
 //! | `TextDelta` | `turn:patch` `{add_content: {type: text_delta, …}}` |
 //! | `ThinkingDelta` | `turn:patch` `{add_content: {type: thinking_delta, …}}` |
@@ -66,6 +66,9 @@ pub enum AgentEvent {
         turn_id: TurnId,
         /// Who speaks in it.
         role: Role,
+        /// `streaming` for an assistant turn (its content is on its way); `completed` for a
+        /// user turn, whose content comes whole.
+        status: TurnStatus,
         /// The fork tool call whose sub-agent this turn belongs to; `None` for the root agent.
         parent_fork_tool_call_id: Option<ToolCallId>,
     },
@@ -184,10 +187,12 @@ pub enum Role {
     Assistant,
 }
 
-/// How a turn ended.
+/// Where a turn stands: `streaming` while it runs, then how it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnStatus {
+    /// Its content is still arriving.
+    Streaming,
     /// It finished.
     Completed,
     /// It waits for the user's answer (a question tool).

@@ -45,6 +45,7 @@ pub mod model;
 pub mod permission;
 pub mod prompt;
 pub mod provider;
+pub mod schema;
 pub mod session;
 pub mod tool;
 

@@ -95,23 +95,7 @@ pub struct RegisteredTool {
 impl RegisteredTool {
     /// Checks an input against the tool's schema; the error lists every problem, with where it is.
     pub fn validate(&self, input: &Value) -> Result<(), String> {
-        let problems: Vec<String> = self
-            .validator
-            .iter_errors(input)
-            .map(|error| {
-                let at = error.instance_path.to_string();
-                if at.is_empty() {
-                    error.to_string()
-                } else {
-                    format!("at `{at}`: {error}")
-                }
-            })
-            .collect();
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(problems.join("; "))
-        }
+        crate::schema::check(&self.validator, input)
     }
 }
 

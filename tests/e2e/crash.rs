@@ -28,14 +28,7 @@ fn sigkill_mid_turn_keeps_every_finished_turn_and_the_store_stays_usable() {
             {"events": [{"text": "first answer"}]}
         ]}),
     );
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", first.display()),
-        "--output-format",
-        "json",
-        "first",
-    ]);
+    let out = sb.run_scripted(&first, &["--output-format", "json", "first"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let id = out.json()["session_id"].as_str().unwrap().to_owned();
     assert_eq!(message_count(&sb, &id), 4);
@@ -47,16 +40,10 @@ fn sigkill_mid_turn_keeps_every_finished_turn_and_the_store_stays_usable() {
             {"events": [{"text": "half an ans"}, {"delay_ms": 60000}, {"text": "wer"}]}
         ]}),
     );
-    let mut running = sb.spawn(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", slow.display()),
-        "--resume",
-        &id,
-        "--output-format",
-        "stream-json",
-        "second",
-    ]);
+    let mut running = sb.spawn_scripted(
+        &slow,
+        &["--resume", &id, "--output-format", "stream-json", "second"],
+    );
     running.wait_for_line(|l| l.contains("half an ans"));
     running.signal(Signal::SIGKILL);
     let status = running.wait();
@@ -69,16 +56,10 @@ fn sigkill_mid_turn_keeps_every_finished_turn_and_the_store_stays_usable() {
         "third",
         &json!({"responses": [{"events": [{"text": "third answer"}]}]}),
     );
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", third.display()),
-        "--resume",
-        &id,
-        "--output-format",
-        "json",
-        "third",
-    ]);
+    let out = sb.run_scripted(
+        &third,
+        &["--resume", &id, "--output-format", "json", "third"],
+    );
     assert_eq!(out.code, Some(0), "{out:?}");
     assert_eq!(out.json()["result"], "third answer");
     assert_eq!(message_count(&sb, &id), 6);

@@ -15,12 +15,7 @@ fn text_format_prints_only_the_answer_on_stdout_and_activity_on_stderr() {
         {"events": [{"text": "Let me check. "}, {"tool_call": {"id": "c1", "name": "Nope", "arguments": {}}}]},
         {"events": [{"text": "The answer is 42."}]}
     ]}));
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", script.display()),
-        "What is it?",
-    ]);
+    let out = sb.run_scripted(&script, &["What is it?"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert_eq!(out.stdout, "The answer is 42.\n");
     assert!(out.stderr.contains("→ Nope"), "{}", out.stderr);
@@ -35,14 +30,7 @@ fn text_format_prints_only_the_answer_on_stdout_and_activity_on_stderr() {
 fn json_format_prints_one_object_with_result_stop_reason_session_usage_and_duration() {
     let sb = Sandbox::new();
     let script = sb.script("s", &text_script("Paris."));
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", script.display()),
-        "--output-format",
-        "json",
-        "Capital of France?",
-    ]);
+    let out = sb.run_scripted(&script, &["--output-format", "json", "Capital of France?"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let result = out.json();
     assert_eq!(result["result"], "Paris.");
@@ -60,14 +48,7 @@ fn stream_json_prints_every_event_as_a_line_ending_with_chat_ended() {
         {"events": [{"thinking": "hm"}, {"tool_call": {"id": "c1", "name": "Nope", "raw_arguments": "{oops"}}]},
         {"events": [{"text": "Fixed"}, {"text": " it."}]}
     ]}));
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", script.display()),
-        "--output-format",
-        "stream-json",
-        "go",
-    ]);
+    let out = sb.run_scripted(&script, &["--output-format", "stream-json", "go"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let events = out.json_lines();
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
@@ -91,6 +72,14 @@ fn stream_json_prints_every_event_as_a_line_ending_with_chat_ended() {
         .find(|e| e["type"] == "tool_call_update" && e["status"] == "failed")
         .unwrap();
     assert_eq!(failed["tool_call_id"], "c1");
+    let turn_statuses: Vec<(&Value, &Value)> = events
+        .iter()
+        .filter(|e| e["type"] == "turn_started")
+        .map(|e| (&e["role"], &e["status"]))
+        .collect();
+    assert_eq!(turn_statuses.len(), 3);
+    assert_eq!(turn_statuses[0], (&json!("user"), &json!("completed")));
+    assert_eq!(turn_statuses[1], (&json!("assistant"), &json!("streaming")));
     let end = events.last().unwrap();
     assert_eq!(end["result"], "Fixed it.");
     assert_eq!(end["model_requests"], 2);
@@ -122,23 +111,15 @@ fn each_stop_reason_and_failure_has_its_exit_code() {
     ];
     for (i, (script, extra, code, stop)) in cases.into_iter().enumerate() {
         let path = sb.script(&format!("s{i}"), &script);
-        let model = format!("scripted:{}", path.display());
-        let mut args = vec!["run", "--model", &model, "--output-format", "json"];
+        let mut args = vec!["--output-format", "json"];
         args.extend(extra);
         args.push("go");
-        let out = sb.run(&args);
+        let out = sb.run_scripted(&path, &args);
         assert_eq!(out.code, Some(code), "{stop}: {out:?}");
         assert_eq!(out.json()["stop_reason"], stop);
     }
     let failing = sb.script("err", &json!({"responses": [{"error": "overloaded"}]}));
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", failing.display()),
-        "--output-format",
-        "json",
-        "go",
-    ]);
+    let out = sb.run_scripted(&failing, &["--output-format", "json", "go"]);
     assert_eq!(out.code, Some(3), "{out:?}");
     assert_eq!(out.json()["is_error"], true);
     assert!(out.stderr.contains("overloaded"), "{}", out.stderr);
@@ -203,29 +184,25 @@ fn output_schema_yields_json_or_fails_with_exit_7() {
             {"events": [{"text": "{\"n\": 3}"}]}
         ]}),
     );
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", good.display()),
-        "--output-schema",
-        schema.to_str().unwrap(),
-        "--output-format",
-        "json",
-        "count",
-    ]);
+    let out = sb.run_scripted(
+        &good,
+        &[
+            "--output-schema",
+            schema.to_str().unwrap(),
+            "--output-format",
+            "json",
+            "count",
+        ],
+    );
     assert_eq!(out.code, Some(0), "{out:?}");
     assert_eq!(out.json()["result"], json!({"n": 3}));
     let bad = sb.script("bad", &json!({"responses": [
         {"events": [{"text": "{\"n\": \"x\"}"}]}, {"events": [{"text": "{}"}]}, {"events": [{"text": "nope"}]}
     ]}));
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", bad.display()),
-        "--output-schema",
-        schema.to_str().unwrap(),
-        "count",
-    ]);
+    let out = sb.run_scripted(
+        &bad,
+        &["--output-schema", schema.to_str().unwrap(), "count"],
+    );
     assert_eq!(out.code, Some(7), "{out:?}");
     assert!(
         out.stderr
@@ -239,27 +216,14 @@ fn output_schema_yields_json_or_fails_with_exit_7() {
 fn resume_continues_a_session_and_sessions_lists_it() {
     let sb = Sandbox::new();
     let first = sb.script("first", &text_script("one"));
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", first.display()),
-        "--output-format",
-        "json",
-        "first prompt",
-    ]);
+    let out = sb.run_scripted(&first, &["--output-format", "json", "first prompt"]);
     let id = out.json()["session_id"].as_str().unwrap().to_owned();
     // The second script checks nothing itself; the stored history shows the continuation.
     let second = sb.script("second", &text_script("two"));
-    let out = sb.run(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", second.display()),
-        "--resume",
-        &id,
-        "--output-format",
-        "json",
-        "second prompt",
-    ]);
+    let out = sb.run_scripted(
+        &second,
+        &["--resume", &id, "--output-format", "json", "second prompt"],
+    );
     assert_eq!(out.code, Some(0), "{out:?}");
     assert_eq!(out.json()["session_id"], id.as_str());
     let db = rusqlite::Connection::open(sb.database()).unwrap();
@@ -344,14 +308,7 @@ fn the_prompt_can_come_on_standard_input() {
 fn sigint_cancels_the_turn_cleanly_with_exit_130() {
     let sb = Sandbox::new();
     let script = sb.script("slow", &json!({"responses": [{"events": [{"text": "Working"}, {"delay_ms": 60000}, {"text": "never"}]}]}));
-    let mut running = sb.spawn(&[
-        "run",
-        "--model",
-        &format!("scripted:{}", script.display()),
-        "--output-format",
-        "stream-json",
-        "go",
-    ]);
+    let mut running = sb.spawn_scripted(&script, &["--output-format", "stream-json", "go"]);
     running.wait_for_line(|l| l.contains("\"text_delta\""));
     running.signal(Signal::SIGINT);
     let status = running.wait();

@@ -80,7 +80,7 @@ impl Sandbox {
     }
 
     /// `agentry ARGS` with the sandbox's environment, in the project directory.
-    pub fn agentry(&self, args: &[&str]) -> Command {
+    pub fn agentry(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> Command {
         let mut command = Command::new(agentry_bin());
         command
             .args(args)
@@ -95,7 +95,7 @@ impl Sandbox {
     }
 
     /// Runs `agentry ARGS` to completion.
-    pub fn run(&self, args: &[&str]) -> Outcome {
+    pub fn run(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> Outcome {
         let output = self.agentry(args).output().unwrap();
         Outcome {
             code: output.status.code(),
@@ -104,8 +104,18 @@ impl Sandbox {
         }
     }
 
+    /// Runs `agentry run --model scripted:SCRIPT ARGS` to completion.
+    pub fn run_scripted(&self, script: &Path, args: &[&str]) -> Outcome {
+        self.run(&scripted_run_args(script, args))
+    }
+
+    /// Starts `agentry run --model scripted:SCRIPT ARGS` with piped output.
+    pub fn spawn_scripted(&self, script: &Path, args: &[&str]) -> Running {
+        self.spawn(&scripted_run_args(script, args))
+    }
+
     /// Starts `agentry ARGS` with piped output, to read while it runs.
-    pub fn spawn(&self, args: &[&str]) -> Running {
+    pub fn spawn(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> Running {
         let mut child = self
             .agentry(args)
             .stdout(Stdio::piped())
@@ -128,6 +138,17 @@ impl Sandbox {
         });
         Running { child, lines }
     }
+}
+
+fn scripted_run_args(script: &Path, args: &[&str]) -> Vec<String> {
+    [
+        "run".to_owned(),
+        "--model".to_owned(),
+        format!("scripted:{}", script.display()),
+    ]
+    .into_iter()
+    .chain(args.iter().map(|a| (*a).to_owned()))
+    .collect()
 }
 
 /// A finished run.

@@ -158,6 +158,7 @@ impl Chat<'_> {
         self.emit(AgentEvent::TurnStarted {
             turn_id: turn_id.clone(),
             role: Role::User,
+            status: TurnStatus::Completed,
             parent_fork_tool_call_id: None,
         });
         self.emit(AgentEvent::UserMessage {
@@ -209,6 +210,7 @@ impl Chat<'_> {
             self.emit(AgentEvent::TurnStarted {
                 turn_id: turn_id.clone(),
                 role: Role::Assistant,
+                status: TurnStatus::Streaming,
                 parent_fork_tool_call_id: None,
             });
             let scope = self.scope(&turn_id);
@@ -458,23 +460,10 @@ impl Chat<'_> {
         self.schema_attempts += 1;
         let text = answer.as_str().unwrap_or_default();
         let problems = match parse_json_answer(text) {
-            Ok(value) => {
-                let problems: Vec<String> = checker
-                    .iter_errors(&value)
-                    .map(|e| {
-                        let at = e.instance_path.to_string();
-                        if at.is_empty() {
-                            e.to_string()
-                        } else {
-                            format!("at `{at}`: {e}")
-                        }
-                    })
-                    .collect();
-                if problems.is_empty() {
-                    return Ok(Some(value));
-                }
-                problems.join("; ")
-            }
+            Ok(value) => match crate::schema::check(checker, &value) {
+                Ok(()) => return Ok(Some(value)),
+                Err(problems) => problems,
+            },
             Err(error) => format!("the answer is not JSON ({error})"),
         };
         let retries = self.session.agent.inner.config.output_schema_retries;

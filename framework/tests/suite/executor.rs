@@ -49,15 +49,9 @@ async fn a_successful_call_goes_pending_in_progress_completed_with_everything_at
     );
 }
 
-#[test]
-fn the_tracker_refuses_illegal_transitions_and_emits_nothing_for_them() {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = {
-        let seen = seen.clone();
-        move |e: AgentEvent| seen.lock().unwrap().push(e)
-    };
-    let snapshot = ToolCallSnapshot {
-        tool_call_id: "c".into(),
+fn snapshot(id: &str) -> ToolCallSnapshot {
+    ToolCallSnapshot {
+        tool_call_id: id.into(),
         turn_id: "t".into(),
         tool_name: "X".into(),
         title: "X".into(),
@@ -65,70 +59,68 @@ fn the_tracker_refuses_illegal_transitions_and_emits_nothing_for_them() {
         status: Pending,
         raw_input: json!({}),
         locations: vec![],
-    };
-    let mut tracker = CallTracker::announce(snapshot, Arc::new(sink));
-    assert!(
-        tracker
-            .transition(Completed, ToolCallUpdate::default())
-            .is_err()
-    );
-    assert!(
-        tracker
-            .transition(Pending, ToolCallUpdate::default())
-            .is_err()
-    );
-    tracker
-        .transition(InProgress, ToolCallUpdate::default())
-        .unwrap();
-    assert!(
-        tracker
-            .transition(InProgress, ToolCallUpdate::default())
-            .is_err()
-    );
-    assert!(
-        tracker
-            .transition(Pending, ToolCallUpdate::default())
-            .is_err()
-    );
-    tracker
-        .transition(Completed, ToolCallUpdate::default())
-        .unwrap();
-    for next in [Pending, InProgress, Completed, Failed] {
-        let err = tracker
-            .transition(next, ToolCallUpdate::default())
-            .unwrap_err();
-        assert_eq!(err.from, Completed);
     }
-    assert_eq!(tracker.status(), Completed);
-    let emitted: Vec<_> = seen.lock().unwrap().clone();
-    assert_eq!(statuses(&emitted, "c"), [Pending, InProgress, Completed]);
+}
 
-    let mut failing = CallTracker::announce(
-        ToolCallSnapshot {
-            tool_call_id: "d".into(),
-            turn_id: "t".into(),
-            tool_name: "X".into(),
-            title: "X".into(),
-            kind: ToolKind::Other,
-            status: Pending,
-            raw_input: json!({}),
-            locations: vec![],
-        },
-        Arc::new(|_e: AgentEvent| {}),
-    );
-    failing
-        .transition(Failed, ToolCallUpdate::default())
-        .unwrap();
-    assert!(
-        failing
-            .transition(Completed, ToolCallUpdate::default())
-            .is_err()
-    );
-    assert!(
-        failing
-            .transition(InProgress, ToolCallUpdate::default())
-            .is_err()
-    );
+#[test]
+fn the_tracker_refuses_illegal_transitions_and_emits_nothing_for_them() {
+    // Each path is a list of (requested status, whether it is legal at that point).
+    let paths = [
+        (
+            "ok",
+            vec![
+                (Completed, false),
+                (Pending, false),
+                (InProgress, true),
+                (InProgress, false),
+                (Pending, false),
+                (Completed, true),
+                (Pending, false),
+                (InProgress, false),
+                (Completed, false),
+                (Failed, false),
+            ],
+        ),
+        (
+            "rejected",
+            vec![
+                (Failed, true),
+                (Completed, false),
+                (InProgress, false),
+                (Pending, false),
+            ],
+        ),
+        (
+            "crashed",
+            vec![(InProgress, true), (Failed, true), (Completed, false)],
+        ),
+    ];
+    for (id, steps) in paths {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = {
+            let seen = seen.clone();
+            move |e: AgentEvent| seen.lock().unwrap().push(e)
+        };
+        let mut tracker = CallTracker::announce(snapshot(id), Arc::new(sink));
+        let mut expected = vec![Pending];
+        for (to, legal) in steps {
+            let from = tracker.status();
+            let outcome = tracker.transition(to, ToolCallUpdate::default());
+            assert_eq!(outcome.is_ok(), legal, "{id}: {from:?} -> {to:?}");
+            if legal {
+                expected.push(to);
+            } else {
+                assert_eq!(outcome.unwrap_err().from, from);
+                assert_eq!(
+                    tracker.status(),
+                    from,
+                    "{id}: an illegal change moved the call"
+                );
+            }
+        }
+        let emitted = seen.lock().unwrap().clone();
+        assert_eq!(statuses(&emitted, id), expected, "{id}");
+    }
 }
 
 #[tokio::test]
