@@ -1,10 +1,10 @@
 //! The command line itself: help and the subcommands still to come.
 
-use agentry_tests::Sandbox;
+use crate::sandbox;
 
 #[test]
 fn help_lists_every_subcommand_and_the_exit_codes() {
-    let out = Sandbox::new().run(&["--help"]);
+    let out = sandbox().run(&["--help"]);
     assert_eq!(out.code, Some(0));
     for sub in ["run", "sessions", "acp", "serve", "mcp", "providers"] {
         assert!(
@@ -18,7 +18,7 @@ fn help_lists_every_subcommand_and_the_exit_codes() {
 
 #[test]
 fn subcommands_not_built_yet_say_so_and_exit_69() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     for sub in ["acp", "serve", "mcp", "providers"] {
         let out = sb.run(&[sub]);
         assert_eq!(out.code, Some(69), "{sub}");

@@ -1,5 +1,6 @@
 //! A process killed mid-turn (SIGKILL) loses only the turn in flight.
 
+use crate::sandbox;
 use agentry_tests::Sandbox;
 use nix::sys::signal::Signal;
 use serde_json::json;
@@ -20,7 +21,7 @@ fn message_count(sb: &Sandbox, session: &str) -> i64 {
 
 #[test]
 fn sigkill_mid_turn_keeps_every_finished_turn_and_the_store_stays_usable() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let first = sb.script(
         "first",
         &json!({"responses": [

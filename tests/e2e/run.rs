@@ -1,6 +1,7 @@
 //! `agentry run` with the scripted model: output formats, exit codes, resume, config, signals.
 
-use agentry_tests::Sandbox;
+use crate::sandbox;
+
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
@@ -10,7 +11,7 @@ fn text_script(text: &str) -> Value {
 
 #[test]
 fn text_format_prints_only_the_answer_on_stdout_and_activity_on_stderr() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let script = sb.script("s", &json!({"responses": [
         {"events": [{"text": "Let me check. "}, {"tool_call": {"id": "c1", "name": "Nope", "arguments": {}}}]},
         {"events": [{"text": "The answer is 42."}]}
@@ -28,7 +29,7 @@ fn text_format_prints_only_the_answer_on_stdout_and_activity_on_stderr() {
 
 #[test]
 fn json_format_prints_one_object_with_result_stop_reason_session_usage_and_duration() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let script = sb.script("s", &text_script("Paris."));
     let out = sb.run_scripted(&script, &["--output-format", "json", "Capital of France?"]);
     assert_eq!(out.code, Some(0), "{out:?}");
@@ -43,7 +44,7 @@ fn json_format_prints_one_object_with_result_stop_reason_session_usage_and_durat
 
 #[test]
 fn stream_json_prints_every_event_as_a_line_ending_with_chat_ended() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let script = sb.script("s", &json!({"responses": [
         {"events": [{"thinking": "hm"}, {"tool_call": {"id": "c1", "name": "Nope", "raw_arguments": "{oops"}}]},
         {"events": [{"text": "Fixed"}, {"text": " it."}]}
@@ -88,7 +89,7 @@ fn stream_json_prints_every_event_as_a_line_ending_with_chat_ended() {
 
 #[test]
 fn each_stop_reason_and_failure_has_its_exit_code() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let cases = [
         (
             json!({"responses": [{"events": [{"text": "cut"}], "stop": "max_tokens"}]}),
@@ -127,7 +128,7 @@ fn each_stop_reason_and_failure_has_its_exit_code() {
 
 #[test]
 fn usage_errors_exit_2_with_a_message_that_says_what_to_do() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let script = sb.script("s", &text_script("x"));
     let model = format!("scripted:{}", script.display());
     let out = sb.run(&["run", "hi"]);
@@ -171,7 +172,7 @@ fn usage_errors_exit_2_with_a_message_that_says_what_to_do() {
 
 #[test]
 fn output_schema_yields_json_or_fails_with_exit_7() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let schema = sb.write(
         "schema.json",
         &json!({"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}})
@@ -214,7 +215,7 @@ fn output_schema_yields_json_or_fails_with_exit_7() {
 
 #[test]
 fn resume_continues_a_session_and_sessions_lists_it() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let first = sb.script("first", &text_script("one"));
     let out = sb.run_scripted(&first, &["--output-format", "json", "first prompt"]);
     let id = out.json()["session_id"].as_str().unwrap().to_owned();
@@ -243,7 +244,7 @@ fn resume_continues_a_session_and_sessions_lists_it() {
 
 #[test]
 fn config_layers_apply_user_then_project_then_flags() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let user_script = sb.script("user", &text_script("from user config"));
     let project_script = sb.script("project", &text_script("from project config"));
     let flag_script = sb.script("flag", &text_script("from the flag"));
@@ -275,7 +276,7 @@ fn config_layers_apply_user_then_project_then_flags() {
 #[test]
 fn the_prompt_can_come_on_standard_input() {
     use std::io::Write;
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let script = sb.script("s", &text_script("read it"));
     let mut child = sb
         .agentry(&[
@@ -306,7 +307,7 @@ fn the_prompt_can_come_on_standard_input() {
 
 #[test]
 fn sigint_cancels_the_turn_cleanly_with_exit_130() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let script = sb.script("slow", &json!({"responses": [{"events": [{"text": "Working"}, {"delay_ms": 60000}, {"text": "never"}]}]}));
     let mut running = sb.spawn_scripted(&script, &["--output-format", "stream-json", "go"]);
     running.wait_for_line(|l| l.contains("\"text_delta\""));

@@ -10,45 +10,23 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-/// The `agentry` binary cargo built beside this test (`AGENTRY_BIN` overrides).
-pub fn agentry_bin() -> PathBuf {
-    if let Some(path) = std::env::var_os("AGENTRY_BIN") {
-        return PathBuf::from(path);
-    }
-    // The test executable is target/<profile>/deps/<name>; the binary is target/<profile>/agentry.
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let bin = profile_dir.join(format!("agentry{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        bin.exists(),
-        "{} is missing: run the tests for the whole workspace (cargo nextest run --workspace) so cargo builds it",
-        bin.display()
-    );
-    bin
-}
-
 /// A home, config and data directory and a project directory, all temporary.
 pub struct Sandbox {
+    binary: PathBuf,
     root: tempfile::TempDir,
 }
 
-impl Default for Sandbox {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Sandbox {
-    /// A fresh sandbox.
-    pub fn new() -> Self {
+    /// A fresh sandbox that runs `binary` (the test's `env!("CARGO_BIN_EXE_agentry")`).
+    pub fn new(binary: impl Into<PathBuf>) -> Self {
         let root = tempfile::tempdir().unwrap();
         for dir in ["home", "config", "data", "project"] {
             std::fs::create_dir_all(root.path().join(dir)).unwrap();
         }
-        Self { root }
+        Self {
+            binary: binary.into(),
+            root,
+        }
     }
 
     /// The project directory (the runs' working directory).
@@ -81,7 +59,7 @@ impl Sandbox {
 
     /// `agentry ARGS` with the sandbox's environment, in the project directory.
     pub fn agentry(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> Command {
-        let mut command = Command::new(agentry_bin());
+        let mut command = Command::new(&self.binary);
         command
             .args(args)
             .current_dir(self.project())
