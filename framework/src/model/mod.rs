@@ -2,6 +2,7 @@
 //! [`ScriptedModel`](scripted::ScriptedModel) for tests implement the same trait.
 
 pub mod scripted;
+pub mod wire;
 
 pub use crate::tool::ContentBlock;
 
