@@ -1,7 +1,10 @@
-//! Support for the end-to-end tests: the real `agentry` binary in a sandbox of its own (home,
+//! Support for the end-to-end tests: a mock model server ([`mock_model`]), and the real
+//! `agentry` binary in a sandbox of its own (home,
 //! config, data directory, project), scripts for the scripted model, and line-by-line reading of
 //! a running child's output.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+pub mod mock_model;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader};

@@ -1,6 +1,9 @@
 //! The [`Model`] interface: streaming chat with tools. Real HTTP clients and the
 //! [`ScriptedModel`](scripted::ScriptedModel) for tests implement the same trait.
 
+pub mod anthropic;
+pub mod http;
+pub mod openai;
 pub mod scripted;
 pub mod wire;
 
@@ -219,6 +222,31 @@ pub type ModelStream = BoxStream<'static, Result<ModelEvent, ModelError>>;
 pub trait Model: Send + Sync {
     /// The model's name as users write it (`scripted`, `anthropic/claude-sonnet-4-5`, …).
     fn name(&self) -> String;
+    /// The model's context window in tokens, when known: the agent compacts the history
+    /// before a request that would not fit.
+    fn context_window(&self) -> Option<u64> {
+        None
+    }
     /// Starts a response. The stream ends after [`ModelEvent::Finished`] or an error.
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError>;
+}
+
+/// How an embedded resource reads as text for models that take only text and images.
+pub fn resource_text(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Resource {
+            uri,
+            text,
+            mime_type,
+        } => format!(
+            "<resource uri=\"{uri}\"{}>\n{}\n</resource>",
+            mime_type
+                .as_deref()
+                .map(|m| format!(" mimeType=\"{m}\""))
+                .unwrap_or_default(),
+            text.as_deref().unwrap_or("(binary content not shown)")
+        ),
+        ContentBlock::Text { text } => text.clone(),
+        ContentBlock::Image { mime_type, .. } => format!("(an image, {mime_type})"),
+    }
 }

@@ -1,4 +1,5 @@
 mod cancellation;
+mod clients;
 mod concurrency;
 mod executor;
 mod fixtures;

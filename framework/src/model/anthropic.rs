@@ -1,0 +1,195 @@
+//! The Anthropic Messages client (`POST {base}/v1/messages`), with prompt caching on the system
+//! prompt and the tool definitions, and thinking blocks sent back exactly as received.
+
+use super::http::{Endpoint, HttpOptions};
+use super::wire::anthropic;
+use super::{
+    AssistantContent, ContentBlock, Message, Model, ModelError, ModelRequest, ModelStream,
+    resource_text,
+};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+
+/// The `anthropic-version` header sent.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// Settings of an Anthropic client.
+#[derive(Debug, Clone)]
+pub struct AnthropicSettings {
+    /// The name users know the model by (`anthropic/claude-sonnet-4-5`).
+    pub display_name: String,
+    /// The model id the API takes.
+    pub model: String,
+    /// The API base URL, without `/v1`.
+    pub base_url: String,
+    /// The API key.
+    pub api_key: String,
+    /// The model's context window, in tokens.
+    pub context_window: Option<u64>,
+    /// `max_tokens` for each request (the API requires one).
+    pub max_output_tokens: u32,
+    /// Timeouts and retries.
+    pub http: HttpOptions,
+}
+
+/// A model behind the Anthropic Messages API.
+#[derive(Debug)]
+pub struct AnthropicModel {
+    settings: AnthropicSettings,
+    endpoint: Endpoint,
+}
+
+impl AnthropicModel {
+    /// A client with these settings.
+    pub fn new(settings: AnthropicSettings) -> Result<Self, ModelError> {
+        let header = |value: &str| {
+            HeaderValue::from_str(value).map_err(|_| {
+                ModelError::Config("the API key has characters a header cannot carry".into())
+            })
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HeaderName::from_static("x-api-key"),
+            header(&settings.api_key)?,
+        );
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+        let url = format!("{}/v1/messages", settings.base_url.trim_end_matches('/'));
+        let endpoint = Endpoint::new(url, headers, settings.http.clone())?;
+        Ok(Self { settings, endpoint })
+    }
+}
+
+#[async_trait::async_trait]
+impl Model for AnthropicModel {
+    fn name(&self) -> String {
+        self.settings.display_name.clone()
+    }
+
+    fn context_window(&self) -> Option<u64> {
+        self.settings.context_window
+    }
+
+    async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
+        let body = messages_body(
+            &self.settings.model,
+            &request,
+            self.settings.max_output_tokens,
+        );
+        Ok(self.endpoint.clone().stream(body, anthropic::Decoder::new))
+    }
+}
+
+const CACHE: fn() -> Value = || json!({"type": "ephemeral"});
+
+/// The Messages request body.
+pub fn messages_body(model: &str, request: &ModelRequest, max_tokens: u32) -> Value {
+    let mut tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
+        .collect();
+    // One breakpoint after the last tool caches every tool definition.
+    if let Some(last) = tools.last_mut() {
+        last["cache_control"] = CACHE();
+    }
+    let mut body = json!({
+        "model": model,
+        "max_tokens": max_tokens,
+        "stream": true,
+        "system": [{"type": "text", "text": request.system, "cache_control": CACHE()}],
+        "messages": messages(&request.messages),
+    });
+    if !tools.is_empty() {
+        body["tools"] = Value::Array(tools);
+    }
+    body
+}
+
+/// The conversation as Messages turns: tool results are user turns, and consecutive turns of one
+/// role are merged (the API wants them alternating).
+fn messages(history: &[Message]) -> Vec<Value> {
+    let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
+    for message in history {
+        let (role, blocks) = match message {
+            Message::User { content } => ("user", content.iter().map(user_block).collect()),
+            Message::Assistant { content } => (
+                "assistant",
+                content.iter().filter_map(assistant_block).collect(),
+            ),
+            Message::ToolResults { results } => (
+                "user",
+                results
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "type": "tool_result",
+                            "tool_use_id": r.tool_call_id,
+                            "content": r.content.iter().map(user_block).collect::<Vec<_>>(),
+                            "is_error": r.is_error,
+                        })
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    }
+    turns
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect()
+}
+
+fn user_block(block: &ContentBlock) -> Value {
+    match block {
+        ContentBlock::Text { text } => json!({"type": "text", "text": text}),
+        ContentBlock::Image { data, mime_type } => json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": mime_type, "data": data},
+        }),
+        resource @ ContentBlock::Resource { .. } => {
+            json!({"type": "text", "text": resource_text(resource)})
+        }
+    }
+}
+
+fn assistant_block(part: &AssistantContent) -> Option<Value> {
+    match part {
+        AssistantContent::Text { text } if text.is_empty() => None,
+        AssistantContent::Text { text } => Some(json!({"type": "text", "text": text})),
+        // Thinking goes back exactly as received; unsigned thinking (from another provider)
+        // cannot be verified by the API and is left out.
+        AssistantContent::Thinking {
+            text,
+            signature: Some(signature),
+        } => Some(json!({
+            "type": "thinking", "thinking": text, "signature": signature,
+        })),
+        AssistantContent::Thinking {
+            signature: None, ..
+        } => None,
+        AssistantContent::RedactedThinking { data } => {
+            Some(json!({"type": "redacted_thinking", "data": data}))
+        }
+        AssistantContent::ToolCall {
+            id,
+            name,
+            arguments,
+        } => Some(json!({
+            "type": "tool_use",
+            "id": id,
+            "name": name,
+            // The API takes only an object; arguments that were not one are passed on wrapped,
+            // so the model sees what it sent (its call already failed with the reason).
+            "input": if arguments.is_object() { arguments.clone() } else { json!({"invalid_arguments": arguments}) },
+        })),
+    }
+}

@@ -1,0 +1,284 @@
+//! The HTTP side shared by the hosted-model clients: one `reqwest` client, connect and idle
+//! timeouts, and retries of 429 / 5xx / overloaded answers with exponential backoff and jitter
+//! that honour `retry-after`. Each retry is announced as a [`ModelEvent::Notice`] in the stream.
+
+use super::wire::{StreamDecoder, clip, sse};
+use super::{ModelError, ModelEvent, ModelStream};
+use futures::StreamExt;
+use rand::Rng;
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+use std::time::Duration;
+
+/// Timeouts and retry policy of a model client.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpOptions {
+    /// How long connecting may take.
+    pub connect_timeout: Duration,
+    /// How long a response may send nothing before it counts as stalled.
+    pub idle_timeout: Duration,
+    /// How many times a retryable failure is retried.
+    pub max_retries: u32,
+    /// The first backoff; it doubles with each retry (with jitter), up to `max_backoff`.
+    pub initial_backoff: Duration,
+    /// The longest wait between attempts (a longer `retry-after` is still honoured).
+    pub max_backoff: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(15),
+            idle_timeout: Duration::from_secs(120),
+            max_retries: 4,
+            initial_backoff: Duration::from_millis(1000),
+            max_backoff: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Where requests of one client go.
+#[derive(Debug, Clone)]
+pub(crate) struct Endpoint {
+    pub client: reqwest::Client,
+    pub url: String,
+    pub headers: HeaderMap,
+    pub options: HttpOptions,
+}
+
+impl Endpoint {
+    pub fn new(url: String, headers: HeaderMap, options: HttpOptions) -> Result<Self, ModelError> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            .build()
+            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Self {
+            client,
+            url,
+            headers,
+            options,
+        })
+    }
+
+    /// Posts `body` and decodes the streamed answer with a fresh decoder from `decoder`.
+    pub fn stream<D, F>(self, body: Value, decoder: F) -> ModelStream
+    where
+        D: StreamDecoder + 'static,
+        F: Fn() -> D + Send + 'static,
+    {
+        let state = Phase::Send { attempt: 1 };
+        Box::pin(futures::stream::unfold(
+            (state, self, body, decoder),
+            |(phase, endpoint, body, decoder)| async move {
+                let mut phase = phase;
+                loop {
+                    match phase {
+                        Phase::Done => return None,
+                        Phase::Stream(mut inner) => {
+                            let next = inner.next().await?;
+                            return Some((next, (Phase::Stream(inner), endpoint, body, decoder)));
+                        }
+                        Phase::Wait { attempt, delay } => {
+                            tokio::time::sleep(delay).await;
+                            phase = Phase::Send { attempt };
+                        }
+                        Phase::Send { attempt } => match endpoint.attempt(&body, attempt).await {
+                            Attempt::Streaming(response) => {
+                                let idle = endpoint.options.idle_timeout;
+                                phase = Phase::Stream(sse::decode(
+                                    response.bytes_stream(),
+                                    decoder(),
+                                    idle,
+                                ));
+                            }
+                            Attempt::Retry { delay, why } => {
+                                let notice = ModelEvent::Notice {
+                                    message: format!(
+                                        "{why}; retrying in {:.1} s (attempt {} of {})",
+                                        delay.as_secs_f32(),
+                                        attempt + 1,
+                                        endpoint.options.max_retries + 1
+                                    ),
+                                };
+                                let next = Phase::Wait {
+                                    attempt: attempt + 1,
+                                    delay,
+                                };
+                                return Some((Ok(notice), (next, endpoint, body, decoder)));
+                            }
+                            Attempt::Failed(error) => {
+                                return Some((Err(error), (Phase::Done, endpoint, body, decoder)));
+                            }
+                        },
+                    }
+                }
+            },
+        ))
+    }
+
+    async fn attempt(&self, body: &Value, attempt: u32) -> Attempt {
+        let may_retry = attempt <= self.options.max_retries;
+        let sent = self
+            .client
+            .post(&self.url)
+            .headers(self.headers.clone())
+            .json(body)
+            .send()
+            .await;
+        let response = match sent {
+            Ok(response) => response,
+            Err(error) if may_retry && (error.is_connect() || error.is_timeout()) => {
+                return Attempt::Retry {
+                    delay: self.backoff(attempt, None),
+                    why: format!("cannot reach the model ({})", error_chain(&error)),
+                };
+            }
+            Err(error) => {
+                return Attempt::Failed(ModelError::Connection(format!(
+                    "{}: {}",
+                    self.url,
+                    error_chain(&error)
+                )));
+            }
+        };
+        let status = response.status();
+        if status.is_success() {
+            return Attempt::Streaming(response);
+        }
+        let retry_after = retry_after(response.headers());
+        let text = response.text().await.unwrap_or_default();
+        let message = error_message(&text);
+        let overloaded = text.contains("overloaded_error");
+        let retryable = status.as_u16() == 429 || status.is_server_error() || overloaded;
+        if retryable && may_retry {
+            return Attempt::Retry {
+                delay: self.backoff(attempt, retry_after),
+                why: format!("the model answered HTTP {} ({message})", status.as_u16()),
+            };
+        }
+        Attempt::Failed(ModelError::Api {
+            status: Some(status.as_u16()),
+            message,
+        })
+    }
+
+    /// The wait before attempt `attempt + 1`: `retry-after` when the server gave one, else
+    /// exponential backoff with full jitter in its upper half.
+    fn backoff(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        if let Some(wait) = retry_after {
+            return wait;
+        }
+        let base = self
+            .options
+            .initial_backoff
+            .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)))
+            .min(self.options.max_backoff);
+        base.mul_f64(rand::rng().random_range(0.5..=1.0))
+    }
+}
+
+enum Phase {
+    Send { attempt: u32 },
+    Wait { attempt: u32, delay: Duration },
+    Stream(ModelStream),
+    Done,
+}
+
+enum Attempt {
+    Streaming(reqwest::Response),
+    Retry { delay: Duration, why: String },
+    Failed(ModelError),
+}
+
+/// `retry-after-ms`, or `retry-after` in seconds.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let number = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    number("retry-after-ms")
+        .map(|ms| Duration::from_secs_f64(ms / 1000.0))
+        .or_else(|| number("retry-after").map(Duration::from_secs_f64))
+}
+
+/// The provider's message in an error body (`{"error": {"message": …}}` in both APIs).
+fn error_message(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("message"))
+            .or_else(|| v.get("error"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    match message {
+        Some(message) => message,
+        None if body.trim().is_empty() => "no error message".to_owned(),
+        None => clip(body.trim()),
+    }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_reads_milliseconds_then_seconds() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(retry_after(&headers), None);
+        headers.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
+        headers.insert("retry-after-ms", HeaderValue::from_static("150"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_millis(150)));
+    }
+
+    #[test]
+    fn backoff_doubles_within_jitter_and_caps() {
+        let endpoint =
+            Endpoint::new(String::new(), HeaderMap::new(), HttpOptions::default()).unwrap();
+        for attempt in 1..8 {
+            let wait = endpoint.backoff(attempt, None);
+            let full = Duration::from_secs(1)
+                .saturating_mul(2u32.pow(attempt - 1))
+                .min(Duration::from_secs(30));
+            assert!(
+                wait >= full / 2 && wait <= full,
+                "attempt {attempt}: {wait:?}"
+            );
+        }
+        assert_eq!(
+            endpoint.backoff(1, Some(Duration::from_secs(90))),
+            Duration::from_secs(90)
+        );
+    }
+
+    #[test]
+    fn error_messages_come_from_either_api_shape() {
+        assert_eq!(
+            error_message(r#"{"error":{"message":"bad key","type":"auth"}}"#),
+            "bad key"
+        );
+        assert_eq!(
+            error_message(
+                r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too big"}}"#
+            ),
+            "max_tokens: too big"
+        );
+        assert_eq!(error_message("upstream down"), "upstream down");
+    }
+}
