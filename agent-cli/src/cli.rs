@@ -58,7 +58,8 @@ pub enum OutputFormat {
 pub struct RunArgs {
     /// The prompt; `-` or nothing reads it from standard input.
     pub prompt: Option<String>,
-    /// The model, as PROVIDER/MODEL or scripted:PATH (overrides the config's `model`).
+    /// The model: PROVIDER/MODEL (openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen3, …)
+    /// or scripted:PATH. Overrides the config's `model`.
     #[arg(long, short = 'm')]
     pub model: Option<String>,
     /// How to print the outcome.

@@ -1,8 +1,10 @@
 //! Configuration: `~/.config/agentry/config.toml`, then `.agentry/config.toml` in the project,
 //! then flags. Later layers override single values and extend lists.
 
+use agentry::model::catalog::ProviderConfig;
 use anyhow::{Context, Result};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One configuration file (every key optional).
@@ -20,6 +22,9 @@ pub struct Config {
     /// Permission rules.
     #[serde(default)]
     pub permissions: PermissionRules,
+    /// Model providers of one's own, or overrides of the built-in ones, by name.
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderConfig>,
 }
 
 /// Permission rules as written in configuration.
@@ -47,6 +52,7 @@ impl Config {
         self.permissions.allow.extend(other.permissions.allow);
         self.permissions.deny.extend(other.permissions.deny);
         self.permissions.ask.extend(other.permissions.ask);
+        self.providers.extend(other.providers);
         self
     }
 

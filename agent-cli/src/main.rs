@@ -3,7 +3,6 @@
 mod cli;
 mod config;
 mod exit;
-mod model_spec;
 mod output;
 mod run;
 mod sessions;

@@ -3,10 +3,10 @@
 use crate::cli::RunArgs;
 use crate::config::{Config, database_path};
 use crate::exit::{CliError, Exit};
-use crate::model_spec::open_model;
 use crate::output::{print_failure, print_summary, render_events};
 use agentry::agent::{Agent, AgentConfig, ChatOptions, SessionOptions, TurnIo};
 use agentry::model::ContentBlock;
+use agentry::model::catalog::ModelCatalog;
 use agentry::permission::{
     PermissionMode, PermissionPolicy, PermissionRule, RejectWhenAsked, RuleAction,
 };
@@ -22,17 +22,13 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let cwd = working_directory(args.cwd.as_deref())?;
     let config = Config::load(&cwd).map_err(CliError::usage)?;
     let policy = policy(&config, &args)?;
-    let model_spec = args
-        .model
-        .clone()
-        .or_else(|| config.model.clone())
-        .ok_or_else(|| {
-            CliError::usage(anyhow!(
-                "no model configured: pass --model (for example --model scripted:script.json) \
-             or set `model` in ~/.config/agentry/config.toml"
-            ))
-        })?;
-    let model = open_model(&model_spec)?;
+    let env = |name: &str| std::env::var(name).ok();
+    let catalog = ModelCatalog::new(&config.providers, &env);
+    let model_spec = match args.model.clone().or_else(|| config.model.clone()) {
+        Some(spec) => spec,
+        None => catalog.default_model().map_err(CliError::usage)?,
+    };
+    let model = catalog.open(&model_spec).map_err(CliError::usage)?;
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
     let prompt = read_prompt(args.prompt.as_deref())?;
     let store = SqliteStore::open(database_path(&config)).map_err(CliError::internal)?;

@@ -10,6 +10,7 @@
 //! with an error.
 
 mod chat;
+pub mod compaction;
 
 use crate::error::AgentError;
 use crate::event::{ChatSummary, EventSink};

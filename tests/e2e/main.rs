@@ -10,4 +10,5 @@ fn sandbox() -> Sandbox {
 
 mod cli;
 mod crash;
+mod models;
 mod run;

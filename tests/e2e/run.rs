@@ -134,7 +134,9 @@ fn usage_errors_exit_2_with_a_message_that_says_what_to_do() {
     let out = sb.run(&["run", "hi"]);
     assert_eq!(out.code, Some(2));
     assert!(
-        out.stderr.contains("no model configured: pass --model"),
+        out.stderr.contains(
+            "no model configured and no API key found: set ANTHROPIC_API_KEY or OPENAI_API_KEY"
+        ),
         "{}",
         out.stderr
     );

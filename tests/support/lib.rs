@@ -77,12 +77,7 @@ impl Sandbox {
 
     /// Runs `agentry ARGS` to completion.
     pub fn run(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> Outcome {
-        let output = self.agentry(args).output().unwrap();
-        Outcome {
-            code: output.status.code(),
-            stdout: String::from_utf8(output.stdout).unwrap(),
-            stderr: String::from_utf8(output.stderr).unwrap(),
-        }
+        Outcome::of(self.agentry(args))
     }
 
     /// Runs `agentry run --model scripted:SCRIPT ARGS` to completion.
@@ -93,6 +88,13 @@ impl Sandbox {
     /// Starts `agentry run --model scripted:SCRIPT ARGS` with piped output.
     pub fn spawn_scripted(&self, script: &Path, args: &[&str]) -> Running {
         self.spawn(&scripted_run_args(script, args))
+    }
+
+    /// Runs `agentry ARGS` with extra environment variables.
+    pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Outcome {
+        let mut command = self.agentry(args);
+        command.envs(env.iter().copied());
+        Outcome::of(command)
     }
 
     /// Starts `agentry ARGS` with piped output, to read while it runs.
@@ -144,6 +146,16 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Runs a command to completion.
+    pub fn of(mut command: Command) -> Self {
+        let output = command.output().unwrap();
+        Self {
+            code: output.status.code(),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+
     /// Standard output read as one JSON value.
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)

@@ -1,5 +1,6 @@
 //! One chat: the loop of model requests and tool batches, from the user's content to a stop reason.
 
+use super::compaction::{estimate_tokens, needs_compaction, split_point, summarise};
 use super::{ChatOptions, Session, TurnIo};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
@@ -58,6 +59,8 @@ struct Chat<'s> {
     requests: u32,
     output_checker: Option<jsonschema::Validator>,
     schema_attempts: u32,
+    /// Whether the session's history was compacted during this chat.
+    compacted: bool,
 }
 
 pub(super) async fn run(
@@ -107,6 +110,7 @@ pub(super) async fn run(
         requests: 0,
         output_checker,
         schema_attempts: 0,
+        compacted: false,
     };
     chat.emit(AgentEvent::ChatStarted {
         session_id: chat.session.id.clone(),
@@ -205,6 +209,10 @@ impl Chat<'_> {
             if self.requests >= max_requests {
                 return Ok((StopReason::MaxTurnRequests, self.last_answer()));
             }
+            self.fit_context().await?;
+            if self.io.cancel.is_cancelled() {
+                return Ok((StopReason::Cancelled, self.last_answer()));
+            }
             self.requests += 1;
             let turn_id = TurnId::generate();
             self.emit(AgentEvent::TurnStarted {
@@ -282,6 +290,48 @@ impl Chat<'_> {
                 None => continue,
             }
         }
+    }
+
+    /// Compacts the history when the next request would not fit the model's context window.
+    async fn fit_context(&mut self) -> Result<(), AgentError> {
+        let model = self.session.agent.inner.model.clone();
+        let Some(window) = model.context_window() else {
+            return Ok(());
+        };
+        let all: Vec<Message> = self
+            .session
+            .history
+            .iter()
+            .chain(&self.new_messages)
+            .cloned()
+            .collect();
+        let tokens = estimate_tokens(&self.system, &all, &self.tools);
+        if !needs_compaction(tokens, window) {
+            return Ok(());
+        }
+        let Some(split) = split_point(&all, window) else {
+            return Ok(());
+        };
+        let summary = tokio::select! {
+            summary = summarise(model.as_ref(), &self.system, &all[..split], &self.tools, &mut self.usage) => summary?,
+            () = self.io.cancel.cancelled() => return Ok(()),
+        };
+        let from_history = self.session.history.len();
+        if split <= from_history {
+            let kept = self.session.history.split_off(split);
+            self.session.history = std::iter::once(summary).chain(kept).collect();
+        } else {
+            self.session.history = vec![summary];
+            self.new_messages.drain(..split - from_history);
+        }
+        self.compacted = true;
+        self.emit(AgentEvent::Notice {
+            message: format!(
+                "the conversation (about {tokens} tokens) was nearing the model's context window of {window}: \
+                 {split} earlier messages were replaced by a summary"
+            ),
+        });
+        Ok(())
     }
 
     fn end_turn(&self, turn_id: TurnId, status: TurnStatus) {
@@ -505,6 +555,7 @@ impl Chat<'_> {
                     usage: self.usage,
                     remembered: self.session.remembered_answers(),
                     title,
+                    history: self.compacted.then(|| self.session.history.clone()),
                 },
             )?;
         }

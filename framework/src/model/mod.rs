@@ -2,6 +2,7 @@
 //! [`ScriptedModel`](scripted::ScriptedModel) for tests implement the same trait.
 
 pub mod anthropic;
+pub mod catalog;
 pub mod http;
 pub mod openai;
 pub mod scripted;

@@ -33,6 +33,9 @@ use std::time::Duration;
 pub struct Script {
     /// The responses, one per model request.
     pub responses: Vec<ScriptedResponse>,
+    /// The context window the model claims, in tokens (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
 }
 
 /// One scripted model response.
@@ -148,6 +151,7 @@ pub struct ScriptedToolCall {
 pub struct ScriptedModel {
     responses: Mutex<VecDeque<ScriptedResponse>>,
     requests: Mutex<Vec<ModelRequest>>,
+    context_window: Option<u64>,
 }
 
 impl ScriptedModel {
@@ -156,7 +160,14 @@ impl ScriptedModel {
         Self {
             responses: Mutex::new(responses.into_iter().collect()),
             requests: Mutex::default(),
+            context_window: None,
         }
+    }
+
+    /// Claims a context window (so the agent compacts history to fit it).
+    pub fn with_context_window(mut self, tokens: u64) -> Self {
+        self.context_window = Some(tokens);
+        self
     }
 
     /// Reads a script from a JSON file.
@@ -166,7 +177,11 @@ impl ScriptedModel {
         })?;
         let script: Script = serde_json::from_str(&text)
             .map_err(|e| ModelError::Script(format!("invalid script {}: {e}", path.display())))?;
-        Ok(Self::new(script.responses))
+        let model = Self::new(script.responses);
+        Ok(match script.context_window {
+            Some(window) => model.with_context_window(window),
+            None => model,
+        })
     }
 
     /// Every request received so far, in order.
@@ -185,6 +200,10 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Model for ScriptedModel {
     fn name(&self) -> String {
         "scripted".to_owned()
+    }
+
+    fn context_window(&self) -> Option<u64> {
+        self.context_window
     }
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {

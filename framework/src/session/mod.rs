@@ -67,6 +67,9 @@ pub struct ChatRecord {
     pub remembered: RememberedAnswers,
     /// The session's title, when this chat gives it one.
     pub title: Option<String>,
+    /// When the chat compacted the history: the whole history before its own messages (a
+    /// summary, then the turns kept). Loading starts from the latest such history.
+    pub history: Option<Vec<Message>>,
 }
 
 /// A session read back from the store.

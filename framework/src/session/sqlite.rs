@@ -38,8 +38,10 @@ CREATE TABLE IF NOT EXISTS events (
     body        TEXT NOT NULL,
     PRIMARY KEY (chat_id, seq)
 );
-PRAGMA user_version = 1;
 ";
+
+/// Migrations, in order: the schema version each one brings the database to, and its SQL.
+const MIGRATIONS: &[(i64, &str)] = &[(2, "ALTER TABLE chats ADD COLUMN history TEXT")];
 
 /// A [`SessionStore`] in one SQLite file.
 pub struct SqliteStore {
@@ -65,6 +67,7 @@ impl SqliteStore {
             .and_then(|()| connection.pragma_update(None, "foreign_keys", "ON"))
             .and_then(|()| connection.busy_timeout(std::time::Duration::from_secs(5)))
             .and_then(|()| connection.execute_batch(SCHEMA))
+            .and_then(|()| migrate(&connection))
             .map_err(|e| db_error(&e))?;
         Ok(Self {
             path,
@@ -94,6 +97,16 @@ impl SqliteStore {
             message: error.to_string(),
         }
     }
+}
+
+/// Brings a database of an older schema up to date, one version at a time.
+fn migrate(connection: &Connection) -> rusqlite::Result<()> {
+    let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    for (target, sql) in MIGRATIONS.iter().filter(|(target, _)| *target > version) {
+        connection.execute_batch(sql)?;
+        connection.pragma_update(None, "user_version", target)?;
+    }
+    Ok(())
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
@@ -145,6 +158,7 @@ impl SessionStore for SqliteStore {
             .iter()
             .map(to_json)
             .collect::<Result<Vec<_>, _>>()?;
+        let history = chat.history.as_ref().map(to_json).transpose()?;
         let now = now_rfc3339();
         self.with(|c| {
             let tx = c.transaction().map_err(|e| self.db(e))?;
@@ -158,8 +172,8 @@ impl SessionStore for SqliteStore {
                 return Err(StoreError::NotFound(id.clone()));
             }
             tx.execute(
-                "INSERT INTO chats (session_id, stop_reason, usage, created_at) VALUES (?1, ?2, ?3, ?4)",
-                params![id.as_str(), chat.stop_reason.map(|s| s.as_str()), usage, now],
+                "INSERT INTO chats (session_id, stop_reason, usage, created_at, history) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id.as_str(), chat.stop_reason.map(|s| s.as_str()), usage, now, history],
             )
             .map_err(|e| self.db(e))?;
             let chat_id = tx.last_insert_rowid();
@@ -190,23 +204,35 @@ impl SessionStore for SqliteStore {
                 .optional()
                 .map_err(|e| self.db(e))?;
             let (meta, remembered) = row.ok_or_else(|| StoreError::NotFound(id.clone()))?;
-            let bodies = |table: &str| -> Result<Vec<String>, StoreError> {
+            // The history starts at the latest compaction, if any.
+            let reset: Option<(i64, String)> = c
+                .query_row(
+                    "SELECT id, history FROM chats WHERE session_id = ?1 AND history IS NOT NULL ORDER BY id DESC LIMIT 1",
+                    params![id.as_str()],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()
+                .map_err(|e| self.db(e))?;
+            let (from_chat, mut messages): (i64, Vec<Message>) = match reset {
+                Some((chat_id, history)) => (chat_id, from_json(&history)?),
+                None => (0, Vec::new()),
+            };
+            let bodies = |table: &str, from_chat: i64| -> Result<Vec<String>, StoreError> {
                 let mut query = c
                     .prepare(&format!(
                         "SELECT t.body FROM {table} t JOIN chats ch ON ch.id = t.chat_id
-                         WHERE ch.session_id = ?1 ORDER BY ch.id, t.seq"
+                         WHERE ch.session_id = ?1 AND ch.id >= ?2 ORDER BY ch.id, t.seq"
                     ))
                     .map_err(|e| self.db(e))?;
                 let rows = query
-                    .query_map(params![id.as_str()], |row| row.get::<_, String>(0))
+                    .query_map(params![id.as_str(), from_chat], |row| row.get::<_, String>(0))
                     .map_err(|e| self.db(e))?;
                 rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.db(e))
             };
-            let messages = bodies("messages")?
-                .iter()
-                .map(|b| from_json::<Message>(b))
-                .collect::<Result<_, _>>()?;
-            let events = bodies("events")?
+            for body in bodies("messages", from_chat)? {
+                messages.push(from_json(&body)?);
+            }
+            let events = bodies("events", 0)?
                 .iter()
                 .map(|b| from_json::<AgentEvent>(b))
                 .collect::<Result<_, _>>()?;
@@ -273,6 +299,7 @@ mod tests {
                 ..RememberedAnswers::default()
             },
             title: Some(text.into()),
+            history: None,
         }
     }
 
@@ -297,6 +324,21 @@ mod tests {
         assert_eq!(s1.meta.title.as_deref(), Some("one"));
         assert!(s1.remembered.allowed.contains("Bash"));
         assert_eq!(store.list().unwrap()[0].id.as_str(), "s1");
+        // A compacting chat restarts the history from its own.
+        let mut compacting = chat("three");
+        compacting.history = Some(vec![Message::user_text("summary")]);
+        store.append_chat(&"s1".into(), &compacting).unwrap();
+        store.append_chat(&"s1".into(), &chat("four")).unwrap();
+        let s1 = store.load(&"s1".into()).unwrap();
+        assert_eq!(
+            s1.messages,
+            [
+                Message::user_text("summary"),
+                Message::user_text("three"),
+                Message::user_text("four")
+            ]
+        );
+        assert_eq!(s1.events.len(), 4, "the transcript keeps every chat");
         store.delete(&"s2".into()).unwrap();
         assert!(matches!(
             store.load(&"s2".into()),

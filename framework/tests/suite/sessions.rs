@@ -54,3 +54,87 @@ async fn a_resumed_session_continues_its_history_and_remembered_answers() {
     assert_eq!(third_request.messages.len(), 5);
     assert_eq!(store.load(&id).unwrap().messages.len(), 8);
 }
+
+#[tokio::test]
+async fn a_history_too_long_for_the_window_is_summarised_kept_in_the_store_and_announced() {
+    use agentry::agent::compaction::SUMMARY_HEADING;
+    use agentry::agent::{Agent, ChatOptions, TurnIo};
+    use agentry::model::ContentBlock;
+    use agentry::model::scripted::ScriptedModel;
+
+    let db = tempfile::tempdir().unwrap();
+    let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(db.path().join("s.db")).unwrap());
+    let model = Arc::new(
+        ScriptedModel::new([
+            ScriptedResponse::text("first answer"),
+            ScriptedResponse::text("The user asked about topic one; I answered."),
+            ScriptedResponse::text("second answer"),
+        ])
+        .with_context_window(2_000),
+    );
+    let agent = Agent::builder()
+        .model(model.clone())
+        .store(store.clone())
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = agent.new_session(SessionOptions::new(dir.path())).unwrap();
+    let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let io = TurnIo::new(sender);
+    let long = |topic: &str| {
+        vec![ContentBlock::text(format!(
+            "{topic}: {}",
+            "detail ".repeat(430)
+        ))]
+    };
+    session
+        .prompt(long("topic one"), &ChatOptions::default(), &io)
+        .await
+        .unwrap();
+    assert_eq!(
+        model.requests().len(),
+        1,
+        "no compaction while the history fits"
+    );
+    let summary = session
+        .prompt(long("topic two"), &ChatOptions::default(), &io)
+        .await
+        .unwrap();
+    assert_eq!(summary.result, "second answer");
+
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    let asked = format!("{:?}", requests[1].messages.last().unwrap());
+    assert!(asked.contains("Write a summary"), "{asked}");
+    let Message::User { content } = &requests[2].messages[0] else {
+        panic!("{:?}", requests[2].messages[0])
+    };
+    assert_eq!(
+        content,
+        &vec![ContentBlock::text(format!(
+            "{SUMMARY_HEADING}\nThe user asked about topic one; I answered."
+        ))]
+    );
+    assert_eq!(
+        requests[2].messages.len(),
+        2,
+        "the summary, then the new question"
+    );
+
+    let mut notice = None;
+    while let Ok(event) = events.try_recv() {
+        if let AgentEvent::Notice { message } = event {
+            notice = Some(message);
+        }
+    }
+    let notice = notice.expect("the user was not told");
+    assert!(
+        notice.contains("context window of 2000") && notice.contains("replaced by a summary"),
+        "{notice}"
+    );
+
+    let stored = store.load(session.id()).unwrap();
+    assert_eq!(stored.messages.len(), 3);
+    assert_eq!(stored.messages[0], requests[2].messages[0]);
+    assert_eq!(session.history(), stored.messages.as_slice());
+}

@@ -1,0 +1,411 @@
+//! Opening a model from the name users write: `PROVIDER/MODEL` (`openai/gpt-4.1`,
+//! `anthropic/claude-sonnet-4-5`, `ollama/qwen3`, `openrouter/anthropic/claude-sonnet-4.5`, a
+//! provider of one's own from configuration) or `scripted:PATH`.
+//!
+//! | provider | API | base URL (override) | key |
+//! |---|---|---|---|
+//! | `openai` | Chat Completions (or Responses, by config) | `https://api.openai.com/v1` (`OPENAI_BASE_URL`, with `/v1`) | `OPENAI_API_KEY` |
+//! | `anthropic` | Messages | `https://api.anthropic.com` (`ANTHROPIC_BASE_URL`, without `/v1`) | `ANTHROPIC_API_KEY` |
+//! | `openrouter` | Chat Completions | `https://openrouter.ai/api/v1` | `OPENROUTER_API_KEY` |
+//! | `deepseek` | Chat Completions | `https://api.deepseek.com/v1` | `DEEPSEEK_API_KEY` |
+//! | `groq` | Chat Completions | `https://api.groq.com/openai/v1` | `GROQ_API_KEY` |
+//! | `xai` | Chat Completions | `https://api.x.ai/v1` | `XAI_API_KEY` |
+//! | `ollama` | Chat Completions | `http://127.0.0.1:11434/v1` (`OLLAMA_HOST`) | none |
+//! | `lmstudio` | Chat Completions | `http://127.0.0.1:1234/v1` | none |
+//! | `llamacpp` | Chat Completions | `http://127.0.0.1:8080/v1` | none |
+//! | `vllm` | Chat Completions | `http://127.0.0.1:8000/v1` | none |
+//!
+//! A `[providers.NAME]` table in configuration ([`ProviderConfig`]) overrides any of these or adds
+//! a provider of its own.
+
+use super::anthropic::{AnthropicModel, AnthropicSettings};
+use super::http::HttpOptions;
+use super::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
+use super::scripted::ScriptedModel;
+use super::{Model, ModelError};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Which wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiKind {
+    /// OpenAI Chat Completions (and every compatible server).
+    Openai,
+    /// OpenAI Responses.
+    OpenaiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+/// A provider as configured in `[providers.NAME]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    /// The API base URL (with `/v1` for OpenAI-compatible APIs, without for Anthropic).
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    /// The wire format (default: `openai`).
+    pub api: Option<ApiKind>,
+    /// The context window of its models, in tokens (overrides the built-in table).
+    pub context_window: Option<u64>,
+    /// The most output tokens per response.
+    pub max_output_tokens: Option<u32>,
+}
+
+struct BuiltIn {
+    name: &'static str,
+    api: ApiKind,
+    base_url: &'static str,
+    base_url_env: Option<&'static str>,
+    key_env: Option<&'static str>,
+}
+
+const BUILT_IN: &[BuiltIn] = &[
+    BuiltIn {
+        name: "openai",
+        api: ApiKind::Openai,
+        base_url: "https://api.openai.com/v1",
+        base_url_env: Some("OPENAI_BASE_URL"),
+        key_env: Some("OPENAI_API_KEY"),
+    },
+    BuiltIn {
+        name: "anthropic",
+        api: ApiKind::Anthropic,
+        base_url: "https://api.anthropic.com",
+        base_url_env: Some("ANTHROPIC_BASE_URL"),
+        key_env: Some("ANTHROPIC_API_KEY"),
+    },
+    BuiltIn {
+        name: "openrouter",
+        api: ApiKind::Openai,
+        base_url: "https://openrouter.ai/api/v1",
+        base_url_env: None,
+        key_env: Some("OPENROUTER_API_KEY"),
+    },
+    BuiltIn {
+        name: "deepseek",
+        api: ApiKind::Openai,
+        base_url: "https://api.deepseek.com/v1",
+        base_url_env: None,
+        key_env: Some("DEEPSEEK_API_KEY"),
+    },
+    BuiltIn {
+        name: "groq",
+        api: ApiKind::Openai,
+        base_url: "https://api.groq.com/openai/v1",
+        base_url_env: None,
+        key_env: Some("GROQ_API_KEY"),
+    },
+    BuiltIn {
+        name: "xai",
+        api: ApiKind::Openai,
+        base_url: "https://api.x.ai/v1",
+        base_url_env: None,
+        key_env: Some("XAI_API_KEY"),
+    },
+    BuiltIn {
+        name: "ollama",
+        api: ApiKind::Openai,
+        base_url: "http://127.0.0.1:11434/v1",
+        base_url_env: None,
+        key_env: None,
+    },
+    BuiltIn {
+        name: "lmstudio",
+        api: ApiKind::Openai,
+        base_url: "http://127.0.0.1:1234/v1",
+        base_url_env: None,
+        key_env: None,
+    },
+    BuiltIn {
+        name: "llamacpp",
+        api: ApiKind::Openai,
+        base_url: "http://127.0.0.1:8080/v1",
+        base_url_env: None,
+        key_env: None,
+    },
+    BuiltIn {
+        name: "vllm",
+        api: ApiKind::Openai,
+        base_url: "http://127.0.0.1:8000/v1",
+        base_url_env: None,
+        key_env: None,
+    },
+];
+
+/// Context window and output limit of known models, by id prefix (after any `vendor/`).
+const KNOWN_MODELS: &[(&str, u64, u32)] = &[
+    ("claude-opus-4", 200_000, 32_000),
+    ("claude-sonnet-4", 200_000, 64_000),
+    ("claude-haiku-4", 200_000, 64_000),
+    ("claude-3-7-sonnet", 200_000, 64_000),
+    ("claude-3-5", 200_000, 8_192),
+    ("claude", 200_000, 8_192),
+    ("gpt-4.1", 1_047_576, 32_768),
+    ("gpt-5", 400_000, 128_000),
+    ("gpt-4o", 128_000, 16_384),
+    ("o3", 200_000, 100_000),
+    ("o4-mini", 200_000, 100_000),
+    ("gpt-oss", 131_072, 32_768),
+    ("deepseek", 128_000, 8_192),
+    ("grok-4", 256_000, 32_768),
+    ("grok-3", 131_072, 32_768),
+    ("qwen3", 40_960, 8_192),
+    ("llama3", 128_000, 8_192),
+    ("llama-3", 128_000, 8_192),
+];
+
+/// The context window and output limit of a model id, when it is a known model.
+pub fn known_limits(model: &str) -> Option<(u64, u32)> {
+    let id = model.rsplit('/').next().unwrap_or(model);
+    KNOWN_MODELS
+        .iter()
+        .find(|(prefix, _, _)| id.starts_with(prefix))
+        .map(|&(_, window, output)| (window, output))
+}
+
+/// Opens models by name, from the built-in providers, configured ones and the environment.
+pub struct ModelCatalog<'a> {
+    providers: &'a BTreeMap<String, ProviderConfig>,
+    env: &'a dyn Fn(&str) -> Option<String>,
+    http: HttpOptions,
+}
+
+impl<'a> ModelCatalog<'a> {
+    /// A catalog over configured providers, reading variables through `env`.
+    pub fn new(
+        providers: &'a BTreeMap<String, ProviderConfig>,
+        env: &'a dyn Fn(&str) -> Option<String>,
+    ) -> Self {
+        Self {
+            providers,
+            env,
+            http: HttpOptions::default(),
+        }
+    }
+
+    /// Uses these timeouts and retries for every client.
+    pub fn with_http(mut self, http: HttpOptions) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// The model to use when none is configured: Anthropic's or OpenAI's, whichever key is set.
+    pub fn default_model(&self) -> Result<String, ModelError> {
+        if self.var("ANTHROPIC_API_KEY").is_some() {
+            Ok("anthropic/claude-sonnet-4-5".to_owned())
+        } else if self.var("OPENAI_API_KEY").is_some() {
+            Ok("openai/gpt-4.1".to_owned())
+        } else {
+            Err(ModelError::Config(
+                "no model configured and no API key found: set ANTHROPIC_API_KEY or OPENAI_API_KEY, \
+                 or pass --model ollama/MODEL for a local Ollama model (no key needed), \
+                 or set `model = \"PROVIDER/MODEL\"` in ~/.config/agentry/config.toml"
+                    .to_owned(),
+            ))
+        }
+    }
+
+    /// Opens the model `spec` names.
+    pub fn open(&self, spec: &str) -> Result<Arc<dyn Model>, ModelError> {
+        if let Some(path) = spec.strip_prefix("scripted:") {
+            return Ok(Arc::new(ScriptedModel::from_file(Path::new(path))?));
+        }
+        let (provider, model) = spec
+            .split_once('/')
+            .filter(|(p, m)| !p.is_empty() && !m.is_empty())
+            .ok_or_else(|| {
+                ModelError::Config(format!(
+                    "`{spec}` does not name a model: write PROVIDER/MODEL (openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen3, …) or scripted:PATH"
+                ))
+            })?;
+        let built_in = BUILT_IN.iter().find(|b| b.name == provider);
+        let configured = self.providers.get(provider);
+        if built_in.is_none() && configured.is_none() {
+            let mut known: Vec<&str> = BUILT_IN.iter().map(|b| b.name).collect();
+            known.extend(self.providers.keys().map(String::as_str));
+            return Err(ModelError::Config(format!(
+                "unknown provider `{provider}` in `{spec}`: use one of {}, or add [providers.{provider}] with a base_url to the configuration",
+                known.join(", ")
+            )));
+        }
+        let config = configured.cloned().unwrap_or_default();
+        let api = config
+            .api
+            .or(built_in.map(|b| b.api))
+            .unwrap_or(ApiKind::Openai);
+        let base_url = self.base_url(provider, built_in, &config)?;
+        let key_env = config
+            .api_key_env
+            .clone()
+            .or_else(|| built_in.and_then(|b| b.key_env).map(str::to_owned));
+        let api_key = key_env.as_deref().and_then(|name| self.var(name));
+        if let (Some(name), None) = (&key_env, &api_key) {
+            return Err(ModelError::Config(format!(
+                "`{spec}` needs an API key: set {name} (or point api_key_env in [providers.{provider}] at the variable that holds it)"
+            )));
+        }
+        let known = known_limits(model);
+        let context_window = config.context_window.or(known.map(|k| k.0));
+        let max_output = config.max_output_tokens;
+        Ok(match api {
+            ApiKind::Anthropic => Arc::new(AnthropicModel::new(AnthropicSettings {
+                display_name: spec.to_owned(),
+                model: model.to_owned(),
+                base_url,
+                api_key: api_key.unwrap_or_default(),
+                context_window,
+                max_output_tokens: max_output.or(known.map(|k| k.1)).unwrap_or(8_192),
+                http: self.http.clone(),
+            })?),
+            ApiKind::Openai | ApiKind::OpenaiResponses => {
+                Arc::new(OpenAiModel::new(OpenAiSettings {
+                    display_name: spec.to_owned(),
+                    model: model.to_owned(),
+                    base_url,
+                    api_key,
+                    api: if api == ApiKind::OpenaiResponses {
+                        OpenAiApi::Responses
+                    } else {
+                        OpenAiApi::ChatCompletions
+                    },
+                    context_window,
+                    max_output_tokens: max_output,
+                    http: self.http.clone(),
+                })?)
+            }
+        })
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        (self.env)(name).filter(|v| !v.trim().is_empty())
+    }
+
+    fn base_url(
+        &self,
+        provider: &str,
+        built_in: Option<&BuiltIn>,
+        config: &ProviderConfig,
+    ) -> Result<String, ModelError> {
+        if let Some(url) = &config.base_url {
+            return Ok(url.clone());
+        }
+        if provider == "ollama"
+            && let Some(host) = self.var("OLLAMA_HOST")
+        {
+            let host = if host.contains("://") {
+                host
+            } else {
+                format!("http://{host}")
+            };
+            return Ok(format!("{}/v1", host.trim_end_matches('/')));
+        }
+        match built_in {
+            Some(b) => Ok(b
+                .base_url_env
+                .and_then(|name| self.var(name))
+                .unwrap_or_else(|| b.base_url.to_owned())),
+            None => Err(ModelError::Config(format!(
+                "[providers.{provider}] needs a base_url"
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog_with<'a>(
+        providers: &'a BTreeMap<String, ProviderConfig>,
+        env: &'a dyn Fn(&str) -> Option<String>,
+    ) -> ModelCatalog<'a> {
+        ModelCatalog::new(providers, env)
+    }
+
+    #[test]
+    fn keys_and_urls_follow_the_sdk_conventions() {
+        let none = BTreeMap::new();
+        let env = |name: &str| match name {
+            "OPENAI_API_KEY" => Some("sk".to_owned()),
+            "OPENAI_BASE_URL" => Some("http://127.0.0.1:9/v1".to_owned()),
+            "OLLAMA_HOST" => Some("10.0.0.2:11434".to_owned()),
+            _ => None,
+        };
+        let catalog = catalog_with(&none, &env);
+        let model = catalog.open("openai/gpt-4.1").unwrap();
+        assert_eq!(model.name(), "openai/gpt-4.1");
+        assert_eq!(model.context_window(), Some(1_047_576));
+        assert!(
+            catalog.open("ollama/qwen3").is_ok(),
+            "a local model needs no key"
+        );
+        let missing = catalog.open("anthropic/claude-sonnet-4-5").err().unwrap();
+        assert!(
+            missing.to_string().contains("set ANTHROPIC_API_KEY"),
+            "{missing}"
+        );
+        assert_eq!(catalog.default_model().unwrap(), "openai/gpt-4.1");
+        let unknown = catalog.open("nope/x").err().unwrap().to_string();
+        assert!(
+            unknown.contains("unknown provider `nope`") && unknown.contains("ollama"),
+            "{unknown}"
+        );
+        assert!(catalog.open("gpt-4.1").is_err());
+    }
+
+    #[test]
+    fn configured_providers_add_endpoints_and_override_limits() {
+        let mut providers = BTreeMap::new();
+        providers.insert(
+            "work".to_owned(),
+            ProviderConfig {
+                base_url: Some("http://127.0.0.1:9/v1".into()),
+                api_key_env: Some("WORK_KEY".into()),
+                context_window: Some(8_000),
+                ..ProviderConfig::default()
+            },
+        );
+        let env = |name: &str| (name == "WORK_KEY").then(|| "k".to_owned());
+        let catalog = catalog_with(&providers, &env);
+        assert_eq!(
+            catalog.open("work/any-model").unwrap().context_window(),
+            Some(8_000)
+        );
+        let no_key = |_: &str| None;
+        let catalog = catalog_with(&providers, &no_key);
+        assert!(
+            catalog
+                .open("work/m")
+                .err()
+                .unwrap()
+                .to_string()
+                .contains("set WORK_KEY")
+        );
+        assert!(
+            catalog
+                .default_model()
+                .err()
+                .unwrap()
+                .to_string()
+                .contains("ANTHROPIC_API_KEY or OPENAI_API_KEY")
+        );
+    }
+
+    #[test]
+    fn known_limits_match_by_prefix_after_the_vendor() {
+        assert_eq!(
+            known_limits("claude-sonnet-4-5-20250929"),
+            Some((200_000, 64_000))
+        );
+        assert_eq!(
+            known_limits("anthropic/claude-sonnet-4.5"),
+            Some((200_000, 64_000))
+        );
+        assert_eq!(known_limits("my-own-model"), None);
+    }
+}

@@ -1,0 +1,188 @@
+//! `agentry run` against hosted-model APIs, served by the mock model server on 127.0.0.1.
+
+use crate::sandbox;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Stop};
+use serde_json::json;
+
+fn round_trip(first: MockReply, answer: &str) -> MockModelServer {
+    MockModelServer::start_blocking([
+        MockTurn::Reply(first),
+        MockTurn::Reply(MockReply::text(answer)),
+    ])
+}
+
+#[test]
+fn openai_round_trip_through_a_tool_call() {
+    let sb = sandbox();
+    let server = round_trip(
+        MockReply::tool_call("call_1", "Nope", json!({"x": 1})),
+        "Done via OpenAI.",
+    );
+    let base = format!("{}/v1", server.url());
+    let out = sb.run_with_env(
+        &[
+            "run",
+            "--model",
+            "openai/gpt-4.1",
+            "--output-format",
+            "json",
+            "go",
+        ],
+        &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let result = out.json();
+    assert_eq!(result["result"], "Done via OpenAI.");
+    assert_eq!(
+        result["usage"]["input_tokens"], 40,
+        "two requests of 20 input tokens"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].headers["authorization"], "Bearer sk-e2e");
+    assert_eq!(requests[0].body["model"], "gpt-4.1");
+    let tool_message = &requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(tool_message["role"], "tool");
+    assert_eq!(tool_message["tool_call_id"], "call_1");
+    assert!(
+        tool_message["content"]
+            .as_str()
+            .unwrap()
+            .contains("There is no tool named `Nope`")
+    );
+}
+
+#[test]
+fn anthropic_round_trip_keeps_thinking_and_reports_tool_errors() {
+    let sb = sandbox();
+    let first = MockReply::new(
+        vec![
+            Part::Thinking {
+                text: "Plan it.".into(),
+                signature: "sig-e2e".into(),
+            },
+            Part::Text("Calling.".into()),
+            Part::ToolCall {
+                id: "toolu_1".into(),
+                name: "Nope".into(),
+                arguments: "{}".into(),
+            },
+        ],
+        Stop::ToolUse,
+    );
+    let server = round_trip(first, "Done via Anthropic.");
+    let out = sb.run_with_env(
+        &["run", "--model", "anthropic/claude-sonnet-4-5", "go"],
+        &[
+            ("ANTHROPIC_API_KEY", "ak-e2e"),
+            ("ANTHROPIC_BASE_URL", &server.url()),
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "Done via Anthropic.\n");
+    let requests = server.requests();
+    assert_eq!(requests[0].headers["x-api-key"], "ak-e2e");
+    assert_eq!(requests[0].body["model"], "claude-sonnet-4-5");
+    assert_eq!(requests[0].body["max_tokens"], 64000);
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[1]["content"][0],
+        json!({"type": "thinking", "thinking": "Plan it.", "signature": "sig-e2e"})
+    );
+    let result = &messages[2]["content"][0];
+    assert_eq!(
+        (result["type"].as_str(), result["is_error"].as_bool()),
+        (Some("tool_result"), Some(true))
+    );
+}
+
+#[test]
+fn a_local_ollama_model_needs_no_key() {
+    let sb = sandbox();
+    let server =
+        MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("local answer"))]);
+    let host = server.url().trim_start_matches("http://").to_owned();
+    let out = sb.run_with_env(
+        &["run", "--model", "ollama/qwen3", "hi"],
+        &[("OLLAMA_HOST", &host)],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "local answer\n");
+    let request = &server.requests()[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert!(request.headers.get("authorization").is_none());
+}
+
+#[test]
+fn retries_are_shown_on_stderr_and_api_errors_exit_3() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Status {
+            status: 429,
+            headers: vec![("retry-after".into(), "0".into())],
+            body: r#"{"error":{"message":"slow down"}}"#.into(),
+        },
+        MockTurn::Reply(MockReply::text("after the retry")),
+        MockTurn::Status {
+            status: 401,
+            headers: vec![],
+            body: r#"{"error":{"message":"Incorrect API key provided"}}"#.into(),
+        },
+    ]);
+    let base = format!("{}/v1", server.url());
+    let env = [
+        ("OPENAI_API_KEY", "sk-e2e"),
+        ("OPENAI_BASE_URL", base.as_str()),
+    ];
+    let out = sb.run_with_env(&["run", "--model", "openai/gpt-4.1", "hi"], &env);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "after the retry\n");
+    assert!(
+        out.stderr.contains("HTTP 429 (slow down); retrying"),
+        "{}",
+        out.stderr
+    );
+    let out = sb.run_with_env(&["run", "--model", "openai/gpt-4.1", "hi"], &env);
+    assert_eq!(out.code, Some(3), "{out:?}");
+    assert!(
+        out.stderr.contains("HTTP 401") && out.stderr.contains("Incorrect API key provided"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_hosted_model_without_its_key_says_what_to_set() {
+    let out = sandbox().run(&["run", "--model", "anthropic/claude-sonnet-4-5", "hi"]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr
+            .contains("needs an API key: set ANTHROPIC_API_KEY"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn configured_providers_reach_any_compatible_endpoint() {
+    let sb = sandbox();
+    let server =
+        MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("from my gateway"))]);
+    sb.write(
+        "config/agentry/config.toml",
+        &format!(
+            "model = \"gateway/team-model\"\n[providers.gateway]\nbase_url = \"{}/v1\"\napi_key_env = \"GATEWAY_TOKEN\"\n",
+            server.url()
+        ),
+    );
+    let out = sb.run_with_env(&["run", "hi"], &[("GATEWAY_TOKEN", "gw")]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "from my gateway\n");
+    assert_eq!(server.requests()[0].headers["authorization"], "Bearer gw");
+    assert_eq!(server.requests()[0].body["model"], "team-model");
+}
