@@ -70,6 +70,9 @@ pub struct MockReply {
     pub drop_after: Option<usize>,
     /// Send nothing more after this many bytes (the connection stays open).
     pub stall_after: Option<usize>,
+    /// Wait this long before sending the last piece (so a client has drained the rest, and the
+    /// time from the last byte to the client's end is its own latency, not a backlog).
+    pub pause_before_last: Option<Duration>,
 }
 
 impl MockReply {
@@ -83,6 +86,7 @@ impl MockReply {
             split_bytes: None,
             drop_after: None,
             stall_after: None,
+            pause_before_last: None,
         }
     }
 
@@ -164,6 +168,11 @@ impl MockModelServer {
         shared.turns.lock().unwrap().extend(turns);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        // Hosted APIs send each event at once; without TCP_NODELAY the kernel would hold small
+        // writes back for the client's delayed ACK (up to 40 ms), which is not agentry's cost.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let app = axum::Router::new()
             .fallback(answer)
             .with_state(shared.clone());
@@ -253,7 +262,7 @@ async fn answer(
             headers,
             body,
         }) => status(code, &headers, &body),
-        Some(MockTurn::Raw(bytes)) => stream_body(shared, vec![Bytes::from(bytes)], None, None),
+        Some(MockTurn::Raw(bytes)) => stream_body(shared, vec![Bytes::from(bytes)], Cut::default()),
         Some(MockTurn::Reply(reply)) => {
             let events = if path.ends_with("/messages") {
                 anthropic_events(&reply)
@@ -271,7 +280,12 @@ async fn answer(
                     .collect(),
                 None => events.into_iter().map(Bytes::from).collect(),
             };
-            stream_body(shared, pieces, reply.drop_after, reply.stall_after)
+            let cut = Cut {
+                drop_after: reply.drop_after,
+                stall_after: reply.stall_after,
+                pause_before_last: reply.pause_before_last,
+            };
+            stream_body(shared, pieces, cut)
         }
     }
 }
@@ -300,12 +314,20 @@ impl Drop for HangUpWatch {
     }
 }
 
-fn stream_body(
-    shared: Arc<Shared>,
-    pieces: Vec<Bytes>,
+/// How a streamed body departs from a plain, complete one.
+#[derive(Default)]
+struct Cut {
     drop_after: Option<usize>,
     stall_after: Option<usize>,
-) -> Response {
+    pause_before_last: Option<Duration>,
+}
+
+fn stream_body(shared: Arc<Shared>, pieces: Vec<Bytes>, cut: Cut) -> Response {
+    let Cut {
+        drop_after,
+        stall_after,
+        pause_before_last,
+    } = cut;
     let limit = drop_after.or(stall_after);
     let mut sent = 0usize;
     let mut out: Vec<Bytes> = Vec::new();
@@ -327,10 +349,8 @@ fn stream_body(
         shared: shared.clone(),
         finished: false,
     };
-    let body = async_body(out, move |is_last| {
-        if is_last {
-            *shared.last_byte.lock().unwrap() = Some(Instant::now());
-        }
+    let body = async_body(out, pause_before_last, move || {
+        *shared.last_byte.lock().unwrap() = Some(Instant::now());
     })
     .chain(futures::stream::once(async move {
         // Moved in whole, so dropping this future (the client hung up) drops the watch.
@@ -354,16 +374,26 @@ fn stream_body(
         .unwrap()
 }
 
+/// The pieces as a body stream; `on_last` runs as the last piece is handed over.
 fn async_body(
     pieces: Vec<Bytes>,
-    on_send: impl Fn(bool) + Send + 'static,
+    pause_before_last: Option<Duration>,
+    on_last: impl Fn() + Send + Sync + 'static,
 ) -> impl futures::Stream<Item = Result<Bytes, std::io::Error>> + Send {
     let count = pieces.len();
+    let on_last = Arc::new(on_last);
     futures::stream::iter(pieces.into_iter().enumerate()).then(move |(i, piece)| {
-        on_send(i + 1 == count);
+        let on_last = on_last.clone();
         async move {
-            // Yield between pieces so each reaches the socket on its own.
-            tokio::task::yield_now().await;
+            let is_last = i + 1 == count;
+            match pause_before_last {
+                Some(pause) if is_last => tokio::time::sleep(pause).await,
+                // Yield between pieces so each reaches the socket on its own.
+                _ => tokio::task::yield_now().await,
+            }
+            if is_last {
+                on_last();
+            }
             Ok(piece)
         }
     })
