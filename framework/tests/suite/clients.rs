@@ -572,3 +572,43 @@ async fn dropping_the_stream_hangs_up_the_request() {
     }
     panic!("the server never saw the client hang up");
 }
+
+#[tokio::test]
+async fn cancelling_a_turn_mid_stream_ends_it_cancelled_and_hangs_up_the_request() {
+    use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
+    use agentry::event::{AgentEvent, StopReason};
+    use std::sync::Arc;
+
+    let mut reply = MockReply::text("a long answer that stalls halfway");
+    reply.piece = 2;
+    reply.stall_after = Some(700);
+    let server = MockModelServer::start([MockTurn::Reply(reply)]).await;
+    let agent = Agent::builder()
+        .model(Arc::new(anthropic(&server)))
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = agent.new_session(SessionOptions::new(dir.path())).unwrap();
+    let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let io = TurnIo::new(sender);
+    let cancel = io.cancel.clone();
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if matches!(event, AgentEvent::TextDelta { .. }) {
+                cancel.cancel();
+            }
+        }
+    });
+    let summary = session
+        .prompt(vec![ContentBlock::text("go")], &ChatOptions::default(), &io)
+        .await
+        .unwrap();
+    assert_eq!(summary.stop_reason, StopReason::Cancelled);
+    for _ in 0..200 {
+        if server.client_hung_up() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the request was not dropped");
+}

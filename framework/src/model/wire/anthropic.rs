@@ -236,3 +236,61 @@ impl StreamDecoder for Decoder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed_all(lines: &[(&str, &str)]) -> Vec<Result<Vec<ModelEvent>, ModelError>> {
+        let mut decoder = Decoder::new();
+        lines
+            .iter()
+            .map(|(event, data)| {
+                decoder.feed(&SseEvent {
+                    event: (*event).to_owned(),
+                    data: (*data).to_owned(),
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_mid_stream_error_event_is_an_error_with_its_type() {
+        let results = feed_all(&[
+            (
+                "message_start",
+                r#"{"type":"message_start","message":{"usage":{"input_tokens":3}}}"#,
+            ),
+            (
+                "error",
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            ),
+        ]);
+        assert_eq!(
+            results[1],
+            Err(ModelError::Api {
+                status: None,
+                message: "Overloaded [overloaded_error]".into()
+            })
+        );
+    }
+
+    #[test]
+    fn stop_sequence_ends_the_turn_and_a_missing_message_stop_is_an_error() {
+        let results = feed_all(&[
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"stop_sequence"},"usage":{"output_tokens":2}}"#,
+            ),
+            ("message_stop", r#"{"type":"message_stop"}"#),
+        ]);
+        assert_eq!(
+            results[1].as_ref().unwrap().last(),
+            Some(&ModelEvent::Finished {
+                reason: FinishReason::EndTurn
+            })
+        );
+        let mut cut = Decoder::new();
+        assert!(cut.finish().is_err());
+    }
+}
