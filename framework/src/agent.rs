@@ -240,6 +240,11 @@ impl Agent {
         history: Vec<Message>,
         remembered: RememberedAnswers,
     ) -> Session {
+        // Roots are compared with canonical paths, so they are canonical too.
+        options.cwd = crate::executor::canonical_path(&options.cwd);
+        for root in &mut options.workspace_roots {
+            *root = crate::executor::canonical_path(root);
+        }
         if !options.workspace_roots.contains(&options.cwd) {
             options.workspace_roots.insert(0, options.cwd.clone());
         }

@@ -21,13 +21,13 @@ use crate::permission::{
 };
 use crate::provider::{RegisteredTool, ToolRegistry};
 use crate::tool::{
-    ClientCapabilities, PreparedCall, ProgressSink, SessionState, ToolContent, ToolContext,
-    ToolError, ToolKind, ToolOutput, ToolProgress,
+    ClientCapabilities, PreparedCall, ProgressSink, SessionState, ToolCallLocation, ToolContent,
+    ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };
 use futures::FutureExt;
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -217,7 +217,15 @@ impl Executor {
             Ok(ready) => (
                 ready.prepared.title(),
                 ready.tool.tool.kind(),
-                ready.prepared.locations(),
+                ready
+                    .prepared
+                    .locations()
+                    .into_iter()
+                    .map(|l| ToolCallLocation {
+                        path: canonical_path(&l.path),
+                        line: l.line,
+                    })
+                    .collect(),
             ),
             Err(_) => (
                 request.name.clone(),
@@ -312,10 +320,18 @@ impl Executor {
         snapshot: &ToolCallSnapshot,
         scope: &CallScope,
     ) -> Result<(), String> {
+        let outside_workspace = snapshot.locations.iter().any(|location| {
+            !scope
+                .workspace_roots
+                .iter()
+                .any(|root| location.path.starts_with(root))
+        });
         let subject = CallSubject {
             tool_name: &snapshot.tool_name,
             kind: snapshot.kind,
             call: ready.prepared.as_ref(),
+            locations: &snapshot.locations,
+            outside_workspace,
         };
         let decision = {
             let remembered = lock(&scope.remembered);
@@ -384,6 +400,39 @@ fn prepare(
             "{name} cannot take this input: {error}. Call it again with corrected arguments."
         )),
     }
+}
+
+/// The path with symlinks and `..` resolved: the canonical form of its longest existing
+/// ancestor, with the rest appended (so a file about to be created resolves too).
+pub fn canonical_path(path: &Path) -> PathBuf {
+    if let Ok(canonical) = path.canonicalize() {
+        return canonical;
+    }
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                normal.pop();
+            }
+            Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    let mut existing = normal.as_path();
+    let mut rest = Vec::new();
+    while let Some(parent) = existing.parent() {
+        if let Some(name) = existing.file_name() {
+            rest.push(name.to_owned());
+        }
+        existing = parent;
+        if let Ok(canonical) = existing.canonicalize() {
+            return rest
+                .iter()
+                .rev()
+                .fold(canonical, |path, name| path.join(name));
+        }
+    }
+    normal
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -506,4 +555,28 @@ fn model_content(output: &ToolOutput) -> Vec<ContentBlock> {
         _ => None,
     }));
     content
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_paths_resolve_symlinks_and_dots_even_for_files_not_yet_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        assert_eq!(
+            canonical_path(&root.join("real/../real/new.txt")),
+            root.join("real/new.txt")
+        );
+        #[cfg(unix)]
+        assert_eq!(
+            canonical_path(&root.join("link/new/deeper.txt")),
+            root.join("real/new/deeper.txt")
+        );
+        assert_eq!(canonical_path(&root.join("a/b/../c")), root.join("a/c"));
+    }
 }

@@ -7,7 +7,9 @@
 //! 3. a tool the user rejected "always" this session is refused;
 //! 4. a matching `ask` rule asks;
 //! 5. a matching `allow` rule, or a tool the user allowed "always", runs;
-//! 6. otherwise the mode decides: `bypass` runs everything; `accept_edits` runs read-only and
+//! 6. a call that touches a path outside the session's workspace roots asks (even a read),
+//!    except in `bypass` mode;
+//! 7. otherwise the mode decides: `bypass` runs everything; `accept_edits` runs read-only and
 //!    file-editing kinds and asks for the rest; `default` runs read-only kinds and asks for the rest.
 
 use crate::event::ToolCallSnapshot;
@@ -201,7 +203,7 @@ impl PermissionRule {
                 name == call.tool_name
                     && pattern
                         .as_deref()
-                        .is_none_or(|pattern| call.call.matches_rule(pattern))
+                        .is_none_or(|pattern| call.call.matches_rule(pattern, call.locations))
             }
         }
     }
@@ -241,6 +243,10 @@ pub struct CallSubject<'a> {
     pub kind: ToolKind,
     /// The prepared call (for rule patterns).
     pub call: &'a dyn PreparedCall,
+    /// The call's locations, canonicalised.
+    pub locations: &'a [crate::tool::ToolCallLocation],
+    /// Whether any location is outside the session's workspace roots.
+    pub outside_workspace: bool,
 }
 
 /// What the policy decided.
@@ -294,6 +300,9 @@ impl PermissionPolicy {
         }
         if matching(RuleAction::Allow).is_some() || remembered.allowed.contains(call.tool_name) {
             return Decision::Allow;
+        }
+        if call.outside_workspace && self.mode != PermissionMode::Bypass {
+            return Decision::Ask;
         }
         let allowed_by_mode = match self.mode {
             PermissionMode::Bypass => true,
@@ -444,15 +453,47 @@ mod tests {
     }
 
     fn decide(policy: &PermissionPolicy, name: &str, kind: ToolKind, path: &str) -> Decision {
-        let call = Call(vec![ToolCallLocation::path(path)]);
+        let locations = vec![ToolCallLocation::path(path)];
+        let call = Call(locations.clone());
         policy.decide(
             &CallSubject {
                 tool_name: name,
                 kind,
                 call: &call,
+                locations: &locations,
+                outside_workspace: path.starts_with("/outside"),
             },
             &RememberedAnswers::default(),
         )
+    }
+
+    #[test]
+    fn paths_outside_the_workspace_ask_even_for_reads_except_in_bypass() {
+        let default = PermissionPolicy::default();
+        assert_eq!(
+            decide(&default, "Read", ToolKind::Read, "/outside/x"),
+            Decision::Ask
+        );
+        assert_eq!(
+            decide(&default, "Read", ToolKind::Read, "/inside/x"),
+            Decision::Allow
+        );
+        let bypass = PermissionPolicy {
+            mode: PermissionMode::Bypass,
+            rules: vec![],
+        };
+        assert_eq!(
+            decide(&bypass, "Read", ToolKind::Read, "/outside/x"),
+            Decision::Allow
+        );
+        let allowed = PermissionPolicy {
+            mode: PermissionMode::Default,
+            rules: vec![PermissionRule::parse(RuleAction::Allow, "Read(/outside/**)").unwrap()],
+        };
+        assert_eq!(
+            decide(&allowed, "Read", ToolKind::Read, "/outside/x"),
+            Decision::Allow
+        );
     }
 
     #[test]
@@ -533,6 +574,8 @@ mod tests {
             tool_name,
             kind,
             call: &call,
+            locations: &[],
+            outside_workspace: false,
         };
         assert!(matches!(
             policy.decide(&subject("Bash", ToolKind::Execute), &remembered),

@@ -101,9 +101,15 @@ pub trait Tool: Send + Sync + 'static {
         Vec::new()
     }
     /// Whether a permission rule's pattern (`Tool(pattern)`) matches this call. By default the
-    /// pattern is a glob matched against the call's locations.
-    fn matches_rule(&self, input: &Self::Input, pattern: &str, cwd: &Path) -> bool {
-        locations_match_glob(&self.locations(input, cwd), pattern)
+    /// pattern is a glob matched against the call's locations (canonicalised by the executor).
+    fn matches_rule(
+        &self,
+        input: &Self::Input,
+        pattern: &str,
+        locations: &[ToolCallLocation],
+    ) -> bool {
+        let _ = input;
+        locations_match_glob(locations, pattern)
     }
     /// Runs the call.
     fn call(
@@ -134,9 +140,10 @@ pub trait PreparedCall: Send {
     fn title(&self) -> String;
     /// The files the call touches.
     fn locations(&self) -> Vec<ToolCallLocation>;
-    /// Whether a permission rule's pattern matches this call.
-    fn matches_rule(&self, pattern: &str) -> bool {
-        locations_match_glob(&self.locations(), pattern)
+    /// Whether a permission rule's pattern matches this call, whose canonical locations are
+    /// `locations`.
+    fn matches_rule(&self, pattern: &str, locations: &[ToolCallLocation]) -> bool {
+        locations_match_glob(locations, pattern)
     }
     /// Runs the call.
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
@@ -179,7 +186,6 @@ struct TypedCall<T: Tool> {
     input: T::Input,
     title: String,
     locations: Vec<ToolCallLocation>,
-    cwd: std::path::PathBuf,
 }
 
 impl<T: Tool> DynTool for Erased<T> {
@@ -207,7 +213,6 @@ impl<T: Tool> DynTool for Erased<T> {
             locations: self.0.locations(&input, cwd),
             tool: Arc::clone(&self.0),
             input,
-            cwd: cwd.to_path_buf(),
         }))
     }
 }
@@ -221,8 +226,8 @@ impl<T: Tool> PreparedCall for TypedCall<T> {
         self.locations.clone()
     }
 
-    fn matches_rule(&self, pattern: &str) -> bool {
-        self.tool.matches_rule(&self.input, pattern, &self.cwd)
+    fn matches_rule(&self, pattern: &str, locations: &[ToolCallLocation]) -> bool {
+        self.tool.matches_rule(&self.input, pattern, locations)
     }
 
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
