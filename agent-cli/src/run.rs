@@ -38,6 +38,8 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     }
     let agent = Agent::builder()
         .model(model)
+        .provider(agentry_file_ops::FileOps::default())
+        .provider(agentry_bash::Shell::default())
         .store(Arc::new(store))
         .config(agent_config)
         .build()?;

@@ -418,6 +418,9 @@ pub fn canonical_path(path: &Path) -> PathBuf {
             other => normal.push(other),
         }
     }
+    if let Ok(canonical) = normal.canonicalize() {
+        return canonical;
+    }
     let mut existing = normal.as_path();
     let mut rest = Vec::new();
     while let Some(parent) = existing.parent() {
@@ -578,5 +581,10 @@ mod tests {
             root.join("real/new/deeper.txt")
         );
         assert_eq!(canonical_path(&root.join("a/b/../c")), root.join("a/c"));
+        #[cfg(unix)]
+        assert_eq!(
+            canonical_path(&root.join("nowhere/../link")),
+            root.join("real")
+        );
     }
 }

@@ -47,6 +47,7 @@ pub mod prompt;
 pub mod provider;
 pub mod schema;
 pub mod session;
+pub mod testing;
 pub mod tool;
 
 pub use error::AgentError;

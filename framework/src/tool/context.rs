@@ -132,9 +132,10 @@ impl ToolContext {
         }
     }
 
-    /// Resolves a path the model gave against the session's working directory.
+    /// Resolves a path the model gave against the session's working directory (`.`
+    /// components dropped; `..` kept, since only the filesystem knows where it leads).
     pub fn resolve_path(&self, path: impl AsRef<Path>) -> PathBuf {
-        self.cwd.join(path)
+        self.cwd.join(path).components().collect()
     }
 }
 
@@ -162,5 +163,10 @@ mod tests {
             PathBuf::from("/work/p/src/a.rs")
         );
         assert_eq!(ctx.resolve_path("/etc/x"), PathBuf::from("/etc/x"));
+        assert_eq!(ctx.resolve_path("."), PathBuf::from("/work/p"));
+        assert_eq!(
+            ctx.resolve_path("./src/./a.rs"),
+            PathBuf::from("/work/p/src/a.rs")
+        );
     }
 }

@@ -1,0 +1,192 @@
+//! [`ToolHarness`]: runs tools through the real [`Executor`] without a model, for tool authors'
+//! tests — statuses, content, locations and permissions as any front-end would see them.
+//!
+//! ```
+//! use agentry::testing::ToolHarness;
+//! use agentry::provider::SimpleProvider;
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let harness = ToolHarness::new(&SimpleProvider::new("none", ""), std::env::temp_dir()).unwrap();
+//! let outcome = harness.call("Missing", serde_json::json!({})).await;
+//! assert!(outcome.result.is_error);
+//! # }
+//! ```
+
+use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
+use crate::executor::{CallScope, Executor, ToolCallRequest, canonical_path};
+use crate::model::ToolResult;
+use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RejectWhenAsked};
+use crate::provider::{Provider, RegistryError, ToolRegistry};
+use crate::tool::{ClientCapabilities, SessionState, ToolContent};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+/// One session's worth of tool calls through the executor.
+pub struct ToolHarness {
+    executor: Executor,
+    scope: CallScope,
+    events: Arc<Mutex<Vec<AgentEvent>>>,
+    calls: AtomicU64,
+}
+
+struct Collect(Arc<Mutex<Vec<AgentEvent>>>);
+
+impl EventSink for Collect {
+    fn emit(&self, event: AgentEvent) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(event);
+    }
+}
+
+impl ToolHarness {
+    /// A harness for a provider's tools, in `cwd`, in `bypass` mode (no questions asked).
+    pub fn new(provider: &dyn Provider, cwd: impl Into<PathBuf>) -> Result<Self, RegistryError> {
+        let mut registry = ToolRegistry::new();
+        registry.register(provider)?;
+        let cwd = canonical_path(&cwd.into());
+        let events = Arc::new(Mutex::new(Vec::new()));
+        Ok(Self {
+            executor: Executor::new(Arc::new(registry)),
+            scope: CallScope {
+                session_id: "sess_harness".into(),
+                turn_id: "turn_harness".into(),
+                workspace_roots: vec![cwd.clone()],
+                cwd,
+                client_capabilities: ClientCapabilities::default(),
+                state: SessionState::default(),
+                policy: PermissionPolicy {
+                    mode: PermissionMode::Bypass,
+                    rules: Vec::new(),
+                },
+                remembered: Arc::default(),
+                events: Arc::new(Collect(events.clone())),
+                permissions: Arc::new(RejectWhenAsked),
+                cancel: CancellationToken::new(),
+            },
+            events,
+            calls: AtomicU64::new(0),
+        })
+    }
+
+    /// Uses this permission policy.
+    pub fn with_policy(mut self, policy: PermissionPolicy) -> Self {
+        self.scope.policy = policy;
+        self
+    }
+
+    /// Lets `handler` answer permission questions (by default each is rejected).
+    pub fn with_permissions(mut self, handler: Arc<dyn PermissionHandler>) -> Self {
+        self.scope.permissions = handler;
+        self
+    }
+
+    /// The session's provider state (dropping the harness drops it, ending the session).
+    pub fn state(&self) -> &SessionState {
+        &self.scope.state
+    }
+
+    /// Calls a tool and waits for its final status.
+    pub async fn call(&self, tool: &str, input: Value) -> CallOutcome {
+        self.call_with(tool, input, CancellationToken::new()).await
+    }
+
+    /// Calls a tool that `cancel` can cancel.
+    pub async fn call_with(
+        &self,
+        tool: &str,
+        input: Value,
+        cancel: CancellationToken,
+    ) -> CallOutcome {
+        let number = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        let id = format!("call_{number}");
+        let before = self.lock_events().len();
+        let mut scope = self.scope.clone();
+        scope.cancel = cancel;
+        let request = ToolCallRequest {
+            id: id.as_str().into(),
+            name: tool.to_owned(),
+            arguments: input.to_string(),
+        };
+        let pending = self.executor.announce(request, &scope);
+        let result = self.executor.run(pending, &scope).await;
+        let events = self.lock_events()[before..].to_vec();
+        CallOutcome { result, events }
+    }
+
+    fn lock_events(&self) -> std::sync::MutexGuard<'_, Vec<AgentEvent>> {
+        self.events
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// What one call did.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    /// What the model reads.
+    pub result: ToolResult,
+    /// The call's events, in order.
+    pub events: Vec<AgentEvent>,
+}
+
+impl CallOutcome {
+    /// The text the model reads.
+    pub fn text(&self) -> String {
+        self.result.text()
+    }
+
+    /// The call as announced.
+    pub fn announced(&self) -> Option<&ToolCallSnapshot> {
+        self.events.iter().find_map(|e| match e {
+            AgentEvent::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// The statuses the call went through.
+    pub fn statuses(&self) -> Vec<ToolCallStatus> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::ToolCall(call) => Some(call.status),
+                AgentEvent::ToolCallUpdate(update) => update.status,
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The updates without a status change (progress).
+    pub fn progress(&self) -> Vec<&ToolCallUpdate> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::ToolCallUpdate(update) if update.status.is_none() => Some(update),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The update that ended the call.
+    pub fn final_update(&self) -> Option<&ToolCallUpdate> {
+        self.events.iter().rev().find_map(|e| match e {
+            AgentEvent::ToolCallUpdate(update)
+                if update.status.is_some_and(ToolCallStatus::is_final) =>
+            {
+                Some(update)
+            }
+            _ => None,
+        })
+    }
+
+    /// The final content.
+    pub fn content(&self) -> Vec<ToolContent> {
+        self.final_update()
+            .and_then(|u| u.content.clone())
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,298 @@
+//! **Bash**: one command in a real terminal, with a timeout, streamed output and a persistent
+//! working directory.
+
+use crate::ShellConfig;
+use crate::background;
+use crate::output::Captured;
+use crate::process::{Running, spawn, stop_group};
+use crate::session::ShellSession;
+use agentry::tool::{
+    Tool, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::path::Path;
+use std::time::Duration;
+
+/// How long to keep reading output after the command has been stopped or has exited.
+const DRAIN: Duration = Duration::from_millis(200);
+/// How often the front-end gets the output so far.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+/// How much output a progress update shows.
+const PROGRESS_CHARS: usize = 4_000;
+
+/// Runs a shell command.
+#[derive(Debug, Clone)]
+pub struct Bash {
+    config: ShellConfig,
+}
+
+impl Bash {
+    /// The tool with these limits.
+    pub fn new(config: ShellConfig) -> Self {
+        Self { config }
+    }
+}
+
+/// Bash's input.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashInput {
+    /// The command (run with `bash -c`).
+    pub command: String,
+    /// The timeout in milliseconds (default 120000, at most 600000).
+    #[schemars(range(min = 1, max = 600_000))]
+    pub timeout: Option<u64>,
+    /// What the command does, in 5–10 words (shown to the user).
+    pub description: Option<String>,
+    /// Start it in the background and return at once with a shell id (read its output with
+    /// BashOutput, stop it with KillShell).
+    #[serde(default)]
+    pub run_in_background: bool,
+}
+
+/// How a foreground command ended.
+enum Ending {
+    Exited(Option<i32>),
+    TimedOut,
+    Cancelled,
+}
+
+impl Tool for Bash {
+    type Input = BashInput;
+    type Output = ToolOutput;
+
+    fn name(&self) -> &str {
+        "Bash"
+    }
+
+    fn description(&self) -> String {
+        "Runs a shell command with `bash -c` in a terminal. The working directory carries over \
+         to the next command (a `cd` sticks); environment changes do not. Output is cut to \
+         30,000 characters (start and end kept). Use run_in_background for servers and watchers, \
+         then BashOutput and KillShell. Prefer Read, Glob and Grep over cat, find and grep."
+            .to_owned()
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Execute
+    }
+
+    fn title(&self, input: &BashInput) -> String {
+        match input
+            .description
+            .as_deref()
+            .filter(|d| !d.trim().is_empty())
+        {
+            Some(description) => description.to_owned(),
+            None => {
+                let first = input.command.lines().next().unwrap_or_default();
+                let short: String = first.chars().take(80).collect();
+                if short.len() < input.command.len() {
+                    format!("{short}…")
+                } else {
+                    short
+                }
+            }
+        }
+    }
+
+    /// `Bash(git status)` matches that exact command; `Bash(cargo test:*)` every command that
+    /// starts with `cargo test` — unless it chains or substitutes other commands.
+    fn matches_rule(
+        &self,
+        input: &BashInput,
+        pattern: &str,
+        _locations: &[agentry::tool::ToolCallLocation],
+    ) -> bool {
+        command_matches(&input.command, pattern)
+    }
+
+    async fn call(&self, input: BashInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let shell = ShellSession::of(&ctx);
+        let cwd = shell.cwd(&ctx.cwd);
+        if input.run_in_background {
+            return background::start(&shell, &input.command, &cwd);
+        }
+        let timeout = Duration::from_millis(
+            input
+                .timeout
+                .unwrap_or(self.config.default_timeout.as_millis() as u64),
+        )
+        .min(self.config.max_timeout);
+        let terminal_id = format!("term_{}", ctx.tool_call_id);
+        let cwd_file = shell.cwd_file(&terminal_id);
+        let script = remembering_cwd(&input.command, cwd_file.as_deref());
+        let mut running = spawn(&script, &cwd).map_err(ToolError::failed)?;
+        ctx.progress
+            .report(ToolProgress::Content(vec![ToolContent::Terminal {
+                terminal_id: terminal_id.clone(),
+            }]));
+        let mut captured = Captured::default();
+        let ending = watch(&mut running, &mut captured, timeout, &ctx, &terminal_id).await;
+        stop_group(running.group, self.config.kill_grace).await;
+        if !matches!(ending, Ending::Exited(_)) {
+            // Reap the child: it exits once its group is killed.
+            let _ = tokio::time::timeout(Duration::from_secs(5), &mut running.exit).await;
+        }
+        drain(&mut running, &mut captured).await;
+        if let (Ending::Exited(_), Some(file)) = (&ending, &cwd_file) {
+            shell.take_cwd_from(file);
+        }
+        self.result(ending, &captured, terminal_id, timeout)
+    }
+}
+
+impl Bash {
+    fn result(
+        &self,
+        ending: Ending,
+        captured: &Captured,
+        terminal_id: String,
+        timeout: Duration,
+    ) -> Result<ToolOutput, ToolError> {
+        let mut text = captured.for_model(self.config.max_output_chars);
+        if text.is_empty() {
+            text = "(no output)".to_owned();
+        }
+        let output = |status: &str| ToolOutput {
+            content: vec![
+                ToolContent::Terminal {
+                    terminal_id: terminal_id.clone(),
+                },
+                ToolContent::text(text.clone()),
+            ],
+            raw_output: Some(serde_json::json!({
+                "status": status,
+                "output_bytes": captured.total_bytes(),
+                "terminal_id": terminal_id,
+            })),
+            for_model: Some(text.clone()),
+        };
+        match ending {
+            Ending::Exited(Some(0)) => {
+                let mut done = output("exited");
+                done.for_model = Some(format!("{}\n[exit code 0]", text.trim_end_matches('\n')));
+                if let Some(raw) = &mut done.raw_output {
+                    raw["exit_code"] = 0.into();
+                }
+                Ok(done)
+            }
+            Ending::Exited(Some(code)) => {
+                let mut failed = output("exited");
+                if let Some(raw) = &mut failed.raw_output {
+                    raw["exit_code"] = code.into();
+                }
+                failed.for_model = Some(text.trim_end_matches('\n').to_owned());
+                Err(ToolError::Failed {
+                    message: format!("[exit code {code}]"),
+                    output: Some(failed),
+                })
+            }
+            Ending::Exited(None) => Err(ToolError::Failed {
+                message: "[the command was killed by a signal]".to_owned(),
+                output: Some(output("killed")),
+            }),
+            Ending::TimedOut => Err(ToolError::Failed {
+                message: format!(
+                    "[timed out after {} ms: the command and every process it started were stopped]",
+                    timeout.as_millis()
+                ),
+                output: Some(output("timed_out")),
+            }),
+            Ending::Cancelled => Err(ToolError::Cancelled),
+        }
+    }
+}
+
+/// Waits for the command to exit, time out or be cancelled, collecting output and reporting
+/// progress meanwhile.
+async fn watch(
+    running: &mut Running,
+    captured: &mut Captured,
+    timeout: Duration,
+    ctx: &ToolContext,
+    terminal_id: &str,
+) -> Ending {
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let mut ticks = tokio::time::interval(PROGRESS_EVERY);
+    let mut reported = 0u64;
+    let mut reading = true;
+    loop {
+        tokio::select! {
+            chunk = running.output.recv(), if reading => match chunk {
+                Some(bytes) => captured.push(&bytes),
+                None => reading = false,
+            },
+            code = &mut running.exit => return Ending::Exited(code.ok().flatten()),
+            () = &mut deadline => return Ending::TimedOut,
+            () = ctx.cancel.cancelled() => return Ending::Cancelled,
+            _ = ticks.tick() => {
+                if captured.total_bytes() != reported {
+                    reported = captured.total_bytes();
+                    ctx.progress.report(ToolProgress::Content(vec![
+                        ToolContent::Terminal { terminal_id: terminal_id.to_owned() },
+                        ToolContent::text(captured.tail_text(PROGRESS_CHARS)),
+                    ]));
+                }
+            }
+        }
+    }
+}
+
+/// Reads what is left of the output, for a short while (a grandchild may hold the terminal).
+async fn drain(running: &mut Running, captured: &mut Captured) {
+    let deadline = tokio::time::Instant::now() + DRAIN;
+    while let Ok(Some(bytes)) = tokio::time::timeout_at(deadline, running.output.recv()).await {
+        captured.push(&bytes);
+    }
+}
+
+/// The command, followed by a note of the directory it ended in (its exit code preserved).
+fn remembering_cwd(command: &str, cwd_file: Option<&Path>) -> String {
+    match cwd_file {
+        Some(file) => format!(
+            "{command}\n__agentry_status=$?\npwd -P >| '{}' 2>/dev/null\nexit $__agentry_status\n",
+            file.display().to_string().replace('\'', r"'\''")
+        ),
+        None => command.to_owned(),
+    }
+}
+
+/// Whether a permission rule's pattern covers a command: exactly, or as a `prefix:*`.
+pub(crate) fn command_matches(command: &str, pattern: &str) -> bool {
+    let command = command.trim();
+    // A chained, piped or substituted command could run anything after the allowed prefix.
+    let compound = ["&&", "||", ";", "|", "`", "$(", "\n", ">", "<", "&"]
+        .iter()
+        .any(|op| command.contains(op));
+    match pattern.strip_suffix(":*") {
+        Some(prefix) => {
+            !compound
+                && (command == prefix
+                    || command
+                        .strip_prefix(prefix)
+                        .is_some_and(|rest| rest.starts_with(char::is_whitespace)))
+        }
+        None => command == pattern.trim(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_rules_match_whole_words_and_never_compound_commands() {
+        assert!(command_matches("git status", "git status:*"));
+        assert!(command_matches("git status --short", "git status:*"));
+        assert!(!command_matches("git statusx", "git status:*"));
+        assert!(!command_matches("git status && rm -rf /", "git status:*"));
+        assert!(!command_matches("git status; rm -rf /", "git status:*"));
+        assert!(!command_matches("git status $(rm -rf /)", "git status:*"));
+        assert!(!command_matches("git status > out", "git status:*"));
+        assert!(command_matches("cargo test", "cargo test"));
+        assert!(!command_matches("cargo test -p x", "cargo test"));
+    }
+}

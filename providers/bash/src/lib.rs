@@ -1,0 +1,86 @@
+//! # agentry-bash
+//!
+//! Shell tools: **Bash** runs a command under `bash -c` in a real pseudo-terminal
+//! (portable-pty), in its own session and process group, so a timeout or a cancellation stops
+//! the command and everything it started. The working directory persists between calls of a
+//! session (a `cd` sticks); environment changes do not. Output streams to the front-end while
+//! the command runs; the model gets it without ANSI escapes, at most 30,000 characters (head
+//! and tail), ending with the exit code. **BashOutput** and **KillShell** manage commands run
+//! with `run_in_background`, which end with their session.
+//!
+//! ```
+//! use agentry::prelude::*;
+//! use agentry_bash::Shell;
+//!
+//! let builder = Agent::builder().provider(Shell::default());
+//! # let _ = builder;
+//! ```
+
+mod background;
+mod bash;
+mod output;
+mod process;
+mod session;
+
+pub use background::{BashOutput, KillShell};
+pub use bash::Bash;
+
+use agentry::provider::Provider;
+use agentry::tool::{DynTool, erase};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Limits of the shell tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellConfig {
+    /// The timeout when the model gives none.
+    pub default_timeout: Duration,
+    /// The longest timeout the model may ask for.
+    pub max_timeout: Duration,
+    /// The most characters of output the model gets (head and tail halves).
+    pub max_output_chars: usize,
+    /// How long a stopped command gets between SIGTERM and SIGKILL.
+    pub kill_grace: Duration,
+}
+
+impl Default for ShellConfig {
+    fn default() -> Self {
+        Self {
+            default_timeout: Duration::from_millis(120_000),
+            max_timeout: Duration::from_millis(600_000),
+            max_output_chars: 30_000,
+            kill_grace: Duration::from_millis(500),
+        }
+    }
+}
+
+/// The `bash` provider.
+#[derive(Debug, Clone, Default)]
+pub struct Shell {
+    config: ShellConfig,
+}
+
+impl Shell {
+    /// The provider with these limits.
+    pub fn new(config: ShellConfig) -> Self {
+        Self { config }
+    }
+}
+
+impl Provider for Shell {
+    fn name(&self) -> &str {
+        "bash"
+    }
+
+    fn description(&self) -> String {
+        "Run shell commands in a real terminal, in the foreground or the background.".to_owned()
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn DynTool>> {
+        vec![
+            erase(Bash::new(self.config.clone())),
+            erase(BashOutput::new(self.config.clone())),
+            erase(KillShell),
+        ]
+    }
+}

@@ -1,0 +1,113 @@
+//! A command in a pseudo-terminal, in its own session (so its pid is its process group id): its
+//! output arrives in bounded chunks read on a plain thread, its exit status on another.
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use std::io::Read;
+use std::path::Path;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// The environment every command gets on top of agentry's own.
+const ENVIRONMENT: [(&str, &str); 4] = [
+    ("TERM", "dumb"),
+    ("NO_COLOR", "1"),
+    ("PAGER", "cat"),
+    ("GIT_PAGER", "cat"),
+];
+
+/// A running command.
+pub(crate) struct Running {
+    /// The process group (the child is its session leader).
+    pub group: i32,
+    /// Output as it is read (the channel is bounded, so a fast writer waits for the reader).
+    pub output: mpsc::Receiver<Vec<u8>>,
+    /// The exit code once the child has exited and been reaped (`None`: killed by a signal).
+    pub exit: oneshot::Receiver<Option<i32>>,
+    /// Kept open while the command runs: dropping the master hangs up the terminal.
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+/// Starts `bash -c SCRIPT` in `cwd`.
+pub(crate) fn spawn(script: &str, cwd: &Path) -> Result<Running, String> {
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 50,
+            cols: 200,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .map_err(|e| format!("cannot open a terminal: {e}"))?;
+    let mut command = CommandBuilder::new("bash");
+    command.args(["-c", script]);
+    command.cwd(cwd);
+    for (name, value) in ENVIRONMENT {
+        command.env(name, value);
+    }
+    let mut child = pty
+        .slave
+        .spawn_command(command)
+        .map_err(|e| format!("cannot start bash: {e}"))?;
+    // Only the child may hold the terminal's slave side, or the reader never sees EOF.
+    drop(pty.slave);
+    let group = child
+        .process_id()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .ok_or("the command has no process id")?;
+    let mut reader = pty
+        .master
+        .try_clone_reader()
+        .map_err(|e| format!("cannot read the terminal: {e}"))?;
+    let (chunks, output) = mpsc::channel(16);
+    std::thread::spawn(move || {
+        let mut buffer = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buffer) {
+                // EOF, or EIO once every slave handle is closed.
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if chunks.blocking_send(buffer[..n].to_vec()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    let (exited, exit) = oneshot::channel();
+    std::thread::spawn(move || {
+        let code = child
+            .wait()
+            .ok()
+            .and_then(|status| status.signal().is_none().then(|| status.exit_code() as i32));
+        let _ = exited.send(code);
+    });
+    Ok(Running {
+        group,
+        output,
+        exit,
+        _master: pty.master,
+    })
+}
+
+/// Stops a process group: SIGTERM, then SIGKILL after `grace` if anything is left.
+pub(crate) async fn stop_group(group: i32, grace: Duration) {
+    let pgid = Pid::from_raw(group);
+    if killpg(pgid, Signal::SIGTERM).is_err() {
+        return; // The group is already gone.
+    }
+    let deadline = tokio::time::Instant::now() + grace;
+    while tokio::time::Instant::now() < deadline {
+        // Signal 0 checks whether any member is left.
+        if killpg(pgid, None).is_err() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let _ = killpg(pgid, Signal::SIGKILL);
+}
+
+/// Kills a process group at once (when a session ends).
+pub(crate) fn kill_group_now(group: i32) {
+    let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+}

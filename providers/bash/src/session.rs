@@ -1,0 +1,90 @@
+//! What the shell tools keep per session: the working directory, a scratch folder, and the
+//! background shells (stopped when the session ends).
+
+use crate::process::kill_group_now;
+use agentry::tool::ToolContext;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A command left running with `run_in_background`.
+pub(crate) struct BackgroundShell {
+    /// The command line.
+    pub command: String,
+    /// Its process group.
+    pub group: i32,
+    /// Output not yet read by BashOutput, and the exit code once it has exited.
+    pub state: Arc<Mutex<crate::background::ShellOutput>>,
+    /// Cancels the task that watches it.
+    pub stop: tokio_util::sync::CancellationToken,
+}
+
+/// The shell state of one session.
+pub(crate) struct ShellSession {
+    cwd: Mutex<Option<PathBuf>>,
+    scratch: Option<tempfile::TempDir>,
+    next_id: AtomicU64,
+    pub background: Mutex<BTreeMap<String, BackgroundShell>>,
+}
+
+impl ShellSession {
+    /// The session's shell state.
+    pub fn of(ctx: &ToolContext) -> Arc<ShellSession> {
+        ctx.state.get_or_init(|| ShellSession {
+            cwd: Mutex::new(None),
+            scratch: tempfile::Builder::new()
+                .prefix("agentry-shell-")
+                .tempdir()
+                .ok(),
+            next_id: AtomicU64::new(1),
+            background: Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// Where the next command starts: where the last one ended, else the session's cwd.
+    pub fn cwd(&self, session_cwd: &Path) -> PathBuf {
+        lock(&self.cwd)
+            .clone()
+            .filter(|dir| dir.is_dir())
+            .unwrap_or_else(|| session_cwd.to_path_buf())
+    }
+
+    /// The file a command writes its final directory to (`None` without a scratch folder).
+    pub fn cwd_file(&self, id: &str) -> Option<PathBuf> {
+        self.scratch
+            .as_ref()
+            .map(|dir| dir.path().join(format!("{id}.cwd")))
+    }
+
+    /// Takes the directory a finished command left in `file`.
+    pub fn take_cwd_from(&self, file: &Path) {
+        if let Ok(text) = std::fs::read_to_string(file) {
+            let dir = PathBuf::from(text.trim_end_matches('\n'));
+            if dir.is_dir() {
+                *lock(&self.cwd) = Some(dir);
+            }
+        }
+        let _ = std::fs::remove_file(file);
+    }
+
+    /// A new id (`bash_1`, `bash_2`, …).
+    pub fn next_id(&self) -> String {
+        format!("bash_{}", self.next_id.fetch_add(1, Ordering::SeqCst))
+    }
+}
+
+impl Drop for ShellSession {
+    fn drop(&mut self) {
+        for shell in lock(&self.background).values() {
+            shell.stop.cancel();
+            kill_group_now(shell.group);
+        }
+    }
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

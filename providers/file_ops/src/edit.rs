@@ -1,0 +1,302 @@
+//! **Edit** and **MultiEdit**: exact string replacements in a file the session has read,
+//! written atomically, reported as a diff with a numbered snippet of the result.
+
+use crate::atomic::write_atomically;
+use crate::read::read_text;
+use crate::state::ReadFiles;
+use agentry::tool::{
+    Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Lines of context shown around the first change.
+const SNIPPET_CONTEXT: usize = 4;
+
+/// One replacement.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Replacement {
+    /// The exact text to replace (with its whitespace and indentation).
+    pub old_string: String,
+    /// The text to put in its place (must differ).
+    pub new_string: String,
+    /// Replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// Replaces text in a file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Edit;
+
+/// Edit's input.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditInput {
+    /// The file to edit (absolute, or relative to the working directory).
+    pub file_path: String,
+    /// The exact text to replace (with its whitespace and indentation).
+    pub old_string: String,
+    /// The text to put in its place (must differ).
+    pub new_string: String,
+    /// Replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// Makes several replacements in one file, in order, all or nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MultiEdit;
+
+/// MultiEdit's input.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MultiEditInput {
+    /// The file to edit (absolute, or relative to the working directory).
+    pub file_path: String,
+    /// The replacements, applied one after another to the result of the previous one.
+    #[schemars(length(min = 1))]
+    pub edits: Vec<Replacement>,
+}
+
+/// Applies one replacement; returns the new text and the byte offset of the first change.
+fn replace(text: &str, edit: &Replacement, path: &Path) -> Result<(String, usize), String> {
+    if edit.old_string.is_empty() {
+        return Err("old_string is empty: to write a whole file use Write".to_owned());
+    }
+    if edit.old_string == edit.new_string {
+        return Err(
+            "old_string and new_string are the same, so there is nothing to change".to_owned(),
+        );
+    }
+    let count = text.matches(edit.old_string.as_str()).count();
+    let Some(first) = text.find(edit.old_string.as_str()) else {
+        return Err(format!(
+            "old_string was not found in {}: Read the file again and copy the text exactly, with its whitespace and indentation",
+            path.display()
+        ));
+    };
+    if count > 1 && !edit.replace_all {
+        return Err(format!(
+            "old_string occurs {count} times in {}: include more of the surrounding text to make it unique, or set replace_all to replace every occurrence",
+            path.display()
+        ));
+    }
+    let new_text = if edit.replace_all {
+        text.replace(edit.old_string.as_str(), &edit.new_string)
+    } else {
+        text.replacen(edit.old_string.as_str(), &edit.new_string, 1)
+    };
+    Ok((new_text, first))
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text[..byte.min(text.len())].matches('\n').count() + 1
+}
+
+/// A `cat -n` snippet of `text` around `line`.
+fn snippet(text: &str, line: usize) -> String {
+    let start = line.saturating_sub(SNIPPET_CONTEXT).max(1);
+    let mut out = String::new();
+    for (number, content) in text.lines().enumerate().map(|(i, l)| (i + 1, l)) {
+        if number >= start && number <= line + SNIPPET_CONTEXT {
+            let _ = writeln!(out, "{number:>6}\t{content}");
+        }
+    }
+    out
+}
+
+/// Reads the file (enforcing read-before-edit), applies `edits`, writes atomically.
+fn apply(
+    path: PathBuf,
+    edits: &[Replacement],
+    read_files: &ReadFiles,
+) -> Result<ToolOutput, ToolError> {
+    if !path.exists() {
+        return Err(ToolError::failed(format!(
+            "{} does not exist: to create a file use Write.",
+            path.display()
+        )));
+    }
+    read_files.check_fresh(&path)?;
+    let old_text = read_text(&path)?;
+    let mut text = old_text.clone();
+    let mut first_change: Option<usize> = None;
+    for (index, edit) in edits.iter().enumerate() {
+        let (next, at) = replace(&text, edit, &path).map_err(|reason| {
+            ToolError::failed(if edits.len() == 1 {
+                format!("{reason}.")
+            } else {
+                format!(
+                    "edit {} of {}: {reason}. No edit was applied.",
+                    index + 1,
+                    edits.len()
+                )
+            })
+        })?;
+        let line = line_of(&text, at);
+        first_change = Some(first_change.map_or(line, |l| l.min(line)));
+        text = next;
+    }
+    write_atomically(&path, text.as_bytes())
+        .map_err(|e| ToolError::failed(format!("cannot write {}: {e}", path.display())))?;
+    read_files.saw(&path);
+    let line = first_change.unwrap_or(1);
+    let summary = format!(
+        "Edited {} ({} change{}). The result around line {line}:\n{}",
+        path.display(),
+        edits.len(),
+        if edits.len() == 1 { "" } else { "s" },
+        snippet(&text, line)
+    );
+    Ok(ToolOutput {
+        raw_output: Some(
+            serde_json::json!({"path": path, "edits": edits.len(), "first_changed_line": line}),
+        ),
+        content: vec![ToolContent::Diff {
+            path,
+            old_text: Some(old_text),
+            new_text: text,
+        }],
+        for_model: Some(summary),
+    })
+}
+
+/// The line of the first occurrence of `old_string` in the file, for follow-along.
+fn first_line(path: &Path, old_string: &str) -> u32 {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| text.find(old_string).map(|at| line_of(&text, at)))
+        .and_then(|line| u32::try_from(line).ok())
+        .unwrap_or(1)
+}
+
+async fn run(
+    ctx: ToolContext,
+    file_path: String,
+    edits: Vec<Replacement>,
+) -> Result<ToolOutput, ToolError> {
+    let path = ctx.resolve_path(&file_path);
+    let read_files = ReadFiles::of(&ctx);
+    tokio::task::spawn_blocking(move || apply(path, &edits, &read_files))
+        .await
+        .map_err(|e| ToolError::failed(format!("the edit did not finish: {e}")))?
+}
+
+impl Tool for Edit {
+    type Input = EditInput;
+    type Output = ToolOutput;
+
+    fn name(&self) -> &str {
+        "Edit"
+    }
+
+    fn description(&self) -> String {
+        "Replaces exact text in a file the session has read: `old_string` must occur exactly once \
+         (or set `replace_all`), and `new_string` must differ from it. Copy `old_string` from Read's \
+         output without the line-number prefix."
+            .to_owned()
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
+    }
+
+    fn title(&self, input: &EditInput) -> String {
+        format!("Edit {}", input.file_path)
+    }
+
+    fn locations(&self, input: &EditInput, cwd: &Path) -> Vec<ToolCallLocation> {
+        let path = cwd.join(&input.file_path);
+        let line = first_line(&path, &input.old_string);
+        vec![ToolCallLocation::line(path, line)]
+    }
+
+    async fn call(&self, input: EditInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let replacement = Replacement {
+            old_string: input.old_string,
+            new_string: input.new_string,
+            replace_all: input.replace_all,
+        };
+        run(ctx, input.file_path, vec![replacement]).await
+    }
+}
+
+impl Tool for MultiEdit {
+    type Input = MultiEditInput;
+    type Output = ToolOutput;
+
+    fn name(&self) -> &str {
+        "MultiEdit"
+    }
+
+    fn description(&self) -> String {
+        "Makes several exact-text replacements in one file the session has read, in order, each on \
+         the result of the one before; if any fails, none is applied. Each edit follows Edit's rules."
+            .to_owned()
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
+    }
+
+    fn title(&self, input: &MultiEditInput) -> String {
+        format!("Edit {} ({} changes)", input.file_path, input.edits.len())
+    }
+
+    fn locations(&self, input: &MultiEditInput, cwd: &Path) -> Vec<ToolCallLocation> {
+        let path = cwd.join(&input.file_path);
+        let line = input
+            .edits
+            .first()
+            .map_or(1, |edit| first_line(&path, &edit.old_string));
+        vec![ToolCallLocation::line(path, line)]
+    }
+
+    async fn call(&self, input: MultiEditInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        run(ctx, input.file_path, input.edits).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(old: &str, new: &str, all: bool) -> Replacement {
+        Replacement {
+            old_string: old.into(),
+            new_string: new.into(),
+            replace_all: all,
+        }
+    }
+
+    #[test]
+    fn replacements_check_presence_uniqueness_and_difference() {
+        let path = Path::new("/f");
+        let text = "a\nb\na\n";
+        assert!(
+            replace(text, &edit("z", "y", false), path)
+                .unwrap_err()
+                .contains("not found")
+        );
+        assert!(
+            replace(text, &edit("a", "y", false), path)
+                .unwrap_err()
+                .contains("occurs 2 times")
+        );
+        assert!(
+            replace(text, &edit("a", "a", false), path)
+                .unwrap_err()
+                .contains("the same")
+        );
+        assert_eq!(
+            replace(text, &edit("a", "y", true), path).unwrap(),
+            ("y\nb\ny\n".into(), 0)
+        );
+        let (new, at) = replace(text, &edit("b", "c", false), path).unwrap();
+        assert_eq!((new.as_str(), line_of(text, at)), ("a\nc\na\n", 2));
+    }
+}

@@ -1,0 +1,204 @@
+//! Glob and Grep.
+
+use super::*;
+use serde_json::json;
+use std::time::{Duration, SystemTime};
+
+fn touch(path: &Path, seconds_ago: u64) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(SystemTime::now() - Duration::from_secs(seconds_ago))
+        .unwrap();
+}
+
+/// A small project: sources, an ignored build folder, a hidden file and a binary.
+fn project() -> Workspace {
+    let ws = Workspace::new();
+    ws.write(".gitignore", "target/\n*.log\n");
+    ws.write(
+        "src/main.rs",
+        "fn main() {\n    let answer = 42;\n    println!(\"{answer}\");\n}\n",
+    );
+    ws.write(
+        "src/lib.rs",
+        "pub fn Answer() -> u32 {\n    42\n}\n\npub fn other() {}\n",
+    );
+    ws.write(
+        "src/util/mod.rs",
+        "// helpers\npub fn answer_twice() -> u32 { 84 }\n",
+    );
+    ws.write("docs/notes.md", "The answer is 42.\n");
+    ws.write("target/debug/gen.rs", "fn answer() {}\n");
+    ws.write("debug.log", "answer in a log\n");
+    ws.write(".hidden.rs", "fn answer() {}\n");
+    ws.write("data.bin", b"answer\x00\x01\x02");
+    for (file, age) in [
+        ("src/main.rs", 300),
+        ("src/lib.rs", 100),
+        ("src/util/mod.rs", 200),
+        ("docs/notes.md", 400),
+    ] {
+        touch(&ws.root().join(file), age);
+    }
+    ws
+}
+
+#[tokio::test]
+async fn glob_lists_newest_first_and_honours_ignore_files_without_a_repository() {
+    let ws = project();
+    let text = ok(&ws.call("Glob", json!({"pattern": "**/*.rs"})).await);
+    let root = ws.root();
+    let expected = ["src/lib.rs", "src/util/mod.rs", "src/main.rs"]
+        .map(|p| rel(&root, p))
+        .join("\n")
+        + "\n";
+    assert_eq!(text, expected);
+    let in_src = ok(&ws
+        .call("Glob", json!({"pattern": "*.rs", "path": "src"}))
+        .await);
+    assert_eq!(
+        in_src,
+        ["src/lib.rs", "src/main.rs"]
+            .map(|p| rel(&root, p))
+            .join("\n")
+            + "\n",
+        "`*` does not cross folders"
+    );
+    assert!(
+        ok(&ws.call("Glob", json!({"pattern": "**/*.zig"})).await).starts_with("No files found")
+    );
+    assert!(
+        err(&ws.call("Glob", json!({"pattern": "src/[oops"})).await).contains("not a valid glob")
+    );
+}
+
+#[tokio::test]
+async fn glob_caps_its_list_and_says_how_many_were_left_out() {
+    let ws = Workspace::with_config(agentry_file_ops::FileOpsConfig {
+        max_glob_results: 3,
+        ..Default::default()
+    });
+    for i in 0..10 {
+        ws.write(&format!("f{i}.txt"), "x");
+    }
+    let text = ok(&ws.call("Glob", json!({"pattern": "*.txt"})).await);
+    assert_eq!(text.lines().count(), 4);
+    assert!(text.ends_with("(7 more files not shown: narrow the pattern or the path.)\n"));
+}
+
+#[tokio::test]
+async fn grep_files_with_matches_is_the_default_newest_first_skipping_ignored_hidden_and_binary() {
+    let ws = project();
+    let text = ok(&ws.call("Grep", json!({"pattern": "answer"})).await);
+    let root = ws.root();
+    let newest_first = ["src/util/mod.rs", "src/main.rs", "docs/notes.md"];
+    assert_eq!(text, newest_first.map(|p| rel(&root, p)).join("\n") + "\n");
+    let insensitive = ok(&ws
+        .call("Grep", json!({"pattern": "answer", "-i": true}))
+        .await);
+    let with_lib = [
+        "src/lib.rs",
+        "src/util/mod.rs",
+        "src/main.rs",
+        "docs/notes.md",
+    ];
+    assert_eq!(
+        insensitive,
+        with_lib.map(|p| rel(&root, p)).join("\n") + "\n"
+    );
+}
+
+#[tokio::test]
+async fn grep_content_mode_with_line_numbers_and_context() {
+    let ws = project();
+    let root = ws.root();
+    let text = ok(&ws
+        .call(
+            "Grep",
+            json!({"pattern": "42", "output_mode": "content", "-C": 1, "type": "rust"}),
+        )
+        .await);
+    let lib = rel(&root, "src/lib.rs");
+    let main = rel(&root, "src/main.rs");
+    let expected = format!(
+        "{lib}-1-pub fn Answer() -> u32 {{\n{lib}:2:    42\n{lib}-3-}}\n--\n{main}-1-fn main() {{\n{main}:2:    let answer = 42;\n{main}-3-    println!(\"{{answer}}\");\n"
+    );
+    assert_eq!(text, expected);
+    let plain = ok(&ws
+        .call(
+            "Grep",
+            json!({"pattern": "42", "output_mode": "content", "-n": false, "glob": "*.md"}),
+        )
+        .await);
+    assert_eq!(
+        plain,
+        format!("{}:The answer is 42.\n", rel(&root, "docs/notes.md"))
+    );
+    let single = ok(&ws
+        .call(
+            "Grep",
+            json!({"pattern": "fn", "path": "src/lib.rs", "output_mode": "content", "-A": 1}),
+        )
+        .await);
+    assert_eq!(
+        single,
+        "1:pub fn Answer() -> u32 {\n2-    42\n--\n5:pub fn other() {}\n"
+    );
+}
+
+#[tokio::test]
+async fn grep_counts_pages_and_matches_across_lines() {
+    let ws = project();
+    let root = ws.root();
+    let counts = ok(&ws
+        .call("Grep", json!({"pattern": "pub fn", "output_mode": "count"}))
+        .await);
+    assert_eq!(
+        counts,
+        format!(
+            "{}:2\n{}:1\n",
+            rel(&root, "src/lib.rs"),
+            rel(&root, "src/util/mod.rs")
+        )
+    );
+    let page = ok(&ws.call("Grep", json!({"pattern": "answer", "-i": true, "output_mode": "content", "head_limit": 2, "offset": 1})).await);
+    assert_eq!(page.lines().count(), 3, "{page}");
+    // Five matching lines by path: notes.md:1, lib.rs:1, main.rs:2, main.rs:3, util/mod.rs:2.
+    assert!(
+        page.starts_with(&format!("{}:1:pub fn Answer", rel(&root, "src/lib.rs"))),
+        "{page}"
+    );
+    assert!(
+        page.ends_with("(2 more lines not shown: page on with offset 3.)\n"),
+        "{page}"
+    );
+    let across = ok(&ws
+        .call(
+            "Grep",
+            json!({"pattern": r"u32 \{\n\s+42", "multiline": true, "output_mode": "content"}),
+        )
+        .await);
+    assert_eq!(
+        across,
+        format!(
+            "{lib}:1:pub fn Answer() -> u32 {{\n{lib}:2:    42\n",
+            lib = rel(&root, "src/lib.rs")
+        )
+    );
+}
+
+#[tokio::test]
+async fn grep_rejects_bad_patterns_and_types_clearly() {
+    let ws = project();
+    assert!(
+        err(&ws.call("Grep", json!({"pattern": "(unclosed"})).await).contains("not a valid regex")
+    );
+    assert!(
+        err(&ws
+            .call("Grep", json!({"pattern": "x", "type": "klingon"}))
+            .await)
+        .contains("not a known file type")
+    );
+    assert!(
+        ok(&ws.call("Grep", json!({"pattern": "zebra"})).await).starts_with("No matches found")
+    );
+}
