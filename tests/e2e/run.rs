@@ -322,3 +322,65 @@ fn sigint_cancels_the_turn_cleanly_with_exit_130() {
     assert_eq!(last["stop_reason"], "cancelled");
     assert_eq!(last["result"], "Working");
 }
+
+#[test]
+fn the_stock_agent_has_the_file_and_shell_tools() {
+    let sb = sandbox();
+    let script = sb.script("tools", &json!({"responses": [
+        {"events": [{"tool_call": {"id": "w", "name": "Write", "arguments": {"file_path": "notes/todo.txt", "content": "ship it\n"}}}]},
+        {"events": [{"tool_call": {"id": "b", "name": "Bash", "arguments": {"command": "cat notes/todo.txt | tr a-z A-Z"}}}]},
+        {"events": [{"text": "Done."}]}
+    ]}));
+    let out = sb.run_scripted(
+        &script,
+        &[
+            "--output-format",
+            "stream-json",
+            "--permission-mode",
+            "bypass",
+            "go",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("notes/todo.txt")).unwrap(),
+        "ship it\n"
+    );
+    let events = out.json_lines();
+    let bash_done = events
+        .iter()
+        .find(|e| {
+            e["type"] == "tool_call_update"
+                && e["tool_call_id"] == "b"
+                && e["status"] == "completed"
+        })
+        .unwrap();
+    assert!(
+        bash_done["content"].to_string().contains("SHIP IT"),
+        "{bash_done}"
+    );
+    let write_done = events
+        .iter()
+        .find(|e| {
+            e["type"] == "tool_call_update"
+                && e["tool_call_id"] == "w"
+                && e["status"] == "completed"
+        })
+        .unwrap();
+    assert_eq!(write_done["content"][0]["type"], "diff");
+    assert_eq!(write_done["content"][0]["oldText"], serde_json::Value::Null);
+
+    // Without permission, a headless run refuses the write and says how to allow it.
+    let refused_script = sb.script("refused", &json!({"responses": [
+        {"events": [{"tool_call": {"id": "w2", "name": "Write", "arguments": {"file_path": "other.txt", "content": "x"}}}]},
+        {"events": [{"text": "I could not write it."}]}
+    ]}));
+    let out = sb.run_scripted(&refused_script, &["go"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(!sb.project().join("other.txt").exists());
+    assert!(
+        out.stderr.contains("needs permission") && out.stderr.contains("--allow"),
+        "{}",
+        out.stderr
+    );
+}

@@ -128,10 +128,11 @@ impl Tool for BashOutput {
                 ToolError::InvalidInput(format!("the filter is not a valid regex: {e}"))
             })?;
         let shell = ShellSession::of(&ctx);
-        let state = lock(&shell.background)
+        // The lookup's guard must be gone before `unknown_shell` locks the map again.
+        let found = lock(&shell.background)
             .get(&input.bash_id)
-            .map(|s| s.state.clone())
-            .ok_or_else(|| unknown_shell(&shell, &input.bash_id))?;
+            .map(|s| s.state.clone());
+        let state = found.ok_or_else(|| unknown_shell(&shell, &input.bash_id))?;
         let (unread, exit) = {
             let mut state = lock(&state);
             (std::mem::take(&mut state.unread), state.exit)

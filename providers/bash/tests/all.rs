@@ -1,0 +1,271 @@
+//! The shell tools, called through agentry's executor, with the process table checked.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use agentry::event::ToolCallStatus::*;
+use agentry::permission::{PermissionMode, PermissionPolicy, PermissionRule, RuleAction};
+use agentry::testing::{CallOutcome, ToolHarness};
+use agentry::tool::ToolContent;
+use agentry_bash::Shell;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+fn harness(dir: &tempfile::TempDir) -> ToolHarness {
+    ToolHarness::new(&Shell::default(), dir.path()).unwrap()
+}
+
+async fn bash(h: &ToolHarness, command: &str) -> CallOutcome {
+    h.call("Bash", json!({"command": command})).await
+}
+
+/// Processes whose command line contains `marker` (other than this test process).
+fn processes_with(marker: &str) -> Vec<String> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let pid = entry.file_name().into_string().ok()?;
+            if !pid.chars().all(|c| c.is_ascii_digit()) || pid == me {
+                return None;
+            }
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            cmdline
+                .contains(marker)
+                .then(|| format!("{pid}: {cmdline}"))
+        })
+        .collect()
+}
+
+/// Waits (at most 3 s) until no process carries `marker`.
+async fn assert_none_left(marker: &str) {
+    for _ in 0..300 {
+        if processes_with(marker).is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("processes left running: {:?}", processes_with(marker));
+}
+
+#[tokio::test]
+async fn exit_codes_end_the_output_and_a_failure_is_a_failed_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let ok = bash(&h, "echo hello").await;
+    assert_eq!(ok.statuses(), [Pending, InProgress, Completed]);
+    assert_eq!(ok.text(), "hello\n[exit code 0]");
+    let failed = bash(&h, "echo partial; exit 3").await;
+    assert_eq!(failed.statuses(), [Pending, InProgress, Failed]);
+    assert_eq!(failed.text(), "partial\n[exit code 3]");
+    assert!(matches!(
+        failed.content().first(),
+        Some(ToolContent::Terminal { .. })
+    ));
+}
+
+#[tokio::test]
+async fn commands_run_in_a_real_terminal_with_a_quiet_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let text = bash(&h, "test -t 1 && echo is-a-tty; echo \"$TERM $NO_COLOR $PAGER $GIT_PAGER\"; printf '\\033[31mred\\033[0m\\r\\n'").await.text();
+    assert_eq!(text, "is-a-tty\ndumb 1 cat cat\nred\n[exit code 0]");
+}
+
+#[tokio::test]
+async fn the_working_directory_persists_and_the_environment_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let h = harness(&dir);
+    bash(&h, "cd sub && export FOO=bar").await;
+    let text = bash(&h, "pwd; echo ${FOO:-unset}").await.text();
+    let sub = dir.path().canonicalize().unwrap().join("sub");
+    assert_eq!(text, format!("{}\nunset\n[exit code 0]", sub.display()));
+    // A failing command still moves the directory it reached.
+    bash(&h, "cd .. && false").await;
+    assert!(bash(&h, "pwd").await.text().starts_with(&format!(
+        "{}\n",
+        dir.path().canonicalize().unwrap().display()
+    )));
+}
+
+#[tokio::test]
+async fn a_timeout_stops_the_whole_process_group_including_background_children_and_pipes() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let started = Instant::now();
+    let outcome = h
+        .call(
+            "Bash",
+            json!({"command": "echo started; sleep 987651 & sleep 987652 | cat", "timeout": 400}),
+        )
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(outcome.statuses(), [Pending, InProgress, Failed]);
+    let text = outcome.text();
+    assert!(
+        text.contains("started") && text.contains("timed out after 400 ms"),
+        "{text}"
+    );
+    assert_none_left("98765").await;
+}
+
+#[tokio::test]
+async fn cancelling_stops_the_command_and_everything_it_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let outcome = h
+        .call_with(
+            "Bash",
+            json!({"command": "sleep 987653 & sleep 987654 | cat"}),
+            cancel,
+        )
+        .await;
+    assert_eq!(outcome.statuses(), [Pending, InProgress, Failed]);
+    assert!(
+        outcome
+            .text()
+            .contains("Cancelled by the user while running")
+    );
+    assert_none_left("98765").await;
+}
+
+#[tokio::test]
+async fn leftover_background_children_do_not_outlive_a_finished_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let started = Instant::now();
+    let outcome = bash(&h, "sleep 987655 & echo done").await;
+    assert_eq!(outcome.text(), "done\n[exit code 0]");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_none_left("987655").await;
+}
+
+#[tokio::test]
+async fn huge_output_reaches_the_model_as_head_and_tail_within_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let text = bash(&h, "seq 1 2000000").await.text();
+    assert!(text.len() < 31_000, "{} characters", text.len());
+    assert!(text.starts_with("1\n2\n3\n"));
+    assert!(text.ends_with("1999999\n2000000\n[exit code 0]"));
+    assert!(text.contains(" characters omitted …]"));
+}
+
+#[tokio::test]
+async fn output_streams_to_the_front_end_while_the_command_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let outcome = bash(&h, "for i in 1 2 3; do echo line$i; sleep 0.4; done").await;
+    let progress = outcome.progress();
+    assert!(matches!(
+        progress[0].content.as_deref(),
+        Some([ToolContent::Terminal { .. }])
+    ));
+    let partial = progress.iter().any(|u| {
+        u.content.iter().flatten().any(
+            |c| matches!(c.model_text(), Some(t) if t.contains("line1") && !t.contains("line3")),
+        )
+    });
+    assert!(partial, "no update showed output before the command ended");
+}
+
+#[tokio::test]
+async fn background_shells_report_new_output_and_stop_on_request_or_with_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let started = h
+        .call("Bash", json!({"command": "for i in $(seq 1 40); do echo tick$i; sleep 0.05; done; sleep 987656", "run_in_background": true}))
+        .await;
+    assert!(
+        started.text().contains("Started background shell bash_1"),
+        "{}",
+        started.text()
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let first = h
+        .call("BashOutput", json!({"bash_id": "bash_1"}))
+        .await
+        .text();
+    assert!(
+        first.contains("tick1\n") && first.ends_with("[bash_1 is running]"),
+        "{first}"
+    );
+    tokio::time::sleep(Duration::from_millis(1800)).await;
+    let second = h
+        .call(
+            "BashOutput",
+            json!({"bash_id": "bash_1", "filter": "^tick4"}),
+        )
+        .await
+        .text();
+    assert!(!second.contains("tick1\n"), "already read: {second}");
+    assert!(second.contains("tick40"), "{second}");
+    assert!(
+        second
+            .lines()
+            .all(|l| l.starts_with("tick4") || l.starts_with('[')),
+        "{second}"
+    );
+    let stopped = h.call("KillShell", json!({"shell_id": "bash_1"})).await;
+    assert!(stopped.text().starts_with("Stopped bash_1"));
+    assert_none_left("987656").await;
+    assert!(
+        h.call("BashOutput", json!({"bash_id": "bash_1"}))
+            .await
+            .result
+            .is_error
+    );
+
+    h.call(
+        "Bash",
+        json!({"command": "sleep 987657", "run_in_background": true}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!processes_with("987657").is_empty());
+    drop(h);
+    assert_none_left("987657").await;
+}
+
+#[tokio::test]
+async fn bash_always_goes_through_the_policy_where_prefixes_can_be_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = |rules: Vec<PermissionRule>| PermissionPolicy {
+        mode: PermissionMode::AcceptEdits,
+        rules,
+    };
+    let asking = harness(&dir).with_policy(policy(vec![]));
+    let refused = asking
+        .call(
+            "Bash",
+            json!({"command": "echo hi", "description": "Say hi"}),
+        )
+        .await;
+    assert!(refused.result.is_error && refused.text().contains("rejected"));
+    assert_eq!(refused.announced().unwrap().title, "Say hi");
+    let allowed = harness(&dir).with_policy(policy(vec![
+        PermissionRule::parse(RuleAction::Allow, "Bash(echo:*)").unwrap(),
+    ]));
+    assert_eq!(
+        allowed
+            .call("Bash", json!({"command": "echo hi"}))
+            .await
+            .text(),
+        "hi\n[exit code 0]"
+    );
+    assert!(
+        allowed
+            .call("Bash", json!({"command": "echo hi && touch x"}))
+            .await
+            .result
+            .is_error
+    );
+    assert!(!dir.path().join("x").exists());
+}
