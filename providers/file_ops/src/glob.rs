@@ -34,14 +34,15 @@ pub struct GlobInput {
     pub path: Option<String>,
 }
 
-/// A directory walker that honours `.gitignore` (in or out of a repository), `.ignore` and
-/// `.rgignore` files, and skips hidden files, as ripgrep does.
+/// A directory walker with ripgrep's rules: hidden files skipped; `.ignore` and `.rgignore`
+/// files honoured everywhere, `.gitignore` files inside a git repository (outside one they
+/// mean nothing to git, and a packaged tree may carry one that ignores everything).
 pub(crate) fn walker(root: &Path) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
-        .require_git(false)
         .hidden(true)
         .git_ignore(true)
+        .ignore(true)
         .parents(true);
     builder
 }
@@ -56,7 +57,8 @@ impl Tool for Glob {
 
     fn description(&self) -> String {
         "Finds files whose path matches a glob pattern (`**/*.rs`, `src/**/*.{ts,tsx}`), newest \
-         first. Files ignored by .gitignore / .ignore and hidden files are skipped."
+         first. Hidden files and files ignored by .gitignore (in a git repository) or .ignore \
+         are skipped."
             .to_owned()
     }
 

@@ -10,9 +10,10 @@ fn touch(path: &Path, seconds_ago: u64) {
         .unwrap();
 }
 
-/// A small project: sources, an ignored build folder, a hidden file and a binary.
+/// A small repository: sources, an ignored build folder, a hidden file and a binary.
 fn project() -> Workspace {
     let ws = Workspace::new();
+    std::fs::create_dir(ws.root().join(".git")).unwrap();
     ws.write(".gitignore", "target/\n*.log\n");
     ws.write(
         "src/main.rs",
@@ -43,7 +44,7 @@ fn project() -> Workspace {
 }
 
 #[tokio::test]
-async fn glob_lists_newest_first_and_honours_ignore_files_without_a_repository() {
+async fn glob_lists_newest_first_and_honours_ignore_files() {
     let ws = project();
     let text = ok(&ws.call("Glob", json!({"pattern": "**/*.rs"})).await);
     let root = ws.root();
@@ -69,6 +70,23 @@ async fn glob_lists_newest_first_and_honours_ignore_files_without_a_repository()
     assert!(
         err(&ws.call("Glob", json!({"pattern": "src/[oops"})).await).contains("not a valid glob")
     );
+}
+
+#[tokio::test]
+async fn gitignore_counts_inside_a_repository_and_dot_ignore_everywhere() {
+    let ws = Workspace::new();
+    ws.write(".gitignore", "/*\n");
+    ws.write(".ignore", "skip.txt\n");
+    ws.write("keep.txt", "x");
+    ws.write("skip.txt", "x");
+    let text = ok(&ws.call("Glob", json!({"pattern": "*.txt"})).await);
+    assert_eq!(
+        text,
+        format!("{}\n", rel(&ws.root(), "keep.txt")),
+        "outside a repository .gitignore is not git's"
+    );
+    std::fs::create_dir(ws.root().join(".git")).unwrap();
+    assert!(ok(&ws.call("Glob", json!({"pattern": "*.txt"})).await).starts_with("No files found"));
 }
 
 #[tokio::test]
