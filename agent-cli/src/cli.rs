@@ -38,8 +38,9 @@ pub enum Command {
     Serve,
     /// MCP: list, add and remove servers, or serve agentry's prompts over MCP.
     Mcp,
-    /// List providers and their tools.
-    Providers,
+    /// List tool providers, where they come from, and their tools.
+    #[command(visible_alias = "tools")]
+    Providers(ProvidersArgs),
 }
 
 /// The output formats of `agentry run`.
@@ -86,6 +87,14 @@ pub struct RunArgs {
     /// Deny a tool (same forms as --allow); repeatable.
     #[arg(long, value_name = "RULE")]
     pub deny: Vec<String>,
+}
+
+/// Arguments of `agentry providers`.
+#[derive(Debug, Args)]
+pub struct ProvidersArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `agentry sessions`.

@@ -25,6 +25,21 @@ pub struct Config {
     /// Model providers of one's own, or overrides of the built-in ones, by name.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderConfig>,
+    /// Which tool providers and tools the agent gets.
+    #[serde(default)]
+    pub tools: ToolSelection,
+}
+
+/// The `[tools]` table: tool providers and tools to leave out.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSelection {
+    /// Providers left out (`bash`, `file_ops`, …).
+    #[serde(default)]
+    pub disabled_providers: Vec<String>,
+    /// Tools left out, by name (`Write`, `Bash`, …).
+    #[serde(default)]
+    pub disabled: Vec<String>,
 }
 
 /// Permission rules as written in configuration.
@@ -53,6 +68,10 @@ impl Config {
         self.permissions.deny.extend(other.permissions.deny);
         self.permissions.ask.extend(other.permissions.ask);
         self.providers.extend(other.providers);
+        self.tools
+            .disabled_providers
+            .extend(other.tools.disabled_providers);
+        self.tools.disabled.extend(other.tools.disabled);
         self
     }
 

@@ -4,6 +4,7 @@ mod cli;
 mod config;
 mod exit;
 mod output;
+mod providers;
 mod run;
 mod sessions;
 
@@ -29,7 +30,7 @@ fn main() -> ExitCode {
         Command::Acp => not_built("acp", "the ACP front-end"),
         Command::Serve => not_built("serve", "the WebSocket + REST server"),
         Command::Mcp => not_built("mcp", "MCP support"),
-        Command::Providers => not_built("providers", "the provider listing"),
+        Command::Providers(args) => providers::list(&args),
     };
     match outcome {
         Ok(exit) => exit.into(),

@@ -36,10 +36,15 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
         agent_config.max_turn_requests = max;
     }
-    let agent = Agent::builder()
+    let selected = crate::providers::configured(&config.tools)?;
+    let agent = selected
+        .providers
+        .into_iter()
+        .fold(Agent::builder(), |builder, provider| {
+            builder.boxed_provider(provider)
+        })
+        .disable_tools(selected.disabled_tools)
         .model(model)
-        .provider(agentry_file_ops::FileOps::default())
-        .provider(agentry_bash::Shell::default())
         .store(Arc::new(store))
         .config(agent_config)
         .build()?;

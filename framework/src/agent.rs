@@ -67,6 +67,7 @@ struct AgentInner {
 pub struct AgentBuilder {
     model: Option<Arc<dyn Model>>,
     providers: Vec<Box<dyn Provider>>,
+    disabled_tools: Vec<String>,
     config: AgentConfig,
     store: Option<Arc<dyn SessionStore>>,
 }
@@ -81,6 +82,18 @@ impl AgentBuilder {
     /// Adds a provider's tools.
     pub fn provider(mut self, provider: impl Provider + 'static) -> Self {
         self.providers.push(Box::new(provider));
+        self
+    }
+
+    /// Adds a provider that is already boxed (one chosen at run time).
+    pub fn boxed_provider(mut self, provider: Box<dyn Provider>) -> Self {
+        self.providers.push(provider);
+        self
+    }
+
+    /// Leaves these tools out, whichever provider offers them.
+    pub fn disable_tools(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.disabled_tools.extend(names);
         self
     }
 
@@ -101,7 +114,7 @@ impl AgentBuilder {
         let model = self.model.ok_or(AgentError::NoModel)?;
         let mut registry = ToolRegistry::new();
         for provider in &self.providers {
-            registry.register(provider.as_ref())?;
+            registry.register_except(provider.as_ref(), &self.disabled_tools)?;
         }
         Ok(Agent {
             inner: Arc::new(AgentInner {

@@ -14,6 +14,38 @@ pub trait Provider: Send + Sync {
     fn description(&self) -> String;
     /// The tools it offers.
     fn tools(&self) -> Vec<Arc<dyn DynTool>>;
+    /// Where it comes from (linked into the binary unless it says otherwise).
+    fn origin(&self) -> ProviderOrigin {
+        ProviderOrigin::BuiltIn
+    }
+}
+
+/// Where a provider comes from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ProviderOrigin {
+    /// Linked into the binary.
+    BuiltIn,
+    /// Loaded from a plugin library.
+    Plugin {
+        /// The library file.
+        path: std::path::PathBuf,
+    },
+    /// Served by an MCP server.
+    McpServer {
+        /// The server's name in the configuration.
+        server: String,
+    },
+}
+
+impl std::fmt::Display for ProviderOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProviderOrigin::BuiltIn => f.write_str("built in"),
+            ProviderOrigin::Plugin { path } => write!(f, "plugin {}", path.display()),
+            ProviderOrigin::McpServer { server } => write!(f, "MCP server {server}"),
+        }
+    }
 }
 
 /// A provider made from a list of tools: the quickest way to group tools of your own.
@@ -106,6 +138,8 @@ pub struct ProviderInfo {
     pub name: String,
     /// Its description.
     pub description: String,
+    /// Where it comes from.
+    pub origin: ProviderOrigin,
     /// Its tools' names, in registration order.
     pub tools: Vec<String>,
 }
@@ -125,9 +159,22 @@ impl ToolRegistry {
 
     /// Registers a provider and all its tools; nothing is registered if any tool is rejected.
     pub fn register(&mut self, provider: &dyn Provider) -> Result<(), RegistryError> {
+        self.register_except(provider, &[])
+    }
+
+    /// Registers a provider without the tools named in `disabled`.
+    pub fn register_except(
+        &mut self,
+        provider: &dyn Provider,
+        disabled: &[String],
+    ) -> Result<(), RegistryError> {
         let provider_name = provider.name().to_owned();
         let mut staged = Vec::new();
-        for tool in provider.tools() {
+        let tools = provider
+            .tools()
+            .into_iter()
+            .filter(|tool| !disabled.iter().any(|name| name == tool.name()));
+        for tool in tools {
             let name = tool.name().to_owned();
             let existing = self
                 .tools
@@ -163,6 +210,7 @@ impl ToolRegistry {
         self.providers.push(ProviderInfo {
             name: provider_name,
             description: provider.description(),
+            origin: provider.origin(),
             tools: staged.iter().map(|t| t.tool.name().to_owned()).collect(),
         });
         for tool in staged {

@@ -11,4 +11,5 @@ fn sandbox() -> Sandbox {
 mod cli;
 mod crash;
 mod models;
+mod providers;
 mod run;

@@ -1,0 +1,153 @@
+//! The tool providers this binary links (one cargo feature each), the configuration's choice
+//! among them, and `agentry providers` / `agentry tools`.
+
+use crate::cli::ProvidersArgs;
+use crate::config::{Config, ToolSelection};
+use crate::exit::{CliError, Exit};
+use agentry::provider::{Provider, ToolRegistry};
+use anyhow::anyhow;
+use serde_json::json;
+
+/// Every provider linked into this binary.
+pub fn linked() -> Vec<Box<dyn Provider>> {
+    vec![
+        #[cfg(feature = "file-ops")]
+        Box::new(agentry_file_ops::FileOps::default()),
+        #[cfg(feature = "bash")]
+        Box::new(agentry_bash::Shell::default()),
+    ]
+}
+
+/// What the configuration selects: the providers kept and the tools left out.
+pub struct Selected {
+    /// The providers kept.
+    pub providers: Vec<Box<dyn Provider>>,
+    /// Tools left out, by name.
+    pub disabled_tools: Vec<String>,
+}
+
+/// The providers the configuration keeps, and the tools it leaves out; names it does not know
+/// are errors (a typo would otherwise silently keep a tool the user meant to remove).
+pub fn configured(selection: &ToolSelection) -> Result<Selected, CliError> {
+    let all = linked();
+    let provider_names: Vec<&str> = all.iter().map(|p| p.name()).collect();
+    if let Some(unknown) = selection
+        .disabled_providers
+        .iter()
+        .find(|name| !provider_names.contains(&name.as_str()))
+    {
+        return Err(CliError::usage(anyhow!(
+            "[tools] disabled_providers names `{unknown}`, which is not a provider of this build (it has: {})",
+            provider_names.join(", ")
+        )));
+    }
+    let tool_names: Vec<String> = all
+        .iter()
+        .flat_map(|p| p.tools())
+        .map(|t| t.name().to_owned())
+        .collect();
+    if let Some(unknown) = selection
+        .disabled
+        .iter()
+        .find(|name| !tool_names.contains(name))
+    {
+        return Err(CliError::usage(anyhow!(
+            "[tools] disabled names `{unknown}`, which is not a tool of this build (it has: {})",
+            tool_names.join(", ")
+        )));
+    }
+    let kept = all
+        .into_iter()
+        .filter(|p| {
+            !selection
+                .disabled_providers
+                .iter()
+                .any(|name| name == p.name())
+        })
+        .collect();
+    Ok(Selected {
+        providers: kept,
+        disabled_tools: selection.disabled.clone(),
+    })
+}
+
+/// The first sentence of a description.
+fn summary(description: &str) -> &str {
+    let line = description.lines().next().unwrap_or_default();
+    match line.find(". ") {
+        Some(end) => &line[..=end],
+        None => line,
+    }
+}
+
+/// `agentry providers`: every linked provider with its origin and tools, marking what the
+/// configuration leaves out.
+pub fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
+    let cwd = std::env::current_dir().map_err(CliError::internal)?;
+    let config = Config::load(&cwd).map_err(CliError::usage)?;
+    configured(&config.tools)?;
+    let selection = &config.tools;
+    let mut rows = Vec::new();
+    for provider in linked() {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(provider.as_ref())
+            .map_err(CliError::internal)?;
+        let provider_enabled = !selection
+            .disabled_providers
+            .iter()
+            .any(|n| n == provider.name());
+        let tools: Vec<_> = registry.providers()[0]
+            .tools
+            .iter()
+            .filter_map(|name| registry.get(name))
+            .map(|t| {
+                json!({
+                    "name": t.tool.name(),
+                    "kind": t.tool.kind(),
+                    "description": summary(&t.tool.description()),
+                    "enabled": provider_enabled && !selection.disabled.iter().any(|n| n == t.tool.name()),
+                })
+            })
+            .collect();
+        rows.push(json!({
+            "name": provider.name(),
+            "origin": provider.origin(),
+            "origin_text": provider.origin().to_string(),
+            "description": provider.description(),
+            "enabled": provider_enabled,
+            "tools": tools,
+        }));
+    }
+    if args.json {
+        println!("{}", serde_json::Value::Array(rows));
+        return Ok(Exit::EndTurn);
+    }
+    for row in &rows {
+        let disabled = if row["enabled"] == true {
+            ""
+        } else {
+            ", disabled"
+        };
+        println!(
+            "{} ({}{disabled}): {}",
+            row["name"].as_str().unwrap_or_default(),
+            row["origin_text"].as_str().unwrap_or_default(),
+            row["description"].as_str().unwrap_or_default()
+        );
+        for tool in row["tools"].as_array().into_iter().flatten() {
+            println!(
+                "  {:<12} {:<8} {}{}",
+                tool["name"].as_str().unwrap_or_default(),
+                tool["kind"].as_str().unwrap_or_default(),
+                tool["description"].as_str().unwrap_or_default(),
+                if tool["enabled"] == true {
+                    ""
+                } else {
+                    " (disabled)"
+                }
+            );
+        }
+    }
+    Ok(Exit::EndTurn)
+}
