@@ -47,6 +47,7 @@ use crate::ids::{SessionId, ToolCallId, TurnId};
 use crate::model::ContentBlock;
 use crate::permission::{PermissionOption, PermissionOutcome};
 use crate::tool::{ToolCallLocation, ToolContent, ToolKind};
+pub use agentry_plugin::plan::{PlanEntry, PlanPriority, PlanStatus};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::ops::AddAssign;
@@ -260,41 +261,6 @@ impl AddAssign for Usage {
         self.cache_read_tokens += other.cache_read_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
     }
-}
-
-/// One entry of the agent's plan, as ACP's `PlanEntry`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PlanEntry {
-    /// What the step is.
-    pub content: String,
-    /// How much it matters.
-    pub priority: PlanPriority,
-    /// Where it stands.
-    pub status: PlanStatus,
-}
-
-/// A plan entry's priority.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PlanPriority {
-    /// High.
-    High,
-    /// Medium.
-    Medium,
-    /// Low.
-    Low,
-}
-
-/// A plan entry's status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PlanStatus {
-    /// Not started.
-    Pending,
-    /// Being worked on.
-    InProgress,
-    /// Done.
-    Completed,
 }
 
 /// A tool call's status, as ACP's `ToolCallStatus`.

@@ -40,7 +40,7 @@ pub mod agent;
 pub mod error;
 pub mod event;
 pub mod executor;
-pub mod ids;
+pub use agentry_plugin::ids;
 pub mod model;
 pub mod permission;
 pub mod prompt;
@@ -48,7 +48,7 @@ pub mod provider;
 pub mod schema;
 pub mod session;
 pub mod testing;
-pub mod tool;
+pub use agentry_plugin::tool;
 
 pub use error::AgentError;
 

@@ -53,7 +53,7 @@ impl ToolError {
 /// reports content, so `call` only does the work.
 ///
 /// ```
-/// use agentry::tool::{Tool, ToolContext, ToolError, ToolKind};
+/// use agentry_plugin::tool::{Tool, ToolContext, ToolError, ToolKind};
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///

@@ -1,7 +1,7 @@
 //! [`ToolContext`]: everything a running tool may use from its session and front-end.
 
-use crate::event::PlanEntry;
 use crate::ids::{SessionId, ToolCallId};
+use crate::plan::PlanEntry;
 use crate::tool::content::{ToolCallLocation, ToolContent};
 use std::any::{Any, TypeId};
 use std::collections::HashMap;

@@ -1,0 +1,84 @@
+//! Providers: named families of tools (file_ops, bash, an MCP server, a plugin, …).
+
+use crate::tool::DynTool;
+use std::sync::Arc;
+
+/// A named family of tools with its configuration (file_ops, bash, an MCP server, a plugin, …).
+pub trait Provider: Send + Sync {
+    /// The provider's name (`file_ops`, `bash`, …).
+    fn name(&self) -> &str;
+    /// A one-line description.
+    fn description(&self) -> String;
+    /// The tools it offers.
+    fn tools(&self) -> Vec<Arc<dyn DynTool>>;
+    /// Where it comes from (linked into the binary unless it says otherwise).
+    fn origin(&self) -> ProviderOrigin {
+        ProviderOrigin::BuiltIn
+    }
+}
+
+/// Where a provider comes from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ProviderOrigin {
+    /// Linked into the binary.
+    BuiltIn,
+    /// Loaded from a plugin library.
+    Plugin {
+        /// The library file.
+        path: std::path::PathBuf,
+    },
+    /// Served by an MCP server.
+    McpServer {
+        /// The server's name in the configuration.
+        server: String,
+    },
+}
+
+impl std::fmt::Display for ProviderOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProviderOrigin::BuiltIn => f.write_str("built in"),
+            ProviderOrigin::Plugin { path } => write!(f, "plugin {}", path.display()),
+            ProviderOrigin::McpServer { server } => write!(f, "MCP server {server}"),
+        }
+    }
+}
+
+/// A provider made from a list of tools: the quickest way to group tools of your own.
+pub struct SimpleProvider {
+    name: String,
+    description: String,
+    tools: Vec<Arc<dyn DynTool>>,
+}
+
+impl SimpleProvider {
+    /// An empty provider.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            tools: Vec::new(),
+        }
+    }
+
+    /// Adds a tool.
+    pub fn with_tool(mut self, tool: Arc<dyn DynTool>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+}
+
+impl Provider for SimpleProvider {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> String {
+        self.description.clone()
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn DynTool>> {
+        self.tools.clone()
+    }
+}
