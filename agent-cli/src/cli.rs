@@ -87,6 +87,9 @@ pub struct RunArgs {
     /// Deny a tool (same forms as --allow); repeatable.
     #[arg(long, value_name = "RULE")]
     pub deny: Vec<String>,
+    /// Load a tool plugin (a shared library); repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub plugin: Vec<std::path::PathBuf>,
 }
 
 /// Arguments of `agentry providers`.
@@ -95,6 +98,9 @@ pub struct ProvidersArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Load a tool plugin (a shared library) too; repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub plugin: Vec<std::path::PathBuf>,
 }
 
 /// Arguments of `agentry sessions`.

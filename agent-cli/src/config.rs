@@ -28,6 +28,9 @@ pub struct Config {
     /// Which tool providers and tools the agent gets.
     #[serde(default)]
     pub tools: ToolSelection,
+    /// Plugin libraries to load.
+    #[serde(default)]
+    pub plugins: Vec<PathBuf>,
 }
 
 /// The `[tools]` table: tool providers and tools to leave out.
@@ -72,6 +75,7 @@ impl Config {
             .disabled_providers
             .extend(other.tools.disabled_providers);
         self.tools.disabled.extend(other.tools.disabled);
+        self.plugins.extend(other.plugins);
         self
     }
 

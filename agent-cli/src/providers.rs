@@ -7,6 +7,45 @@ use crate::exit::{CliError, Exit};
 use agentry::provider::{Provider, ToolRegistry};
 use anyhow::anyhow;
 use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// The plugin libraries to load: `--plugin` flags, `plugins` in configuration, and every
+/// library in `~/.config/agentry/plugins/` and `.agentry/plugins/` of the project.
+pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<PathBuf> {
+    let folders = dirs::config_dir()
+        .map(|dir| dir.join("agentry").join("plugins"))
+        .into_iter()
+        .chain([project.join(".agentry").join("plugins")]);
+    let mut paths: Vec<PathBuf> = flags.iter().chain(&config.plugins).cloned().collect();
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|ext| ext == "so" || ext == "dylib")
+            })
+            .collect();
+        found.sort();
+        paths.extend(found);
+    }
+    paths
+}
+
+/// Every provider of this run: the linked ones, then the plugins that load. A plugin that does
+/// not load is reported on stderr, and the agent goes on without it.
+pub fn available(plugins: &[PathBuf]) -> Vec<Box<dyn Provider>> {
+    let mut providers = linked();
+    for path in plugins {
+        match agentry::plugins::load(path) {
+            Ok(plugin) => providers.push(Box::new(plugin)),
+            Err(error) => eprintln!("agentry: plugin not loaded: {error}"),
+        }
+    }
+    providers
+}
 
 /// Every provider linked into this binary.
 pub fn linked() -> Vec<Box<dyn Provider>> {
@@ -26,10 +65,9 @@ pub struct Selected {
     pub disabled_tools: Vec<String>,
 }
 
-/// The providers the configuration keeps, and the tools it leaves out; names it does not know
-/// are errors (a typo would otherwise silently keep a tool the user meant to remove).
-pub fn configured(selection: &ToolSelection) -> Result<Selected, CliError> {
-    let all = linked();
+/// Fails on names in the selection that no provider has (a typo would otherwise silently keep
+/// a tool the user meant to remove).
+fn check_names(selection: &ToolSelection, all: &[Box<dyn Provider>]) -> Result<(), CliError> {
     let provider_names: Vec<&str> = all.iter().map(|p| p.name()).collect();
     if let Some(unknown) = selection
         .disabled_providers
@@ -56,6 +94,15 @@ pub fn configured(selection: &ToolSelection) -> Result<Selected, CliError> {
             tool_names.join(", ")
         )));
     }
+    Ok(())
+}
+
+/// The providers the configuration keeps, and the tools it leaves out.
+pub fn configured(
+    selection: &ToolSelection,
+    all: Vec<Box<dyn Provider>>,
+) -> Result<Selected, CliError> {
+    check_names(selection, &all)?;
     let kept = all
         .into_iter()
         .filter(|p| {
@@ -85,10 +132,12 @@ fn summary(description: &str) -> &str {
 pub fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
     let config = Config::load(&cwd).map_err(CliError::usage)?;
-    configured(&config.tools)?;
+    let plugins = plugin_paths(&config, &args.plugin, &cwd);
+    let all = available(&plugins);
+    check_names(&config.tools, &all)?;
     let selection = &config.tools;
     let mut rows = Vec::new();
-    for provider in linked() {
+    for provider in &all {
         let mut registry = ToolRegistry::new();
         registry
             .register(provider.as_ref())

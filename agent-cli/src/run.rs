@@ -36,7 +36,9 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
         agent_config.max_turn_requests = max;
     }
-    let selected = crate::providers::configured(&config.tools)?;
+    let plugins = crate::providers::plugin_paths(&config, &args.plugin, &cwd);
+    let selected =
+        crate::providers::configured(&config.tools, crate::providers::available(&plugins))?;
     let agent = selected
         .providers
         .into_iter()

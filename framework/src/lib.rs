@@ -43,6 +43,7 @@ pub mod executor;
 pub use agentry_plugin::ids;
 pub mod model;
 pub mod permission;
+pub mod plugins;
 pub mod prompt;
 pub mod provider;
 pub mod schema;

@@ -11,5 +11,6 @@ fn sandbox() -> Sandbox {
 mod cli;
 mod crash;
 mod models;
+mod plugins;
 mod providers;
 mod run;

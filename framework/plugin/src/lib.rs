@@ -5,7 +5,10 @@
 //! tool content and context, and [`Provider`](provider::Provider). The `agentry` framework
 //! re-exports all of it at the same paths (`agentry::tool`, `agentry::provider`, `agentry::ids`).
 
+pub mod abi;
+pub mod export;
 pub mod ids;
 pub mod plan;
 pub mod provider;
 pub mod tool;
+pub mod wire;

@@ -22,7 +22,8 @@ pub struct ClientCapabilities {
 }
 
 /// A progress report from a running tool. The executor turns each into a tool-call update.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ToolProgress {
     /// Replaces the call's content so far (ACP updates carry the whole content list).
     Content(Vec<ToolContent>),

@@ -1,0 +1,86 @@
+//! The JSON messages that cross the plugin ABI.
+
+use crate::tool::{ToolCallLocation, ToolKind, ToolOutput};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// A provider, as `describe` returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Description {
+    /// The provider's name.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// Its tools.
+    pub tools: Vec<ToolDescription>,
+}
+
+/// A tool, as `describe` returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDescription {
+    /// Its name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Its kind.
+    pub kind: ToolKind,
+    /// Its input's JSON Schema.
+    pub input_schema: Value,
+}
+
+/// `prepare`'s request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrepareRequest {
+    /// The tool.
+    pub tool: String,
+    /// The (schema-valid) input.
+    pub input: Value,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+}
+
+/// `prepare`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prepared {
+    /// The call's title.
+    pub title: String,
+    /// The files it touches.
+    pub locations: Vec<ToolCallLocation>,
+}
+
+/// `start`'s request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRequest {
+    /// The tool.
+    pub tool: String,
+    /// The (schema-valid) input.
+    pub input: Value,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// The session's workspace roots.
+    pub workspace_roots: Vec<PathBuf>,
+    /// The session.
+    pub session_id: String,
+    /// The call.
+    pub tool_call_id: String,
+}
+
+/// How a call ended (the payload of `EVENT_DONE`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallEnd {
+    /// It completed.
+    Completed(ToolOutput),
+    /// It failed.
+    Failed {
+        /// Why.
+        message: String,
+        /// What it produced before failing.
+        output: Option<ToolOutput>,
+    },
+    /// It was cancelled.
+    Cancelled,
+    /// It panicked; the plugin is disabled from now on.
+    Panicked(String),
+}

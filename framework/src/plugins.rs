@@ -1,0 +1,427 @@
+//! Tool providers from plugin libraries: the host side of the ABI in [`agentry_plugin::abi`].
+//!
+//! [`load`] opens a library with every symbol resolved at once (`RTLD_NOW`, so a broken
+//! library fails here), reads its info symbol, checks the magic, the ABI major and that panics
+//! unwind, asks it to describe its provider and checks every input schema. The library is never
+//! unloaded. Its tools become ordinary [`DynTool`]s: the executor cannot tell them apart from
+//! linked ones. A tool that panics fails its call, and the plugin refuses later calls.
+#![allow(unsafe_code)]
+
+use crate::provider::{Provider, ProviderOrigin};
+use crate::tool::{
+    DynTool, PreparedCall, ProgressSink, ToolCallLocation, ToolContext, ToolError, ToolKind,
+    ToolOutput, ToolProgress,
+};
+use agentry_plugin::abi::{self, Buffer, PluginInfo, PluginV1};
+use agentry_plugin::wire::{
+    CallEnd, CallRequest, Description, PrepareRequest, Prepared, ToolDescription,
+};
+use futures::future::BoxFuture;
+use serde_json::Value;
+use std::ffi::{CStr, c_char, c_void};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Why a plugin could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum PluginError {
+    /// The file is not a shared library the system can load.
+    #[error("{path}: not a loadable shared library: {message}")]
+    NotALibrary {
+        /// The file.
+        path: PathBuf,
+        /// What the loader said.
+        message: String,
+    },
+    /// The library is not an agentry plugin.
+    #[error("{path}: not an agentry plugin (it has no `{symbol}` symbol, or a wrong magic number)")]
+    NotAPlugin {
+        /// The file.
+        path: PathBuf,
+        /// The symbol looked for.
+        symbol: &'static str,
+    },
+    /// The plugin was built for another ABI major.
+    #[error(
+        "{path}: built for plugin {plugin}, but this agentry speaks {host}: rebuild the plugin against this agentry's agentry-plugin"
+    )]
+    AbiMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The plugin's ABI, SDK and compiler versions.
+        plugin: String,
+        /// The host's.
+        host: String,
+    },
+    /// The plugin was built with `panic = "abort"`, so a panicking tool would end agentry.
+    #[error(
+        "{path}: built with panic = \"abort\", so one panicking tool would end agentry: build it with panic = \"unwind\""
+    )]
+    PanicAbort {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The plugin's description is unusable.
+    #[error("{path}: its provider description is unusable: {message}")]
+    Describe {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+    /// A tool's input schema is not a valid JSON Schema.
+    #[error("{path}: tool `{tool}` has an invalid input schema: {message}")]
+    InvalidSchema {
+        /// The file.
+        path: PathBuf,
+        /// The tool.
+        tool: String,
+        /// What the validator said.
+        message: String,
+    },
+}
+
+/// A loaded plugin library (kept for the life of the process).
+struct Library {
+    path: PathBuf,
+    name: String,
+    table: &'static PluginV1,
+    panicked: AtomicBool,
+}
+
+fn c_text(text: *const c_char) -> String {
+    if text.is_null() {
+        return "unknown".to_owned();
+    }
+    // SAFETY: the ABI says these are NUL-terminated static strings.
+    unsafe { CStr::from_ptr(text) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Loads a plugin library and returns its provider.
+pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
+    let path = path.to_path_buf();
+    let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL;
+    // SAFETY: loading a library runs its initialisers; plugins are code the user chose to run.
+    let library =
+        unsafe { libloading::os::unix::Library::open(Some(&path), flags) }.map_err(|e| {
+            let detail = std::error::Error::source(&e)
+                .map(|cause| format!(": {cause}"))
+                .unwrap_or_default();
+            PluginError::NotALibrary {
+                path: path.clone(),
+                message: format!("{e}{detail}"),
+            }
+        })?;
+    let not_a_plugin = |symbol| PluginError::NotAPlugin {
+        path: path.clone(),
+        symbol,
+    };
+    // SAFETY: the symbol's type is fixed by the ABI (all majors).
+    let info_fn =
+        unsafe { library.get::<extern "C" fn() -> *const PluginInfo>(abi::INFO_SYMBOL.as_bytes()) }
+            .map_err(|_| not_a_plugin(abi::INFO_SYMBOL))?;
+    // SAFETY: the function returns a pointer to a static PluginInfo.
+    let info = unsafe { info_fn().as_ref() }.ok_or_else(|| not_a_plugin(abi::INFO_SYMBOL))?;
+    if info.magic != abi::MAGIC {
+        return Err(not_a_plugin(abi::INFO_SYMBOL));
+    }
+    if info.abi_major != abi::ABI_MAJOR {
+        let (host_sdk, host_rustc) = agentry_plugin::export::build_info();
+        return Err(PluginError::AbiMismatch {
+            path,
+            plugin: format!(
+                "ABI {}.{} (agentry-plugin {}, {})",
+                info.abi_major,
+                info.abi_minor,
+                c_text(info.sdk_version),
+                c_text(info.rustc_version)
+            ),
+            host: format!(
+                "ABI {}.{} (agentry-plugin {host_sdk}, {host_rustc})",
+                abi::ABI_MAJOR,
+                abi::ABI_MINOR
+            ),
+        });
+    }
+    if info.panic_unwind == 0 {
+        return Err(PluginError::PanicAbort { path });
+    }
+    // SAFETY: for ABI major 1 the entry symbol has this type.
+    let entry = unsafe {
+        library.get::<extern "C" fn() -> *const PluginV1>(abi::ENTRY_SYMBOL_V1.as_bytes())
+    }
+    .map_err(|_| not_a_plugin(abi::ENTRY_SYMBOL_V1))?;
+    // SAFETY: the entry returns a pointer to a static table that lives as long as the library,
+    // which is never unloaded (forgotten below).
+    let table: &'static PluginV1 =
+        unsafe { entry().as_ref() }.ok_or_else(|| not_a_plugin(abi::ENTRY_SYMBOL_V1))?;
+    std::mem::forget(library);
+    if table.size < std::mem::size_of::<PluginV1>() {
+        return Err(PluginError::Describe {
+            path,
+            message: "its function table is shorter than ABI 1.0's".to_owned(),
+        });
+    }
+    let describe_error = |message: String| PluginError::Describe {
+        path: path.clone(),
+        message,
+    };
+    let bytes = take(table, |out| (table.describe)(out)).map_err(describe_error)?;
+    let description: Description = serde_json::from_slice(&bytes)
+        .map_err(|e| describe_error(format!("it is not valid JSON of the expected shape ({e})")))?;
+    for tool in &description.tools {
+        jsonschema::validator_for(&tool.input_schema).map_err(|e| PluginError::InvalidSchema {
+            path: path.clone(),
+            tool: tool.name.clone(),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(PluginProvider {
+        library: Arc::new(Library {
+            path,
+            name: description.name.clone(),
+            table,
+            panicked: AtomicBool::new(false),
+        }),
+        description,
+    })
+}
+
+/// Calls a function that answers into a plugin buffer; returns the bytes (copied, the buffer
+/// given back) or the plugin's error message.
+fn take(table: &PluginV1, call: impl FnOnce(*mut Buffer) -> i32) -> Result<Vec<u8>, String> {
+    let mut buffer = Buffer::EMPTY;
+    let code = call(&mut buffer);
+    let bytes = if buffer.ptr.is_null() {
+        Vec::new()
+    } else {
+        // SAFETY: the plugin filled `len` bytes at `ptr`; they are copied before being freed.
+        unsafe { std::slice::from_raw_parts(buffer.ptr, buffer.len) }.to_vec()
+    };
+    (table.free)(buffer);
+    match code {
+        abi::OK => Ok(bytes),
+        abi::PANICKED => Err(format!(
+            "the plugin panicked: {}",
+            String::from_utf8_lossy(&bytes)
+        )),
+        _ => Err(String::from_utf8_lossy(&bytes).into_owned()),
+    }
+}
+
+/// A provider served by a plugin library.
+pub struct PluginProvider {
+    library: Arc<Library>,
+    description: Description,
+}
+
+impl Provider for PluginProvider {
+    fn name(&self) -> &str {
+        &self.description.name
+    }
+
+    fn description(&self) -> String {
+        self.description.description.clone()
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn DynTool>> {
+        self.description
+            .tools
+            .iter()
+            .map(|tool| {
+                Arc::new(PluginTool {
+                    library: self.library.clone(),
+                    tool: tool.clone(),
+                }) as Arc<dyn DynTool>
+            })
+            .collect()
+    }
+
+    fn origin(&self) -> ProviderOrigin {
+        ProviderOrigin::Plugin {
+            path: self.library.path.clone(),
+        }
+    }
+}
+
+struct PluginTool {
+    library: Arc<Library>,
+    tool: ToolDescription,
+}
+
+impl Library {
+    fn check_alive(&self) -> Result<(), ToolError> {
+        if self.panicked.load(Ordering::SeqCst) {
+            Err(ToolError::failed(format!(
+                "the plugin `{}` panicked earlier, so its tools are disabled until agentry restarts",
+                self.name
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn note_panic(&self, message: &str) -> ToolError {
+        self.panicked.store(true, Ordering::SeqCst);
+        ToolError::failed(format!(
+            "the plugin `{}` panicked ({message}); its tools are disabled until agentry restarts",
+            self.name
+        ))
+    }
+}
+
+impl DynTool for PluginTool {
+    fn name(&self) -> &str {
+        &self.tool.name
+    }
+
+    fn description(&self) -> String {
+        self.tool.description.clone()
+    }
+
+    fn kind(&self) -> ToolKind {
+        self.tool.kind
+    }
+
+    fn input_schema(&self) -> Value {
+        self.tool.input_schema.clone()
+    }
+
+    fn prepare(&self, input: Value, cwd: &Path) -> Result<Box<dyn PreparedCall>, ToolError> {
+        self.library.check_alive()?;
+        let request = serde_json::to_vec(&PrepareRequest {
+            tool: self.tool.name.clone(),
+            input: input.clone(),
+            cwd: cwd.to_path_buf(),
+        })
+        .map_err(|e| ToolError::failed(e.to_string()))?;
+        let table = self.library.table;
+        let prepared = take(table, |out| {
+            (table.prepare)(request.as_ptr(), request.len(), out)
+        })
+        .map_err(|message| {
+            if message.starts_with("the plugin panicked") {
+                self.library.note_panic(&message)
+            } else {
+                ToolError::InvalidInput(message)
+            }
+        })?;
+        let prepared: Prepared = serde_json::from_slice(&prepared).map_err(|e| {
+            ToolError::failed(format!(
+                "the plugin answered prepare with invalid JSON: {e}"
+            ))
+        })?;
+        Ok(Box::new(PluginCall {
+            library: self.library.clone(),
+            tool: self.tool.name.clone(),
+            input,
+            prepared,
+        }))
+    }
+}
+
+struct PluginCall {
+    library: Arc<Library>,
+    tool: String,
+    input: Value,
+    prepared: Prepared,
+}
+
+/// The host's side of one running call, owned by the plugin until its EVENT_DONE.
+struct CallSink {
+    progress: ProgressSink,
+    done: Mutex<Option<tokio::sync::oneshot::Sender<CallEnd>>>,
+}
+
+extern "C" fn on_event(host: *mut c_void, event: u32, ptr: *const u8, len: usize) {
+    let _ = std::panic::catch_unwind(|| {
+        if host.is_null() {
+            return;
+        }
+        let bytes = if ptr.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: the plugin lends `len` bytes at `ptr` for this call.
+            unsafe { std::slice::from_raw_parts(ptr, len) }
+        };
+        // SAFETY: `host` is the CallSink leaked in `run`, alive until EVENT_DONE frees it.
+        let sink = unsafe { &*host.cast::<CallSink>() };
+        match event {
+            abi::EVENT_PROGRESS => {
+                if let Ok(progress) = serde_json::from_slice::<ToolProgress>(bytes) {
+                    sink.progress.report(progress);
+                }
+            }
+            abi::EVENT_DONE => {
+                let end = serde_json::from_slice(bytes).unwrap_or_else(|e| CallEnd::Failed {
+                    message: format!("the plugin ended the call with invalid JSON: {e}"),
+                    output: None,
+                });
+                if let Some(done) = sink
+                    .done
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take()
+                {
+                    let _ = done.send(end);
+                }
+                // SAFETY: EVENT_DONE is the last use of the pointer; the box is ours again.
+                drop(unsafe { Box::from_raw(host.cast::<CallSink>()) });
+            }
+            _ => {}
+        }
+    });
+}
+
+impl PreparedCall for PluginCall {
+    fn title(&self) -> String {
+        self.prepared.title.clone()
+    }
+
+    fn locations(&self) -> Vec<ToolCallLocation> {
+        self.prepared.locations.clone()
+    }
+
+    fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            self.library.check_alive()?;
+            let request = serde_json::to_vec(&CallRequest {
+                tool: self.tool.clone(),
+                input: self.input.clone(),
+                cwd: ctx.cwd.clone(),
+                workspace_roots: ctx.workspace_roots.clone(),
+                session_id: ctx.session_id.to_string(),
+                tool_call_id: ctx.tool_call_id.to_string(),
+            })
+            .map_err(|e| ToolError::failed(e.to_string()))?;
+            let (done, mut ended) = tokio::sync::oneshot::channel();
+            let sink = Box::into_raw(Box::new(CallSink {
+                progress: ctx.progress.clone(),
+                done: Mutex::new(Some(done)),
+            }));
+            let table = self.library.table;
+            let call = (table.start)(request.as_ptr(), request.len(), sink.cast(), on_event);
+            let end = tokio::select! {
+                end = &mut ended => end,
+                () = ctx.cancel.cancelled() => {
+                    (table.cancel)(call);
+                    ended.await
+                }
+            };
+            match end {
+                Ok(CallEnd::Completed(output)) => Ok(output),
+                Ok(CallEnd::Failed { message, output }) => {
+                    Err(ToolError::Failed { message, output })
+                }
+                Ok(CallEnd::Cancelled) => Err(ToolError::Cancelled),
+                Ok(CallEnd::Panicked(message)) => Err(self.library.note_panic(&message)),
+                Err(_) => Err(ToolError::failed(
+                    "the plugin dropped the call without ending it",
+                )),
+            }
+        })
+    }
+}

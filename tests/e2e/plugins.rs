@@ -1,0 +1,251 @@
+//! Tool plugins loaded into the real binary: listing, permissions and diffs, cancellation across
+//! the boundary, contained panics, and every way a plugin can be unusable.
+
+use crate::sandbox;
+use agentry_tests::Sandbox;
+use nix::sys::signal::Signal;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// The example plugin cargo built for this test (a dev-dependency of agentry-cli).
+fn hello_plugin() -> PathBuf {
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let file = deps.join(format!(
+        "{}agentry_plugin_hello{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    assert!(file.exists(), "{} was not built", file.display());
+    file
+}
+
+fn plugin_arg() -> String {
+    hello_plugin().display().to_string()
+}
+
+#[test]
+fn a_plugin_is_listed_beside_the_built_in_providers() {
+    let out = sandbox().run(&["providers", "--json", "--plugin", &plugin_arg()]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let listing = out.json();
+    let hello = listing
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "hello")
+        .unwrap();
+    assert_eq!(
+        hello["origin"],
+        json!({"kind": "plugin", "path": plugin_arg()})
+    );
+    let kinds: Vec<(&str, &str)> = hello["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kinds, [("WriteGreeting", "edit"), ("SlowCount", "think")]);
+}
+
+fn events_of(
+    sb: &Sandbox,
+    name: &str,
+    script: Value,
+    args: &[&str],
+) -> (agentry_tests::Outcome, Vec<Value>) {
+    let path = sb.script(name, &script);
+    let mut all = vec!["--output-format", "stream-json"];
+    all.extend(args);
+    all.push("go");
+    let out = sb.run_scripted(&path, &all);
+    let events = out.json_lines();
+    (out, events)
+}
+
+fn final_update<'a>(events: &'a [Value], id: &str) -> &'a Value {
+    events
+        .iter()
+        .rev()
+        .find(|e| {
+            e["type"] == "tool_call_update" && e["tool_call_id"] == id && e["status"].is_string()
+        })
+        .unwrap()
+}
+
+#[test]
+fn plugin_tools_go_through_permissions_and_report_diffs() {
+    let sb = sandbox();
+    let call = json!({"responses": [
+        {"events": [{"tool_call": {"id": "g", "name": "WriteGreeting", "arguments": {"name": "Ada", "file": "hi.txt"}}}]},
+        {"events": [{"text": "done"}]}
+    ]});
+    let (out, events) = events_of(&sb, "refused", call.clone(), &["--plugin", &plugin_arg()]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(
+        final_update(&events, "g")["status"],
+        "failed",
+        "an edit needs permission"
+    );
+    assert!(!sb.project().join("hi.txt").exists());
+
+    let (_, events) = events_of(
+        &sb,
+        "allowed",
+        call,
+        &["--plugin", &plugin_arg(), "--allow", "WriteGreeting"],
+    );
+    let done = final_update(&events, "g");
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["content"][0]["type"], "diff");
+    assert_eq!(done["content"][0]["newText"], "Hello, Ada!\n");
+    let announced = events
+        .iter()
+        .find(|e| e["type"] == "tool_call" && e["tool_call_id"] == "g")
+        .unwrap();
+    assert_eq!(announced["title"], "Greet Ada in hi.txt");
+    assert_eq!(announced["kind"], "edit");
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("hi.txt")).unwrap(),
+        "Hello, Ada!\n"
+    );
+}
+
+#[test]
+fn a_slow_plugin_call_reports_progress_and_is_cancelled_across_the_boundary() {
+    let sb = sandbox();
+    let script = sb.script(
+        "slow",
+        &json!({"responses": [
+            {"events": [{"tool_call": {"id": "c", "name": "SlowCount", "arguments": {"to": 600}}}]},
+            {"events": [{"text": "never"}]}
+        ]}),
+    );
+    let mut running = sb.spawn_scripted(
+        &script,
+        &[
+            "--output-format",
+            "stream-json",
+            "--plugin",
+            &plugin_arg(),
+            "go",
+        ],
+    );
+    running.wait_for_line(|l| l.contains("counted to 2"));
+    running.signal(Signal::SIGINT);
+    let status = running.wait();
+    assert_eq!(status.code(), Some(130));
+    let rest: Vec<Value> = running
+        .rest()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let update = rest
+        .iter()
+        .find(|e| e["tool_call_id"] == "c" && e["status"] == "failed")
+        .expect("the call did not fail as cancelled");
+    assert!(
+        update["content"]
+            .to_string()
+            .contains("Cancelled by the user"),
+        "{update}"
+    );
+    assert_eq!(rest.last().unwrap()["stop_reason"], "cancelled");
+}
+
+#[test]
+fn a_panicking_plugin_tool_fails_its_call_and_the_plugin_is_disabled() {
+    let sb = sandbox();
+    let (out, events) = events_of(
+        &sb,
+        "panic",
+        json!({"responses": [
+            {"events": [{"tool_call": {"id": "p", "name": "WriteGreeting", "arguments": {"name": "panic", "file": "x.txt"}}}]},
+            {"events": [{"tool_call": {"id": "after", "name": "SlowCount", "arguments": {"to": 1}}}]},
+            {"events": [{"text": "still here"}]}
+        ]}),
+        &["--plugin", &plugin_arg(), "--permission-mode", "bypass"],
+    );
+    assert_eq!(out.code, Some(0), "the agent survives: {out:?}");
+    let panicked = final_update(&events, "p");
+    assert_eq!(panicked["status"], "failed");
+    assert!(
+        panicked["content"]
+            .to_string()
+            .contains("panicked (asked to panic)"),
+        "{panicked}"
+    );
+    let after = final_update(&events, "after");
+    assert_eq!(after["status"], "failed");
+    assert!(
+        after["content"]
+            .to_string()
+            .contains("disabled until agentry restarts"),
+        "{after}"
+    );
+    assert_eq!(events.last().unwrap()["result"], "still here");
+}
+
+/// Builds a broken plugin from the C fixture with a `-D` flag.
+fn broken(dir: &Path, name: &str, flag: &str) -> PathBuf {
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/plugins/bad_plugin.c");
+    let out = dir.join(format!("lib{name}.so"));
+    let status = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&out)
+        .arg(format!("-D{flag}"))
+        .arg(&source)
+        .status()
+        .expect("a C compiler (cc) is needed to build the broken-plugin fixtures");
+    assert!(status.success());
+    out
+}
+
+#[test]
+fn unusable_plugins_are_clear_errors_and_the_agent_runs_without_them() {
+    let sb = sandbox();
+    let fixtures = tempfile::tempdir().unwrap();
+    let not_a_library = fixtures.path().join("libtext.so");
+    std::fs::write(&not_a_library, "just text").unwrap();
+    let cases = [
+        (not_a_library, "not a loadable shared library"),
+        (
+            broken(fixtures.path(), "noinfo", "NO_INFO"),
+            "not an agentry plugin (it has no `agentry_plugin_info` symbol",
+        ),
+        (
+            broken(fixtures.path(), "abi99", "ABI_MAJOR=99"),
+            "built for plugin ABI 99.0 (agentry-plugin 9.9.9, rustc 0.0.0 (a C fixture)), but this agentry speaks ABI 1.0",
+        ),
+        (
+            broken(fixtures.path(), "abort", "PANIC_UNWIND=0"),
+            "built with panic = \"abort\"",
+        ),
+        (
+            broken(fixtures.path(), "badjson", "BAD_JSON"),
+            "its provider description is unusable: it is not valid JSON",
+        ),
+        (
+            broken(fixtures.path(), "badschema", "BAD_SCHEMA"),
+            "tool `T` has an invalid input schema",
+        ),
+    ];
+    let script = sb.script(
+        "plain",
+        &json!({"responses": [{"events": [{"text": "fine"}]}]}),
+    );
+    for (path, expected) in cases {
+        let out = sb.run_scripted(&script, &["--plugin", path.to_str().unwrap(), "hi"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        assert_eq!(out.stdout, "fine\n");
+        assert!(
+            out.stderr.contains("agentry: plugin not loaded: ") && out.stderr.contains(expected),
+            "{expected}: {}",
+            out.stderr
+        );
+    }
+}
