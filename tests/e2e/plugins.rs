@@ -51,6 +51,37 @@ fn a_plugin_is_listed_beside_the_built_in_providers() {
     assert_eq!(kinds, [("WriteGreeting", "edit"), ("SlowCount", "think")]);
 }
 
+#[test]
+fn plugins_come_from_configuration_and_the_plugin_folders() {
+    let sb = sandbox();
+    let folder = sb.project().join(".agentry/plugins");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(hello_plugin(), folder.join("libhello.so")).unwrap();
+    let listing = sb.run(&["providers", "--json"]).json();
+    assert!(
+        listing
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "hello"),
+        "{listing}"
+    );
+    std::fs::remove_file(folder.join("libhello.so")).unwrap();
+    sb.write(
+        "config/agentry/config.toml",
+        &format!("plugins = [{:?}]\n", plugin_arg()),
+    );
+    let listing = sb.run(&["providers", "--json"]).json();
+    assert!(
+        listing
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "hello"),
+        "{listing}"
+    );
+}
+
 fn events_of(
     sb: &Sandbox,
     name: &str,

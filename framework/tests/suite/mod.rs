@@ -4,6 +4,7 @@ mod concurrency;
 mod executor;
 mod fixtures;
 mod permissions;
+mod plugins;
 mod sessions;
 mod stop_reasons;
 mod support;
