@@ -13,6 +13,7 @@ use crate::wire::{CallEnd, CallRequest, Description, PrepareRequest, Prepared, T
 use futures::FutureExt;
 use std::collections::HashMap;
 use std::ffi::c_void;
+use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -289,7 +290,7 @@ extern "C" fn start(ptr: *const u8, len: usize, data: *mut c_void, callback: Hos
         client_capabilities: ClientCapabilities::default(),
         state,
     };
-    plugin.runtime.spawn(async move {
+    let mut work = Box::pin(async move {
         let end = run(plugin, request, ctx).await;
         lock(&plugin.calls).remove(&call);
         if matches!(end, CallEnd::Panicked(_)) {
@@ -298,6 +299,14 @@ extern "C" fn start(ptr: *const u8, len: usize, data: *mut c_void, callback: Hos
         // The one EVENT_DONE of this call; the host's pointer is not used after it.
         host.finish(&end);
     });
+    // Poll once here, inside the runtime's context: a call that finishes at once ends without
+    // a hop to another thread. One that waits moves to the plugin's own workers (which poll it
+    // again at once, registering real wakers).
+    let _context = plugin.runtime.enter();
+    let mut first = std::task::Context::from_waker(futures::task::noop_waker_ref());
+    if work.as_mut().poll(&mut first).is_pending() {
+        plugin.runtime.spawn(work);
+    }
     call
 }
 
