@@ -51,34 +51,31 @@ fn a_plugin_is_listed_beside_the_built_in_providers() {
     assert_eq!(kinds, [("WriteGreeting", "edit"), ("SlowCount", "think")]);
 }
 
+/// Whether `agentry providers` lists the example plugin's provider.
+fn lists_hello(sb: &Sandbox) -> bool {
+    let listing = sb.run(&["providers", "--json"]).json();
+    listing
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["name"] == "hello")
+}
+
 #[test]
 fn plugins_come_from_configuration_and_the_plugin_folders() {
     let sb = sandbox();
     let folder = sb.project().join(".agentry/plugins");
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::copy(hello_plugin(), folder.join("libhello.so")).unwrap();
-    let listing = sb.run(&["providers", "--json"]).json();
-    assert!(
-        listing
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|p| p["name"] == "hello"),
-        "{listing}"
-    );
+    assert!(lists_hello(&sb), "the plugin folder was not read");
     std::fs::remove_file(folder.join("libhello.so")).unwrap();
     sb.write(
         "config/agentry/config.toml",
         &format!("plugins = [{:?}]\n", plugin_arg()),
     );
-    let listing = sb.run(&["providers", "--json"]).json();
     assert!(
-        listing
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|p| p["name"] == "hello"),
-        "{listing}"
+        lists_hello(&sb),
+        "`plugins` in the configuration was not read"
     );
 }
 
