@@ -298,6 +298,12 @@ impl Chat<'_> {
         let Some(window) = model.context_window() else {
             return Ok(());
         };
+        // Estimated in two parts, so the history is only copied when it must be compacted.
+        let tokens = estimate_tokens(&self.system, &self.session.history, &self.tools)
+            + estimate_tokens("", &self.new_messages, &[]);
+        if !needs_compaction(tokens, window) {
+            return Ok(());
+        }
         let all: Vec<Message> = self
             .session
             .history
@@ -305,10 +311,6 @@ impl Chat<'_> {
             .chain(&self.new_messages)
             .cloned()
             .collect();
-        let tokens = estimate_tokens(&self.system, &all, &self.tools);
-        if !needs_compaction(tokens, window) {
-            return Ok(());
-        }
         let Some(split) = split_point(&all, window) else {
             return Ok(());
         };
