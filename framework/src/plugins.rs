@@ -294,7 +294,7 @@ impl DynTool for PluginTool {
         self.library.check_alive()?;
         let request = serde_json::to_vec(&PrepareRequest {
             tool: self.tool.name.clone(),
-            input: input.clone(),
+            input,
             cwd: cwd.to_path_buf(),
         })
         .map_err(|e| ToolError::failed(e.to_string()))?;
@@ -316,18 +316,27 @@ impl DynTool for PluginTool {
         })?;
         Ok(Box::new(PluginCall {
             library: self.library.clone(),
-            tool: self.tool.name.clone(),
-            input,
             prepared,
+            started: false,
         }))
     }
 }
 
+/// A call the plugin has prepared and holds under `prepared.call`.
 struct PluginCall {
     library: Arc<Library>,
-    tool: String,
-    input: Value,
     prepared: Prepared,
+    /// Whether `start` was given the call; until then, dropping it tells the plugin to
+    /// discard it.
+    started: bool,
+}
+
+impl Drop for PluginCall {
+    fn drop(&mut self) {
+        if !self.started {
+            (self.library.table.discard)(self.prepared.call);
+        }
+    }
 }
 
 /// The host's side of one running call, owned by the plugin until its EVENT_DONE.
@@ -385,12 +394,13 @@ impl PreparedCall for PluginCall {
         self.prepared.locations.clone()
     }
 
-    fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+    fn run(
+        mut self: Box<Self>,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             self.library.check_alive()?;
             let request = serde_json::to_vec(&CallRequest {
-                tool: self.tool.clone(),
-                input: self.input.clone(),
                 cwd: ctx.cwd.clone(),
                 workspace_roots: ctx.workspace_roots.clone(),
                 session_id: ctx.session_id.to_string(),
@@ -403,7 +413,9 @@ impl PreparedCall for PluginCall {
                 done: Mutex::new(Some(done)),
             }));
             let table = self.library.table;
-            let call = (table.start)(request.as_ptr(), request.len(), sink.cast(), on_event);
+            let call = self.prepared.call;
+            self.started = true;
+            (table.start)(call, request.as_ptr(), request.len(), sink.cast(), on_event);
             let end = tokio::select! {
                 end = &mut ended => end,
                 () = ctx.cancel.cancelled() => {

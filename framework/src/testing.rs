@@ -20,7 +20,7 @@ use crate::provider::{Provider, RegistryError, ToolRegistry};
 use crate::tool::{ClientCapabilities, SessionState, ToolContent};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -30,6 +30,9 @@ pub struct ToolHarness {
     scope: CallScope,
     events: Arc<Mutex<Vec<AgentEvent>>>,
     calls: AtomicU64,
+    /// Calls under way; changed only with `events` locked, which is emptied when none is left
+    /// (so a long-lived harness does not grow).
+    in_flight: AtomicUsize,
 }
 
 struct Collect(Arc<Mutex<Vec<AgentEvent>>>);
@@ -70,6 +73,7 @@ impl ToolHarness {
             },
             events,
             calls: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
         })
     }
 
@@ -104,7 +108,11 @@ impl ToolHarness {
     ) -> CallOutcome {
         let number = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
         let id = format!("call_{number}");
-        let before = self.lock_events().len();
+        let before = {
+            let events = self.lock_events();
+            self.in_flight.fetch_add(1, Ordering::SeqCst);
+            events.len()
+        };
         let mut scope = self.scope.clone();
         scope.cancel = cancel;
         let request = ToolCallRequest {
@@ -114,7 +122,14 @@ impl ToolHarness {
         };
         let pending = self.executor.announce(request, &scope);
         let result = self.executor.run(pending, &scope).await;
-        let events = self.lock_events()[before..].to_vec();
+        let events = {
+            let mut events = self.lock_events();
+            let mine = events[before..].to_vec();
+            if self.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+                events.clear();
+            }
+            mine
+        };
         CallOutcome { result, events }
     }
 

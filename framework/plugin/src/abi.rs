@@ -90,18 +90,23 @@ pub struct PluginV1 {
     /// The provider as JSON ([`Description`](crate::wire::Description)).
     pub describe: extern "C" fn(out: *mut Buffer) -> i32,
     /// Reads one call's input: request [`PrepareRequest`](crate::wire::PrepareRequest), answer
-    /// [`Prepared`](crate::wire::Prepared).
+    /// [`Prepared`](crate::wire::Prepared), whose `call` handle the plugin keeps the prepared
+    /// call under until `start` or `discard` is given it.
     pub prepare: extern "C" fn(request: *const u8, len: usize, out: *mut Buffer) -> i32,
-    /// Starts a call ([`CallRequest`](crate::wire::CallRequest)) on the plugin's own runtime and
-    /// returns its handle; the call ends with one [`EVENT_DONE`] through `callback`.
+    /// Starts a prepared call ([`CallRequest`](crate::wire::CallRequest)) on the plugin's own
+    /// runtime; the call ends with exactly one [`EVENT_DONE`] through `callback`.
     pub start: extern "C" fn(
+        call: u64,
         request: *const u8,
         len: usize,
         host: *mut c_void,
         callback: HostCallback,
-    ) -> u64,
-    /// Asks a running call to stop (it still ends with [`EVENT_DONE`]).
+    ),
+    /// Asks a started call to stop (it still ends with [`EVENT_DONE`]).
     pub cancel: extern "C" fn(call: u64),
+    /// Forgets a prepared call that will never be started (its permission was refused, its
+    /// turn was cancelled).
+    pub discard: extern "C" fn(call: u64),
     /// Frees a buffer the plugin returned.
     pub free: extern "C" fn(buffer: Buffer),
 }

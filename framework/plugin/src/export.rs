@@ -7,7 +7,7 @@ use crate::abi::{self, Buffer, HostCallback, PluginInfo, PluginV1};
 use crate::ids::{SessionId, ToolCallId};
 use crate::provider::Provider;
 use crate::tool::{
-    ClientCapabilities, DynTool, ProgressSink, SessionState, ToolContext, ToolError,
+    ClientCapabilities, DynTool, PreparedCall, ProgressSink, SessionState, ToolContext, ToolError,
 };
 use crate::wire::{CallEnd, CallRequest, Description, PrepareRequest, Prepared, ToolDescription};
 use futures::FutureExt;
@@ -24,10 +24,18 @@ struct Plugin {
     description: Description,
     tools: HashMap<String, Arc<dyn DynTool>>,
     runtime: tokio::runtime::Runtime,
-    calls: Mutex<HashMap<u64, CancellationToken>>,
+    calls: Mutex<HashMap<u64, Slot>>,
     sessions: Mutex<HashMap<String, SessionState>>,
     next_call: AtomicU64,
     panicked: AtomicBool,
+}
+
+/// A call the plugin holds, by its handle.
+enum Slot {
+    /// Prepared, waiting for `start` or `discard`.
+    Prepared(Box<dyn PreparedCall>),
+    /// Started; the token cancels it.
+    Running(CancellationToken),
 }
 
 static PLUGIN: OnceLock<Result<Plugin, String>> = OnceLock::new();
@@ -47,6 +55,7 @@ static TABLE: PluginV1 = PluginV1 {
     prepare,
     start,
     cancel,
+    discard,
     free,
 };
 
@@ -195,11 +204,14 @@ extern "C" fn prepare(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
         let prepared = tool
             .prepare(request.input, &request.cwd)
             .map_err(|e| e.to_string())?;
-        serde_json::to_vec(&Prepared {
+        let answer = Prepared {
+            call: plugin.next_call.fetch_add(1, Ordering::Relaxed),
             title: prepared.title(),
             locations: prepared.locations(),
-        })
-        .map_err(|e| e.to_string())
+        };
+        let json = serde_json::to_vec(&answer).map_err(|e| e.to_string())?;
+        lock(&plugin.calls).insert(answer.call, Slot::Prepared(prepared));
+        Ok(json)
     })
 }
 
@@ -237,51 +249,72 @@ impl Host {
     }
 }
 
-extern "C" fn start(ptr: *const u8, len: usize, data: *mut c_void, callback: HostCallback) -> u64 {
-    let host = Host {
+/// Takes a prepared call out of its slot, leaving the started call's cancel token there.
+fn begin(
+    plugin: &Plugin,
+    call: u64,
+    cancel: CancellationToken,
+) -> Result<Box<dyn PreparedCall>, String> {
+    let mut calls = lock(&plugin.calls);
+    match calls.remove(&call) {
+        Some(Slot::Prepared(prepared)) => {
+            calls.insert(call, Slot::Running(cancel));
+            Ok(prepared)
+        }
+        Some(running) => {
+            calls.insert(call, running);
+            Err(format!("call {call} was started already"))
+        }
+        None => Err(format!("the plugin has no prepared call {call}")),
+    }
+}
+
+extern "C" fn start(
+    call: u64,
+    ptr: *const u8,
+    len: usize,
+    data: *mut c_void,
+    callback: HostCallback,
+) {
+    let host = Arc::new(Host {
         data,
         callback,
         ended: Mutex::new(false),
-    };
-    let started = catch_unwind(AssertUnwindSafe(
-        || -> Result<(u64, &'static Plugin, CallRequest), String> {
-            let plugin = plugin()?;
-            let request: CallRequest = request(ptr, len)?;
-            Ok((
-                plugin.next_call.fetch_add(1, Ordering::SeqCst),
-                plugin,
-                request,
-            ))
-        },
-    ));
-    let (call, plugin, request) = match started {
+    });
+    let cancel = CancellationToken::new();
+    let started = catch_unwind(AssertUnwindSafe(|| {
+        let plugin = plugin()?;
+        let prepared = begin(plugin, call, cancel.clone())?;
+        let request: CallRequest = request(ptr, len)?;
+        Ok((plugin, prepared, request))
+    }));
+    let (plugin, prepared, request) = match started {
         Ok(Ok(started)) => started,
         Ok(Err(message)) => {
+            forget_call(call);
             host.finish(&CallEnd::Failed {
                 message,
                 output: None,
             });
-            return 0;
+            return;
         }
         Err(panic) => {
+            forget_call(call);
             host.finish(&CallEnd::Panicked(panic_message(panic.as_ref())));
-            return 0;
+            return;
         }
     };
-    let cancel = CancellationToken::new();
-    lock(&plugin.calls).insert(call, cancel.clone());
     let state = lock(&plugin.sessions)
         .entry(request.session_id.clone())
         .or_default()
         .clone();
-    let host = Arc::new(host);
     let progress_host = host.clone();
     let ctx = ToolContext {
-        session_id: SessionId(request.session_id.clone()),
-        tool_call_id: ToolCallId(request.tool_call_id.clone()),
-        cwd: request.cwd.clone(),
-        workspace_roots: request.workspace_roots.clone(),
-        cancel: cancel.clone(),
+        session_id: SessionId(request.session_id),
+        tool_call_id: ToolCallId(request.tool_call_id),
+        cwd: request.cwd,
+        workspace_roots: request.workspace_roots,
+        cancel,
         progress: ProgressSink::new(move |progress| {
             if let Ok(bytes) = serde_json::to_vec(&progress) {
                 progress_host.progress(&bytes);
@@ -291,8 +324,8 @@ extern "C" fn start(ptr: *const u8, len: usize, data: *mut c_void, callback: Hos
         state,
     };
     let mut work = Box::pin(async move {
-        let end = run(plugin, request, ctx).await;
-        lock(&plugin.calls).remove(&call);
+        let end = run(prepared, ctx).await;
+        forget_call(call);
         if matches!(end, CallEnd::Panicked(_)) {
             plugin.panicked.store(true, Ordering::SeqCst);
         }
@@ -301,33 +334,28 @@ extern "C" fn start(ptr: *const u8, len: usize, data: *mut c_void, callback: Hos
     });
     // Poll once here, inside the runtime's context: a call that finishes at once ends without
     // a hop to another thread. One that waits moves to the plugin's own workers (which poll it
-    // again at once, registering real wakers).
+    // again at once, registering real wakers). `run` contains the tool's panics.
     let _context = plugin.runtime.enter();
     let mut first = std::task::Context::from_waker(futures::task::noop_waker_ref());
     if work.as_mut().poll(&mut first).is_pending() {
         plugin.runtime.spawn(work);
     }
-    call
 }
 
-async fn run(plugin: &Plugin, request: CallRequest, ctx: ToolContext) -> CallEnd {
-    let Some(tool) = plugin.tools.get(&request.tool) else {
-        return CallEnd::Failed {
-            message: format!("the plugin has no tool `{}`", request.tool),
-            output: None,
-        };
-    };
+/// Drops whatever the plugin holds for a call.
+fn forget_call(call: u64) {
+    if let Some(Ok(plugin)) = PLUGIN.get() {
+        lock(&plugin.calls).remove(&call);
+    }
+}
+
+async fn run(prepared: Box<dyn PreparedCall>, ctx: ToolContext) -> CallEnd {
     let cancel = ctx.cancel.clone();
-    let prepared = match tool.prepare(request.input, &request.cwd) {
-        Ok(prepared) => prepared,
-        Err(error) => {
-            return CallEnd::Failed {
-                message: error.to_string(),
-                output: None,
-            };
-        }
+    let running = match catch_unwind(AssertUnwindSafe(|| prepared.run(ctx))) {
+        Ok(running) => running,
+        Err(panic) => return CallEnd::Panicked(panic_message(panic.as_ref())),
     };
-    match AssertUnwindSafe(prepared.run(ctx)).catch_unwind().await {
+    match AssertUnwindSafe(running).catch_unwind().await {
         Ok(Ok(output)) => CallEnd::Completed(output),
         Ok(Err(ToolError::Cancelled)) => CallEnd::Cancelled,
         Ok(Err(_)) if cancel.is_cancelled() => CallEnd::Cancelled,
@@ -343,9 +371,24 @@ async fn run(plugin: &Plugin, request: CallRequest, ctx: ToolContext) -> CallEnd
 extern "C" fn cancel(call: u64) {
     let _ = catch_unwind(|| {
         if let Some(Ok(plugin)) = PLUGIN.get()
-            && let Some(token) = lock(&plugin.calls).get(&call)
+            && let Some(Slot::Running(token)) = lock(&plugin.calls).get(&call)
         {
             token.cancel();
+        }
+    });
+}
+
+extern "C" fn discard(call: u64) {
+    let _ = catch_unwind(|| {
+        if let Some(Ok(plugin)) = PLUGIN.get() {
+            let mut calls = lock(&plugin.calls);
+            let discarded = match calls.get(&call) {
+                Some(Slot::Prepared(_)) => calls.remove(&call),
+                _ => None,
+            };
+            // The tool's prepared call is dropped outside the lock.
+            drop(calls);
+            drop(discarded);
         }
     });
 }
@@ -382,4 +425,134 @@ macro_rules! export_plugin {
             $crate::export::table(make)
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::SimpleProvider;
+    use crate::tool::{Tool, ToolKind, ToolOutput, erase};
+
+    struct Echo;
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct EchoInput {
+        text: String,
+    }
+
+    impl Tool for Echo {
+        type Input = EchoInput;
+        type Output = String;
+
+        fn name(&self) -> &str {
+            "Echo"
+        }
+        fn description(&self) -> String {
+            "Echoes its text.".to_owned()
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Other
+        }
+        async fn call(&self, input: EchoInput, _ctx: ToolContext) -> Result<String, ToolError> {
+            Ok(input.text)
+        }
+    }
+
+    fn make() -> Box<dyn Provider> {
+        Box::new(SimpleProvider::new("echo", "").with_tool(erase(Echo)))
+    }
+
+    /// The calls the plugin holds.
+    fn held() -> usize {
+        match PLUGIN.get() {
+            Some(Ok(plugin)) => lock(&plugin.calls).len(),
+            _ => usize::MAX,
+        }
+    }
+
+    fn prepare_echo(table: &PluginV1, text: &str) -> Result<Prepared, String> {
+        let request = serde_json::json!({"tool": "Echo", "input": {"text": text}, "cwd": "/"});
+        let request = serde_json::to_vec(&request).unwrap();
+        let mut out = Buffer::EMPTY;
+        let code = (table.prepare)(request.as_ptr(), request.len(), &mut out);
+        // SAFETY: the plugin filled `out`.
+        let bytes = unsafe { std::slice::from_raw_parts(out.ptr, out.len) }.to_vec();
+        (table.free)(out);
+        if code == abi::OK {
+            Ok(serde_json::from_slice(&bytes).unwrap())
+        } else {
+            Err(String::from_utf8(bytes).unwrap())
+        }
+    }
+
+    extern "C" fn record(host: *mut c_void, event: u32, ptr: *const u8, len: usize) {
+        // SAFETY: the test passes a live Mutex<Vec<…>> and the plugin lends `len` bytes.
+        let (events, bytes) = unsafe {
+            (
+                &*host.cast::<Mutex<Vec<(u32, Vec<u8>)>>>(),
+                std::slice::from_raw_parts(ptr, len),
+            )
+        };
+        lock(events).push((event, bytes.to_vec()));
+    }
+
+    /// Starts a call and waits for its end.
+    fn start_call(table: &PluginV1, call: u64) -> CallEnd {
+        let events: Mutex<Vec<(u32, Vec<u8>)>> = Mutex::default();
+        let request = br#"{"cwd":"/","workspace_roots":["/"],"session_id":"s","tool_call_id":"t"}"#;
+        let host = std::ptr::from_ref(&events).cast_mut().cast();
+        (table.start)(call, request.as_ptr(), request.len(), host, record);
+        loop {
+            if let Some((_, bytes)) = lock(&events).iter().find(|(e, _)| *e == abi::EVENT_DONE) {
+                return serde_json::from_slice(bytes).unwrap();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn prepared_calls_are_held_until_started_or_discarded() {
+        // SAFETY: `table` returns a pointer to the static table.
+        let table = unsafe { &*table(make) };
+        assert_eq!(held(), 0);
+
+        let discarded = prepare_echo(table, "never").unwrap();
+        assert_eq!(discarded.title, "Echo");
+        assert_eq!(held(), 1);
+        (table.discard)(discarded.call);
+        assert_eq!(held(), 0);
+        match start_call(table, discarded.call) {
+            CallEnd::Failed { message, .. } => assert!(message.contains("no prepared call")),
+            other => panic!("a discarded call started: {other:?}"),
+        }
+
+        let call = prepare_echo(table, "hello").unwrap();
+        assert_ne!(call.call, discarded.call, "handles are not reused");
+        match start_call(table, call.call) {
+            CallEnd::Completed(output) => assert_eq!(output, ToolOutput::text("hello")),
+            other => panic!("the call did not complete: {other:?}"),
+        }
+        assert_eq!(held(), 0, "a finished call is forgotten");
+        (table.discard)(call.call);
+        match start_call(table, call.call) {
+            CallEnd::Failed { message, .. } => assert!(message.contains("no prepared call")),
+            other => panic!("a call started twice: {other:?}"),
+        }
+
+        let kept = prepare_echo(table, "kept").unwrap();
+        assert_eq!(held(), 1);
+        let missing = {
+            let request = br#"{"tool":"Nope","input":{},"cwd":"/"}"#;
+            let mut out = Buffer::EMPTY;
+            let code = (table.prepare)(request.as_ptr(), request.len(), &mut out);
+            (table.free)(out);
+            code
+        };
+        assert_eq!(missing, abi::ERROR);
+        assert_eq!(held(), 1, "a refused prepare holds nothing");
+        (table.cancel)(kept.call);
+        assert_eq!(held(), 1, "cancel leaves a prepared call alone");
+        (table.discard)(kept.call);
+        assert_eq!(held(), 0);
+    }
 }

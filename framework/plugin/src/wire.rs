@@ -43,19 +43,18 @@ pub struct PrepareRequest {
 /// `prepare`'s answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prepared {
+    /// The handle the plugin keeps the prepared call under, for `start`, `cancel` and
+    /// `discard`.
+    pub call: u64,
     /// The call's title.
     pub title: String,
     /// The files it touches.
     pub locations: Vec<ToolCallLocation>,
 }
 
-/// `start`'s request.
+/// `start`'s request (the tool and its input were given to `prepare`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallRequest {
-    /// The tool.
-    pub tool: String,
-    /// The (schema-valid) input.
-    pub input: Value,
     /// The session's working directory.
     pub cwd: PathBuf,
     /// The session's workspace roots.
