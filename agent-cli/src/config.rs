@@ -31,7 +31,17 @@ pub struct Config {
     /// Plugin libraries to load.
     #[serde(default)]
     pub plugins: Vec<PathBuf>,
+    /// MCP servers whose tools the agent gets, by name (the project's `.mcp.json` adds more).
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, McpServerEntry>,
 }
+
+/// One `[mcp_servers.NAME]` table.
+#[cfg(feature = "mcp")]
+pub type McpServerEntry = agentry_mcp::McpServerConfig;
+/// One `[mcp_servers.NAME]` table (kept unread: this build has no MCP provider).
+#[cfg(not(feature = "mcp"))]
+pub type McpServerEntry = toml::Value;
 
 /// The `[tools]` table: tool providers and tools to leave out.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -76,6 +86,7 @@ impl Config {
             .extend(other.tools.disabled_providers);
         self.tools.disabled.extend(other.tools.disabled);
         self.plugins.extend(other.plugins);
+        self.mcp_servers.extend(other.mcp_servers);
         self
     }
 

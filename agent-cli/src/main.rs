@@ -30,7 +30,9 @@ fn main() -> ExitCode {
         Command::Acp => not_built("acp", "the ACP front-end"),
         Command::Serve => not_built("serve", "the WebSocket + REST server"),
         Command::Mcp => not_built("mcp", "MCP support"),
-        Command::Providers(args) => providers::list(&args),
+        Command::Providers(args) => tokio::runtime::Runtime::new()
+            .map_err(CliError::internal)
+            .and_then(|runtime| runtime.block_on(providers::list(&args))),
     };
     match outcome {
         Ok(exit) => exit.into(),

@@ -34,9 +34,14 @@ pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<P
     paths
 }
 
-/// Every provider of this run: the linked ones, then the plugins that load. A plugin that does
-/// not load is reported on stderr, and the agent goes on without it.
-pub fn available(plugins: &[PathBuf]) -> Vec<Box<dyn Provider>> {
+/// Every provider of this run: the linked ones, the plugins that load, then the MCP servers
+/// that start. A plugin or server that fails is reported on stderr, and the agent goes on
+/// without it.
+pub async fn available(
+    config: &Config,
+    plugins: &[PathBuf],
+    project: &Path,
+) -> Vec<Box<dyn Provider>> {
     let mut providers = linked();
     for path in plugins {
         match agentry::plugins::load(path) {
@@ -44,7 +49,41 @@ pub fn available(plugins: &[PathBuf]) -> Vec<Box<dyn Provider>> {
             Err(error) => eprintln!("agentry: plugin not loaded: {error}"),
         }
     }
+    providers.extend(mcp_servers(config, project).await);
     providers
+}
+
+/// How long an MCP server gets to start and list its tools.
+#[cfg(feature = "mcp")]
+const MCP_STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The MCP servers of the project's `.mcp.json` and of the configuration (which wins on a
+/// name both have), started at once.
+#[cfg(feature = "mcp")]
+async fn mcp_servers(config: &Config, project: &Path) -> Vec<Box<dyn Provider>> {
+    let mut servers =
+        agentry_mcp::read_mcp_json(&project.join(".mcp.json")).unwrap_or_else(|error| {
+            eprintln!("agentry: {error}");
+            Default::default()
+        });
+    servers.extend(config.mcp_servers.clone());
+    let mut providers: Vec<Box<dyn Provider>> = Vec::new();
+    for (_, result) in agentry_mcp::connect_all(&servers, project, MCP_STARTUP_TIMEOUT).await {
+        match result {
+            Ok(provider) => providers.push(Box::new(provider)),
+            Err(error) => eprintln!("agentry: {error}"),
+        }
+    }
+    providers
+}
+
+/// This build has no MCP provider: configured servers are reported, not silently dropped.
+#[cfg(not(feature = "mcp"))]
+async fn mcp_servers(config: &Config, _project: &Path) -> Vec<Box<dyn Provider>> {
+    if !config.mcp_servers.is_empty() {
+        eprintln!("agentry: this agentry was built without MCP support; [mcp_servers] is ignored");
+    }
+    Vec::new()
 }
 
 /// Every provider linked into this binary.
@@ -129,11 +168,11 @@ fn summary(description: &str) -> &str {
 
 /// `agentry providers`: every linked provider with its origin and tools, marking what the
 /// configuration leaves out.
-pub fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
+pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
     let config = Config::load(&cwd).map_err(CliError::usage)?;
     let plugins = plugin_paths(&config, &args.plugin, &cwd);
-    let all = available(&plugins);
+    let all = available(&config, &plugins, &cwd).await;
     check_names(&config.tools, &all)?;
     let selection = &config.tools;
     let mut rows = Vec::new();
@@ -172,6 +211,13 @@ pub fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
         println!("{}", serde_json::Value::Array(rows));
         return Ok(Exit::EndTurn);
     }
+    let width = rows
+        .iter()
+        .flat_map(|row| row["tools"].as_array().into_iter().flatten())
+        .filter_map(|tool| tool["name"].as_str())
+        .map(str::len)
+        .max()
+        .unwrap_or_default();
     for row in &rows {
         let disabled = if row["enabled"] == true {
             ""
@@ -186,7 +232,7 @@ pub fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
         );
         for tool in row["tools"].as_array().into_iter().flatten() {
             println!(
-                "  {:<12} {:<8} {}{}",
+                "  {:<width$} {:<8} {}{}",
                 tool["name"].as_str().unwrap_or_default(),
                 tool["kind"].as_str().unwrap_or_default(),
                 tool["description"].as_str().unwrap_or_default(),

@@ -37,8 +37,8 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
         agent_config.max_turn_requests = max;
     }
     let plugins = crate::providers::plugin_paths(&config, &args.plugin, &cwd);
-    let selected =
-        crate::providers::configured(&config.tools, crate::providers::available(&plugins))?;
+    let available = crate::providers::available(&config, &plugins, &cwd).await;
+    let selected = crate::providers::configured(&config.tools, available)?;
     let agent = selected
         .providers
         .into_iter()

@@ -1,6 +1,6 @@
 //! `agentry run` against hosted-model APIs, served by the mock model server on 127.0.0.1.
 
-use crate::sandbox;
+use crate::{run_openai, sandbox};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Stop};
 use serde_json::json;
 
@@ -18,18 +18,7 @@ fn openai_round_trip_through_a_tool_call() {
         MockReply::tool_call("call_1", "Nope", json!({"x": 1})),
         "Done via OpenAI.",
     );
-    let base = format!("{}/v1", server.url());
-    let out = sb.run_with_env(
-        &[
-            "run",
-            "--model",
-            "openai/gpt-4.1",
-            "--output-format",
-            "json",
-            "go",
-        ],
-        &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
-    );
+    let out = run_openai(&sb, &server, &["--output-format", "json", "go"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let result = out.json();
     assert_eq!(result["result"], "Done via OpenAI.");

@@ -23,7 +23,7 @@ fn hello_plugin() -> PathBuf {
     file
 }
 
-fn plugin_arg() -> String {
+pub(crate) fn plugin_arg() -> String {
     hello_plugin().display().to_string()
 }
 

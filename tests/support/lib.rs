@@ -1,10 +1,12 @@
-//! Support for the end-to-end tests: a mock model server ([`mock_model`]), and the real
+//! Support for the end-to-end tests: a mock model server ([`mock_model`]), the official
+//! protocol peers ([`peers`]), and the real
 //! `agentry` binary in a sandbox of its own (home,
 //! config, data directory, project), scripts for the scripted model, and line-by-line reading of
 //! a running child's output.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod mock_model;
+pub mod peers;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader};

@@ -155,9 +155,7 @@ fn user_block(block: &ContentBlock) -> Value {
             "type": "image",
             "source": {"type": "base64", "media_type": mime_type, "data": data},
         }),
-        resource @ ContentBlock::Resource { .. } => {
-            json!({"type": "text", "text": resource_text(resource)})
-        }
+        other => json!({"type": "text", "text": resource_text(other)}),
     }
 }
 

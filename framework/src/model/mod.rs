@@ -232,7 +232,8 @@ pub trait Model: Send + Sync {
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError>;
 }
 
-/// How an embedded resource reads as text for models that take only text and images.
+/// How a block reads as text for models that take only text and images (embedded resources,
+/// resource links, audio).
 pub fn resource_text(block: &ContentBlock) -> String {
     match block {
         ContentBlock::Resource {
@@ -249,5 +250,15 @@ pub fn resource_text(block: &ContentBlock) -> String {
         ),
         ContentBlock::Text { text } => text.clone(),
         ContentBlock::Image { mime_type, .. } => format!("(an image, {mime_type})"),
+        ContentBlock::Audio { mime_type, .. } => format!("(audio, {mime_type})"),
+        ContentBlock::ResourceLink {
+            uri,
+            name,
+            description,
+            ..
+        } => match description {
+            Some(description) => format!("[{name}]({uri}): {description}"),
+            None => format!("[{name}]({uri})"),
+        },
     }
 }

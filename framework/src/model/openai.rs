@@ -140,9 +140,7 @@ fn chat_user_content(content: &[ContentBlock]) -> Value {
             ContentBlock::Image { data, mime_type } => {
                 json!({"type": "image_url", "image_url": {"url": data_url(mime_type, data)}})
             }
-            resource @ ContentBlock::Resource { .. } => {
-                json!({"type": "text", "text": resource_text(resource)})
-            }
+            other => json!({"type": "text", "text": resource_text(other)}),
         })
         .collect()
 }
@@ -220,7 +218,7 @@ pub fn responses_body(model: &str, request: &ModelRequest, max_tokens: Option<u3
                 "content": content.iter().map(|block| match block {
                     ContentBlock::Text { text } => json!({"type": "input_text", "text": text}),
                     ContentBlock::Image { data, mime_type } => json!({"type": "input_image", "image_url": data_url(mime_type, data)}),
-                    resource @ ContentBlock::Resource { .. } => json!({"type": "input_text", "text": resource_text(resource)}),
+                    other => json!({"type": "input_text", "text": resource_text(other)}),
                 }).collect::<Vec<_>>(),
             })),
             Message::Assistant { content } => {

@@ -71,6 +71,27 @@ pub enum ContentBlock {
         #[serde(rename = "mimeType")]
         mime_type: String,
     },
+    /// Audio, base64-encoded.
+    Audio {
+        /// Base64 data.
+        data: String,
+        /// The MIME type (`audio/wav`, …).
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// A link to a resource the client can fetch itself.
+    ResourceLink {
+        /// The resource's URI.
+        uri: String,
+        /// Its name.
+        name: String,
+        /// The MIME type, when known.
+        #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// What it is, when said.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
     /// An embedded resource.
     Resource {
         /// The resource's URI.

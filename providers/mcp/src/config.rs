@@ -1,0 +1,186 @@
+//! How to reach an MCP server: agentry's `[mcp_servers.NAME]` tables and the `.mcp.json`
+//! `{"mcpServers": {…}}` file share one shape.
+
+use crate::McpError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One MCP server: a command speaking stdio, or a streamable HTTP endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawServer", untagged)]
+pub enum McpServerConfig {
+    /// A child process speaking MCP on stdin/stdout.
+    Stdio(StdioServer),
+    /// A server reached over streamable HTTP.
+    Http(HttpServer),
+}
+
+/// A server run as a child process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StdioServer {
+    /// The program.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Environment variables added to agentry's own.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Its working directory (relative paths are taken from the project's); the project's
+    /// when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+}
+
+/// A server reached over streamable HTTP.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpServer {
+    /// The endpoint.
+    pub url: String,
+    /// Headers sent with every request (`Authorization`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// Every field either shape may have, checked into one of them (for a clear error instead of
+/// "did not match any variant").
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    #[serde(rename = "type")]
+    transport: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+}
+
+impl TryFrom<RawServer> for McpServerConfig {
+    type Error = String;
+
+    fn try_from(raw: RawServer) -> Result<Self, String> {
+        match raw.transport.as_deref() {
+            None | Some("stdio" | "http" | "streamable-http" | "streamableHttp") => {}
+            Some("sse") => {
+                return Err("`type = \"sse\"` is the old HTTP+SSE transport, which agentry does not speak: use the server's streamable HTTP endpoint (`type = \"http\"`)".to_owned());
+            }
+            Some(other) => {
+                return Err(format!(
+                    "unknown server type `{other}` (use `stdio` or `http`)"
+                ));
+            }
+        }
+        match (raw.command, raw.url) {
+            (Some(command), None) => Ok(McpServerConfig::Stdio(StdioServer {
+                command,
+                args: raw.args,
+                env: raw.env,
+                cwd: raw.cwd,
+            })),
+            (None, Some(url)) => Ok(McpServerConfig::Http(HttpServer {
+                url,
+                headers: raw.headers,
+            })),
+            (Some(_), Some(_)) => Err(
+                "a server has either `command` (stdio) or `url` (streamable HTTP), not both"
+                    .to_owned(),
+            ),
+            (None, None) => {
+                Err("a server needs `command` (stdio) or `url` (streamable HTTP)".to_owned())
+            }
+        }
+    }
+}
+
+/// The servers of a `.mcp.json` file (`{"mcpServers": {"NAME": {…}}}`); an absent file has
+/// none.
+pub fn read_mcp_json(path: &Path) -> Result<BTreeMap<String, McpServerConfig>, McpError> {
+    #[derive(Deserialize)]
+    struct File {
+        #[serde(rename = "mcpServers", default)]
+        servers: BTreeMap<String, McpServerConfig>,
+    }
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(error) => {
+            return Err(McpError::Config {
+                path: path.to_path_buf(),
+                message: error.to_string(),
+            });
+        }
+    };
+    serde_json::from_str::<File>(&text)
+        .map(|file| file.servers)
+        .map_err(|e| McpError::Config {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(value: serde_json::Value) -> Result<McpServerConfig, String> {
+        serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn both_shapes_parse_with_or_without_a_type() {
+        let stdio = parse(json!({"command": "node", "args": ["server.js"], "env": {"A": "1"}}));
+        assert_eq!(
+            stdio,
+            Ok(McpServerConfig::Stdio(StdioServer {
+                command: "node".into(),
+                args: vec!["server.js".into()],
+                env: BTreeMap::from([("A".into(), "1".into())]),
+                cwd: None,
+            }))
+        );
+        assert_eq!(
+            parse(json!({"type": "stdio", "command": "node"})),
+            parse(json!({"command": "node"}))
+        );
+        let http = parse(
+            json!({"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer x"}}),
+        );
+        assert!(
+            matches!(http, Ok(McpServerConfig::Http(HttpServer { ref url, ref headers })) if url.ends_with("/mcp") && headers.len() == 1)
+        );
+    }
+
+    #[test]
+    fn bad_entries_say_what_is_wrong() {
+        let error = |value| parse(value).unwrap_err();
+        assert!(error(json!({"args": []})).contains("needs `command`"));
+        assert!(error(json!({"command": "a", "url": "b"})).contains("not both"));
+        assert!(error(json!({"type": "sse", "url": "b"})).contains("streamable HTTP"));
+        assert!(error(json!({"type": "ws", "url": "b"})).contains("unknown server type `ws`"));
+        assert!(error(json!({"command": "a", "argz": []})).contains("argz"));
+    }
+
+    #[test]
+    fn mcp_json_files_are_read_and_a_missing_one_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".mcp.json");
+        assert!(read_mcp_json(&path).unwrap().is_empty());
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"docs": {"url": "http://127.0.0.1:9/mcp"}, "fs": {"command": "fs-server"}}}"#,
+        )
+        .unwrap();
+        let servers = read_mcp_json(&path).unwrap();
+        assert_eq!(servers.keys().collect::<Vec<_>>(), ["docs", "fs"]);
+        std::fs::write(&path, "{").unwrap();
+        let error = read_mcp_json(&path).unwrap_err().to_string();
+        assert!(error.contains(".mcp.json"), "{error}");
+    }
+}

@@ -1,0 +1,71 @@
+//! # agentry-mcp
+//!
+//! The MCP client provider: each configured MCP server becomes a provider whose tools the
+//! agent calls like any other, through the executor (permissions, statuses, content). It is
+//! built on the official Rust SDK, `rmcp`.
+//!
+//! - Servers run as child processes speaking stdio (`command`, `args`, `env`, `cwd`), or are
+//!   reached over streamable HTTP (`url`, `headers`). [`McpServerConfig`] reads both shapes,
+//!   from agentry's TOML (`[mcp_servers.NAME]`) or from a project's `.mcp.json`
+//!   ([`read_mcp_json`]).
+//! - [`connect_all`] starts every server at once; one that fails or hangs is reported and left
+//!   out without holding up the others.
+//! - Each tool is named `mcp__SERVER__TOOL` and keeps the server's input schema; its kind comes
+//!   from the server's annotations (`readOnlyHint` → read, `destructiveHint` → delete, else
+//!   other). Results keep every content kind (text, image, audio, embedded resource, resource
+//!   link, structured content); `isError` fails the call. Cancelling a call tells the server
+//!   (`notifications/cancelled`).
+//!
+//! ```no_run
+//! use agentry::prelude::*;
+//! use agentry_mcp::{McpServerConfig, connect};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let config: McpServerConfig = serde_json::from_value(serde_json::json!({
+//!     "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]
+//! }))?;
+//! let server = connect("everything", &config, std::path::Path::new(".")).await?;
+//! let builder = Agent::builder().provider(server);
+//! # let _ = builder;
+//! # Ok(()) }
+//! ```
+
+mod config;
+mod connection;
+mod content;
+mod tool;
+
+pub use config::{HttpServer, McpServerConfig, StdioServer, read_mcp_json};
+pub use connection::{McpProvider, connect, connect_all};
+pub use tool::tool_name;
+
+use std::path::PathBuf;
+
+/// Why an MCP server could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    /// A configuration file could not be read.
+    #[error("cannot read {path}: {message}")]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+    /// The server did not start or did not answer `initialize`.
+    #[error("MCP server `{server}` did not start: {message}")]
+    Start {
+        /// The server's name.
+        server: String,
+        /// What went wrong (with the end of its stderr, for a child process).
+        message: String,
+    },
+    /// The server started but listing its tools failed.
+    #[error("MCP server `{server}` did not list its tools: {message}")]
+    ListTools {
+        /// The server's name.
+        server: String,
+        /// What it said.
+        message: String,
+    },
+}

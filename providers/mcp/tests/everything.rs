@@ -1,0 +1,244 @@
+//! The MCP provider against the reference server, `@modelcontextprotocol/server-everything`
+//! (installed under `tests/peers` by `scripts/test`; see `agentry_tests::peers`), run through the real executor.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use agentry::provider::{Provider, ProviderOrigin};
+use agentry::testing::ToolHarness;
+use agentry::tool::{ContentBlock, ToolContent, ToolKind};
+use agentry_mcp::{McpError, McpServerConfig, StdioServer, connect, connect_all};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+fn everything() -> McpServerConfig {
+    let (command, args) = agentry_tests::peers::everything_server();
+    McpServerConfig::Stdio(StdioServer {
+        command,
+        args,
+        env: BTreeMap::new(),
+        cwd: None,
+    })
+}
+
+fn stdio(command: &str, args: &[&str]) -> McpServerConfig {
+    McpServerConfig::Stdio(StdioServer {
+        command: command.to_owned(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        env: BTreeMap::new(),
+        cwd: None,
+    })
+}
+
+fn project() -> PathBuf {
+    std::env::temp_dir()
+}
+
+async fn harness() -> ToolHarness {
+    let provider = connect("everything", &everything(), &project())
+        .await
+        .unwrap();
+    ToolHarness::new(&provider, project()).unwrap()
+}
+
+fn blocks(content: &[ToolContent]) -> Vec<&ContentBlock> {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            ToolContent::Content { content } => Some(content),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn tools_are_listed_with_prefixed_names_kinds_and_schemas() {
+    let provider = connect("everything", &everything(), &project())
+        .await
+        .unwrap();
+    assert_eq!(provider.name(), "everything");
+    assert_eq!(
+        provider.origin(),
+        ProviderOrigin::McpServer {
+            server: "everything".into()
+        }
+    );
+    assert!(
+        provider.description().starts_with("Everything"),
+        "the server's own name: {}",
+        provider.description()
+    );
+    let tools = provider.tools();
+    let echo = tools
+        .iter()
+        .find(|t| t.name() == "mcp__everything__echo")
+        .unwrap();
+    assert_eq!(echo.kind(), ToolKind::Read);
+    assert_eq!(echo.description(), "Echoes back the input string");
+    assert_eq!(
+        echo.input_schema()["properties"]["message"]["type"],
+        "string"
+    );
+    let gzip = tools
+        .iter()
+        .find(|t| t.name() == "mcp__everything__gzip-file-as-resource")
+        .unwrap();
+    assert_eq!(
+        gzip.kind(),
+        ToolKind::Other,
+        "neither read-only nor destructive"
+    );
+    assert!(tools.len() >= 10, "{} tools", tools.len());
+}
+
+#[tokio::test]
+async fn a_call_completes_with_the_servers_text_and_title() {
+    let outcome = harness()
+        .await
+        .call("mcp__everything__echo", json!({"message": "hi there"}))
+        .await;
+    assert!(!outcome.result.is_error, "{}", outcome.text());
+    assert_eq!(outcome.text(), "Echo: hi there");
+    assert_eq!(outcome.announced().unwrap().title, "Echo Tool");
+}
+
+#[tokio::test]
+async fn images_structured_content_and_resource_links_are_kept() {
+    let harness = harness().await;
+    let image = harness
+        .call("mcp__everything__get-tiny-image", json!({}))
+        .await;
+    assert!(!image.result.is_error, "{}", image.text());
+    let content = image.content();
+    assert!(
+        blocks(&content)
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Image { mime_type, data } if mime_type == "image/png" && !data.is_empty())),
+        "{content:?}"
+    );
+
+    let weather = harness
+        .call(
+            "mcp__everything__get-structured-content",
+            json!({"location": "Chicago"}),
+        )
+        .await;
+    assert!(!weather.result.is_error, "{}", weather.text());
+    let raw = weather.final_update().unwrap().raw_output.clone().unwrap();
+    assert!(raw["temperature"].is_number(), "{raw}");
+
+    let link = harness
+        .call(
+            "mcp__everything__gzip-file-as-resource",
+            json!({"name": "hello.gz", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resourceLink"}),
+        )
+        .await;
+    assert!(!link.result.is_error, "{}", link.text());
+    let content = link.content();
+    assert!(
+        blocks(&content)
+            .iter()
+            .any(|b| matches!(b, ContentBlock::ResourceLink { name, .. } if name == "hello.gz")),
+        "{content:?}"
+    );
+    assert!(link.text().contains("hello.gz"), "{}", link.text());
+}
+
+#[tokio::test]
+async fn an_error_result_fails_the_call_with_the_servers_message() {
+    let outcome = harness()
+        .await
+        .call(
+            "mcp__everything__gzip-file-as-resource",
+            json!({"name": "x.gz", "data": "ftp://example.invalid/file"}),
+        )
+        .await;
+    assert!(outcome.result.is_error);
+    assert!(
+        outcome.text().contains("Unsupported URL protocol"),
+        "{}",
+        outcome.text()
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_call_ends_at_once_and_the_server_keeps_working() {
+    let harness = harness().await;
+    let cancel = CancellationToken::new();
+    let cancel_soon = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel_soon.cancel();
+    });
+    let started = Instant::now();
+    let outcome = harness
+        .call_with(
+            "mcp__everything__trigger-long-running-operation",
+            json!({"duration": 30, "steps": 30}),
+            cancel,
+        )
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(outcome.result.is_error);
+    assert_eq!(
+        outcome.statuses().last().copied(),
+        Some(agentry::event::ToolCallStatus::Failed)
+    );
+    let after = harness
+        .call("mcp__everything__echo", json!({"message": "still here"}))
+        .await;
+    assert_eq!(after.text(), "Echo: still here");
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_start_is_a_clear_error() {
+    let missing = connect("ghost", &stdio("/nonexistent/mcp-server", &[]), &project())
+        .await
+        .err()
+        .unwrap();
+    assert!(matches!(missing, McpError::Start { .. }));
+    assert!(
+        missing
+            .to_string()
+            .contains("cannot run `/nonexistent/mcp-server`"),
+        "{missing}"
+    );
+
+    let crashing = connect(
+        "broken",
+        &stdio("sh", &["-c", "echo 'config file is missing' >&2; exit 3"]),
+        &project(),
+    )
+    .await
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        crashing.contains("MCP server `broken` did not start"),
+        "{crashing}"
+    );
+    assert!(crashing.contains("config file is missing"), "{crashing}");
+}
+
+#[tokio::test]
+async fn a_hanging_server_does_not_hold_up_the_others() {
+    let servers = BTreeMap::from([
+        ("everything".to_owned(), everything()),
+        ("silent".to_owned(), stdio("sleep", &["60"])),
+    ]);
+    let started = Instant::now();
+    let results = connect_all(&servers, &project(), Duration::from_secs(3)).await;
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let (name, everything) = &results[0];
+    assert_eq!(name, "everything");
+    assert!(everything.is_ok());
+    let (name, silent) = &results[1];
+    assert_eq!(name, "silent");
+    let error = silent.as_ref().err().unwrap().to_string();
+    assert!(error.contains("no answer within 3 s"), "{error}");
+}
