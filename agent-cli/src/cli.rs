@@ -33,7 +33,7 @@ pub enum Command {
     /// List stored sessions.
     Sessions(SessionsArgs),
     /// Serve the agent over ACP on stdio (for Zed and other ACP clients).
-    Acp,
+    Acp(AcpArgs),
     /// Serve the WebSocket + REST chat protocol.
     Serve,
     /// MCP: list, add and remove servers, or serve agentry's prompts over MCP.
@@ -54,28 +54,14 @@ pub enum OutputFormat {
     StreamJson,
 }
 
-/// Arguments of `agentry run`.
+/// What every front-end's agent is made of: its model, tools and permissions.
 #[derive(Debug, Args)]
-pub struct RunArgs {
-    /// The prompt; `-` or nothing reads it from standard input.
-    pub prompt: Option<String>,
+pub struct AgentArgs {
     /// The model: PROVIDER/MODEL (openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen3, …)
     /// or scripted:PATH. Overrides the config's `model`.
     #[arg(long, short = 'm')]
     pub model: Option<String>,
-    /// How to print the outcome.
-    #[arg(long, value_enum, default_value = "text")]
-    pub output_format: OutputFormat,
-    /// A JSON Schema file the answer must satisfy.
-    #[arg(long, value_name = "FILE")]
-    pub output_schema: Option<PathBuf>,
-    /// Continue the session with this id.
-    #[arg(long, value_name = "ID")]
-    pub resume: Option<String>,
-    /// The working directory of the session.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
-    /// The most model requests the turn may make.
+    /// The most model requests a turn may make.
     #[arg(long, value_name = "N")]
     pub max_turn_requests: Option<u32>,
     /// The permission mode: default, accept_edits, plan or bypass.
@@ -90,6 +76,36 @@ pub struct RunArgs {
     /// Load a tool plugin (a shared library); repeatable.
     #[arg(long, value_name = "PATH")]
     pub plugin: Vec<std::path::PathBuf>,
+}
+
+/// Arguments of `agentry run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The prompt; `-` or nothing reads it from standard input.
+    pub prompt: Option<String>,
+    /// The agent.
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    /// How to print the outcome.
+    #[arg(long, value_enum, default_value = "text")]
+    pub output_format: OutputFormat,
+    /// A JSON Schema file the answer must satisfy.
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<PathBuf>,
+    /// Continue the session with this id.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+    /// The working directory of the session.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
+
+/// Arguments of `agentry acp`.
+#[derive(Debug, Args)]
+pub struct AcpArgs {
+    /// The agent.
+    #[command(flatten)]
+    pub agent: AgentArgs,
 }
 
 /// Arguments of `agentry providers`.

@@ -1,5 +1,7 @@
 //! The `agentry` binary: argument parsing, configuration and wiring; the work is the framework's.
 
+mod acp;
+mod assemble;
 mod cli;
 mod config;
 mod exit;
@@ -11,15 +13,20 @@ mod sessions;
 use clap::Parser;
 use cli::{Cli, Command};
 use exit::{CliError, Exit};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Logs go to stderr (stdout is the protocol's in `agentry acp`). The ACP library logs every
+    // error answer as a warning; the client gets those answers, so only its errors are shown.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("AGENTRY_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_env("AGENTRY_LOG").unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("warn,agent_client_protocol=error")
+            }),
         )
         .init();
     let outcome = match cli.command {
@@ -27,7 +34,9 @@ fn main() -> ExitCode {
             .map_err(CliError::internal)
             .and_then(|runtime| runtime.block_on(run::run(*args))),
         Command::Sessions(args) => sessions::list(&args),
-        Command::Acp => not_built("acp", "the ACP front-end"),
+        Command::Acp(args) => tokio::runtime::Runtime::new()
+            .map_err(CliError::internal)
+            .and_then(|runtime| runtime.block_on(acp::acp(args))),
         Command::Serve => not_built("serve", "the WebSocket + REST server"),
         Command::Mcp => not_built("mcp", "MCP support"),
         Command::Providers(args) => tokio::runtime::Runtime::new()

@@ -1,16 +1,12 @@
 //! `agentry run`: one prompt turn, headless.
 
 use crate::cli::RunArgs;
-use crate::config::{Config, database_path};
+use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::output::{print_failure, print_summary, render_events};
-use agentry::agent::{Agent, AgentConfig, ChatOptions, SessionOptions, TurnIo};
+use agentry::agent::{ChatOptions, SessionOptions, TurnIo};
 use agentry::model::ContentBlock;
-use agentry::model::catalog::ModelCatalog;
-use agentry::permission::{
-    PermissionMode, PermissionPolicy, PermissionRule, RejectWhenAsked, RuleAction,
-};
-use agentry::session::SqliteStore;
+use agentry::permission::RejectWhenAsked;
 use anyhow::{Context, anyhow};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -21,35 +17,11 @@ use tokio_util::sync::CancellationToken;
 pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let cwd = working_directory(args.cwd.as_deref())?;
     let config = Config::load(&cwd).map_err(CliError::usage)?;
-    let policy = policy(&config, &args)?;
-    let env = |name: &str| std::env::var(name).ok();
-    let catalog = ModelCatalog::new(&config.providers, &env);
-    let model_spec = match args.model.clone().or_else(|| config.model.clone()) {
-        Some(spec) => spec,
-        None => catalog.default_model().map_err(CliError::usage)?,
-    };
-    let model = catalog.open(&model_spec).map_err(CliError::usage)?;
+    let policy = crate::assemble::policy(&config, &args.agent)?;
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
     let prompt = read_prompt(args.prompt.as_deref())?;
-    let store = SqliteStore::open(database_path(&config)).map_err(CliError::internal)?;
-    let mut agent_config = AgentConfig::default();
-    if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
-        agent_config.max_turn_requests = max;
-    }
-    let plugins = crate::providers::plugin_paths(&config, &args.plugin, &cwd);
-    let available = crate::providers::available(&config, &plugins, &cwd).await;
-    let selected = crate::providers::configured(&config.tools, available)?;
-    let agent = selected
-        .providers
-        .into_iter()
-        .fold(Agent::builder(), |builder, provider| {
-            builder.boxed_provider(provider)
-        })
-        .disable_tools(selected.disabled_tools)
-        .model(model)
-        .store(Arc::new(store))
-        .config(agent_config)
-        .build()?;
+    let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
+    let agent = crate::assemble::agent(&config, &args.agent, &cwd, model).await?;
     let mut options = SessionOptions::new(cwd);
     options.policy = policy;
     let mut session = match &args.resume {
@@ -104,32 +76,6 @@ fn canonical_dir(dir: &Path) -> std::io::Result<PathBuf> {
             "not a directory",
         ))
     }
-}
-
-fn policy(config: &Config, args: &RunArgs) -> Result<PermissionPolicy, CliError> {
-    let mode = match args
-        .permission_mode
-        .as_deref()
-        .or(config.permission_mode.as_deref())
-    {
-        Some(mode) => mode.parse().map_err(CliError::usage)?,
-        None => PermissionMode::Default,
-    };
-    let rules = [
-        (RuleAction::Deny, &config.permissions.deny, &args.deny),
-        (RuleAction::Ask, &config.permissions.ask, &Vec::new()),
-        (RuleAction::Allow, &config.permissions.allow, &args.allow),
-    ]
-    .into_iter()
-    .flat_map(|(action, from_config, from_flags)| {
-        from_config
-            .iter()
-            .chain(from_flags)
-            .map(move |target| PermissionRule::parse(action, target))
-    })
-    .collect::<Result<Vec<_>, _>>()
-    .map_err(CliError::usage)?;
-    Ok(PermissionPolicy { mode, rules })
 }
 
 fn read_schema(path: &Path) -> Result<serde_json::Value, CliError> {

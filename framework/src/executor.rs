@@ -287,7 +287,8 @@ impl Executor {
         if scope.cancel.is_cancelled() {
             return fail(&mut tracker, cancelled_message(false), None);
         }
-        if let Err(message) = self.check_permission(&ready, &snapshot, scope).await {
+        let decision = decide(&ready, &snapshot, scope);
+        if let Err(message) = self.check_permission(decision, &snapshot, scope).await {
             return fail(&mut tracker, message, None);
         }
         // Moving a pending call to in_progress is always legal.
@@ -314,29 +315,14 @@ impl Executor {
         fail(&mut tracker, reason.to_owned(), None)
     }
 
+    /// Carries out the policy's decision, asking the user when it says so. (It holds no
+    /// reference to the prepared call, which is not `Sync`, so the turn's future stays `Send`.)
     async fn check_permission(
         &self,
-        ready: &ReadyCall,
+        decision: Decision,
         snapshot: &ToolCallSnapshot,
         scope: &CallScope,
     ) -> Result<(), String> {
-        let outside_workspace = snapshot.locations.iter().any(|location| {
-            !scope
-                .workspace_roots
-                .iter()
-                .any(|root| location.path.starts_with(root))
-        });
-        let subject = CallSubject {
-            tool_name: &snapshot.tool_name,
-            kind: snapshot.kind,
-            call: ready.prepared.as_ref(),
-            locations: &snapshot.locations,
-            outside_workspace,
-        };
-        let decision = {
-            let remembered = lock(&scope.remembered);
-            scope.policy.decide(&subject, &remembered)
-        };
         match decision {
             Decision::Allow => Ok(()),
             Decision::Deny(reason) => Err(format!("Permission denied: {reason}.")),
@@ -381,6 +367,25 @@ impl Executor {
             }
         }
     }
+}
+
+/// What the session's policy says of a prepared call.
+fn decide(ready: &ReadyCall, snapshot: &ToolCallSnapshot, scope: &CallScope) -> Decision {
+    let outside_workspace = snapshot.locations.iter().any(|location| {
+        !scope
+            .workspace_roots
+            .iter()
+            .any(|root| location.path.starts_with(root))
+    });
+    let subject = CallSubject {
+        tool_name: &snapshot.tool_name,
+        kind: snapshot.kind,
+        call: ready.prepared.as_ref(),
+        locations: &snapshot.locations,
+        outside_workspace,
+    };
+    let remembered = lock(&scope.remembered);
+    scope.policy.decide(&subject, &remembered)
 }
 
 fn prepare(

@@ -19,7 +19,7 @@ fn help_lists_every_subcommand_and_the_exit_codes() {
 #[test]
 fn subcommands_not_built_yet_say_so_and_exit_69() {
     let sb = sandbox();
-    for sub in ["acp", "serve", "mcp"] {
+    for sub in ["serve", "mcp"] {
         let out = sb.run(&[sub]);
         assert_eq!(out.code, Some(69), "{sub}");
         assert!(

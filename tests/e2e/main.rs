@@ -20,6 +20,7 @@ fn run_openai(sb: &Sandbox, server: &MockModelServer, args: &[&str]) -> Outcome 
     )
 }
 
+mod acp;
 mod cli;
 mod crash;
 mod mcp;

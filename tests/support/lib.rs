@@ -62,6 +62,51 @@ impl Sandbox {
         self.write(&format!("scripts/{name}.json"), &script.to_string())
     }
 
+    /// The whole environment `agentry` runs with: `PATH`, and a home, config and data
+    /// directory of the sandbox's own.
+    pub fn environment(&self) -> Vec<(String, PathBuf)> {
+        vec![
+            (
+                "PATH".to_owned(),
+                std::env::var_os("PATH").unwrap_or_default().into(),
+            ),
+            ("HOME".to_owned(), self.root.path().join("home")),
+            (
+                "XDG_CONFIG_HOME".to_owned(),
+                self.root.path().join("config"),
+            ),
+            ("AGENTRY_DATA_DIR".to_owned(), self.root.path().join("data")),
+        ]
+    }
+
+    /// Runs `agentry acp AGENT_ARGS` (with `env` added to the sandbox's environment) under the
+    /// ACP test client: `client` gives the scenario's `steps` and, optionally,
+    /// `clientCapabilities` and `permissions` (see `tests/peers/acp-client.mjs`).
+    pub fn acp(
+        &self,
+        agent_args: &[&str],
+        env: &[(&str, &str)],
+        mut client: Value,
+    ) -> peers::AcpTranscript {
+        let mut environment: serde_json::Map<String, Value> = self
+            .environment()
+            .into_iter()
+            .map(|(name, value)| (name, Value::from(value.display().to_string())))
+            .collect();
+        for (name, value) in env {
+            environment.insert((*name).to_owned(), Value::from(*value));
+        }
+        let mut args = vec!["acp".to_owned()];
+        args.extend(agent_args.iter().map(|a| (*a).to_owned()));
+        client["agent"] = serde_json::json!({
+            "command": self.binary.display().to_string(),
+            "args": args,
+            "env": environment,
+            "cwd": self.project().display().to_string(),
+        });
+        peers::run_acp_client(&client, self.root.path(), Duration::from_secs(60))
+    }
+
     /// `agentry ARGS` with the sandbox's environment, in the project directory.
     pub fn agentry(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> Command {
         let mut command = Command::new(&self.binary);
@@ -69,10 +114,7 @@ impl Sandbox {
             .args(args)
             .current_dir(self.project())
             .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.root.path().join("home"))
-            .env("XDG_CONFIG_HOME", self.root.path().join("config"))
-            .env("AGENTRY_DATA_DIR", self.root.path().join("data"))
+            .envs(self.environment())
             .stdin(Stdio::null());
         command
     }

@@ -28,3 +28,111 @@ pub fn everything_server() -> (String, Vec<String>) {
         vec![script.display().to_string(), "stdio".to_owned()],
     )
 }
+
+/// What the ACP test client (`tests/peers/acp-client.mjs`, on the official TypeScript SDK) saw:
+/// one JSON value per line, in order.
+#[derive(Debug)]
+pub struct AcpTranscript {
+    /// Every record.
+    pub records: Vec<serde_json::Value>,
+    /// The client's stderr (the agent's too).
+    pub stderr: String,
+}
+
+impl AcpTranscript {
+    /// The records of one kind (`response`, `error`, `update`, `permission`, `cancel`, `exit`).
+    pub fn of_kind(&self, kind: &str) -> Vec<&serde_json::Value> {
+        self.records.iter().filter(|r| r["kind"] == kind).collect()
+    }
+
+    /// The answer to step `step` (a result), failing the test when it was an error.
+    pub fn result(&self, step: usize) -> &serde_json::Value {
+        let record = self.answer(step);
+        assert_eq!(
+            record["kind"], "response",
+            "step {step}: {record}\n{}",
+            self.stderr
+        );
+        &record["result"]
+    }
+
+    /// The answer (response or error record) to step `step`.
+    pub fn answer(&self, step: usize) -> &serde_json::Value {
+        self.records
+            .iter()
+            .find(|r| (r["kind"] == "response" || r["kind"] == "error") && r["step"] == step)
+            .unwrap_or_else(|| panic!("no answer to step {step}: {self:#?}"))
+    }
+
+    /// Where the answer to step `step` is among the records.
+    pub fn position_of_answer(&self, step: usize) -> usize {
+        let answer = self.answer(step);
+        self.records.iter().position(|r| r == answer).unwrap()
+    }
+
+    /// The `session/update`s, in order.
+    pub fn updates(&self) -> Vec<&serde_json::Value> {
+        self.of_kind("update")
+            .into_iter()
+            .map(|record| &record["update"])
+            .collect()
+    }
+
+    /// The text of every `agent_message_chunk`, joined.
+    pub fn agent_text(&self) -> String {
+        self.updates()
+            .into_iter()
+            .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+            .filter_map(|u| u["content"]["text"].as_str())
+            .collect()
+    }
+}
+
+/// Runs the ACP test client on `scenario` (see the script for its shape), with `dir` for the
+/// scenario file; fails the test if the client does not finish within `timeout`.
+pub fn run_acp_client(
+    scenario: &serde_json::Value,
+    dir: &Path,
+    timeout: std::time::Duration,
+) -> AcpTranscript {
+    let script = peers().join("acp-client.mjs");
+    installed("@agentclientprotocol/sdk/package.json");
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let file = dir.join(format!("acp-scenario-{}-{run}.json", std::process::id()));
+    std::fs::write(&file, scenario.to_string()).unwrap();
+    let mut child = std::process::Command::new("node")
+        .arg(&script)
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "the ACP client did not finish within {timeout:?}:\n{}\n{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "the ACP client failed: {stderr}\n{stdout}"
+    );
+    AcpTranscript {
+        records: stdout
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect(),
+        stderr,
+    }
+}

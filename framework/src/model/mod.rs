@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod http;
 pub mod openai;
 pub mod scripted;
+pub mod unavailable;
 pub mod wire;
 
 pub use crate::tool::ContentBlock;

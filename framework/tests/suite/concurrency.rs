@@ -1,8 +1,10 @@
 //! Several calls in one response: reads together, the rest one at a time, results in order.
 
 use super::support::*;
+use agentry::agent::ChatOptions;
+use agentry::model::ContentBlock;
 use agentry::model::scripted::ScriptedResponse;
-use agentry::permission::{PermissionMode, PermissionPolicy};
+use agentry::permission::{PermissionMode, PermissionOptionKind, PermissionPolicy};
 use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, erase};
 use serde_json::json;
 use std::sync::Arc;
@@ -78,4 +80,26 @@ async fn mutating_calls_run_one_at_a_time_in_order_and_results_keep_the_models_o
     );
     let ids: Vec<_> = results_sent(&h.model, 1).into_iter().map(|r| r.0).collect();
     assert_eq!(ids, ["w1", "r1", "r2", "w2", "w3"]);
+}
+
+/// Front-ends (ACP, the WebSocket server) run each session's chats on tasks of their own, so a
+/// chat that asks permission and runs tools must be a `Send` future.
+#[tokio::test]
+async fn a_chat_with_permission_questions_runs_on_a_spawned_task() {
+    let h = harness(vec![
+        response([call("w1", "Change", json!({"path": "w1", "millis": 1}))]),
+        ScriptedResponse::text("changed"),
+    ])
+    .answers(Answers::with([PermissionOptionKind::AllowOnce]))
+    .build();
+    let io = h.io();
+    let mut session = h.session;
+    let chat = tokio::spawn(async move {
+        let content = vec![ContentBlock::Text { text: "go".into() }];
+        session.prompt(content, &ChatOptions::default(), &io).await
+    });
+    let summary = chat.await.unwrap().unwrap();
+    assert_eq!(summary.answer(), "changed");
+    assert_eq!(h.answers.asked_tools(), ["Change"]);
+    assert_eq!(h.log.entries(), ["start w1", "end w1"]);
 }

@@ -1,0 +1,81 @@
+//! The agent every front-end serves, assembled from configuration and flags: its model, its
+//! tool providers (linked, plugins, MCP servers), its session store and its permission policy.
+
+use crate::cli::AgentArgs;
+use crate::config::{Config, database_path};
+use crate::exit::CliError;
+use agentry::agent::{Agent, AgentConfig};
+use agentry::model::catalog::ModelCatalog;
+use agentry::model::{Model, ModelError};
+use agentry::permission::{PermissionMode, PermissionPolicy, PermissionRule, RuleAction};
+use agentry::session::SqliteStore;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The model: `--model`, else the configuration's, else the default for the keys set.
+pub fn model(config: &Config, args: &AgentArgs) -> Result<Arc<dyn Model>, ModelError> {
+    let env = |name: &str| std::env::var(name).ok();
+    let catalog = ModelCatalog::new(&config.providers, &env);
+    let model_spec = match args.model.clone().or_else(|| config.model.clone()) {
+        Some(spec) => spec,
+        None => catalog.default_model()?,
+    };
+    catalog.open(&model_spec)
+}
+
+/// The agent for `project` (the folder whose `.agentry/`, `.mcp.json` and plugins count).
+pub async fn agent(
+    config: &Config,
+    args: &AgentArgs,
+    project: &Path,
+    model: Arc<dyn Model>,
+) -> Result<Agent, CliError> {
+    let store = SqliteStore::open(database_path(config)).map_err(CliError::internal)?;
+    let mut agent_config = AgentConfig::default();
+    if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
+        agent_config.max_turn_requests = max;
+    }
+    let plugins = crate::providers::plugin_paths(config, &args.plugin, project);
+    let available = crate::providers::available(config, &plugins, project).await;
+    let selected = crate::providers::configured(&config.tools, available)?;
+    let agent = selected
+        .providers
+        .into_iter()
+        .fold(Agent::builder(), |builder, provider| {
+            builder.boxed_provider(provider)
+        })
+        .disable_tools(selected.disabled_tools)
+        .model(model)
+        .store(Arc::new(store))
+        .config(agent_config)
+        .build()?;
+    Ok(agent)
+}
+
+/// The permission policy: the mode (flag, else configuration, else `default`) and the rules
+/// of the configuration and the flags.
+pub fn policy(config: &Config, args: &AgentArgs) -> Result<PermissionPolicy, CliError> {
+    let mode = match args
+        .permission_mode
+        .as_deref()
+        .or(config.permission_mode.as_deref())
+    {
+        Some(mode) => mode.parse().map_err(CliError::usage)?,
+        None => PermissionMode::Default,
+    };
+    let rules = [
+        (RuleAction::Deny, &config.permissions.deny, &args.deny),
+        (RuleAction::Ask, &config.permissions.ask, &Vec::new()),
+        (RuleAction::Allow, &config.permissions.allow, &args.allow),
+    ]
+    .into_iter()
+    .flat_map(|(action, from_config, from_flags)| {
+        from_config
+            .iter()
+            .chain(from_flags)
+            .map(move |target| PermissionRule::parse(action, target))
+    })
+    .collect::<Result<Vec<_>, _>>()
+    .map_err(CliError::usage)?;
+    Ok(PermissionPolicy { mode, rules })
+}

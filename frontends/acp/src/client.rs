@@ -1,0 +1,89 @@
+//! What the agent asks of the ACP client during a turn: showing events (`session/update`) and
+//! answering permission questions (`session/request_permission`).
+
+use crate::convert::{permission_option, permission_subject, session_update};
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema as acp;
+use agentry::event::{AgentEvent, EventSink};
+use agentry::permission::{
+    PermissionHandler, PermissionOptionKind, PermissionOutcome, PermissionRequest,
+};
+
+/// Sends a session's events to the client as `session/update` notifications, in order.
+pub struct ClientUpdates {
+    /// The connection to the client.
+    pub connection: ConnectionTo<Client>,
+    /// The session the updates belong to.
+    pub session_id: acp::SessionId,
+    /// The model's context window, for `usage_update`.
+    pub context_window: Option<u64>,
+}
+
+impl ClientUpdates {
+    /// Sends one update (a closed connection drops it: the turn is being torn down).
+    pub fn send(&self, update: acp::SessionUpdate) {
+        let notification = acp::SessionNotification::new(self.session_id.clone(), update);
+        if let Err(error) = self.connection.send_notification(notification) {
+            tracing::debug!("session/update not sent: {error}");
+        }
+    }
+}
+
+impl EventSink for ClientUpdates {
+    fn emit(&self, event: AgentEvent) {
+        if let AgentEvent::Notice { message } = &event {
+            tracing::info!(session = %self.session_id, "{message}");
+        }
+        if let Some(update) = session_update(&event, self.context_window) {
+            self.send(update);
+        }
+    }
+}
+
+/// Asks the client, with `session/request_permission`, whether a tool call may run.
+pub struct ClientPermissions {
+    /// The connection to the client.
+    pub connection: ConnectionTo<Client>,
+    /// The session asking.
+    pub session_id: acp::SessionId,
+}
+
+#[async_trait::async_trait]
+impl PermissionHandler for ClientPermissions {
+    async fn request_permission(&self, request: PermissionRequest) -> PermissionOutcome {
+        let question = acp::RequestPermissionRequest::new(
+            self.session_id.clone(),
+            permission_subject(&request.tool_call),
+            request.options.iter().map(permission_option).collect(),
+        );
+        match self.connection.send_request(question).block_task().await {
+            Ok(answer) => match answer.outcome {
+                acp::RequestPermissionOutcome::Selected(selected) => request
+                    .options
+                    .iter()
+                    .find(|option| option.option_id == selected.option_id.to_string())
+                    .map(|option| PermissionOutcome::Selected { kind: option.kind })
+                    .unwrap_or_else(|| {
+                        tracing::warn!(
+                            "the client chose an option that was not offered ({}); the call is rejected",
+                            selected.option_id
+                        );
+                        reject()
+                    }),
+                acp::RequestPermissionOutcome::Cancelled => PermissionOutcome::Cancelled,
+                _ => reject(),
+            },
+            Err(error) => {
+                tracing::warn!("session/request_permission failed ({error}); the call is rejected");
+                reject()
+            }
+        }
+    }
+}
+
+fn reject() -> PermissionOutcome {
+    PermissionOutcome::Selected {
+        kind: PermissionOptionKind::RejectOnce,
+    }
+}

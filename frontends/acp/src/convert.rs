@@ -1,0 +1,430 @@
+//! The ACP projection of agentry's event model (the table in `agentry::event`), and ACP prompt
+//! content as agentry content. Pure functions: no connection, no state.
+
+use agent_client_protocol::v1::schema as acp;
+use agentry::event::{
+    AgentEvent, PlanEntry, PlanPriority, PlanStatus, StopReason, ToolCallSnapshot, ToolCallStatus,
+    ToolCallUpdate,
+};
+use agentry::model::ContentBlock;
+use agentry::permission::{PermissionOption, PermissionOptionKind};
+use agentry::tool::{ToolCallLocation, ToolContent, ToolKind};
+
+/// The `session/update` an event becomes, if any. `context_window` (the model's, in tokens)
+/// sizes `usage_update`; without it no usage is reported.
+pub fn session_update(
+    event: &AgentEvent,
+    context_window: Option<u64>,
+) -> Option<acp::SessionUpdate> {
+    match event {
+        AgentEvent::TextDelta { text, .. } => Some(acp::SessionUpdate::AgentMessageChunk(
+            acp::ContentChunk::new(text_block(text)),
+        )),
+        AgentEvent::ThinkingDelta { text, .. } => Some(acp::SessionUpdate::AgentThoughtChunk(
+            acp::ContentChunk::new(text_block(text)),
+        )),
+        AgentEvent::Plan { entries } => Some(acp::SessionUpdate::Plan(plan(entries))),
+        AgentEvent::ToolCall(call) => Some(acp::SessionUpdate::ToolCall(tool_call(call))),
+        AgentEvent::ToolCallUpdate(update) => {
+            Some(acp::SessionUpdate::ToolCallUpdate(tool_call_update(update)))
+        }
+        AgentEvent::Usage { usage, .. } => context_window.map(|size| {
+            let used = usage.input_tokens
+                + usage.cache_read_tokens
+                + usage.cache_write_tokens
+                + usage.output_tokens;
+            acp::SessionUpdate::UsageUpdate(acp::UsageUpdate::new(used, size))
+        }),
+        AgentEvent::ChatStarted { .. }
+        | AgentEvent::TurnStarted { .. }
+        | AgentEvent::TurnEnded { .. }
+        | AgentEvent::UserMessage { .. }
+        | AgentEvent::PermissionRequested { .. }
+        | AgentEvent::PermissionResolved { .. }
+        | AgentEvent::Notice { .. }
+        | AgentEvent::ChatEnded(_)
+        | AgentEvent::ChatFailed { .. } => None,
+    }
+}
+
+/// The updates that replay a stored event in `session/load`: as [`session_update`], plus the
+/// user's messages (`user_message_chunk`), which a live turn does not echo.
+pub fn replayed_updates(event: &AgentEvent) -> Vec<acp::SessionUpdate> {
+    match event {
+        AgentEvent::UserMessage { content, .. } => content
+            .iter()
+            .map(|block| {
+                acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(content_block(block)))
+            })
+            .collect(),
+        other => session_update(other, None).into_iter().collect(),
+    }
+}
+
+fn text_block(text: &str) -> acp::ContentBlock {
+    acp::ContentBlock::Text(acp::TextContent::new(text))
+}
+
+/// An agentry content block as ACP's.
+pub fn content_block(block: &ContentBlock) -> acp::ContentBlock {
+    match block {
+        ContentBlock::Text { text } => text_block(text),
+        ContentBlock::Image { data, mime_type } => {
+            acp::ContentBlock::Image(acp::ImageContent::new(data, mime_type))
+        }
+        ContentBlock::Audio { data, mime_type } => {
+            acp::ContentBlock::Audio(acp::AudioContent::new(data, mime_type))
+        }
+        ContentBlock::ResourceLink {
+            uri,
+            name,
+            mime_type,
+            description,
+        } => acp::ContentBlock::ResourceLink(
+            acp::ResourceLink::new(name, uri)
+                .mime_type(mime_type.clone())
+                .description(description.clone()),
+        ),
+        ContentBlock::Resource {
+            uri,
+            mime_type,
+            text,
+        } => acp::ContentBlock::Resource(acp::EmbeddedResource::new(
+            acp::EmbeddedResourceResource::TextResourceContents(
+                acp::TextResourceContents::new(text.clone().unwrap_or_default(), uri)
+                    .mime_type(mime_type.clone()),
+            ),
+        )),
+    }
+}
+
+/// A prompt's ACP content block as agentry's. Binary embedded resources keep their URI and
+/// type (models cannot read the bytes).
+pub fn prompt_block(block: acp::ContentBlock) -> ContentBlock {
+    match block {
+        acp::ContentBlock::Text(text) => ContentBlock::Text { text: text.text },
+        acp::ContentBlock::Image(image) => ContentBlock::Image {
+            data: image.data,
+            mime_type: image.mime_type,
+        },
+        acp::ContentBlock::Audio(audio) => ContentBlock::Audio {
+            data: audio.data,
+            mime_type: audio.mime_type,
+        },
+        acp::ContentBlock::ResourceLink(link) => ContentBlock::ResourceLink {
+            uri: link.uri,
+            name: link.name,
+            mime_type: link.mime_type,
+            description: link.description,
+        },
+        acp::ContentBlock::Resource(embedded) => match embedded.resource {
+            acp::EmbeddedResourceResource::TextResourceContents(text) => ContentBlock::Resource {
+                uri: text.uri,
+                mime_type: text.mime_type,
+                text: Some(text.text),
+            },
+            acp::EmbeddedResourceResource::BlobResourceContents(blob) => ContentBlock::Resource {
+                uri: blob.uri,
+                mime_type: blob.mime_type,
+                text: None,
+            },
+            other => unknown_block(&other),
+        },
+        other => unknown_block(&other),
+    }
+}
+
+/// Content of a kind newer than this agent, kept as its JSON so the model still sees it.
+fn unknown_block(content: &impl serde::Serialize) -> ContentBlock {
+    ContentBlock::Text {
+        text: serde_json::to_string(content).unwrap_or_default(),
+    }
+}
+
+/// A tool call as announced.
+pub fn tool_call(call: &ToolCallSnapshot) -> acp::ToolCall {
+    acp::ToolCall::new(call.tool_call_id.to_string(), &call.title)
+        .kind(tool_kind(call.kind))
+        .status(tool_status(call.status))
+        .raw_input(call.raw_input.clone())
+        .locations(call.locations.iter().map(location).collect())
+}
+
+/// A change to a tool call (only the fields that changed).
+pub fn tool_call_update(update: &ToolCallUpdate) -> acp::ToolCallUpdate {
+    let fields = acp::ToolCallUpdateFields::new()
+        .status(update.status.map(tool_status))
+        .title(update.title.clone())
+        .content(
+            update
+                .content
+                .as_ref()
+                .map(|content| content.iter().map(tool_content).collect::<Vec<_>>()),
+        )
+        .locations(
+            update
+                .locations
+                .as_ref()
+                .map(|locations| locations.iter().map(location).collect::<Vec<_>>()),
+        )
+        .raw_output(update.raw_output.clone());
+    acp::ToolCallUpdate::new(update.tool_call_id.to_string(), fields)
+}
+
+/// The tool call a permission request is about, with everything the client needs to show it.
+pub fn permission_subject(call: &ToolCallSnapshot) -> acp::ToolCallUpdate {
+    let fields = acp::ToolCallUpdateFields::new()
+        .title(call.title.clone())
+        .kind(tool_kind(call.kind))
+        .status(tool_status(call.status))
+        .raw_input(call.raw_input.clone())
+        .locations(call.locations.iter().map(location).collect::<Vec<_>>());
+    acp::ToolCallUpdate::new(call.tool_call_id.to_string(), fields)
+}
+
+fn tool_content(content: &ToolContent) -> acp::ToolCallContent {
+    match content {
+        ToolContent::Content { content } => {
+            acp::ToolCallContent::Content(acp::Content::new(content_block(content)))
+        }
+        ToolContent::Diff {
+            path,
+            old_text,
+            new_text,
+        } => acp::ToolCallContent::Diff(acp::Diff::new(path, new_text).old_text(old_text.clone())),
+        ToolContent::Terminal { terminal_id } => {
+            acp::ToolCallContent::Terminal(acp::Terminal::new(terminal_id.clone()))
+        }
+    }
+}
+
+fn location(location: &ToolCallLocation) -> acp::ToolCallLocation {
+    acp::ToolCallLocation::new(&location.path).line(location.line)
+}
+
+/// A tool kind as ACP's.
+pub fn tool_kind(kind: ToolKind) -> acp::ToolKind {
+    match kind {
+        ToolKind::Read => acp::ToolKind::Read,
+        ToolKind::Edit => acp::ToolKind::Edit,
+        ToolKind::Delete => acp::ToolKind::Delete,
+        ToolKind::Move => acp::ToolKind::Move,
+        ToolKind::Search => acp::ToolKind::Search,
+        ToolKind::Execute => acp::ToolKind::Execute,
+        ToolKind::Think => acp::ToolKind::Think,
+        ToolKind::Fetch => acp::ToolKind::Fetch,
+        ToolKind::SwitchMode => acp::ToolKind::SwitchMode,
+        ToolKind::Other => acp::ToolKind::Other,
+    }
+}
+
+fn tool_status(status: ToolCallStatus) -> acp::ToolCallStatus {
+    match status {
+        ToolCallStatus::Pending => acp::ToolCallStatus::Pending,
+        ToolCallStatus::InProgress => acp::ToolCallStatus::InProgress,
+        ToolCallStatus::Completed => acp::ToolCallStatus::Completed,
+        ToolCallStatus::Failed => acp::ToolCallStatus::Failed,
+    }
+}
+
+fn plan(entries: &[PlanEntry]) -> acp::Plan {
+    acp::Plan::new(
+        entries
+            .iter()
+            .map(|entry| {
+                let priority = match entry.priority {
+                    PlanPriority::High => acp::PlanEntryPriority::High,
+                    PlanPriority::Medium => acp::PlanEntryPriority::Medium,
+                    PlanPriority::Low => acp::PlanEntryPriority::Low,
+                };
+                let status = match entry.status {
+                    PlanStatus::Pending => acp::PlanEntryStatus::Pending,
+                    PlanStatus::InProgress => acp::PlanEntryStatus::InProgress,
+                    PlanStatus::Completed => acp::PlanEntryStatus::Completed,
+                };
+                acp::PlanEntry::new(&entry.content, priority, status)
+            })
+            .collect(),
+    )
+}
+
+/// A stop reason as ACP's.
+pub fn stop_reason(reason: StopReason) -> acp::StopReason {
+    match reason {
+        StopReason::EndTurn => acp::StopReason::EndTurn,
+        StopReason::MaxTokens => acp::StopReason::MaxTokens,
+        StopReason::MaxTurnRequests => acp::StopReason::MaxTurnRequests,
+        StopReason::Refusal => acp::StopReason::Refusal,
+        StopReason::Cancelled => acp::StopReason::Cancelled,
+    }
+}
+
+/// A permission option as ACP's (the option's id is its kind's wire name).
+pub fn permission_option(option: &PermissionOption) -> acp::PermissionOption {
+    let kind = match option.kind {
+        PermissionOptionKind::AllowOnce => acp::PermissionOptionKind::AllowOnce,
+        PermissionOptionKind::AllowAlways => acp::PermissionOptionKind::AllowAlways,
+        PermissionOptionKind::RejectOnce => acp::PermissionOptionKind::RejectOnce,
+        PermissionOptionKind::RejectAlways => acp::PermissionOptionKind::RejectAlways,
+    };
+    acp::PermissionOption::new(option.option_id.clone(), &option.name, kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentry::event::Usage;
+    use serde_json::json;
+
+    fn wire(update: &acp::SessionUpdate) -> serde_json::Value {
+        serde_json::to_value(update).unwrap()
+    }
+
+    #[test]
+    fn tool_calls_carry_every_field_acp_names() {
+        let call = ToolCallSnapshot {
+            tool_call_id: "call_1".into(),
+            turn_id: "turn_1".into(),
+            tool_name: "Edit".into(),
+            title: "Edit src/main.rs".into(),
+            kind: ToolKind::Edit,
+            status: ToolCallStatus::Pending,
+            raw_input: json!({"file_path": "/p/src/main.rs"}),
+            locations: vec![ToolCallLocation::line("/p/src/main.rs", 3)],
+        };
+        let announced = wire(&session_update(&AgentEvent::ToolCall(call), None).unwrap());
+        assert_eq!(
+            announced,
+            // `pending` is the default status, which the SDK leaves out of the wire.
+            json!({"sessionUpdate": "tool_call", "toolCallId": "call_1", "title": "Edit src/main.rs",
+                   "kind": "edit", "rawInput": {"file_path": "/p/src/main.rs"},
+                   "locations": [{"path": "/p/src/main.rs", "line": 3}]})
+        );
+        let update = ToolCallUpdate {
+            tool_call_id: "call_1".into(),
+            status: Some(ToolCallStatus::Completed),
+            content: Some(vec![
+                ToolContent::Diff {
+                    path: "/p/src/main.rs".into(),
+                    old_text: Some("a".into()),
+                    new_text: "b".into(),
+                },
+                ToolContent::Terminal {
+                    terminal_id: "term_1".into(),
+                },
+                ToolContent::text("done"),
+            ]),
+            raw_output: Some(json!({"ok": true})),
+            ..ToolCallUpdate::default()
+        };
+        let updated = wire(&session_update(&AgentEvent::ToolCallUpdate(update), None).unwrap());
+        assert_eq!(
+            updated,
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "call_1", "status": "completed",
+                   "content": [
+                       {"type": "diff", "path": "/p/src/main.rs", "oldText": "a", "newText": "b"},
+                       {"type": "terminal", "terminalId": "term_1"},
+                       {"type": "content", "content": {"type": "text", "text": "done"}}],
+                   "rawOutput": {"ok": true}})
+        );
+    }
+
+    #[test]
+    fn text_thoughts_plans_and_usage_project_and_the_rest_does_not() {
+        let text = AgentEvent::TextDelta {
+            turn_id: "t".into(),
+            text: "Hi".into(),
+        };
+        assert_eq!(
+            wire(&session_update(&text, None).unwrap()),
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hi"}})
+        );
+        let thought = AgentEvent::ThinkingDelta {
+            turn_id: "t".into(),
+            text: "hm".into(),
+        };
+        assert_eq!(
+            wire(&session_update(&thought, None).unwrap())["sessionUpdate"],
+            "agent_thought_chunk"
+        );
+        let plan = AgentEvent::Plan {
+            entries: vec![PlanEntry {
+                content: "Check".into(),
+                priority: PlanPriority::High,
+                status: PlanStatus::InProgress,
+            }],
+        };
+        assert_eq!(
+            wire(&session_update(&plan, None).unwrap()),
+            json!({"sessionUpdate": "plan", "entries": [{"content": "Check", "priority": "high", "status": "in_progress"}]})
+        );
+        let usage = AgentEvent::Usage {
+            turn_id: "t".into(),
+            usage: Usage {
+                input_tokens: 100,
+                output_tokens: 20,
+                cache_read_tokens: 30,
+                cache_write_tokens: 0,
+            },
+        };
+        assert!(
+            session_update(&usage, None).is_none(),
+            "no window, no usage"
+        );
+        let projected = wire(&session_update(&usage, Some(1000)).unwrap());
+        assert_eq!(projected["used"], 150);
+        assert_eq!(projected["size"], 1000);
+        let notice = AgentEvent::Notice {
+            message: "retrying".into(),
+        };
+        assert!(session_update(&notice, Some(1)).is_none());
+    }
+
+    #[test]
+    fn prompt_content_round_trips_every_kind() {
+        let blocks = vec![
+            ContentBlock::Text { text: "t".into() },
+            ContentBlock::Image {
+                data: "aW1n".into(),
+                mime_type: "image/png".into(),
+            },
+            ContentBlock::Audio {
+                data: "YXU=".into(),
+                mime_type: "audio/wav".into(),
+            },
+            ContentBlock::ResourceLink {
+                uri: "file:///p/a.rs".into(),
+                name: "a.rs".into(),
+                mime_type: Some("text/x-rust".into()),
+                description: None,
+            },
+            ContentBlock::Resource {
+                uri: "file:///p/b.py".into(),
+                mime_type: Some("text/x-python".into()),
+                text: Some("print(1)".into()),
+            },
+        ];
+        for block in blocks {
+            assert_eq!(prompt_block(content_block(&block)), block);
+        }
+    }
+
+    #[test]
+    fn replay_includes_the_users_messages() {
+        let event = AgentEvent::UserMessage {
+            turn_id: "t".into(),
+            content: vec![ContentBlock::Text {
+                text: "hello".into(),
+            }],
+        };
+        let updates = replayed_updates(&event);
+        assert_eq!(
+            wire(&updates[0]),
+            json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hello"}})
+        );
+        assert!(
+            session_update(&event, None).is_none(),
+            "live turns do not echo the prompt"
+        );
+    }
+}

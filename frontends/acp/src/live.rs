@@ -1,0 +1,105 @@
+//! The sessions open on one connection, and the turn each may be running.
+
+use agentry::agent::Session;
+use agentry::permission::PermissionMode;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+/// One open session.
+pub struct LiveSession {
+    /// The session; a running turn holds it.
+    pub session: tokio::sync::Mutex<Session>,
+    /// The running turn's cancellation, if a turn is running.
+    turn: Mutex<Option<CancellationToken>>,
+    /// The permission mode the client chose; applied when the next turn starts.
+    mode: Mutex<PermissionMode>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl LiveSession {
+    /// A session with no turn running.
+    pub fn new(session: Session) -> Self {
+        let mode = session.options().policy.mode;
+        Self {
+            session: tokio::sync::Mutex::new(session),
+            turn: Mutex::new(None),
+            mode: Mutex::new(mode),
+        }
+    }
+
+    /// Marks a turn as running, unless one already is.
+    pub fn begin_turn(&self, cancel: CancellationToken) -> bool {
+        let mut turn = lock(&self.turn);
+        if turn.is_some() {
+            return false;
+        }
+        *turn = Some(cancel);
+        true
+    }
+
+    /// Marks the running turn as over.
+    pub fn end_turn(&self) {
+        lock(&self.turn).take();
+    }
+
+    /// Cancels the running turn, if any.
+    pub fn cancel_turn(&self) {
+        if let Some(cancel) = lock(&self.turn).as_ref() {
+            cancel.cancel();
+        }
+    }
+
+    /// The permission mode for the next turn.
+    pub fn mode(&self) -> PermissionMode {
+        *lock(&self.mode)
+    }
+
+    /// Chooses the permission mode from the next turn on.
+    pub fn set_mode(&self, mode: PermissionMode) {
+        *lock(&self.mode) = mode;
+    }
+}
+
+/// The open sessions of a connection, by id.
+#[derive(Default)]
+pub struct LiveSessions(Mutex<HashMap<String, Arc<LiveSession>>>);
+
+impl LiveSessions {
+    /// Adds (or replaces) a session.
+    pub fn insert(&self, id: String, session: LiveSession) -> Arc<LiveSession> {
+        let session = Arc::new(session);
+        if let Some(previous) = lock(&self.0).insert(id, session.clone()) {
+            previous.cancel_turn();
+        }
+        session
+    }
+
+    /// A session, if open.
+    pub fn get(&self, id: &str) -> Option<Arc<LiveSession>> {
+        lock(&self.0).get(id).cloned()
+    }
+
+    /// Closes a session, cancelling its turn; whether it was open.
+    pub fn remove(&self, id: &str) -> bool {
+        match lock(&self.0).remove(id) {
+            Some(session) => {
+                session.cancel_turn();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Cancels every running turn (the connection is closing).
+    pub fn cancel_all(&self) {
+        for session in lock(&self.0).values() {
+            session.cancel_turn();
+        }
+    }
+}

@@ -1,0 +1,544 @@
+//! The agent side of an ACP connection: one handler per method, each answering at once or
+//! handing long work (a prompt turn) to a task of its own so the connection keeps reading.
+
+use crate::client::{ClientPermissions, ClientUpdates};
+use crate::convert::{prompt_block, replayed_updates, stop_reason};
+use crate::live::{LiveSession, LiveSessions};
+use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
+use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
+use agentry::ids::SessionId;
+use agentry::permission::{PermissionMode, PermissionPolicy};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// The one authentication method: a key in the environment agentry starts in.
+const ENVIRONMENT_AUTH: &str = "environment";
+
+/// How long running turns get to wind down (killing their commands) when the client hangs up.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// How the agent presents itself and sets up sessions.
+#[derive(Debug, Clone)]
+pub struct AcpSettings {
+    /// The agent's name (`agentInfo.name`).
+    pub name: String,
+    /// Its version (`agentInfo.version`).
+    pub version: String,
+    /// The permission policy new sessions start with (the client may change the mode).
+    pub policy: PermissionPolicy,
+    /// Why the agent has no usable model (no API key, say), if it has none: sessions are then
+    /// refused with `auth_required` and this reason.
+    pub model_problem: Option<String>,
+}
+
+/// The state shared by a connection's handlers.
+struct Server {
+    agent: Agent,
+    settings: AcpSettings,
+    sessions: LiveSessions,
+    turns: Mutex<JoinSet<()>>,
+}
+
+/// Serves `agent` over `transport` until the client hangs up; then cancels running turns and
+/// waits (briefly) for their tools to stop.
+pub async fn serve(
+    agent: Agent,
+    settings: AcpSettings,
+    transport: impl ConnectTo<agent_client_protocol::Agent> + 'static,
+) -> Result<(), Error> {
+    let server = Arc::new(Server {
+        agent,
+        settings,
+        sessions: LiveSessions::default(),
+        turns: Mutex::new(JoinSet::new()),
+    });
+    let result = connection(server.clone()).connect_to(transport).await;
+    server.sessions.cancel_all();
+    let mut turns = std::mem::take(
+        &mut *server
+            .turns
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, async {
+        while turns.join_next().await.is_some() {}
+    })
+    .await;
+    result
+}
+
+/// An error with a message for the client.
+fn error(code: ErrorCode, message: impl Into<String>) -> Error {
+    Error::new(code, message)
+}
+
+fn unknown_session(id: &acp::SessionId) -> Error {
+    error(
+        ErrorCode::RESOURCE_NOT_FOUND,
+        format!(
+            "there is no open session `{id}` (create one with session/new or open it with session/load)"
+        ),
+    )
+}
+
+fn absolute(path: &Path, what: &str) -> Result<PathBuf, Error> {
+    if path.is_absolute() {
+        Ok(path.to_path_buf())
+    } else {
+        Err(error(
+            ErrorCode::INVALID_PARAMS,
+            format!("{what} must be an absolute path, not `{}`", path.display()),
+        ))
+    }
+}
+
+/// The permission modes, as ACP session modes.
+fn modes(current: PermissionMode) -> acp::SessionModeState {
+    let mode = |mode: PermissionMode, name: &str, description: &str| {
+        acp::SessionMode::new(mode.as_str(), name).description(description.to_owned())
+    };
+    acp::SessionModeState::new(
+        current.as_str(),
+        vec![
+            mode(
+                PermissionMode::Default,
+                "Default",
+                "Read-only tools run; edits and commands ask first",
+            ),
+            mode(
+                PermissionMode::AcceptEdits,
+                "Accept edits",
+                "File edits in the workspace run without asking; commands still ask",
+            ),
+            mode(
+                PermissionMode::Plan,
+                "Plan",
+                "Read-only: the agent looks and plans, and changes nothing",
+            ),
+            mode(
+                PermissionMode::Bypass,
+                "Bypass permissions",
+                "Every tool runs without asking",
+            ),
+        ],
+    )
+}
+
+impl Server {
+    /// Refuses to open sessions when there is no usable model.
+    fn check_model(&self) -> Result<(), Error> {
+        match &self.settings.model_problem {
+            Some(problem) => Err(error(
+                ErrorCode::AUTH_REQUIRED,
+                format!(
+                    "agentry has no usable model: {problem}. Set the key in the environment agentry starts in (or choose a model in its configuration) and restart the agent."
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn session_options(&self, cwd: PathBuf, additional: Vec<PathBuf>) -> SessionOptions {
+        let mut options = SessionOptions::new(cwd);
+        options.workspace_roots.extend(additional);
+        options.policy = self.settings.policy.clone();
+        options
+    }
+
+    fn note_mcp_servers(servers: &[acp::McpServer]) {
+        if !servers.is_empty() {
+            tracing::warn!(
+                "the client passed {} MCP server(s) with the session; this agent does not connect a client's MCP servers yet, so their tools are not available",
+                servers.len()
+            );
+        }
+    }
+
+    fn initialize(&self, request: &acp::InitializeRequest) -> acp::InitializeResponse {
+        tracing::debug!(
+            "client {:?} asks for protocol {:?}",
+            request.client_info,
+            request.protocol_version
+        );
+        let capabilities = acp::AgentCapabilities::new()
+            .load_session(true)
+            .prompt_capabilities(
+                acp::PromptCapabilities::new()
+                    .image(true)
+                    .audio(false)
+                    .embedded_context(true),
+            )
+            .session_capabilities(
+                acp::SessionCapabilities::new()
+                    .list(acp::SessionListCapabilities::new())
+                    .resume(acp::SessionResumeCapabilities::new())
+                    .close(acp::SessionCloseCapabilities::new())
+                    .delete(acp::SessionDeleteCapabilities::new()),
+            );
+        acp::InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
+            .agent_capabilities(capabilities)
+            .auth_methods(vec![acp::AuthMethod::Agent(
+                acp::AuthMethodAgent::new(ENVIRONMENT_AUTH, "API key in the environment").description(
+                    "agentry reads the model provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) from the environment it starts in".to_owned(),
+                ),
+            )])
+            .agent_info(acp::Implementation::new(
+                &self.settings.name,
+                &self.settings.version,
+            ))
+    }
+
+    fn authenticate(
+        &self,
+        request: &acp::AuthenticateRequest,
+    ) -> Result<acp::AuthenticateResponse, Error> {
+        if request.method_id.to_string() != ENVIRONMENT_AUTH {
+            return Err(error(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "unknown authentication method `{}` (this agent offers `{ENVIRONMENT_AUTH}`)",
+                    request.method_id
+                ),
+            ));
+        }
+        self.check_model()?;
+        Ok(acp::AuthenticateResponse::new())
+    }
+
+    fn new_session(
+        &self,
+        request: acp::NewSessionRequest,
+    ) -> Result<acp::NewSessionResponse, Error> {
+        self.check_model()?;
+        let cwd = absolute(&request.cwd, "cwd")?;
+        Self::note_mcp_servers(&request.mcp_servers);
+        let options = self.session_options(cwd, request.additional_directories);
+        let session = self
+            .agent
+            .new_session(options)
+            .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
+        let id = session.id().to_string();
+        let live = self.sessions.insert(id.clone(), LiveSession::new(session));
+        Ok(acp::NewSessionResponse::new(id).modes(modes(live.mode())))
+    }
+
+    /// Reopens a stored session (`session/load` replays it first, `session/resume` does not).
+    fn reopen(
+        &self,
+        id: &acp::SessionId,
+        cwd: &Path,
+        additional: Vec<PathBuf>,
+        replay: Option<&ClientUpdates>,
+    ) -> Result<Arc<LiveSession>, Error> {
+        self.check_model()?;
+        let cwd = absolute(cwd, "cwd")?;
+        let session_id = SessionId::from(id.to_string());
+        let stored = self
+            .agent
+            .load_session(&session_id)
+            .map_err(|_| unknown_stored_session(id))?;
+        if let Some(updates) = replay {
+            for event in &stored.events {
+                for update in replayed_updates(event) {
+                    updates.send(update);
+                }
+            }
+        }
+        let session = self
+            .agent
+            .resume_session(&session_id, self.session_options(cwd, additional))
+            .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
+        Ok(self
+            .sessions
+            .insert(id.to_string(), LiveSession::new(session)))
+    }
+
+    fn list_sessions(
+        &self,
+        request: &acp::ListSessionsRequest,
+    ) -> Result<acp::ListSessionsResponse, Error> {
+        let Some(store) = self.agent.store() else {
+            return Ok(acp::ListSessionsResponse::new(Vec::new()));
+        };
+        let sessions = store
+            .list()
+            .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?
+            .into_iter()
+            .filter(|meta| request.cwd.as_ref().is_none_or(|cwd| *cwd == meta.cwd))
+            .map(|meta| {
+                acp::SessionInfo::new(meta.id.to_string(), meta.cwd)
+                    .title(meta.title)
+                    .updated_at(meta.updated_at)
+            })
+            .collect();
+        Ok(acp::ListSessionsResponse::new(sessions))
+    }
+
+    fn delete_session(&self, id: &acp::SessionId) -> Result<acp::DeleteSessionResponse, Error> {
+        self.sessions.remove(&id.to_string());
+        if let Some(store) = self.agent.store() {
+            store
+                .delete(&SessionId::from(id.to_string()))
+                .map_err(|_| unknown_stored_session(id))?;
+        }
+        Ok(acp::DeleteSessionResponse::new())
+    }
+
+    /// Starts a prompt turn in a task of its own; the task answers the request.
+    fn prompt(
+        self: &Arc<Self>,
+        request: acp::PromptRequest,
+        responder: Responder<acp::PromptResponse>,
+        connection: ConnectionTo<Client>,
+    ) -> Result<(), Error> {
+        let Some(live) = self.sessions.get(&request.session_id.to_string()) else {
+            return responder.respond_with_error(unknown_session(&request.session_id));
+        };
+        let cancel = CancellationToken::new();
+        if !live.begin_turn(cancel.clone()) {
+            return responder.respond_with_error(error(
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "session `{}` is already running a prompt turn: wait for its response or send session/cancel",
+                    request.session_id
+                ),
+            ));
+        }
+        let context_window = self.agent.model().context_window();
+        let turn = async move {
+            let answer = run_turn(&live, request, connection, cancel, context_window).await;
+            live.end_turn();
+            let sent = match answer {
+                Ok(response) => responder.respond(response),
+                Err(error) => responder.respond_with_error(error),
+            };
+            if let Err(error) = sent {
+                tracing::debug!("session/prompt answer not sent: {error}");
+            }
+        };
+        self.turns
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .spawn(turn);
+        Ok(())
+    }
+}
+
+fn unknown_stored_session(id: &acp::SessionId) -> Error {
+    error(
+        ErrorCode::RESOURCE_NOT_FOUND,
+        format!("there is no stored session `{id}`"),
+    )
+}
+
+async fn run_turn(
+    live: &LiveSession,
+    request: acp::PromptRequest,
+    connection: ConnectionTo<Client>,
+    cancel: CancellationToken,
+    context_window: Option<u64>,
+) -> Result<acp::PromptResponse, Error> {
+    let io = TurnIo {
+        events: Arc::new(ClientUpdates {
+            connection: connection.clone(),
+            session_id: request.session_id.clone(),
+            context_window,
+        }),
+        permissions: Arc::new(ClientPermissions {
+            connection,
+            session_id: request.session_id.clone(),
+        }),
+        cancel,
+    };
+    let content = request.prompt.into_iter().map(prompt_block).collect();
+    let mut session = live.session.lock().await;
+    session.set_mode(live.mode());
+    match session.prompt(content, &ChatOptions::default(), &io).await {
+        Ok(summary) => Ok(acp::PromptResponse::new(stop_reason(summary.stop_reason))),
+        Err(failure) => Err(error(ErrorCode::INTERNAL_ERROR, failure.to_string())),
+    }
+}
+
+/// The connection's handlers.
+fn connection(
+    server: Arc<Server>,
+) -> agent_client_protocol::v1::Builder<
+    agent_client_protocol::Agent,
+    impl agent_client_protocol::HandleDispatchFrom<Client>,
+> {
+    let on_initialize = server.clone();
+    let on_new = server.clone();
+    let on_authenticate = server.clone();
+    let on_load = server.clone();
+    let on_resume = server.clone();
+    let on_list = server.clone();
+    let on_close = server.clone();
+    let on_delete = server.clone();
+    let on_mode = server.clone();
+    let on_prompt = server.clone();
+    let on_cancel = server;
+    agent_client_protocol::Agent
+        .v1()
+        .name("agentry")
+        .on_receive_request(
+            async move |request: acp::InitializeRequest,
+                        responder: Responder<acp::InitializeResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond(on_initialize.initialize(&request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::AuthenticateRequest,
+                        responder: Responder<acp::AuthenticateResponse>,
+                        _cx: ConnectionTo<Client>| {
+                respond(responder, on_authenticate.authenticate(&request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::NewSessionRequest,
+                        responder: Responder<acp::NewSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                respond(responder, on_new.new_session(request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::LoadSessionRequest,
+                        responder: Responder<acp::LoadSessionResponse>,
+                        cx: ConnectionTo<Client>| {
+                Server::note_mcp_servers(&request.mcp_servers);
+                let updates = ClientUpdates {
+                    connection: cx,
+                    session_id: request.session_id.clone(),
+                    context_window: None,
+                };
+                let reopened = on_load.reopen(
+                    &request.session_id,
+                    &request.cwd,
+                    request.additional_directories,
+                    Some(&updates),
+                );
+                respond(
+                    responder,
+                    reopened.map(|live| acp::LoadSessionResponse::new().modes(modes(live.mode()))),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::ResumeSessionRequest,
+                        responder: Responder<acp::ResumeSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                Server::note_mcp_servers(&request.mcp_servers);
+                let reopened = on_resume.reopen(
+                    &request.session_id,
+                    &request.cwd,
+                    request.additional_directories,
+                    None,
+                );
+                respond(
+                    responder,
+                    reopened
+                        .map(|live| acp::ResumeSessionResponse::new().modes(modes(live.mode()))),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::ListSessionsRequest,
+                        responder: Responder<acp::ListSessionsResponse>,
+                        _cx: ConnectionTo<Client>| {
+                respond(responder, on_list.list_sessions(&request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::CloseSessionRequest,
+                        responder: Responder<acp::CloseSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                if on_close.sessions.remove(&request.session_id.to_string()) {
+                    responder.respond(acp::CloseSessionResponse::new())
+                } else {
+                    responder.respond_with_error(unknown_session(&request.session_id))
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::DeleteSessionRequest,
+                        responder: Responder<acp::DeleteSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                respond(responder, on_delete.delete_session(&request.session_id))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::SetSessionModeRequest,
+                        responder: Responder<acp::SetSessionModeResponse>,
+                        cx: ConnectionTo<Client>| {
+                let Some(live) = on_mode.sessions.get(&request.session_id.to_string()) else {
+                    return responder.respond_with_error(unknown_session(&request.session_id));
+                };
+                let mode: PermissionMode = match request.mode_id.to_string().parse() {
+                    Ok(mode) => mode,
+                    Err(problem) => {
+                        return responder.respond_with_error(error(
+                            ErrorCode::INVALID_PARAMS,
+                            format!("{problem}"),
+                        ));
+                    }
+                };
+                live.set_mode(mode);
+                responder.respond(acp::SetSessionModeResponse::new())?;
+                ClientUpdates {
+                    connection: cx,
+                    session_id: request.session_id,
+                    context_window: None,
+                }
+                .send(acp::SessionUpdate::CurrentModeUpdate(
+                    acp::CurrentModeUpdate::new(mode.as_str()),
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::PromptRequest,
+                        responder: Responder<acp::PromptResponse>,
+                        cx: ConnectionTo<Client>| {
+                on_prompt.prompt(request, responder, cx)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: acp::CancelNotification, _cx: ConnectionTo<Client>| {
+                match on_cancel.sessions.get(&notification.session_id.to_string()) {
+                    Some(live) => live.cancel_turn(),
+                    None => tracing::warn!(
+                        "session/cancel for unknown session `{}`",
+                        notification.session_id
+                    ),
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+}
+
+/// Answers a request with a result or an error.
+fn respond<T: agent_client_protocol::JsonRpcResponse>(
+    responder: Responder<T>,
+    result: Result<T, Error>,
+) -> Result<(), Error> {
+    match result {
+        Ok(response) => responder.respond(response),
+        Err(error) => responder.respond_with_error(error),
+    }
+}

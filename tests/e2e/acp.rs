@@ -1,0 +1,622 @@
+//! `agentry acp` driven by the official ACP TypeScript SDK (`tests/peers/acp-client.mjs`), with
+//! the model served by the mock model server.
+
+use crate::sandbox;
+use agentry_tests::Sandbox;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use agentry_tests::peers::AcpTranscript;
+use serde_json::{Value, json};
+
+/// `agentry acp --model openai/gpt-4.1 ARGS` against `server`, under the test client.
+fn acp_with_model(
+    sb: &Sandbox,
+    server: &MockModelServer,
+    args: &[&str],
+    client: Value,
+) -> AcpTranscript {
+    let base = format!("{}/v1", server.url());
+    let mut agent_args = vec!["--model", "openai/gpt-4.1"];
+    agent_args.extend_from_slice(args);
+    sb.acp(
+        &agent_args,
+        &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
+        client,
+    )
+}
+
+/// `initialize`, then `session/new` in the sandbox's project, then `steps`.
+fn session_steps(sb: &Sandbox, steps: Vec<Value>) -> Vec<Value> {
+    let mut all = vec![
+        json!({"op": "initialize"}),
+        json!({"op": "new_session", "cwd": sb.project().display().to_string()}),
+    ];
+    all.extend(steps);
+    all
+}
+
+fn prompt(text: &str) -> Value {
+    json!({"op": "prompt", "text": text})
+}
+
+#[test]
+fn initialize_advertises_what_works() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": [{"op": "initialize", "protocolVersion": 99}]}),
+    );
+    let init = out.result(0);
+    assert_eq!(
+        init["protocolVersion"], 1,
+        "answers with the version it speaks"
+    );
+    let caps = &init["agentCapabilities"];
+    assert_eq!(caps["loadSession"], true);
+    assert_eq!(caps["promptCapabilities"]["image"], true);
+    assert_eq!(caps["promptCapabilities"]["embeddedContext"], true);
+    for method in ["list", "resume", "close", "delete"] {
+        assert!(caps["sessionCapabilities"][method].is_object(), "{caps}");
+    }
+    assert_eq!(init["agentInfo"]["name"], "agentry");
+}
+
+#[test]
+fn a_plain_turn_streams_chunks_before_ending_the_turn() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply {
+        piece: 4,
+        ..MockReply::text("Hello from the mock model.")
+    })]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("hi")])}),
+    );
+    let session = out.result(1);
+    assert!(session["sessionId"].as_str().unwrap().starts_with("sess_"));
+    assert_eq!(session["modes"]["currentModeId"], "default");
+    let modes: Vec<&str> = session["modes"]["availableModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["default", "accept_edits", "plan", "bypass"]);
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert_eq!(out.agent_text(), "Hello from the mock model.");
+    let chunks = out
+        .updates()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .count();
+    assert!(chunks > 1, "the answer streams in pieces ({chunks})");
+    let last_update = out
+        .records
+        .iter()
+        .rposition(|r| r["kind"] == "update")
+        .unwrap();
+    assert!(
+        last_update < out.position_of_answer(2),
+        "updates come before the response"
+    );
+    let request = &server.requests()[0].body;
+    assert_eq!(
+        request["messages"].as_array().unwrap().last().unwrap()["content"],
+        "hi"
+    );
+}
+
+/// A model that writes `greeting.txt`, then answers `done`.
+fn write_then_answer(turns: usize) -> MockModelServer {
+    let mut script = Vec::new();
+    for n in 0..turns {
+        script.push(MockTurn::Reply(MockReply::tool_call(
+            &format!("call_{n}"),
+            "Write",
+            json!({"file_path": format!("greeting{n}.txt"), "content": "hello\n"}),
+        )));
+        script.push(MockTurn::Reply(MockReply::text("done")));
+    }
+    MockModelServer::start_blocking(script)
+}
+
+fn tool_updates<'a>(out: &'a AcpTranscript, id: &str) -> Vec<&'a Value> {
+    out.updates()
+        .into_iter()
+        .filter(|u| u["toolCallId"] == id)
+        .collect()
+}
+
+fn final_status(out: &AcpTranscript, id: &str) -> String {
+    tool_updates(out, id)
+        .iter()
+        .filter_map(|u| u["status"].as_str())
+        .next_back()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn allowing_once_runs_the_call_and_its_diff_reaches_the_client() {
+    let sb = sandbox();
+    let server = write_then_answer(1);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"permissions": ["allow_once"], "steps": session_steps(&sb, vec![prompt("write it")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    let asked = out.of_kind("permission");
+    assert_eq!(asked.len(), 1);
+    let kinds: Vec<&str> = asked[0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["allow_once", "allow_always", "reject_once", "reject_always"]
+    );
+    assert_eq!(asked[0]["toolCall"]["toolCallId"], "call_0");
+    assert_eq!(asked[0]["toolCall"]["kind"], "edit");
+    let file = sb.project().join("greeting0.txt");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello\n");
+    let updates = tool_updates(&out, "call_0");
+    assert_eq!(updates[0]["sessionUpdate"], "tool_call");
+    // `pending` is the default status, which the SDK's types leave out of the wire.
+    assert!(updates[0]["status"].is_null() || updates[0]["status"] == "pending");
+    assert_eq!(updates[0]["title"], "Write greeting0.txt");
+    assert_eq!(updates[0]["rawInput"]["content"], "hello\n");
+    assert!(
+        updates[0]["locations"][0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("/greeting0.txt")
+    );
+    let statuses: Vec<&str> = updates
+        .iter()
+        .filter_map(|u| u["status"].as_str())
+        .collect();
+    assert_eq!(statuses, ["in_progress", "completed"]);
+    let diff = updates
+        .iter()
+        .flat_map(|u| u["content"].as_array().into_iter().flatten())
+        .find(|c| c["type"] == "diff")
+        .expect("a diff");
+    assert_eq!(diff["newText"], "hello\n");
+    assert!(diff["oldText"].is_null());
+    assert!(diff["path"].as_str().unwrap().ends_with("/greeting0.txt"));
+}
+
+#[test]
+fn rejecting_once_fails_the_call_and_leaves_the_file_alone() {
+    let sb = sandbox();
+    let server = write_then_answer(1);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"permissions": ["reject_once"], "steps": session_steps(&sb, vec![prompt("write it")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert_eq!(final_status(&out, "call_0"), "failed");
+    assert!(!sb.project().join("greeting0.txt").exists());
+    let told = &server.requests()[1].body["messages"];
+    assert!(told.to_string().contains("rejected"), "{told}");
+}
+
+#[test]
+fn always_answers_are_not_asked_again_in_the_session() {
+    for (answer, second_status, file_written) in [
+        ("allow_always", "completed", true),
+        ("reject_always", "failed", false),
+    ] {
+        let sb = sandbox();
+        let server = write_then_answer(2);
+        let out = acp_with_model(
+            &sb,
+            &server,
+            &[],
+            json!({"permissions": [answer], "steps": session_steps(&sb, vec![prompt("one"), prompt("two")])}),
+        );
+        assert_eq!(out.of_kind("permission").len(), 1, "{answer}: asked once");
+        assert_eq!(final_status(&out, "call_1"), second_status, "{answer}");
+        assert_eq!(
+            sb.project().join("greeting1.txt").exists(),
+            file_written,
+            "{answer}"
+        );
+    }
+}
+
+#[test]
+fn set_mode_answers_with_current_mode_update_and_applies_to_the_next_turn() {
+    let sb = sandbox();
+    let server = write_then_answer(1);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![
+            json!({"op": "request", "method": "session/set_mode", "params": {"sessionId": "$session", "modeId": "accept_edits"}}),
+            prompt("write it"),
+            json!({"op": "request", "method": "session/set_mode", "params": {"sessionId": "$session", "modeId": "yolo"}}),
+        ])}),
+    );
+    out.result(2);
+    assert!(out.updates().iter().any(
+        |u| u["sessionUpdate"] == "current_mode_update" && u["currentModeId"] == "accept_edits"
+    ));
+    assert!(
+        out.of_kind("permission").is_empty(),
+        "accept_edits runs file edits without asking"
+    );
+    assert_eq!(final_status(&out, "call_0"), "completed");
+    let bad = out.answer(4);
+    assert_eq!(bad["code"], -32602);
+    assert!(bad["message"].as_str().unwrap().contains("yolo"), "{bad}");
+}
+
+#[test]
+fn a_second_prompt_while_a_turn_runs_is_refused_and_the_first_goes_on() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply {
+        pause_before_last: Some(std::time::Duration::from_millis(800)),
+        piece: 3,
+        ..MockReply::text("slow answer")
+    })]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![
+            json!({"op": "prompt", "text": "first", "noWait": true}),
+            json!({"op": "prompt", "text": "second", "cancelAfterMs": 2000}),
+            json!({"op": "wait"}),
+        ])}),
+    );
+    let refused = out.answer(3);
+    assert_eq!(refused["kind"], "error");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("already running"),
+        "{refused}"
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn unknown_sessions_are_clear_errors() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": [
+            {"op": "initialize"},
+            {"op": "request", "method": "session/prompt", "params": {"sessionId": "sess_nope", "prompt": [{"type": "text", "text": "hi"}]}},
+            {"op": "request", "method": "session/load", "params": {"sessionId": "sess_nope", "cwd": "/", "mcpServers": []}},
+            {"op": "request", "method": "session/new", "params": {"cwd": "relative/dir", "mcpServers": []}},
+        ]}),
+    );
+    for step in [1, 2] {
+        let error = out.answer(step);
+        assert_eq!(error["code"], -32002, "{error}");
+        assert!(
+            error["message"].as_str().unwrap().contains("sess_nope"),
+            "{error}"
+        );
+    }
+    let relative = out.answer(3);
+    assert_eq!(relative["code"], -32602);
+    assert!(
+        relative["message"].as_str().unwrap().contains("absolute"),
+        "{relative}"
+    );
+}
+
+/// Whether process `pid` is gone (or a zombie nobody waits for), within two seconds.
+fn process_gone(pid: i32) -> bool {
+    for _ in 0..100 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat.is_empty() || stat.contains(") Z ") {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
+}
+
+fn assert_cancelled_cleanly(out: &AcpTranscript, step: usize) {
+    assert_eq!(
+        out.result(step)["stopReason"],
+        "cancelled",
+        "{:#?}",
+        out.records
+    );
+    let last_update = out.records.iter().rposition(|r| r["kind"] == "update");
+    assert!(
+        last_update.is_none_or(|last| last < out.position_of_answer(step)),
+        "no update after the prompt's response"
+    );
+}
+
+#[test]
+fn cancelling_during_the_model_stream_ends_the_turn_cancelled() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply {
+        stall_after: Some(600),
+        piece: 2,
+        ..MockReply::text("this answer never finishes arriving")
+    })]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![json!({"op": "prompt", "text": "hi", "cancelAfterMs": 1000})])}),
+    );
+    assert_cancelled_cleanly(&out, 2);
+    assert!(!out.agent_text().is_empty(), "the answer had begun");
+    assert!(server.client_hung_up(), "the model request was dropped");
+}
+
+/// A model that runs `command` with Bash, then says `stopped`.
+fn bash_then_answer(command: &str) -> MockModelServer {
+    MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_bash",
+            "Bash",
+            json!({"command": command, "description": "wait"}),
+        )),
+        MockTurn::Reply(MockReply::text("stopped")),
+    ])
+}
+
+fn pid_in(sb: &Sandbox, file: &str) -> i32 {
+    std::fs::read_to_string(sb.project().join(file))
+        .expect("the command wrote its pid")
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn cancelling_during_a_command_ends_the_turn_and_the_process() {
+    let sb = sandbox();
+    let server = bash_then_answer("echo $$ > pid.txt; exec sleep 30");
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--allow", "Bash"],
+        json!({"steps": session_steps(&sb, vec![json!({"op": "prompt", "text": "wait", "cancelAfterMs": 1500})])}),
+    );
+    assert_cancelled_cleanly(&out, 2);
+    assert_eq!(final_status(&out, "call_bash"), "failed");
+    assert!(
+        process_gone(pid_in(&sb, "pid.txt")),
+        "the command still runs"
+    );
+}
+
+#[test]
+fn cancelling_while_permission_is_asked_ends_the_turn_cancelled() {
+    let sb = sandbox();
+    let server = write_then_answer(1);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"permissions": ["cancel"], "steps": session_steps(&sb, vec![prompt("write it")])}),
+    );
+    assert_eq!(out.of_kind("permission").len(), 1);
+    assert_cancelled_cleanly(&out, 2);
+    assert_eq!(final_status(&out, "call_0"), "failed");
+    assert!(!sb.project().join("greeting0.txt").exists());
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "no model request after the cancellation"
+    );
+}
+
+#[test]
+fn hanging_up_stops_running_commands_and_the_agent() {
+    let sb = sandbox();
+    let server = bash_then_answer("echo $$ > pid.txt; exec sleep 30");
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--allow", "Bash"],
+        json!({"steps": session_steps(&sb, vec![
+            json!({"op": "prompt", "text": "wait", "noWait": true}),
+            json!({"op": "sleep", "ms": 1500}),
+            json!({"op": "close_stdin"}),
+        ])}),
+    );
+    let exit = out.of_kind("exit");
+    assert_eq!(exit[0]["code"], 0, "{:#?}", out.records);
+    assert!(
+        process_gone(pid_in(&sb, "pid.txt")),
+        "the command outlived the agent"
+    );
+}
+
+#[test]
+fn max_turn_requests_stops_the_turn() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::tool_call(
+        "call_read",
+        "Read",
+        json!({"file_path": "missing.txt"}),
+    ))]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--max-turn-requests", "1"],
+        json!({"steps": session_steps(&sb, vec![prompt("read")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "max_turn_requests");
+}
+
+#[test]
+fn session_load_replays_the_history_after_a_restart() {
+    let sb = sandbox();
+    let first = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_0",
+            "Write",
+            json!({"file_path": "notes.txt", "content": "remember\n"}),
+        )),
+        MockTurn::Reply(MockReply::text("Noted.")),
+    ]);
+    let before = acp_with_model(
+        &sb,
+        &first,
+        &["--allow", "Write"],
+        json!({"steps": session_steps(&sb, vec![prompt("remember this")])}),
+    );
+    let id = before.result(1)["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(before.result(2)["stopReason"], "end_turn");
+
+    let second = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("Still here."))]);
+    let project = sb.project().display().to_string();
+    let after = acp_with_model(
+        &sb,
+        &second,
+        &[],
+        json!({"steps": [
+            {"op": "initialize"},
+            {"op": "request", "method": "session/load", "params": {"sessionId": id, "cwd": project, "mcpServers": []}},
+            {"op": "prompt", "text": "and now?", "sessionId": id},
+        ]}),
+    );
+    let loaded = after.result(1);
+    assert_eq!(loaded["modes"]["currentModeId"], "default");
+    let replayed: Vec<&Value> = after
+        .records
+        .iter()
+        .take(after.position_of_answer(1))
+        .filter(|r| r["kind"] == "update")
+        .map(|r| &r["update"])
+        .collect();
+    assert!(
+        replayed
+            .iter()
+            .all(|u| u["sessionUpdate"] != "tool_call" || u["toolCallId"] == "call_0")
+    );
+    assert_eq!(replayed[0]["sessionUpdate"], "user_message_chunk");
+    assert_eq!(replayed[0]["content"]["text"], "remember this");
+    let tool_call = replayed
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call")
+        .expect("the tool call is replayed");
+    assert_eq!(tool_call["title"], "Write notes.txt");
+    let finished = replayed
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call_update" && u["status"] == "completed")
+        .expect("with its final status");
+    assert_eq!(finished["content"][0]["type"], "diff");
+    let text: String = replayed
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert_eq!(text, "Noted.");
+    assert_eq!(after.result(2)["stopReason"], "end_turn");
+    let history = second.requests()[0].body["messages"].to_string();
+    assert!(
+        history.contains("remember this") && history.contains("Noted."),
+        "the loaded session continues with its history: {history}"
+    );
+}
+
+/// Bad input the SDK cannot produce, sent as raw lines: each gets its JSON-RPC error and the
+/// agent keeps answering.
+#[test]
+fn malformed_input_gets_json_rpc_errors_and_the_agent_survives() {
+    use std::io::{BufRead, BufReader, Write};
+    let sb = sandbox();
+    let mut child = sb
+        .agentry(&["acp", "--model", &format!("scripted:{}", hello_script())])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut ask = |line: &str| -> Value {
+        writeln!(stdin, "{line}").unwrap();
+        serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap()
+    };
+    let init = ask(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
+    );
+    assert_eq!(init["result"]["protocolVersion"], 1);
+    let parse = ask("{this is not json");
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    assert!(parse["id"].is_null());
+    let unknown = ask(r#"{"jsonrpc":"2.0","id":2,"method":"session/teleport","params":{}}"#);
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let invalid = ask(r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":42}}"#);
+    assert_eq!(invalid["error"]["code"], -32602, "{invalid}");
+    let missing = ask(
+        r#"{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"sess_x","prompt":[]}}"#,
+    );
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+    let project = sb.project().display().to_string();
+    let fine = ask(&format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"session/new","params":{{"cwd":{project:?},"mcpServers":[]}}}}"#
+    ));
+    assert!(fine["result"]["sessionId"].is_string(), "{fine}");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "EOF on stdin ends the agent cleanly: {status}"
+    );
+    assert!(
+        lines.next().is_none(),
+        "nothing but protocol messages on stdout"
+    );
+}
+
+fn hello_script() -> String {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/scripts/hello.json"
+    )
+    .to_owned()
+}
+
+#[test]
+fn without_a_model_key_sessions_are_refused_with_auth_required() {
+    let sb = sandbox();
+    let out = sb.acp(
+        &[],
+        &[],
+        json!({"steps": [
+            {"op": "initialize"},
+            {"op": "new_session", "cwd": sb.project().display().to_string()},
+            {"op": "request", "method": "authenticate", "params": {"methodId": "environment"}},
+        ]}),
+    );
+    let methods = &out.result(0)["authMethods"];
+    assert_eq!(methods[0]["id"], "environment", "{methods}");
+    for step in [1, 2] {
+        let refused = out.answer(step);
+        assert_eq!(refused["code"], -32000, "{refused}");
+        let message = refused["message"].as_str().unwrap();
+        assert!(message.contains("ANTHROPIC_API_KEY"), "{message}");
+    }
+}

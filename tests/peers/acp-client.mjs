@@ -1,0 +1,147 @@
+// An ACP client built on the official TypeScript SDK (@agentclientprotocol/sdk), for agentry's
+// end-to-end tests and as a reference for people writing clients.
+//
+//   node tests/peers/acp-client.mjs SCENARIO.json
+//
+// It spawns the agent named in the scenario, runs the scenario's steps in order and prints one
+// JSON line per thing it saw: {"kind": "response" | "error" | "update" | "permission" | "fs" |
+// "terminal", ...}. The Rust tests read those lines and check them.
+//
+// Scenario: {
+//   "agent": {"command": "...", "args": [...], "env": {...}, "cwd": "..."},
+//   "clientCapabilities": {...},          // what this client offers (fs, terminal)
+//   "permissions": ["allow_once", ...],   // answers to permission requests, in order;
+//                                         // "cancel" cancels the turn and answers cancelled
+//   "steps": [{"op": "initialize"}, {"op": "new_session", "cwd": "/abs"},
+//             {"op": "prompt", "text": "...", "cancelOn": "tool_call" | null, "cancelAfterMs": n},
+//             {"op": "request", "method": "...", "params": {...}},   // any other method
+//             {"op": "raw", "line": "..."},                          // bytes as they are
+//             {"op": "wait"},        // waits for the steps started with "noWait": true
+//             {"op": "sleep", "ms": n},
+//             {"op": "close_stdin"}]     // hangs up: the agent's stdin reaches EOF
+// }
+// Within params, the string "$session" stands for the id of the last session created.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+
+const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const print = (record) => process.stdout.write(JSON.stringify(record) + "\n");
+
+const agent = spawn(scenario.agent.command, scenario.agent.args ?? [], {
+  cwd: scenario.agent.cwd,
+  env: scenario.agent.env ?? process.env,
+  stdio: ["pipe", "pipe", "inherit"],
+});
+const exited = new Promise((resolve) => agent.on("exit", (code, signal) => resolve({ code, signal })));
+
+let sessionId = null;
+let turn = null; // {onUpdate, cancel} of the prompt being run
+const answers = [...(scenario.permissions ?? [])];
+const substitute = (value) => JSON.parse(JSON.stringify(value ?? {}).replaceAll('"$session"', JSON.stringify(sessionId)));
+
+const app = acp
+  .client({ name: "agentry-e2e" })
+  .onNotification(acp.methods.client.session.update, ({ params }) => {
+    print({ kind: "update", sessionId: params.sessionId, update: params.update });
+    turn?.onUpdate(params.update);
+  })
+  .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+    const answer = answers.shift() ?? "reject_once";
+    print({ kind: "permission", toolCall: params.toolCall, options: params.options, answer });
+    if (answer === "cancel") {
+      await turn?.cancel();
+      return { outcome: { outcome: "cancelled" } };
+    }
+    const option = params.options.find((o) => o.kind === answer);
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  });
+
+const stream = acp.ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
+
+async function runPrompt(ctx, step) {
+  const cancel = async () => {
+    print({ kind: "cancel" });
+    await ctx.notify(acp.methods.agent.session.cancel, { sessionId });
+  };
+  let cancelled = false;
+  const cancelOnce = async () => {
+    if (!cancelled) {
+      cancelled = true;
+      await cancel();
+    }
+  };
+  turn = {
+    cancel: cancelOnce,
+    onUpdate: (update) => {
+      if (step.cancelOn && update.sessionUpdate === step.cancelOn) void cancelOnce();
+    },
+  };
+  const timer = step.cancelAfterMs === undefined ? null : setTimeout(() => void cancelOnce(), step.cancelAfterMs);
+  const prompt = step.prompt ?? [{ type: "text", text: step.text }];
+  try {
+    return await ctx.request(acp.methods.agent.session.prompt, { sessionId: step.sessionId ?? sessionId, prompt });
+  } finally {
+    clearTimeout(timer);
+    turn = null;
+  }
+}
+
+async function run(ctx, step) {
+  switch (step.op) {
+    case "initialize":
+      return ctx.request(acp.methods.agent.initialize, {
+        protocolVersion: step.protocolVersion ?? acp.PROTOCOL_VERSION,
+        clientCapabilities: scenario.clientCapabilities ?? {},
+        clientInfo: { name: "agentry-e2e", version: "1.0.0" },
+      });
+    case "new_session": {
+      const response = await ctx.request(acp.methods.agent.session.new, { cwd: step.cwd, mcpServers: step.mcpServers ?? [] });
+      sessionId = response.sessionId;
+      return response;
+    }
+    case "prompt":
+      return runPrompt(ctx, step);
+    case "request":
+      return ctx.request(step.method, substitute(step.params));
+    case "sleep":
+      await new Promise((resolve) => setTimeout(resolve, step.ms));
+      return null;
+    case "raw":
+      agent.stdin.write(step.line + "\n");
+      return null;
+    default:
+      throw new Error(`unknown step ${step.op}`);
+  }
+}
+
+try {
+  await app.connectWith(stream, async (ctx) => {
+    const started = [];
+    for (const [index, step] of scenario.steps.entries()) {
+      if (step.op === "close_stdin") {
+        agent.stdin.end();
+        await exited;
+        break;
+      }
+      if (step.op === "wait") {
+        await Promise.all(started.splice(0));
+        continue;
+      }
+      const outcome = run(ctx, step).then(
+        (result) => !["raw", "sleep"].includes(step.op) && print({ kind: "response", step: index, op: step.op, result }),
+        (error) => print({ kind: "error", step: index, op: step.op, code: error.code ?? null, message: String(error.message ?? error), data: error.data ?? null }),
+      );
+      if (step.noWait) started.push(outcome);
+      else await outcome;
+    }
+    await Promise.all(started);
+  });
+} catch (error) {
+  // The agent went away (after "close_stdin", or by exiting): say so rather than crash.
+  print({ kind: "closed", message: String(error.message ?? error) });
+} finally {
+  agent.stdin.end();
+  print({ kind: "exit", ...(await exited) });
+}
