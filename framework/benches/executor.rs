@@ -6,9 +6,7 @@ use agentry::event::AgentEvent;
 use agentry::executor::{CallScope, Executor, ToolCallRequest};
 use agentry::permission::{PermissionPolicy, RejectWhenAsked};
 use agentry::provider::{SimpleProvider, ToolRegistry};
-use agentry::tool::{
-    ClientCapabilities, SessionState, Tool, ToolContext, ToolError, ToolKind, erase,
-};
+use agentry::tool::{ClientServices, SessionState, Tool, ToolContext, ToolError, ToolKind, erase};
 use criterion::{Criterion, criterion_group, criterion_main};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -51,7 +49,7 @@ fn executor_overhead(c: &mut Criterion) {
         turn_id: "t".into(),
         cwd: std::env::temp_dir(),
         workspace_roots: vec![std::env::temp_dir()],
-        client_capabilities: ClientCapabilities::default(),
+        client: ClientServices::default(),
         state: SessionState::default(),
         policy: PermissionPolicy::default(),
         remembered: Arc::default(),

@@ -21,7 +21,7 @@ use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, Rem
 use crate::prompt::DEFAULT_BASE_PROMPT;
 use crate::provider::{Provider, ToolRegistry};
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
-use crate::tool::{ClientCapabilities, SessionState};
+use crate::tool::{ClientServices, SessionState};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -137,7 +137,7 @@ pub struct SessionOptions {
     /// The permission policy.
     pub policy: PermissionPolicy,
     /// What the front-end can do for tools.
-    pub client_capabilities: ClientCapabilities,
+    pub client: ClientServices,
 }
 
 impl SessionOptions {
@@ -148,7 +148,7 @@ impl SessionOptions {
             workspace_roots: vec![cwd.clone()],
             cwd,
             policy: PermissionPolicy::default(),
-            client_capabilities: ClientCapabilities::default(),
+            client: ClientServices::default(),
         }
     }
 }
@@ -214,7 +214,16 @@ impl Agent {
 
     /// Starts a new session (recorded in the store, when there is one).
     pub fn new_session(&self, options: SessionOptions) -> Result<Session, AgentError> {
-        let id = SessionId::generate();
+        self.new_session_with_id(SessionId::generate(), options)
+    }
+
+    /// Starts a new session under an id the front-end chose (one it had to hand out before
+    /// the session existed, to the services in `options`, say).
+    pub fn new_session_with_id(
+        &self,
+        id: SessionId,
+        options: SessionOptions,
+    ) -> Result<Session, AgentError> {
         if let Some(store) = &self.inner.store {
             let now = now_rfc3339();
             store.create(&SessionMeta {

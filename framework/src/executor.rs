@@ -21,7 +21,7 @@ use crate::permission::{
 };
 use crate::provider::{RegisteredTool, ToolRegistry};
 use crate::tool::{
-    ClientCapabilities, PreparedCall, ProgressSink, SessionState, ToolCallLocation, ToolContent,
+    ClientServices, PreparedCall, ProgressSink, SessionState, ToolCallLocation, ToolContent,
     ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };
 use futures::FutureExt;
@@ -58,7 +58,7 @@ pub struct CallScope {
     /// Directories the session may work in.
     pub workspace_roots: Vec<PathBuf>,
     /// What the front-end can do for tools.
-    pub client_capabilities: ClientCapabilities,
+    pub client: ClientServices,
     /// The session's provider state.
     pub state: SessionState,
     /// The permission policy.
@@ -301,7 +301,7 @@ impl Executor {
             workspace_roots: scope.workspace_roots.clone(),
             cancel: scope.cancel.child_token(),
             progress: progress_sink(Arc::clone(&tracker), scope.events.clone()),
-            client_capabilities: scope.client_capabilities,
+            client: scope.client.clone(),
             state: scope.state.clone(),
         };
         let outcome = run_cancellable(ready.prepared, ctx, &scope.cancel).await;

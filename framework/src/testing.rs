@@ -17,7 +17,7 @@ use crate::executor::{CallScope, Executor, ToolCallRequest, canonical_path};
 use crate::model::ToolResult;
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RejectWhenAsked};
 use crate::provider::{Provider, RegistryError, ToolRegistry};
-use crate::tool::{ClientCapabilities, SessionState, ToolContent};
+use crate::tool::{ClientServices, SessionState, ToolContent};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -60,7 +60,7 @@ impl ToolHarness {
                 turn_id: "turn_harness".into(),
                 workspace_roots: vec![cwd.clone()],
                 cwd,
-                client_capabilities: ClientCapabilities::default(),
+                client: ClientServices::default(),
                 state: SessionState::default(),
                 policy: PermissionPolicy {
                     mode: PermissionMode::Bypass,
@@ -80,6 +80,12 @@ impl ToolHarness {
     /// Uses this permission policy.
     pub fn with_policy(mut self, policy: PermissionPolicy) -> Self {
         self.scope.policy = policy;
+        self
+    }
+
+    /// Gives tools the front-end client's services (an editor's files, say).
+    pub fn with_client(mut self, client: ClientServices) -> Self {
+        self.scope.client = client;
         self
     }
 

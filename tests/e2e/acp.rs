@@ -620,3 +620,65 @@ fn without_a_model_key_sessions_are_refused_with_auth_required() {
         assert!(message.contains("ANTHROPIC_API_KEY"), "{message}");
     }
 }
+
+#[test]
+fn file_tools_go_through_the_clients_fs_methods_when_offered() {
+    let sb = sandbox();
+    let file = sb.project().join("app.py");
+    std::fs::write(&file, "print('saved')\n").unwrap();
+    let path = file.display().to_string();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_read",
+            "Read",
+            json!({"file_path": "app.py"}),
+        )),
+        MockTurn::Reply(MockReply::tool_call(
+            "call_edit",
+            "Edit",
+            json!({"file_path": "app.py", "old_string": "unsaved", "new_string": "edited"}),
+        )),
+        MockTurn::Reply(MockReply::text("done")),
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--permission-mode", "accept_edits"],
+        json!({
+            "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}},
+            "buffers": {path.clone(): "print('unsaved')\n"},
+            "steps": session_steps(&sb, vec![prompt("edit it")]),
+        }),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    let fs: Vec<(String, String)> = out
+        .of_kind("fs")
+        .iter()
+        .map(|r| {
+            (
+                r["op"].as_str().unwrap().to_owned(),
+                r["path"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fs,
+        [
+            ("read".into(), path.clone()),
+            ("read".into(), path.clone()),
+            ("write".into(), path.clone())
+        ]
+    );
+    let written = out.of_kind("fs").last().unwrap()["content"].clone();
+    assert_eq!(written, "print('edited')\n");
+    let read_result = server.requests()[1].body["messages"].to_string();
+    assert!(
+        read_result.contains("unsaved"),
+        "Read saw the editor's buffer: {read_result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "print('saved')\n",
+        "the disk is left to the editor"
+    );
+}

@@ -10,6 +10,7 @@
 // Scenario: {
 //   "agent": {"command": "...", "args": [...], "env": {...}, "cwd": "..."},
 //   "clientCapabilities": {...},          // what this client offers (fs, terminal)
+//   "buffers": {"/abs/path": "text"},     // unsaved editor buffers fs/read_text_file sees
 //   "permissions": ["allow_once", ...],   // answers to permission requests, in order;
 //                                         // "cancel" cancels the turn and answers cancelled
 //   "steps": [{"op": "initialize"}, {"op": "new_session", "cwd": "/abs"},
@@ -39,6 +40,7 @@ const exited = new Promise((resolve) => agent.on("exit", (code, signal) => resol
 let sessionId = null;
 let turn = null; // {onUpdate, cancel} of the prompt being run
 const answers = [...(scenario.permissions ?? [])];
+const buffers = { ...(scenario.buffers ?? {}) };
 const substitute = (value) => JSON.parse(JSON.stringify(value ?? {}).replaceAll('"$session"', JSON.stringify(sessionId)));
 
 const app = acp
@@ -46,6 +48,16 @@ const app = acp
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     print({ kind: "update", sessionId: params.sessionId, update: params.update });
     turn?.onUpdate(params.update);
+  })
+  // An editor's files: its buffers first, then the disk; writes go to the buffer.
+  .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+    print({ kind: "fs", op: "read", path: params.path });
+    return { content: buffers[params.path] ?? readFileSync(params.path, "utf8") };
+  })
+  .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+    print({ kind: "fs", op: "write", path: params.path, content: params.content });
+    buffers[params.path] = params.content;
+    return {};
   })
   .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
     const answer = answers.shift() ?? "reject_once";

@@ -7,7 +7,7 @@ use crate::abi::{self, Buffer, HostCallback, PluginInfo, PluginV1};
 use crate::ids::{SessionId, ToolCallId};
 use crate::provider::Provider;
 use crate::tool::{
-    ClientCapabilities, DynTool, PreparedCall, ProgressSink, SessionState, ToolContext, ToolError,
+    ClientServices, DynTool, PreparedCall, ProgressSink, SessionState, ToolContext, ToolError,
 };
 use crate::wire::{CallEnd, CallRequest, Description, PrepareRequest, Prepared, ToolDescription};
 use futures::FutureExt;
@@ -320,7 +320,7 @@ extern "C" fn start(
                 progress_host.progress(&bytes);
             }
         }),
-        client_capabilities: ClientCapabilities::default(),
+        client: ClientServices::default(),
         state,
     };
     let mut work = Box::pin(async move {

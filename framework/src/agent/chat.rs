@@ -185,7 +185,7 @@ impl Chat<'_> {
             turn_id: turn_id.clone(),
             cwd: session.options.cwd.clone(),
             workspace_roots: session.options.workspace_roots.clone(),
-            client_capabilities: session.options.client_capabilities,
+            client: session.options.client.clone(),
             state: session.state.clone(),
             policy: session.options.policy.clone(),
             remembered: session.remembered.clone(),

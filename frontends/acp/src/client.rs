@@ -9,6 +9,9 @@ use agentry::event::{AgentEvent, EventSink};
 use agentry::permission::{
     PermissionHandler, PermissionOptionKind, PermissionOutcome, PermissionRequest,
 };
+use agentry::tool::ClientFiles;
+use futures::future::BoxFuture;
+use std::path::PathBuf;
 
 /// Sends a session's events to the client as `session/update` notifications, in order.
 pub struct ClientUpdates {
@@ -85,5 +88,41 @@ impl PermissionHandler for ClientPermissions {
 fn reject() -> PermissionOutcome {
     PermissionOutcome::Selected {
         kind: PermissionOptionKind::RejectOnce,
+    }
+}
+
+/// The client's files (`fs/read_text_file`, `fs/write_text_file`), for the file tools.
+pub struct ClientTextFiles {
+    /// The connection to the client.
+    pub connection: ConnectionTo<Client>,
+    /// The session whose tools use them.
+    pub session_id: acp::SessionId,
+}
+
+impl ClientFiles for ClientTextFiles {
+    fn read_text_file(&self, path: PathBuf) -> BoxFuture<'static, Result<String, String>> {
+        let request = acp::ReadTextFileRequest::new(self.session_id.clone(), path);
+        let sent = self.connection.send_request(request);
+        Box::pin(async move {
+            sent.block_task()
+                .await
+                .map(|response| response.content)
+                .map_err(|e| format!("the editor could not read it ({})", e.message))
+        })
+    }
+
+    fn write_text_file(
+        &self,
+        path: PathBuf,
+        text: String,
+    ) -> BoxFuture<'static, Result<(), String>> {
+        let request = acp::WriteTextFileRequest::new(self.session_id.clone(), path, text);
+        let sent = self.connection.send_request(request);
+        Box::pin(async move {
+            sent.block_task()
+                .await
+                .map(|_| ())
+                .map_err(|e| format!("the editor could not write it ({})", e.message))
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! The agent side of an ACP connection: one handler per method, each answering at once or
 //! handing long work (a prompt turn) to a task of its own so the connection keeps reading.
 
-use crate::client::{ClientPermissions, ClientUpdates};
+use crate::client::{ClientPermissions, ClientTextFiles, ClientUpdates};
 use crate::convert::{prompt_block, replayed_updates, stop_reason};
 use crate::live::{LiveSession, LiveSessions};
 use agent_client_protocol::v1::schema as acp;
@@ -42,6 +42,8 @@ struct Server {
     settings: AcpSettings,
     sessions: LiveSessions,
     turns: Mutex<JoinSet<()>>,
+    /// What the client said it can do, in `initialize`.
+    client: Mutex<acp::ClientCapabilities>,
 }
 
 /// Serves `agent` over `transport` until the client hangs up; then cancels running turns and
@@ -56,6 +58,7 @@ pub async fn serve(
         settings,
         sessions: LiveSessions::default(),
         turns: Mutex::new(JoinSet::new()),
+        client: Mutex::default(),
     });
     let result = connection(server.clone()).connect_to(transport).await;
     server.sessions.cancel_all();
@@ -70,6 +73,12 @@ pub async fn serve(
     })
     .await;
     result
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// An error with a message for the client.
@@ -143,10 +152,25 @@ impl Server {
         }
     }
 
-    fn session_options(&self, cwd: PathBuf, additional: Vec<PathBuf>) -> SessionOptions {
+    /// A session's options; its file tools go through the client when the client offers
+    /// both `fs` methods.
+    fn session_options(
+        &self,
+        id: &SessionId,
+        cwd: PathBuf,
+        additional: Vec<PathBuf>,
+        connection: &ConnectionTo<Client>,
+    ) -> SessionOptions {
         let mut options = SessionOptions::new(cwd);
         options.workspace_roots.extend(additional);
         options.policy = self.settings.policy.clone();
+        let fs = lock(&self.client).fs.clone();
+        if fs.read_text_file && fs.write_text_file {
+            options.client.files = Some(Arc::new(ClientTextFiles {
+                connection: connection.clone(),
+                session_id: id.to_string().into(),
+            }));
+        }
         options
     }
 
@@ -165,6 +189,7 @@ impl Server {
             request.client_info,
             request.protocol_version
         );
+        *lock(&self.client) = request.client_capabilities.clone();
         let capabilities = acp::AgentCapabilities::new()
             .load_session(true)
             .prompt_capabilities(
@@ -213,14 +238,16 @@ impl Server {
     fn new_session(
         &self,
         request: acp::NewSessionRequest,
+        connection: &ConnectionTo<Client>,
     ) -> Result<acp::NewSessionResponse, Error> {
         self.check_model()?;
         let cwd = absolute(&request.cwd, "cwd")?;
         Self::note_mcp_servers(&request.mcp_servers);
-        let options = self.session_options(cwd, request.additional_directories);
+        let id = SessionId::generate();
+        let options = self.session_options(&id, cwd, request.additional_directories, connection);
         let session = self
             .agent
-            .new_session(options)
+            .new_session_with_id(id, options)
             .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
         let id = session.id().to_string();
         let live = self.sessions.insert(id.clone(), LiveSession::new(session));
@@ -233,6 +260,7 @@ impl Server {
         id: &acp::SessionId,
         cwd: &Path,
         additional: Vec<PathBuf>,
+        connection: &ConnectionTo<Client>,
         replay: Option<&ClientUpdates>,
     ) -> Result<Arc<LiveSession>, Error> {
         self.check_model()?;
@@ -251,7 +279,10 @@ impl Server {
         }
         let session = self
             .agent
-            .resume_session(&session_id, self.session_options(cwd, additional))
+            .resume_session(
+                &session_id,
+                self.session_options(&session_id, cwd, additional, connection),
+            )
             .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
         Ok(self
             .sessions
@@ -404,8 +435,8 @@ fn connection(
         .on_receive_request(
             async move |request: acp::NewSessionRequest,
                         responder: Responder<acp::NewSessionResponse>,
-                        _cx: ConnectionTo<Client>| {
-                respond(responder, on_new.new_session(request))
+                        cx: ConnectionTo<Client>| {
+                respond(responder, on_new.new_session(request, &cx))
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -415,7 +446,7 @@ fn connection(
                         cx: ConnectionTo<Client>| {
                 Server::note_mcp_servers(&request.mcp_servers);
                 let updates = ClientUpdates {
-                    connection: cx,
+                    connection: cx.clone(),
                     session_id: request.session_id.clone(),
                     context_window: None,
                 };
@@ -423,6 +454,7 @@ fn connection(
                     &request.session_id,
                     &request.cwd,
                     request.additional_directories,
+                    &cx,
                     Some(&updates),
                 );
                 respond(
@@ -435,12 +467,13 @@ fn connection(
         .on_receive_request(
             async move |request: acp::ResumeSessionRequest,
                         responder: Responder<acp::ResumeSessionResponse>,
-                        _cx: ConnectionTo<Client>| {
+                        cx: ConnectionTo<Client>| {
                 Server::note_mcp_servers(&request.mcp_servers);
                 let reopened = on_resume.reopen(
                     &request.session_id,
                     &request.cwd,
                     request.additional_directories,
+                    &cx,
                     None,
                 );
                 respond(

@@ -1,8 +1,7 @@
 //! **Edit** and **MultiEdit**: exact string replacements in a file the session has read,
 //! written atomically, reported as a diff with a numbered snippet of the result.
 
-use crate::atomic::write_atomically;
-use crate::read::read_text;
+use crate::files::TextFiles;
 use crate::state::ReadFiles;
 use agentry::tool::{
     Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
@@ -109,20 +108,21 @@ fn snippet(text: &str, line: usize) -> String {
     out
 }
 
-/// Reads the file (enforcing read-before-edit), applies `edits`, writes atomically.
-fn apply(
+/// Reads the file (enforcing read-before-edit), applies `edits`, writes it back.
+async fn apply(
     path: PathBuf,
     edits: &[Replacement],
     read_files: &ReadFiles,
+    files: &TextFiles,
 ) -> Result<ToolOutput, ToolError> {
-    if !path.exists() {
+    if !files.through_client() && !path.exists() {
         return Err(ToolError::failed(format!(
             "{} does not exist: to create a file use Write.",
             path.display()
         )));
     }
-    read_files.check_fresh(&path)?;
-    let old_text = read_text(&path)?;
+    let old_text = files.read(&path).await?;
+    files.check_fresh(read_files, &path, &old_text)?;
     let mut text = old_text.clone();
     let mut first_change: Option<usize> = None;
     for (index, edit) in edits.iter().enumerate() {
@@ -141,9 +141,8 @@ fn apply(
         first_change = Some(first_change.map_or(line, |l| l.min(line)));
         text = next;
     }
-    write_atomically(&path, text.as_bytes())
-        .map_err(|e| ToolError::failed(format!("cannot write {}: {e}", path.display())))?;
-    read_files.saw(&path);
+    files.write(&path, text.clone()).await?;
+    files.saw(read_files, &path, &text);
     let line = first_change.unwrap_or(1);
     let summary = format!(
         "Edited {} ({} change{}). The result around line {line}:\n{}",
@@ -181,9 +180,7 @@ async fn run(
 ) -> Result<ToolOutput, ToolError> {
     let path = ctx.resolve_path(&file_path);
     let read_files = ReadFiles::of(&ctx);
-    tokio::task::spawn_blocking(move || apply(path, &edits, &read_files))
-        .await
-        .map_err(|e| ToolError::failed(format!("the edit did not finish: {e}")))?
+    apply(path, &edits, &read_files, &TextFiles::of(&ctx)).await
 }
 
 impl Tool for Edit {

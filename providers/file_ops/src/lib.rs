@@ -19,6 +19,7 @@
 
 mod atomic;
 mod edit;
+mod files;
 mod glob;
 mod grep;
 mod read;

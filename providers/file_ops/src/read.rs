@@ -1,6 +1,7 @@
 //! **Read**: a file's lines numbered like `cat -n`, or an image as image content.
 
 use crate::FileOpsConfig;
+use crate::files::TextFiles;
 use crate::state::ReadFiles;
 use agentry::model::ContentBlock;
 use agentry::tool::{
@@ -101,6 +102,13 @@ impl Tool for Read {
         let path = ctx.resolve_path(&input.file_path);
         let config = self.config.clone();
         let read_files = ReadFiles::of(&ctx);
+        let files = TextFiles::of(&ctx);
+        if files.through_client() && image_type(&path).is_none() {
+            // The client's text, with its unsaved changes.
+            let text = files.read(&path).await?;
+            files.saw(&read_files, &path, &text);
+            return numbered_lines(&path, std::io::Cursor::new(text.into_bytes()), &input);
+        }
         tokio::task::spawn_blocking(move || {
             let output = read(&path, &input, &config)?;
             read_files.saw(&path);

@@ -23,10 +23,25 @@ impl Stamp {
     }
 }
 
+/// How the session saw a file: its identity on disk, or (for files the front-end's client
+/// holds) a hash of the text it was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    Disk(Stamp),
+    Text(u64),
+}
+
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// The files a session has seen, by canonical path.
 #[derive(Debug, Default)]
 pub(crate) struct ReadFiles {
-    stamps: Mutex<HashMap<PathBuf, Stamp>>,
+    stamps: Mutex<HashMap<PathBuf, Seen>>,
 }
 
 impl ReadFiles {
@@ -39,18 +54,36 @@ impl ReadFiles {
         path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
     }
 
-    /// Notes that the session has seen the file as it is now.
+    fn note(&self, path: &Path, seen: Seen) {
+        self.stamps
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(Self::key(path), seen);
+    }
+
+    /// Notes that the session has seen the file as it is now on disk.
     pub fn saw(&self, path: &Path) {
         if let Some(stamp) = Stamp::of(path) {
-            self.stamps
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .insert(Self::key(path), stamp);
+            self.note(path, Seen::Disk(stamp));
         }
     }
 
-    /// Fails unless the session has read the existing file and it is unchanged since.
+    /// Notes that the session has seen `text` as the file's content (from the client).
+    pub fn saw_text(&self, path: &Path, text: &str) {
+        self.note(path, Seen::Text(text_hash(text)));
+    }
+
+    /// Fails unless the session has read the existing file and it is unchanged on disk since.
     pub fn check_fresh(&self, path: &Path) -> Result<(), ToolError> {
+        self.check(path, Stamp::of(path).map(Seen::Disk), "on disk")
+    }
+
+    /// Fails unless the session has read the file and its text is still `current`.
+    pub fn check_fresh_text(&self, path: &Path, current: &str) -> Result<(), ToolError> {
+        self.check(path, Some(Seen::Text(text_hash(current))), "in the editor")
+    }
+
+    fn check(&self, path: &Path, now: Option<Seen>, place: &str) -> Result<(), ToolError> {
         let seen = self
             .stamps
             .lock()
@@ -62,8 +95,8 @@ impl ReadFiles {
                 "{} already exists and has not been read in this session: Read it first, then change it.",
                 path.display()
             ))),
-            Some(stamp) if Some(stamp) != Stamp::of(path) => Err(ToolError::failed(format!(
-                "{} has changed on disk since it was last read: Read it again before changing it.",
+            Some(seen) if Some(seen) != now => Err(ToolError::failed(format!(
+                "{} has changed {place} since it was last read: Read it again before changing it.",
                 path.display()
             ))),
             Some(_) => Ok(()),

@@ -1,7 +1,6 @@
 //! **Write**: creates or replaces a file, atomically, reporting a diff.
 
-use crate::atomic::write_atomically;
-use crate::read::read_text;
+use crate::files::TextFiles;
 use crate::state::ReadFiles;
 use agentry::tool::{
     Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
@@ -54,43 +53,40 @@ impl Tool for Write {
     async fn call(&self, input: WriteInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve_path(&input.file_path);
         let read_files = ReadFiles::of(&ctx);
-        tokio::task::spawn_blocking(move || {
-            let old_text = match std::fs::metadata(&path) {
-                Ok(metadata) if metadata.is_dir() => {
-                    return Err(ToolError::failed(format!(
-                        "{} is a directory: give the path of a file.",
-                        path.display()
-                    )));
-                }
-                Ok(_) => {
-                    read_files.check_fresh(&path)?;
-                    Some(read_text(&path)?)
-                }
-                Err(_) => None,
-            };
-            write_atomically(&path, input.content.as_bytes())
-                .map_err(|e| ToolError::failed(format!("cannot write {}: {e}", path.display())))?;
-            read_files.saw(&path);
-            let lines = input.content.lines().count();
-            let summary = match &old_text {
-                None => format!("Created {} ({lines} lines).", path.display()),
-                Some(_) => format!("Wrote {} ({lines} lines).", path.display()),
-            };
-            Ok(ToolOutput {
-                raw_output: Some(serde_json::json!({
-                    "path": path,
-                    "created": old_text.is_none(),
-                    "bytes": input.content.len(),
-                })),
-                content: vec![ToolContent::Diff {
-                    path: path.clone(),
-                    old_text,
-                    new_text: input.content,
-                }],
-                for_model: Some(summary),
-            })
+        let files = TextFiles::of(&ctx);
+        let old_text = match std::fs::metadata(&path) {
+            Ok(metadata) if metadata.is_dir() => {
+                return Err(ToolError::failed(format!(
+                    "{} is a directory: give the path of a file.",
+                    path.display()
+                )));
+            }
+            Ok(_) => {
+                let current = files.read(&path).await?;
+                files.check_fresh(&read_files, &path, &current)?;
+                Some(current)
+            }
+            Err(_) => None,
+        };
+        files.write(&path, input.content.clone()).await?;
+        files.saw(&read_files, &path, &input.content);
+        let lines = input.content.lines().count();
+        let summary = match &old_text {
+            None => format!("Created {} ({lines} lines).", path.display()),
+            Some(_) => format!("Wrote {} ({lines} lines).", path.display()),
+        };
+        Ok(ToolOutput {
+            raw_output: Some(serde_json::json!({
+                "path": path,
+                "created": old_text.is_none(),
+                "bytes": input.content.len(),
+            })),
+            content: vec![ToolContent::Diff {
+                path: path.clone(),
+                old_text,
+                new_text: input.content,
+            }],
+            for_model: Some(summary),
         })
-        .await
-        .map_err(|e| ToolError::failed(format!("the write did not finish: {e}")))?
     }
 }

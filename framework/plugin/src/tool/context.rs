@@ -3,22 +3,41 @@
 use crate::ids::{SessionId, ToolCallId};
 use crate::plan::PlanEntry;
 use crate::tool::content::{ToolCallLocation, ToolContent};
+use futures::future::BoxFuture;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-/// What the front-end told the agent it can do for tools, as ACP's client capabilities say it.
-/// Tools that see these may route file access or terminals through the front-end.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ClientCapabilities {
-    /// The client serves `fs/read_text_file` (it sees unsaved editor buffers).
-    pub read_text_file: bool,
-    /// The client serves `fs/write_text_file`.
-    pub write_text_file: bool,
-    /// The client serves `terminal/*`.
-    pub terminal: bool,
+/// What the front-end's client does for tools, when it offers it (ACP: an editor's files).
+/// Tools that find a service here use it instead of doing the work themselves.
+#[derive(Clone, Default)]
+pub struct ClientServices {
+    /// Files as the client sees them: when set, the file tools read and write through it (an
+    /// editor then sees every change, and reads see its unsaved buffers).
+    pub files: Option<Arc<dyn ClientFiles>>,
+}
+
+impl std::fmt::Debug for ClientServices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientServices")
+            .field("files", &self.files.is_some())
+            .finish()
+    }
+}
+
+/// Text files as the front-end's client holds them (ACP's `fs/read_text_file` and
+/// `fs/write_text_file`). Errors are messages for the model.
+pub trait ClientFiles: Send + Sync {
+    /// The whole text of a file.
+    fn read_text_file(&self, path: PathBuf) -> BoxFuture<'static, Result<String, String>>;
+    /// Replaces (or creates) a file with `text`.
+    fn write_text_file(
+        &self,
+        path: PathBuf,
+        text: String,
+    ) -> BoxFuture<'static, Result<(), String>>;
 }
 
 /// A progress report from a running tool. The executor turns each into a tool-call update.
@@ -111,8 +130,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Where to report progress while running.
     pub progress: ProgressSink,
-    /// What the front-end can do for tools.
-    pub client_capabilities: ClientCapabilities,
+    /// What the front-end's client does for tools.
+    pub client: ClientServices,
     /// State the session keeps for providers.
     pub state: SessionState,
 }
@@ -128,7 +147,7 @@ impl ToolContext {
             cwd,
             cancel: CancellationToken::new(),
             progress: ProgressSink::discard(),
-            client_capabilities: ClientCapabilities::default(),
+            client: ClientServices::default(),
             state: SessionState::default(),
         }
     }

@@ -6,7 +6,9 @@ mod context;
 mod kind;
 
 pub use content::{ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput};
-pub use context::{ClientCapabilities, ProgressSink, SessionState, ToolContext, ToolProgress};
+pub use context::{
+    ClientFiles, ClientServices, ProgressSink, SessionState, ToolContext, ToolProgress,
+};
 pub use kind::{ToolKind, UnknownToolKind};
 
 use futures::future::BoxFuture;

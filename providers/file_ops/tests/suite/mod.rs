@@ -1,3 +1,4 @@
+mod client_files;
 mod read;
 mod search;
 mod write_edit;

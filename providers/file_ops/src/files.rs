@@ -1,0 +1,97 @@
+//! Where Read, Write and Edit find text files: on disk, or (when the front-end's client offers
+//! it) through the client, so an editor's unsaved buffers are read and every change shows in it.
+
+use crate::atomic::write_atomically;
+use crate::read::read_text;
+use crate::state::ReadFiles;
+use agentry::tool::{ClientFiles, ToolContext, ToolError};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The session's text files.
+#[derive(Clone)]
+pub(crate) enum TextFiles {
+    /// Read and written here, atomically.
+    Disk,
+    /// Read and written by the front-end's client.
+    Client(Arc<dyn ClientFiles>),
+}
+
+impl TextFiles {
+    /// The files of the call's session.
+    pub fn of(ctx: &ToolContext) -> Self {
+        match &ctx.client.files {
+            Some(files) => TextFiles::Client(files.clone()),
+            None => TextFiles::Disk,
+        }
+    }
+
+    /// Whether the client, not the disk, holds the files.
+    pub fn through_client(&self) -> bool {
+        matches!(self, TextFiles::Client(_))
+    }
+
+    /// A file's whole text.
+    pub async fn read(&self, path: &Path) -> Result<String, ToolError> {
+        match self {
+            TextFiles::Disk => {
+                let path = path.to_path_buf();
+                blocking(move || read_text(&path)).await
+            }
+            TextFiles::Client(files) => files
+                .read_text_file(path.to_path_buf())
+                .await
+                .map_err(|e| ToolError::failed(format!("cannot read {}: {e}", path.display()))),
+        }
+    }
+
+    /// Replaces (or creates) a file.
+    pub async fn write(&self, path: &Path, text: String) -> Result<(), ToolError> {
+        let target = path.to_path_buf();
+        let failed =
+            move |e: String| ToolError::failed(format!("cannot write {}: {e}", target.display()));
+        match self {
+            TextFiles::Disk => {
+                let target = path.to_path_buf();
+                blocking(move || {
+                    write_atomically(&target, text.as_bytes()).map_err(|e| failed(e.to_string()))
+                })
+                .await
+            }
+            TextFiles::Client(files) => files
+                .write_text_file(path.to_path_buf(), text)
+                .await
+                .map_err(failed),
+        }
+    }
+
+    /// Notes that the session has seen `text` as the file's content.
+    pub fn saw(&self, read_files: &ReadFiles, path: &Path, text: &str) {
+        match self {
+            TextFiles::Disk => read_files.saw(path),
+            TextFiles::Client(_) => read_files.saw_text(path, text),
+        }
+    }
+
+    /// Fails unless the session has seen the file as it is now (`current` is its text now).
+    pub fn check_fresh(
+        &self,
+        read_files: &ReadFiles,
+        path: &Path,
+        current: &str,
+    ) -> Result<(), ToolError> {
+        match self {
+            TextFiles::Disk => read_files.check_fresh(path),
+            TextFiles::Client(_) => read_files.check_fresh_text(path, current),
+        }
+    }
+}
+
+/// Runs blocking file work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ToolError::failed(format!("the file operation did not finish: {e}")))?
+}
