@@ -682,3 +682,65 @@ fn file_tools_go_through_the_clients_fs_methods_when_offered() {
         "the disk is left to the editor"
     );
 }
+
+#[test]
+fn bash_runs_in_the_clients_terminal_when_offered() {
+    let sb = sandbox();
+    let server = bash_then_answer("echo from-the-editor; exit 3");
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--allow", "Bash"],
+        json!({
+            "clientCapabilities": {"terminal": true},
+            "steps": session_steps(&sb, vec![prompt("run it")]),
+        }),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    let ops: Vec<&str> = out
+        .of_kind("terminal")
+        .iter()
+        .map(|r| r["op"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["create", "wait_for_exit", "output", "release"]);
+    let created = out.of_kind("terminal")[0];
+    assert_eq!(created["command"], "bash");
+    let terminal_id = created["terminalId"].as_str().unwrap();
+    let embedded = tool_updates(&out, "call_bash")
+        .iter()
+        .flat_map(|u| u["content"].as_array().into_iter().flatten())
+        .any(|c| c["type"] == "terminal" && c["terminalId"] == terminal_id);
+    assert!(embedded, "the tool call shows the client's terminal");
+    assert_eq!(final_status(&out, "call_bash"), "failed", "exit code 3");
+    let told = server.requests()[1].body["messages"].to_string();
+    assert!(
+        told.contains("from-the-editor") && told.contains("exit code 3"),
+        "{told}"
+    );
+}
+
+#[test]
+fn cancelling_kills_the_command_in_the_clients_terminal() {
+    let sb = sandbox();
+    let server = bash_then_answer("echo $$ > pid.txt; exec sleep 30");
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--allow", "Bash"],
+        json!({
+            "clientCapabilities": {"terminal": true},
+            "steps": session_steps(&sb, vec![json!({"op": "prompt", "text": "wait", "cancelAfterMs": 1500})]),
+        }),
+    );
+    assert_cancelled_cleanly(&out, 2);
+    let ops: Vec<&str> = out
+        .of_kind("terminal")
+        .iter()
+        .map(|r| r["op"].as_str().unwrap())
+        .collect();
+    assert!(
+        ops.contains(&"kill") && ops.last() == Some(&"release"),
+        "{ops:?}"
+    );
+    assert!(process_gone(pid_in(&sb, "pid.txt")));
+}

@@ -41,6 +41,7 @@ let sessionId = null;
 let turn = null; // {onUpdate, cancel} of the prompt being run
 const answers = [...(scenario.permissions ?? [])];
 const buffers = { ...(scenario.buffers ?? {}) };
+const terminals = new Map();
 const substitute = (value) => JSON.parse(JSON.stringify(value ?? {}).replaceAll('"$session"', JSON.stringify(sessionId)));
 
 const app = acp
@@ -57,6 +58,41 @@ const app = acp
   .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
     print({ kind: "fs", op: "write", path: params.path, content: params.content });
     buffers[params.path] = params.content;
+    return {};
+  })
+  // Terminals: each runs its command in a process group of its own, like an editor's would.
+  .onRequest(acp.methods.client.terminal.create, ({ params }) => {
+    const terminalId = `term_${terminals.size + 1}`;
+    const child = spawn(params.command, params.args ?? [], { cwd: params.cwd, detached: true });
+    const terminal = { child, output: "", exit: null };
+    terminal.exited = new Promise((resolve) =>
+      child.on("exit", (code, signal) => resolve((terminal.exit = { exitCode: code, signal }))),
+    );
+    child.stdout.on("data", (chunk) => (terminal.output += chunk));
+    child.stderr.on("data", (chunk) => (terminal.output += chunk));
+    terminals.set(terminalId, terminal);
+    print({ kind: "terminal", op: "create", terminalId, command: params.command, args: params.args, pid: child.pid });
+    return { terminalId };
+  })
+  .onRequest(acp.methods.client.terminal.output, ({ params }) => {
+    const terminal = terminals.get(params.terminalId);
+    print({ kind: "terminal", op: "output", terminalId: params.terminalId });
+    return { output: terminal.output, truncated: false, exitStatus: terminal.exit };
+  })
+  .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => {
+    const exit = await terminals.get(params.terminalId).exited;
+    print({ kind: "terminal", op: "wait_for_exit", terminalId: params.terminalId, ...exit });
+    return exit;
+  })
+  .onRequest(acp.methods.client.terminal.kill, ({ params }) => {
+    print({ kind: "terminal", op: "kill", terminalId: params.terminalId });
+    const { child, exit } = terminals.get(params.terminalId);
+    if (!exit) process.kill(-child.pid, "SIGKILL");
+    return {};
+  })
+  .onRequest(acp.methods.client.terminal.release, ({ params }) => {
+    print({ kind: "terminal", op: "release", terminalId: params.terminalId });
+    terminals.delete(params.terminalId);
     return {};
   })
   .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {

@@ -9,7 +9,7 @@ use agentry::event::{AgentEvent, EventSink};
 use agentry::permission::{
     PermissionHandler, PermissionOptionKind, PermissionOutcome, PermissionRequest,
 };
-use agentry::tool::ClientFiles;
+use agentry::tool::{ClientFiles, ClientTerminals, TerminalCommand, TerminalExit};
 use futures::future::BoxFuture;
 use std::path::PathBuf;
 
@@ -124,5 +124,81 @@ impl ClientFiles for ClientTextFiles {
                 .map(|_| ())
                 .map_err(|e| format!("the editor could not write it ({})", e.message))
         })
+    }
+}
+
+/// The client's terminals (`terminal/*`), for Bash.
+pub struct ClientTerminalRunner {
+    /// The connection to the client.
+    pub connection: ConnectionTo<Client>,
+    /// The session whose tools use them.
+    pub session_id: acp::SessionId,
+}
+
+impl ClientTerminalRunner {
+    /// Sends a request and turns its error into a message for the model.
+    fn ask<R: agent_client_protocol::JsonRpcRequest>(
+        &self,
+        request: R,
+    ) -> BoxFuture<'static, Result<R::Response, String>>
+    where
+        R::Response: Send,
+    {
+        let sent = self.connection.send_request(request);
+        Box::pin(async move { sent.block_task().await.map_err(|e| e.message) })
+    }
+}
+
+impl ClientTerminals for ClientTerminalRunner {
+    fn create(&self, command: TerminalCommand) -> BoxFuture<'static, Result<String, String>> {
+        let request = acp::CreateTerminalRequest::new(self.session_id.clone(), command.command)
+            .args(command.args)
+            .cwd(command.cwd)
+            .output_byte_limit(command.output_byte_limit);
+        let created = self.ask(request);
+        Box::pin(async move { created.await.map(|r| r.terminal_id.to_string()) })
+    }
+
+    fn output(&self, terminal_id: String) -> BoxFuture<'static, Result<String, String>> {
+        let output = self.ask(acp::TerminalOutputRequest::new(
+            self.session_id.clone(),
+            terminal_id,
+        ));
+        Box::pin(async move { output.await.map(|r| r.output) })
+    }
+
+    fn wait_for_exit(
+        &self,
+        terminal_id: String,
+    ) -> BoxFuture<'static, Result<TerminalExit, String>> {
+        let exit = self.ask(acp::WaitForTerminalExitRequest::new(
+            self.session_id.clone(),
+            terminal_id,
+        ));
+        Box::pin(async move {
+            exit.await.map(|r| TerminalExit {
+                exit_code: r
+                    .exit_status
+                    .exit_code
+                    .and_then(|code| i32::try_from(code).ok()),
+                signal: r.exit_status.signal,
+            })
+        })
+    }
+
+    fn kill(&self, terminal_id: String) -> BoxFuture<'static, Result<(), String>> {
+        let killed = self.ask(acp::KillTerminalRequest::new(
+            self.session_id.clone(),
+            terminal_id,
+        ));
+        Box::pin(async move { killed.await.map(|_| ()) })
+    }
+
+    fn release(&self, terminal_id: String) -> BoxFuture<'static, Result<(), String>> {
+        let released = self.ask(acp::ReleaseTerminalRequest::new(
+            self.session_id.clone(),
+            terminal_id,
+        ));
+        Box::pin(async move { released.await.map(|_| ()) })
     }
 }

@@ -1,7 +1,7 @@
 //! The agent side of an ACP connection: one handler per method, each answering at once or
 //! handing long work (a prompt turn) to a task of its own so the connection keeps reading.
 
-use crate::client::{ClientPermissions, ClientTextFiles, ClientUpdates};
+use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
 use crate::convert::{prompt_block, replayed_updates, stop_reason};
 use crate::live::{LiveSession, LiveSessions};
 use agent_client_protocol::v1::schema as acp;
@@ -153,7 +153,7 @@ impl Server {
     }
 
     /// A session's options; its file tools go through the client when the client offers
-    /// both `fs` methods.
+    /// both `fs` methods, and Bash runs in the client's terminals when it offers those.
     fn session_options(
         &self,
         id: &SessionId,
@@ -164,9 +164,15 @@ impl Server {
         let mut options = SessionOptions::new(cwd);
         options.workspace_roots.extend(additional);
         options.policy = self.settings.policy.clone();
-        let fs = lock(&self.client).fs.clone();
-        if fs.read_text_file && fs.write_text_file {
+        let client = lock(&self.client).clone();
+        if client.fs.read_text_file && client.fs.write_text_file {
             options.client.files = Some(Arc::new(ClientTextFiles {
+                connection: connection.clone(),
+                session_id: id.to_string().into(),
+            }));
+        }
+        if client.terminal {
+            options.client.terminals = Some(Arc::new(ClientTerminalRunner {
                 connection: connection.clone(),
                 session_id: id.to_string().into(),
             }));

@@ -3,6 +3,7 @@
 
 use crate::ShellConfig;
 use crate::background;
+use crate::client_terminal;
 use crate::output::Captured;
 use crate::process::{Running, spawn, stop_group};
 use crate::session::ShellSession;
@@ -51,8 +52,11 @@ pub struct BashInput {
     pub run_in_background: bool,
 }
 
+/// How much output a client terminal keeps for the model (its oldest bytes go first).
+const CLIENT_OUTPUT_BYTES: u64 = 1024 * 1024;
+
 /// How a foreground command ended.
-enum Ending {
+pub(crate) enum Ending {
     Exited(Option<i32>),
     TimedOut,
     Cancelled,
@@ -123,6 +127,15 @@ impl Tool for Bash {
         let terminal_id = format!("term_{}", ctx.tool_call_id);
         let cwd_file = shell.cwd_file(&terminal_id);
         let script = remembering_cwd(&input.command, cwd_file.as_deref());
+        if let Some(terminals) = &ctx.client.terminals {
+            let run =
+                client_terminal::run(terminals, script, &cwd, timeout, CLIENT_OUTPUT_BYTES, &ctx)
+                    .await?;
+            if let (Ending::Exited(_), Some(file)) = (&run.ending, &cwd_file) {
+                shell.take_cwd_from(file);
+            }
+            return self.result(run.ending, &run.captured, run.terminal_id, timeout);
+        }
         let mut running = spawn(&script, &cwd).map_err(ToolError::failed)?;
         ctx.progress
             .report(ToolProgress::Content(vec![ToolContent::Terminal {

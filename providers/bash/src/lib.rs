@@ -6,7 +6,9 @@
 //! session (a `cd` sticks); environment changes do not. Output streams to the front-end while
 //! the command runs; the model gets it without ANSI escapes, at most 30,000 characters (head
 //! and tail), ending with the exit code. **BashOutput** and **KillShell** manage commands run
-//! with `run_in_background`, which end with their session.
+//! with `run_in_background`, which end with their session. When the front-end's client runs
+//! terminals (an ACP editor), foreground commands run in the client's terminal instead, which
+//! the tool call embeds; timeouts and cancellation kill them there.
 //!
 //! ```
 //! use agentry::prelude::*;
@@ -18,6 +20,7 @@
 
 mod background;
 mod bash;
+mod client_terminal;
 mod output;
 mod process;
 mod session;

@@ -17,12 +17,15 @@ pub struct ClientServices {
     /// Files as the client sees them: when set, the file tools read and write through it (an
     /// editor then sees every change, and reads see its unsaved buffers).
     pub files: Option<Arc<dyn ClientFiles>>,
+    /// Terminals the client runs and shows: when set, Bash runs its commands in them.
+    pub terminals: Option<Arc<dyn ClientTerminals>>,
 }
 
 impl std::fmt::Debug for ClientServices {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientServices")
             .field("files", &self.files.is_some())
+            .field("terminals", &self.terminals.is_some())
             .finish()
     }
 }
@@ -38,6 +41,46 @@ pub trait ClientFiles: Send + Sync {
         path: PathBuf,
         text: String,
     ) -> BoxFuture<'static, Result<(), String>>;
+}
+
+/// A command to run in a client terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalCommand {
+    /// The program.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Its working directory (absolute).
+    pub cwd: PathBuf,
+    /// The most output the client keeps (it drops the oldest beyond that).
+    pub output_byte_limit: Option<u64>,
+}
+
+/// How a client terminal's command ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalExit {
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<String>,
+}
+
+/// Terminals the front-end's client runs and shows (ACP's `terminal/*`). Errors are messages for
+/// the model. Every terminal created must be released.
+pub trait ClientTerminals: Send + Sync {
+    /// Starts a command in a new terminal; returns the terminal's id.
+    fn create(&self, command: TerminalCommand) -> BoxFuture<'static, Result<String, String>>;
+    /// The terminal's output so far.
+    fn output(&self, terminal_id: String) -> BoxFuture<'static, Result<String, String>>;
+    /// Waits for the command to end.
+    fn wait_for_exit(
+        &self,
+        terminal_id: String,
+    ) -> BoxFuture<'static, Result<TerminalExit, String>>;
+    /// Stops the command (the terminal stays, for its output).
+    fn kill(&self, terminal_id: String) -> BoxFuture<'static, Result<(), String>>;
+    /// Frees the terminal.
+    fn release(&self, terminal_id: String) -> BoxFuture<'static, Result<(), String>>;
 }
 
 /// A progress report from a running tool. The executor turns each into a tool-call update.

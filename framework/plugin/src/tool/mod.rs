@@ -7,7 +7,8 @@ mod kind;
 
 pub use content::{ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput};
 pub use context::{
-    ClientFiles, ClientServices, ProgressSink, SessionState, ToolContext, ToolProgress,
+    ClientFiles, ClientServices, ClientTerminals, ProgressSink, SessionState, TerminalCommand,
+    TerminalExit, ToolContext, ToolProgress,
 };
 pub use kind::{ToolKind, UnknownToolKind};
 

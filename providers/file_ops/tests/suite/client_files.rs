@@ -46,6 +46,7 @@ fn editor_workspace() -> (Workspace, Arc<Buffers>) {
     let buffers = Arc::new(Buffers::default());
     let client = ClientServices {
         files: Some(Arc::new(Editor(buffers.clone()))),
+        ..ClientServices::default()
     };
     let harness = ToolHarness::new(&FileOps::default(), dir.path())
         .unwrap()
