@@ -19,7 +19,7 @@ use crate::ids::SessionId;
 use crate::model::{ContentBlock, Message, Model};
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RememberedAnswers};
 use crate::prompt::DEFAULT_BASE_PROMPT;
-use crate::provider::{Provider, ToolRegistry};
+use crate::provider::{Provider, RegistryError, ToolRegistry};
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
 use crate::tool::{ClientServices, SessionState};
 use serde_json::Value;
@@ -272,6 +272,7 @@ impl Agent {
         }
         Session {
             agent: self.clone(),
+            executor: self.inner.executor.clone(),
             id,
             options,
             remembered: Arc::new(Mutex::new(remembered)),
@@ -284,6 +285,8 @@ impl Agent {
 /// A conversation with the agent.
 pub struct Session {
     agent: Agent,
+    /// The agent's tools plus the session's own providers.
+    executor: Executor,
     id: SessionId,
     options: SessionOptions,
     remembered: Arc<Mutex<RememberedAnswers>>,
@@ -305,6 +308,20 @@ impl Session {
     /// The session's options.
     pub fn options(&self) -> &SessionOptions {
         &self.options
+    }
+
+    /// Adds a provider's tools to this session only (an MCP server the front-end's client
+    /// passed, say); the model sees them from its next request.
+    pub fn add_provider(&mut self, provider: &dyn Provider) -> Result<(), RegistryError> {
+        let mut registry = ToolRegistry::clone(self.executor.registry());
+        registry.register(provider)?;
+        self.executor = Executor::new(Arc::new(registry));
+        Ok(())
+    }
+
+    /// The tools this session's model may call: the agent's and the session's own.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        self.executor.registry()
     }
 
     /// Changes the permission mode from the next tool call on.

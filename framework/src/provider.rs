@@ -66,8 +66,8 @@ pub struct ProviderInfo {
     pub tools: Vec<String>,
 }
 
-/// Every tool an agent can call, by name.
-#[derive(Default)]
+/// Every tool an agent can call, by name. Cloning is cheap (the tools are shared).
+#[derive(Default, Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<RegisteredTool>>,
     providers: Vec<ProviderInfo>,

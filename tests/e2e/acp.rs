@@ -744,3 +744,44 @@ fn cancelling_kills_the_command_in_the_clients_terminal() {
     );
     assert!(process_gone(pid_in(&sb, "pid.txt")));
 }
+
+#[test]
+fn mcp_servers_passed_with_the_session_serve_its_tools() {
+    let sb = sandbox();
+    let (command, args) = agentry_tests::peers::everything_server();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_echo",
+            "mcp__everything__echo",
+            json!({"message": "over ACP"}),
+        )),
+        MockTurn::Reply(MockReply::text("echoed")),
+    ]);
+    let project = sb.project().display().to_string();
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": [
+            {"op": "initialize"},
+            {"op": "new_session", "cwd": project, "mcpServers": [
+                {"name": "everything", "command": command, "args": args, "env": []},
+                {"name": "broken", "command": "/nonexistent/server", "args": [], "env": []},
+            ]},
+            prompt("echo it"),
+        ]}),
+    );
+    assert_eq!(
+        out.result(0)["agentCapabilities"]["mcpCapabilities"]["http"],
+        true
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert_eq!(final_status(&out, "call_echo"), "completed");
+    let told = server.requests()[1].body["messages"].to_string();
+    assert!(told.contains("Echo: over ACP"), "{told}");
+    assert!(
+        out.stderr.contains("MCP server `broken` did not start"),
+        "{}",
+        out.stderr
+    );
+}

@@ -78,7 +78,7 @@ pub(super) async fn run(
                 .map_err(|e| AgentError::InvalidOutputSchema(e.to_string()))
         })
         .transpose()?;
-    let tools = session.agent.registry().definitions();
+    let tools = session.executor.registry().definitions();
     let mut system = build_system_prompt(&SystemPromptParts {
         base: &session.agent.inner.config.base_prompt,
         tools: &tools,
@@ -230,7 +230,7 @@ impl Chat<'_> {
                 end,
                 ..
             } = response;
-            let executor = &self.session.agent.inner.executor;
+            let executor = &self.session.executor;
             let (status, stop) = match end {
                 StreamEnd::Failed(error) => {
                     for call in calls {
@@ -469,7 +469,7 @@ impl Chat<'_> {
                 };
                 response
                     .calls
-                    .push(self.session.agent.inner.executor.announce(request, scope));
+                    .push(self.session.executor.announce(request, scope));
             }
             ModelEvent::Usage { usage } => {
                 response.usage = usage;

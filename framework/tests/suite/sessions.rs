@@ -138,3 +138,62 @@ async fn a_history_too_long_for_the_window_is_summarised_kept_in_the_store_and_a
     assert_eq!(stored.messages[0], requests[2].messages[0]);
     assert_eq!(session.history(), stored.messages.as_slice());
 }
+
+/// A read-only tool that answers with its own name (to tell providers apart).
+struct Named(&'static str);
+
+impl agentry::tool::Tool for Named {
+    type Input = serde_json::Value;
+    type Output = String;
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn description(&self) -> String {
+        "Says its name.".to_owned()
+    }
+    fn kind(&self) -> agentry::tool::ToolKind {
+        agentry::tool::ToolKind::Read
+    }
+    async fn call(
+        &self,
+        _input: serde_json::Value,
+        _ctx: agentry::tool::ToolContext,
+    ) -> Result<String, agentry::tool::ToolError> {
+        Ok(format!("I am {}", self.0))
+    }
+}
+
+#[tokio::test]
+async fn a_provider_added_to_one_session_serves_only_that_session() {
+    let mut h = harness([
+        response([call("c1", "Session_only", json!({}))]),
+        ScriptedResponse::text("used it"),
+    ])
+    .build();
+    let provider = agentry::provider::SimpleProvider::new("mine", "")
+        .with_tool(agentry::tool::erase(Named("Session_only")));
+    h.session.add_provider(&provider).unwrap();
+    assert!(h.session.registry().get("Session_only").is_some());
+    assert!(h.agent.registry().get("Session_only").is_none());
+    let other = h
+        .agent
+        .new_session(SessionOptions::new(h.dir.path()))
+        .unwrap();
+    assert!(other.registry().get("Session_only").is_none());
+    assert_eq!(h.prompt("go").await.unwrap().answer(), "used it");
+    let offered: Vec<String> = h.model.requests()[0]
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    assert!(offered.contains(&"Session_only".to_owned()), "{offered:?}");
+    let events = h.events();
+    assert_eq!(
+        statuses(&events, "c1").last(),
+        Some(&agentry::event::ToolCallStatus::Completed)
+    );
+    assert!(
+        h.session.add_provider(&provider).is_err(),
+        "the same tool twice is refused"
+    );
+}

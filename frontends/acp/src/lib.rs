@@ -35,6 +35,7 @@
 mod client;
 mod convert;
 mod live;
+mod mcp;
 mod server;
 
 pub use server::{AcpSettings, serve};

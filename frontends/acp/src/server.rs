@@ -7,7 +7,7 @@ use crate::live::{LiveSession, LiveSessions};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
-use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
+use agentry::agent::{Agent, ChatOptions, Session, SessionOptions, TurnIo};
 use agentry::ids::SessionId;
 use agentry::permission::{PermissionMode, PermissionPolicy};
 use std::path::{Path, PathBuf};
@@ -180,15 +180,6 @@ impl Server {
         options
     }
 
-    fn note_mcp_servers(servers: &[acp::McpServer]) {
-        if !servers.is_empty() {
-            tracing::warn!(
-                "the client passed {} MCP server(s) with the session; this agent does not connect a client's MCP servers yet, so their tools are not available",
-                servers.len()
-            );
-        }
-    }
-
     fn initialize(&self, request: &acp::InitializeRequest) -> acp::InitializeResponse {
         tracing::debug!(
             "client {:?} asks for protocol {:?}",
@@ -198,6 +189,7 @@ impl Server {
         *lock(&self.client) = request.client_capabilities.clone();
         let capabilities = acp::AgentCapabilities::new()
             .load_session(true)
+            .mcp_capabilities(crate::mcp::capabilities())
             .prompt_capabilities(
                 acp::PromptCapabilities::new()
                     .image(true)
@@ -241,31 +233,33 @@ impl Server {
         Ok(acp::AuthenticateResponse::new())
     }
 
-    fn new_session(
+    async fn new_session(
         &self,
         request: acp::NewSessionRequest,
         connection: &ConnectionTo<Client>,
     ) -> Result<acp::NewSessionResponse, Error> {
         self.check_model()?;
         let cwd = absolute(&request.cwd, "cwd")?;
-        Self::note_mcp_servers(&request.mcp_servers);
         let id = SessionId::generate();
-        let options = self.session_options(&id, cwd, request.additional_directories, connection);
-        let session = self
+        let options =
+            self.session_options(&id, cwd.clone(), request.additional_directories, connection);
+        let mut session = self
             .agent
             .new_session_with_id(id, options)
             .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
+        add_servers(&mut session, &request.mcp_servers, &cwd).await;
         let id = session.id().to_string();
         let live = self.sessions.insert(id.clone(), LiveSession::new(session));
         Ok(acp::NewSessionResponse::new(id).modes(modes(live.mode())))
     }
 
     /// Reopens a stored session (`session/load` replays it first, `session/resume` does not).
-    fn reopen(
+    async fn reopen(
         &self,
         id: &acp::SessionId,
         cwd: &Path,
         additional: Vec<PathBuf>,
+        mcp_servers: &[acp::McpServer],
         connection: &ConnectionTo<Client>,
         replay: Option<&ClientUpdates>,
     ) -> Result<Arc<LiveSession>, Error> {
@@ -283,13 +277,14 @@ impl Server {
                 }
             }
         }
-        let session = self
+        let mut session = self
             .agent
             .resume_session(
                 &session_id,
-                self.session_options(&session_id, cwd, additional, connection),
+                self.session_options(&session_id, cwd.clone(), additional, connection),
             )
             .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
+        add_servers(&mut session, mcp_servers, &cwd).await;
         Ok(self
             .sessions
             .insert(id.to_string(), LiveSession::new(session)))
@@ -363,6 +358,15 @@ impl Server {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .spawn(turn);
         Ok(())
+    }
+}
+
+/// Connects the MCP servers the client passed and gives their tools to the session.
+async fn add_servers(session: &mut Session, servers: &[acp::McpServer], cwd: &Path) {
+    for provider in crate::mcp::connect(servers, cwd).await {
+        if let Err(problem) = session.add_provider(provider.as_ref()) {
+            tracing::warn!("MCP server `{}` left out: {problem}", provider.name());
+        }
     }
 }
 
@@ -442,7 +446,13 @@ fn connection(
             async move |request: acp::NewSessionRequest,
                         responder: Responder<acp::NewSessionResponse>,
                         cx: ConnectionTo<Client>| {
-                respond(responder, on_new.new_session(request, &cx))
+                // Off the dispatch loop: the session's MCP servers may take a while to start.
+                let server = on_new.clone();
+                tokio::spawn(async move {
+                    let opened = server.new_session(request, &cx).await;
+                    let _ = respond(responder, opened);
+                });
+                Ok(())
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -450,23 +460,30 @@ fn connection(
             async move |request: acp::LoadSessionRequest,
                         responder: Responder<acp::LoadSessionResponse>,
                         cx: ConnectionTo<Client>| {
-                Server::note_mcp_servers(&request.mcp_servers);
-                let updates = ClientUpdates {
-                    connection: cx.clone(),
-                    session_id: request.session_id.clone(),
-                    context_window: None,
-                };
-                let reopened = on_load.reopen(
-                    &request.session_id,
-                    &request.cwd,
-                    request.additional_directories,
-                    &cx,
-                    Some(&updates),
-                );
-                respond(
-                    responder,
-                    reopened.map(|live| acp::LoadSessionResponse::new().modes(modes(live.mode()))),
-                )
+                let server = on_load.clone();
+                tokio::spawn(async move {
+                    let updates = ClientUpdates {
+                        connection: cx.clone(),
+                        session_id: request.session_id.clone(),
+                        context_window: None,
+                    };
+                    let reopened = server
+                        .reopen(
+                            &request.session_id,
+                            &request.cwd,
+                            request.additional_directories,
+                            &request.mcp_servers,
+                            &cx,
+                            Some(&updates),
+                        )
+                        .await;
+                    let _ = respond(
+                        responder,
+                        reopened
+                            .map(|live| acp::LoadSessionResponse::new().modes(modes(live.mode()))),
+                    );
+                });
+                Ok(())
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -474,19 +491,26 @@ fn connection(
             async move |request: acp::ResumeSessionRequest,
                         responder: Responder<acp::ResumeSessionResponse>,
                         cx: ConnectionTo<Client>| {
-                Server::note_mcp_servers(&request.mcp_servers);
-                let reopened = on_resume.reopen(
-                    &request.session_id,
-                    &request.cwd,
-                    request.additional_directories,
-                    &cx,
-                    None,
-                );
-                respond(
-                    responder,
-                    reopened
-                        .map(|live| acp::ResumeSessionResponse::new().modes(modes(live.mode()))),
-                )
+                let server = on_resume.clone();
+                tokio::spawn(async move {
+                    let reopened = server
+                        .reopen(
+                            &request.session_id,
+                            &request.cwd,
+                            request.additional_directories,
+                            &request.mcp_servers,
+                            &cx,
+                            None,
+                        )
+                        .await;
+                    let _ = respond(
+                        responder,
+                        reopened.map(|live| {
+                            acp::ResumeSessionResponse::new().modes(modes(live.mode()))
+                        }),
+                    );
+                });
+                Ok(())
             },
             agent_client_protocol::on_receive_request!(),
         )

@@ -1,0 +1,88 @@
+//! The MCP servers a client passes with a session (`mcpServers` in `session/new`, `load`,
+//! `resume`), connected through the MCP provider; their tools serve that session only.
+
+use agent_client_protocol::v1::schema as acp;
+use agentry::provider::Provider;
+use std::path::Path;
+
+/// How long the servers of one session get to start (they start at once, side by side).
+#[cfg(feature = "mcp")]
+const STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Whether this build connects a client's MCP servers (and over which transports).
+pub fn capabilities() -> acp::McpCapabilities {
+    acp::McpCapabilities::new()
+        .http(cfg!(feature = "mcp"))
+        .sse(false)
+}
+
+/// A client's MCP server as the MCP provider's configuration, or why it cannot be used.
+#[cfg(feature = "mcp")]
+fn config(server: &acp::McpServer) -> Result<(String, agentry_mcp::McpServerConfig), String> {
+    use agentry_mcp::{HttpServer, McpServerConfig, StdioServer};
+    match server {
+        acp::McpServer::Stdio(stdio) => Ok((
+            stdio.name.clone(),
+            McpServerConfig::Stdio(StdioServer {
+                command: stdio.command.display().to_string(),
+                args: stdio.args.clone(),
+                env: stdio
+                    .env
+                    .iter()
+                    .map(|v| (v.name.clone(), v.value.clone()))
+                    .collect(),
+                cwd: None,
+            }),
+        )),
+        acp::McpServer::Http(http) => Ok((
+            http.name.clone(),
+            McpServerConfig::Http(HttpServer {
+                url: http.url.clone(),
+                headers: http
+                    .headers
+                    .iter()
+                    .map(|h| (h.name.clone(), h.value.clone()))
+                    .collect(),
+            }),
+        )),
+        acp::McpServer::Sse(sse) => Err(format!(
+            "MCP server `{}` uses the old HTTP+SSE transport, which agentry does not speak",
+            sse.name
+        )),
+        _ => Err("an MCP server of a kind this agent does not know".to_owned()),
+    }
+}
+
+/// Connects a session's servers; those that fail are logged (on stderr) and left out.
+#[cfg(feature = "mcp")]
+pub async fn connect(servers: &[acp::McpServer], cwd: &Path) -> Vec<Box<dyn Provider>> {
+    let mut configs = std::collections::BTreeMap::new();
+    for server in servers {
+        match config(server) {
+            Ok((name, config)) => {
+                configs.insert(name, config);
+            }
+            Err(problem) => tracing::warn!("{problem}"),
+        }
+    }
+    let mut providers: Vec<Box<dyn Provider>> = Vec::new();
+    for (_, result) in agentry_mcp::connect_all(&configs, cwd, STARTUP_TIMEOUT).await {
+        match result {
+            Ok(provider) => providers.push(Box::new(provider)),
+            Err(error) => tracing::warn!("{error}"),
+        }
+    }
+    providers
+}
+
+/// This build has no MCP provider: the servers are reported, not silently dropped.
+#[cfg(not(feature = "mcp"))]
+pub async fn connect(servers: &[acp::McpServer], _cwd: &Path) -> Vec<Box<dyn Provider>> {
+    if !servers.is_empty() {
+        tracing::warn!(
+            "the client passed {} MCP server(s); this agent was built without MCP support, so their tools are not available",
+            servers.len()
+        );
+    }
+    Vec::new()
+}
