@@ -28,12 +28,14 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
                 )
             }
         };
+    let offered = crate::assemble::OfferedModels::new(&config, model.name());
     let agent = crate::assemble::agent(&config, &args.agent, &project, model).await?;
     let settings = AcpSettings {
         name: "agentry".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         policy,
         model_problem,
+        models: Some(Arc::new(offered)),
     };
     serve(agent, settings, agent_client_protocol::Stdio::new())
         .await

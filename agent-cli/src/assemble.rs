@@ -5,10 +5,12 @@ use crate::cli::AgentArgs;
 use crate::config::{Config, database_path};
 use crate::exit::CliError;
 use agentry::agent::{Agent, AgentConfig};
-use agentry::model::catalog::ModelCatalog;
+use agentry::model::catalog::{ModelCatalog, ProviderConfig};
 use agentry::model::{Model, ModelError};
 use agentry::permission::{PermissionMode, PermissionPolicy, PermissionRule, RuleAction};
 use agentry::session::SqliteStore;
+use agentry_acp::ModelChoices;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -50,6 +52,42 @@ pub async fn agent(
         .config(agent_config)
         .build()?;
     Ok(agent)
+}
+
+/// The models the configuration offers to switch to (`models = [...]`, after the default),
+/// opened through the same catalog as the default.
+pub struct OfferedModels {
+    providers: BTreeMap<String, ProviderConfig>,
+    offered: Vec<String>,
+}
+
+impl OfferedModels {
+    /// The default model's spec, then the configuration's `models`.
+    pub fn new(config: &Config, default: String) -> Self {
+        let mut offered = vec![default];
+        for spec in &config.models {
+            if !offered.contains(spec) {
+                offered.push(spec.clone());
+            }
+        }
+        Self {
+            providers: config.providers.clone(),
+            offered,
+        }
+    }
+}
+
+impl ModelChoices for OfferedModels {
+    fn offered(&self) -> Vec<String> {
+        self.offered.clone()
+    }
+
+    fn open(&self, spec: &str) -> Result<Arc<dyn Model>, String> {
+        let env = |name: &str| std::env::var(name).ok();
+        ModelCatalog::new(&self.providers, &env)
+            .open(spec)
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// The permission policy: the mode (flag, else configuration, else `default`) and the rules

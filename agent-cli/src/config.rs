@@ -31,6 +31,9 @@ pub struct Config {
     /// Plugin libraries to load.
     #[serde(default)]
     pub plugins: Vec<PathBuf>,
+    /// Models an editor may switch a session to (`PROVIDER/MODEL`), besides the default one.
+    #[serde(default)]
+    pub models: Vec<String>,
     /// MCP servers whose tools the agent gets, by name (the project's `.mcp.json` adds more).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, McpServerEntry>,
@@ -86,6 +89,7 @@ impl Config {
             .extend(other.tools.disabled_providers);
         self.tools.disabled.extend(other.tools.disabled);
         self.plugins.extend(other.plugins);
+        self.models.extend(other.models);
         self.mcp_servers.extend(other.mcp_servers);
         self
     }

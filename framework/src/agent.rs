@@ -273,6 +273,7 @@ impl Agent {
         Session {
             agent: self.clone(),
             executor: self.inner.executor.clone(),
+            model: self.inner.model.clone(),
             id,
             options,
             remembered: Arc::new(Mutex::new(remembered)),
@@ -287,6 +288,8 @@ pub struct Session {
     agent: Agent,
     /// The agent's tools plus the session's own providers.
     executor: Executor,
+    /// The agent's model, unless the session switched.
+    model: Arc<dyn Model>,
     id: SessionId,
     options: SessionOptions,
     remembered: Arc<Mutex<RememberedAnswers>>,
@@ -322,6 +325,16 @@ impl Session {
     /// The tools this session's model may call: the agent's and the session's own.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         self.executor.registry()
+    }
+
+    /// The model the session's chats use.
+    pub fn model(&self) -> &Arc<dyn Model> {
+        &self.model
+    }
+
+    /// Switches the session to another model from its next chat on (the history stays).
+    pub fn set_model(&mut self, model: Arc<dyn Model>) {
+        self.model = model;
     }
 
     /// Changes the permission mode from the next tool call on.

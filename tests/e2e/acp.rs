@@ -785,3 +785,42 @@ fn mcp_servers_passed_with_the_session_serve_its_tools() {
         out.stderr
     );
 }
+
+#[test]
+fn the_model_is_a_session_config_option() {
+    let sb = sandbox();
+    sb.write(
+        "config/agentry/config.toml",
+        "models = [\"openai/gpt-4.1-mini\"]\n",
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("small"))]);
+    let set = |value: &str| {
+        json!({"op": "request", "method": "session/set_config_option",
+               "params": {"sessionId": "$session", "configId": "model", "value": value}})
+    };
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![set("openai/gpt-4.1-mini"), set("openai/gpt-9"), prompt("hi")])}),
+    );
+    let option = &out.result(1)["configOptions"][0];
+    assert_eq!(option["id"], "model");
+    assert_eq!(option["category"], "model");
+    assert_eq!(option["currentValue"], "openai/gpt-4.1");
+    let values: Vec<&str> = option["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(values, ["openai/gpt-4.1", "openai/gpt-4.1-mini"]);
+    assert_eq!(
+        out.result(2)["configOptions"][0]["currentValue"],
+        "openai/gpt-4.1-mini"
+    );
+    let refused = out.answer(3);
+    assert_eq!(refused["code"], -32602, "{refused}");
+    assert_eq!(out.result(4)["stopReason"], "end_turn");
+    assert_eq!(server.requests()[0].body["model"], "gpt-4.1-mini");
+}

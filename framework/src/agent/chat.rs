@@ -294,7 +294,7 @@ impl Chat<'_> {
 
     /// Compacts the history when the next request would not fit the model's context window.
     async fn fit_context(&mut self) -> Result<(), AgentError> {
-        let model = self.session.agent.inner.model.clone();
+        let model = self.session.model.clone();
         let Some(window) = model.context_window() else {
             return Ok(());
         };
@@ -378,7 +378,7 @@ impl Chat<'_> {
             tools: self.tools.clone(),
         };
         let cancel = &self.io.cancel;
-        let model = &self.session.agent.inner.model;
+        let model = &self.session.model;
         let mut stream = tokio::select! {
             biased;
             () = cancel.cancelled() => return response,

@@ -197,3 +197,24 @@ async fn a_provider_added_to_one_session_serves_only_that_session() {
         "the same tool twice is refused"
     );
 }
+
+#[tokio::test]
+async fn a_session_can_switch_models_and_keep_its_history() {
+    let mut h = harness([ScriptedResponse::text("from the first model")]).build();
+    h.prompt("one").await.unwrap();
+    let second = Arc::new(agentry::model::scripted::ScriptedModel::new([
+        ScriptedResponse::text("from the second model"),
+    ]));
+    h.session.set_model(second.clone());
+    assert_eq!(
+        h.prompt("two").await.unwrap().answer(),
+        "from the second model"
+    );
+    assert_eq!(
+        h.model.requests().len(),
+        1,
+        "the first model got one request"
+    );
+    let sent = &second.requests()[0].messages;
+    assert_eq!(sent.len(), 3, "the history came along: {sent:?}");
+}

@@ -8,7 +8,8 @@
 //!   methods that work (`session/list`, `session/resume`, `session/close`, `session/delete`).
 //! - `session/new`, `session/load` (the stored history is replayed as `session/update`
 //!   notifications before the answer), `session/set_mode` with the permission modes (default,
-//!   accept edits, plan, bypass; `current_mode_update` follows).
+//!   accept edits, plan, bypass; `current_mode_update` follows), and the model as a session
+//!   config option when [`AcpSettings::models`] offers a choice (`session/set_config_option`).
 //! - `session/prompt` runs one chat in a task of its own: every event becomes a `session/update`
 //!   as the table in [`agentry::event`] says, permission questions become
 //!   `session/request_permission`, and the answer is the stop reason. `session/cancel` ends the
@@ -27,6 +28,7 @@
 //!     version: "1.0.0".into(),
 //!     policy: Default::default(),
 //!     model_problem: None,
+//!     models: None,
 //! };
 //! serve(agent, settings, agent_client_protocol::Stdio::new()).await
 //! # }
@@ -36,6 +38,8 @@ mod client;
 mod convert;
 mod live;
 mod mcp;
+mod models;
 mod server;
 
+pub use models::ModelChoices;
 pub use server::{AcpSettings, serve};

@@ -1,6 +1,7 @@
 //! The sessions open on one connection, and the turn each may be running.
 
 use agentry::agent::Session;
+use agentry::model::Model;
 use agentry::permission::PermissionMode;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -14,6 +15,9 @@ pub struct LiveSession {
     turn: Mutex<Option<CancellationToken>>,
     /// The permission mode the client chose; applied when the next turn starts.
     mode: Mutex<PermissionMode>,
+    /// The model the session uses (as its spec), and the one the client chose that the next
+    /// turn starts with.
+    model: Mutex<(String, Option<Arc<dyn Model>>)>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -26,10 +30,12 @@ impl LiveSession {
     /// A session with no turn running.
     pub fn new(session: Session) -> Self {
         let mode = session.options().policy.mode;
+        let model = session.model().name();
         Self {
             session: tokio::sync::Mutex::new(session),
             turn: Mutex::new(None),
             mode: Mutex::new(mode),
+            model: Mutex::new((model, None)),
         }
     }
 
@@ -63,6 +69,21 @@ impl LiveSession {
     /// Chooses the permission mode from the next turn on.
     pub fn set_mode(&self, mode: PermissionMode) {
         *lock(&self.mode) = mode;
+    }
+
+    /// The session's model, as its spec.
+    pub fn model_spec(&self) -> String {
+        lock(&self.model).0.clone()
+    }
+
+    /// Chooses the model from the next turn on.
+    pub fn set_model(&self, spec: String, model: Arc<dyn Model>) {
+        *lock(&self.model) = (spec, Some(model));
+    }
+
+    /// The model chosen since the last turn began, if any (taken: applied once).
+    pub fn take_chosen_model(&self) -> Option<Arc<dyn Model>> {
+        lock(&self.model).1.take()
     }
 }
 

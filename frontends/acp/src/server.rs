@@ -4,6 +4,7 @@
 use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
 use crate::convert::{prompt_block, replayed_updates, stop_reason};
 use crate::live::{LiveSession, LiveSessions};
+use crate::models::{ModelChoices, config_options, set_option};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
@@ -23,7 +24,7 @@ const ENVIRONMENT_AUTH: &str = "environment";
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// How the agent presents itself and sets up sessions.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct AcpSettings {
     /// The agent's name (`agentInfo.name`).
     pub name: String,
@@ -34,6 +35,8 @@ pub struct AcpSettings {
     /// Why the agent has no usable model (no API key, say), if it has none: sessions are then
     /// refused with `auth_required` and this reason.
     pub model_problem: Option<String>,
+    /// The models a client may switch sessions to; none, no model option.
+    pub models: Option<Arc<dyn ModelChoices>>,
 }
 
 /// The state shared by a connection's handlers.
@@ -154,6 +157,32 @@ impl Server {
 
     /// A session's options; its file tools go through the client when the client offers
     /// both `fs` methods, and Bash runs in the client's terminals when it offers those.
+    /// A session's config options (the model), when the agent offers a choice.
+    fn config_options(&self, live: &LiveSession) -> Option<Vec<acp::SessionConfigOption>> {
+        self.settings
+            .models
+            .as_ref()
+            .map(|choices| config_options(choices.as_ref(), &live.model_spec()))
+    }
+
+    fn set_config_option(
+        &self,
+        request: &acp::SetSessionConfigOptionRequest,
+    ) -> Result<acp::SetSessionConfigOptionResponse, Error> {
+        let live = self
+            .sessions
+            .get(&request.session_id.to_string())
+            .ok_or_else(|| unknown_session(&request.session_id))?;
+        let choices = self.settings.models.as_ref().ok_or_else(|| {
+            error(
+                ErrorCode::INVALID_PARAMS,
+                "this agent has no config options",
+            )
+        })?;
+        let options = set_option(choices.as_ref(), &live, request)?;
+        Ok(acp::SetSessionConfigOptionResponse::new(options))
+    }
+
     fn session_options(
         &self,
         id: &SessionId,
@@ -250,7 +279,9 @@ impl Server {
         add_servers(&mut session, &request.mcp_servers, &cwd).await;
         let id = session.id().to_string();
         let live = self.sessions.insert(id.clone(), LiveSession::new(session));
-        Ok(acp::NewSessionResponse::new(id).modes(modes(live.mode())))
+        Ok(acp::NewSessionResponse::new(id)
+            .modes(modes(live.mode()))
+            .config_options(self.config_options(&live)))
     }
 
     /// Reopens a stored session (`session/load` replays it first, `session/resume` does not).
@@ -341,9 +372,8 @@ impl Server {
                 ),
             ));
         }
-        let context_window = self.agent.model().context_window();
         let turn = async move {
-            let answer = run_turn(&live, request, connection, cancel, context_window).await;
+            let answer = run_turn(&live, request, connection, cancel).await;
             live.end_turn();
             let sent = match answer {
                 Ok(response) => responder.respond(response),
@@ -382,8 +412,13 @@ async fn run_turn(
     request: acp::PromptRequest,
     connection: ConnectionTo<Client>,
     cancel: CancellationToken,
-    context_window: Option<u64>,
 ) -> Result<acp::PromptResponse, Error> {
+    let mut session = live.session.lock().await;
+    session.set_mode(live.mode());
+    if let Some(model) = live.take_chosen_model() {
+        session.set_model(model);
+    }
+    let context_window = session.model().context_window();
     let io = TurnIo {
         events: Arc::new(ClientUpdates {
             connection: connection.clone(),
@@ -397,8 +432,6 @@ async fn run_turn(
         cancel,
     };
     let content = request.prompt.into_iter().map(prompt_block).collect();
-    let mut session = live.session.lock().await;
-    session.set_mode(live.mode());
     match session.prompt(content, &ChatOptions::default(), &io).await {
         Ok(summary) => Ok(acp::PromptResponse::new(stop_reason(summary.stop_reason))),
         Err(failure) => Err(error(ErrorCode::INTERNAL_ERROR, failure.to_string())),
@@ -422,6 +455,7 @@ fn connection(
     let on_delete = server.clone();
     let on_mode = server.clone();
     let on_prompt = server.clone();
+    let on_config = server.clone();
     let on_cancel = server;
     agent_client_protocol::Agent
         .v1()
@@ -479,8 +513,11 @@ fn connection(
                         .await;
                     let _ = respond(
                         responder,
-                        reopened
-                            .map(|live| acp::LoadSessionResponse::new().modes(modes(live.mode()))),
+                        reopened.map(|live| {
+                            acp::LoadSessionResponse::new()
+                                .modes(modes(live.mode()))
+                                .config_options(server.config_options(&live))
+                        }),
                     );
                 });
                 Ok(())
@@ -506,7 +543,9 @@ fn connection(
                     let _ = respond(
                         responder,
                         reopened.map(|live| {
-                            acp::ResumeSessionResponse::new().modes(modes(live.mode()))
+                            acp::ResumeSessionResponse::new()
+                                .modes(modes(live.mode()))
+                                .config_options(server.config_options(&live))
                         }),
                     );
                 });
@@ -569,6 +608,14 @@ fn connection(
                     acp::CurrentModeUpdate::new(mode.as_str()),
                 ));
                 Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::SetSessionConfigOptionRequest,
+                        responder: Responder<acp::SetSessionConfigOptionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                respond(responder, on_config.set_config_option(&request))
             },
             agent_client_protocol::on_receive_request!(),
         )
