@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use agentry::model::Model;
 use agentry::model::unavailable::UnavailableModel;
-use agentry_acp::{AcpSettings, serve};
+use agentry_acp::{AcpSettings, serve_stdio};
 use std::sync::Arc;
 
 /// Serves ACP on stdio until the client closes it.
@@ -37,7 +37,7 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
         model_problem,
         models: Some(Arc::new(offered)),
     };
-    serve(agent, settings, agent_client_protocol::Stdio::new())
+    serve_stdio(agent, settings)
         .await
         .map_err(|e| CliError::internal(anyhow::anyhow!("the ACP connection failed: {e}")))?;
     Ok(Exit::EndTurn)

@@ -21,7 +21,7 @@
 //!
 //! ```no_run
 //! # async fn demo(agent: agentry::agent::Agent) -> Result<(), agent_client_protocol::Error> {
-//! use agentry_acp::{AcpSettings, serve};
+//! use agentry_acp::{AcpSettings, serve_stdio};
 //!
 //! let settings = AcpSettings {
 //!     name: "my-agent".into(),
@@ -30,7 +30,7 @@
 //!     model_problem: None,
 //!     models: None,
 //! };
-//! serve(agent, settings, agent_client_protocol::Stdio::new()).await
+//! serve_stdio(agent, settings).await
 //! # }
 //! ```
 
@@ -40,6 +40,8 @@ mod live;
 mod mcp;
 mod models;
 mod server;
+mod stdio;
 
 pub use models::ModelChoices;
 pub use server::{AcpSettings, serve};
+pub use stdio::serve_stdio;
