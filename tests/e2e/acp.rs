@@ -108,6 +108,13 @@ fn a_plain_turn_streams_chunks_before_ending_the_turn() {
         request["messages"].as_array().unwrap().last().unwrap()["content"],
         "hi"
     );
+    let usage = out
+        .updates()
+        .into_iter()
+        .find(|u| u["sessionUpdate"] == "usage_update")
+        .expect("a usage update");
+    assert_eq!(usage["used"], 25, "20 input + 5 output tokens");
+    assert_eq!(usage["size"], 1_047_576, "gpt-4.1's context window");
 }
 
 /// A model that writes `greeting.txt`, then answers `done`.
