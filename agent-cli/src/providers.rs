@@ -93,6 +93,8 @@ pub fn linked() -> Vec<Box<dyn Provider>> {
         Box::new(agentry_file_ops::FileOps::default()),
         #[cfg(feature = "bash")]
         Box::new(agentry_bash::Shell::default()),
+        #[cfg(feature = "builtin")]
+        Box::new(agentry_builtin::Builtin),
     ]
 }
 

@@ -831,3 +831,43 @@ fn the_model_is_a_session_config_option() {
     assert_eq!(out.result(4)["stopReason"], "end_turn");
     assert_eq!(server.requests()[0].body["model"], "gpt-4.1-mini");
 }
+
+#[test]
+fn a_turn_with_a_plan_sends_plan_updates() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_plan",
+            "TodoWrite",
+            json!({"todos": [
+                {"content": "Check for syntax errors", "status": "in_progress", "priority": "high"},
+                {"content": "Suggest improvements", "status": "pending", "priority": "low"},
+            ]}),
+        )),
+        MockTurn::Reply(MockReply::text("planned")),
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("plan it")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert!(
+        out.of_kind("permission").is_empty(),
+        "planning needs no permission"
+    );
+    let plan = out
+        .updates()
+        .into_iter()
+        .find(|u| u["sessionUpdate"] == "plan")
+        .expect("a plan update");
+    assert_eq!(
+        plan["entries"],
+        json!([
+            {"content": "Check for syntax errors", "priority": "high", "status": "in_progress"},
+            {"content": "Suggest improvements", "priority": "low", "status": "pending"},
+        ])
+    );
+    assert_eq!(final_status(&out, "call_plan"), "completed");
+}
