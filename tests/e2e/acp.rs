@@ -871,3 +871,101 @@ fn a_turn_with_a_plan_sends_plan_updates() {
     );
     assert_eq!(final_status(&out, "call_plan"), "completed");
 }
+
+#[test]
+fn prompts_carry_images_embedded_resources_and_links_to_the_model() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("seen"))]);
+    let blocks = json!([
+        {"type": "text", "text": "Review this"},
+        {"type": "resource", "resource": {"uri": "file:///p/main.py", "mimeType": "text/x-python", "text": "print(1)"}},
+        {"type": "resource_link", "uri": "file:///p/notes.md", "name": "notes.md"},
+        {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![json!({"op": "prompt", "prompt": blocks})])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    let content = server.requests()[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .clone();
+    let text = content.to_string();
+    assert!(text.contains("Review this"), "{text}");
+    assert!(
+        text.contains("file:///p/main.py") && text.contains("print(1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("notes.md") && text.contains("file:///p/notes.md"),
+        "{text}"
+    );
+    assert!(
+        content
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|part| part["type"] == "image_url"
+                && part["image_url"]["url"] == "data:image/png;base64,aGVsbG8="),
+        "{text}"
+    );
+}
+
+#[test]
+fn several_sessions_run_their_turns_side_by_side() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply {
+            pause_before_last: Some(std::time::Duration::from_millis(500)),
+            ..MockReply::text("one")
+        }),
+        MockTurn::Reply(MockReply {
+            pause_before_last: Some(std::time::Duration::from_millis(500)),
+            ..MockReply::text("two")
+        }),
+    ]);
+    let project = sb.project().display().to_string();
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": [
+            {"op": "initialize"},
+            {"op": "new_session", "cwd": project},
+            {"op": "prompt", "text": "first", "noWait": true},
+            {"op": "new_session", "cwd": project},
+            {"op": "prompt", "text": "second", "noWait": true},
+            {"op": "wait"},
+        ]}),
+    );
+    let first = out.result(1)["sessionId"].clone();
+    let second = out.result(3)["sessionId"].clone();
+    assert_ne!(first, second);
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert_eq!(out.result(4)["stopReason"], "end_turn");
+    let sessions_updated: std::collections::BTreeSet<String> = out
+        .of_kind("update")
+        .iter()
+        .map(|r| r["sessionId"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        sessions_updated.len(),
+        2,
+        "each session got its own updates"
+    );
+    let second_began = out
+        .records
+        .iter()
+        .position(|r| r["kind"] == "update" && r["sessionId"] == second)
+        .unwrap();
+    assert!(
+        second_began < out.position_of_answer(2),
+        "the second session streamed while the first turn was still running"
+    );
+    assert_eq!(server.requests().len(), 2);
+}
