@@ -36,6 +36,7 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
         policy,
         model_problem,
         models: Some(Arc::new(offered)),
+        commands: crate::assemble::prompt_templates(&project),
     };
     serve_stdio(agent, settings)
         .await

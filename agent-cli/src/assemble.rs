@@ -9,6 +9,7 @@ use agentry::model::catalog::{ModelCatalog, ProviderConfig};
 use agentry::model::{Model, ModelError};
 use agentry::permission::{PermissionMode, PermissionPolicy, PermissionRule, RuleAction};
 use agentry::session::SqliteStore;
+use agentry::templates::{PromptTemplate, load_templates};
 use agentry_acp::ModelChoices;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -88,6 +89,21 @@ impl ModelChoices for OfferedModels {
             .open(spec)
             .map_err(|e| e.to_string())
     }
+}
+
+/// The prompt templates (slash commands): `~/.config/agentry/prompts/*.md`, then the project's
+/// `.agentry/prompts/*.md`, which win on a shared name. Unusable files are reported on stderr.
+pub fn prompt_templates(project: &Path) -> Vec<PromptTemplate> {
+    let folders: Vec<_> = dirs::config_dir()
+        .map(|dir| dir.join("agentry").join("prompts"))
+        .into_iter()
+        .chain([project.join(".agentry").join("prompts")])
+        .collect();
+    let (templates, errors) = load_templates(&folders);
+    for error in errors {
+        eprintln!("agentry: prompt template not loaded: {error}");
+    }
+    templates
 }
 
 /// The permission policy: the mode (flag, else configuration, else `default`) and the rules

@@ -48,6 +48,7 @@ pub mod prompt;
 pub mod provider;
 pub mod schema;
 pub mod session;
+pub mod templates;
 pub mod testing;
 pub use agentry_plugin::tool;
 

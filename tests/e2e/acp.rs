@@ -969,3 +969,58 @@ fn several_sessions_run_their_turns_side_by_side() {
     );
     assert_eq!(server.requests().len(), 2);
 }
+
+#[test]
+fn prompt_templates_are_slash_commands() {
+    let sb = sandbox();
+    sb.write(
+        "project/.agentry/prompts/review.md",
+        "---\ndescription: Review a file\narguments:\n  - name: file\n    required: true\n  - name: focus\n---\nReview {{file}}; focus on {{focus}}.\n",
+    );
+    sb.write(
+        "config/agentry/prompts/explain.md",
+        "Explain the project.\n",
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("reviewed"))]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![
+            prompt("/review src/lib.rs error paths"),
+            prompt("/review"),
+        ])}),
+    );
+    let announced = out
+        .updates()
+        .into_iter()
+        .find(|u| u["sessionUpdate"] == "available_commands_update")
+        .expect("the commands are announced");
+    assert!(
+        out.records
+            .iter()
+            .position(|r| r["kind"] == "update")
+            .unwrap()
+            > out.position_of_answer(1),
+        "after the session exists"
+    );
+    assert_eq!(
+        announced["availableCommands"],
+        json!([
+            {"name": "explain", "description": "Run the explain prompt"},
+            {"name": "review", "description": "Review a file", "input": {"hint": "<file> [focus]"}},
+        ])
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(
+        sent.contains("Review src/lib.rs; focus on error paths."),
+        "{sent}"
+    );
+    let missing = out.answer(3);
+    assert_eq!(missing["code"], -32602, "{missing}");
+    assert!(
+        missing["message"].as_str().unwrap().contains("file"),
+        "{missing}"
+    );
+}

@@ -10,6 +10,8 @@
 //!   notifications before the answer), `session/set_mode` with the permission modes (default,
 //!   accept edits, plan, bypass; `current_mode_update` follows), and the model as a session
 //!   config option when [`AcpSettings::models`] offers a choice (`session/set_config_option`).
+//! - Prompt templates ([`AcpSettings::commands`]) are the sessions' slash commands: announced
+//!   with `available_commands_update`, expanded when a prompt starts with `/name`.
 //! - `session/prompt` runs one chat in a task of its own: every event becomes a `session/update`
 //!   as the table in [`agentry::event`] says, permission questions become
 //!   `session/request_permission`, and the answer is the stop reason. `session/cancel` ends the
@@ -29,12 +31,14 @@
 //!     policy: Default::default(),
 //!     model_problem: None,
 //!     models: None,
+//!     commands: Vec::new(),
 //! };
 //! serve_stdio(agent, settings).await
 //! # }
 //! ```
 
 mod client;
+mod commands;
 mod convert;
 mod live;
 mod mcp;

@@ -2,6 +2,7 @@
 //! handing long work (a prompt turn) to a task of its own so the connection keeps reading.
 
 use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
+use crate::commands::{available, expand};
 use crate::convert::{prompt_block, replayed_updates, stop_reason};
 use crate::live::{LiveSession, LiveSessions};
 use crate::models::{ModelChoices, config_options, set_option};
@@ -11,6 +12,7 @@ use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
 use agentry::agent::{Agent, ChatOptions, Session, SessionOptions, TurnIo};
 use agentry::ids::SessionId;
 use agentry::permission::{PermissionMode, PermissionPolicy};
+use agentry::templates::PromptTemplate;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -37,6 +39,8 @@ pub struct AcpSettings {
     pub model_problem: Option<String>,
     /// The models a client may switch sessions to; none, no model option.
     pub models: Option<Arc<dyn ModelChoices>>,
+    /// The slash commands every session offers.
+    pub commands: Vec<PromptTemplate>,
 }
 
 /// The state shared by a connection's handlers.
@@ -157,6 +161,19 @@ impl Server {
 
     /// A session's options; its file tools go through the client when the client offers
     /// both `fs` methods, and Bash runs in the client's terminals when it offers those.
+    /// Tells the client a session's slash commands (after the session's own answer).
+    fn announce_commands(&self, connection: &ConnectionTo<Client>, session_id: acp::SessionId) {
+        if self.settings.commands.is_empty() {
+            return;
+        }
+        ClientUpdates {
+            connection: connection.clone(),
+            session_id,
+            context_window: None,
+        }
+        .send(available(&self.settings.commands));
+    }
+
     /// A session's config options (the model), when the agent offers a choice.
     fn config_options(&self, live: &LiveSession) -> Option<Vec<acp::SessionConfigOption>> {
         self.settings
@@ -355,12 +372,16 @@ impl Server {
     /// Starts a prompt turn in a task of its own; the task answers the request.
     fn prompt(
         self: &Arc<Self>,
-        request: acp::PromptRequest,
+        mut request: acp::PromptRequest,
         responder: Responder<acp::PromptResponse>,
         connection: ConnectionTo<Client>,
     ) -> Result<(), Error> {
         let Some(live) = self.sessions.get(&request.session_id.to_string()) else {
             return responder.respond_with_error(unknown_session(&request.session_id));
+        };
+        request.prompt = match expand(&self.settings.commands, request.prompt) {
+            Ok(prompt) => prompt,
+            Err(problem) => return responder.respond_with_error(problem),
         };
         let cancel = CancellationToken::new();
         if !live.begin_turn(cancel.clone()) {
@@ -484,7 +505,11 @@ fn connection(
                 let server = on_new.clone();
                 tokio::spawn(async move {
                     let opened = server.new_session(request, &cx).await;
+                    let id = opened.as_ref().ok().map(|r| r.session_id.clone());
                     let _ = respond(responder, opened);
+                    if let Some(id) = id {
+                        server.announce_commands(&cx, id);
+                    }
                 });
                 Ok(())
             },
@@ -511,6 +536,7 @@ fn connection(
                             Some(&updates),
                         )
                         .await;
+                    let opened = reopened.is_ok();
                     let _ = respond(
                         responder,
                         reopened.map(|live| {
@@ -519,6 +545,9 @@ fn connection(
                                 .config_options(server.config_options(&live))
                         }),
                     );
+                    if opened {
+                        server.announce_commands(&cx, request.session_id);
+                    }
                 });
                 Ok(())
             },
@@ -540,6 +569,7 @@ fn connection(
                             None,
                         )
                         .await;
+                    let opened = reopened.is_ok();
                     let _ = respond(
                         responder,
                         reopened.map(|live| {
@@ -548,6 +578,9 @@ fn connection(
                                 .config_options(server.config_options(&live))
                         }),
                     );
+                    if opened {
+                        server.announce_commands(&cx, request.session_id);
+                    }
                 });
                 Ok(())
             },

@@ -1,0 +1,322 @@
+//! Prompt templates: Markdown files a team keeps in `.agentry/prompts/` (and a user in
+//! `~/.config/agentry/prompts/`) that front-ends offer as slash commands (`/review src`).
+//!
+//! ```markdown
+//! ---
+//! name: review
+//! description: Review a part of the code
+//! arguments:
+//!   - name: target
+//!     description: What to review
+//!     required: true
+//! ---
+//! Review {{target}} for bugs and unclear names.
+//! ```
+//!
+//! The front matter is YAML and every key is optional: the name defaults to the file's stem.
+//! `{{argument}}` placeholders take the arguments' values; an optional argument that was not
+//! given becomes empty text.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Why a template cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    /// The file could not be read or its front matter is not valid.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A required argument has no value.
+    #[error("`{template}` needs its `{argument}` argument")]
+    MissingArgument {
+        /// The template.
+        template: String,
+        /// The argument.
+        argument: String,
+    },
+    /// An argument the template does not have.
+    #[error("`{template}` has no argument `{argument}`")]
+    UnknownArgument {
+        /// The template.
+        template: String,
+        /// The argument.
+        argument: String,
+    },
+}
+
+/// One argument of a template.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateArgument {
+    /// Its name (the placeholder is `{{name}}`).
+    pub name: String,
+    /// What it is for.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Whether the template needs it.
+    #[serde(default)]
+    pub required: bool,
+}
+
+/// The front matter, as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrontMatter {
+    name: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    arguments: Vec<TemplateArgument>,
+}
+
+/// A prompt template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptTemplate {
+    /// Its name (the slash command).
+    pub name: String,
+    /// What it does.
+    pub description: Option<String>,
+    /// Its arguments, in order.
+    pub arguments: Vec<TemplateArgument>,
+    /// The file it came from.
+    pub path: PathBuf,
+    body: String,
+}
+
+impl PromptTemplate {
+    /// Reads a template from the text of `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, TemplateError> {
+        let invalid = |message: String| TemplateError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
+        let (front, body) = split_front_matter(text);
+        let front: FrontMatter = match front {
+            Some(yaml) if !yaml.trim().is_empty() => serde_saphyr::from_str(yaml)
+                .map_err(|e| invalid(format!("invalid front matter: {e}")))?,
+            _ => FrontMatter::default(),
+        };
+        let name = match front.name {
+            Some(name) => name,
+            None => path
+                .file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+                .ok_or_else(|| invalid("a template needs a name".to_owned()))?,
+        };
+        if name.is_empty() || name.chars().any(char::is_whitespace) {
+            return Err(invalid(format!(
+                "`{name}` is not a usable command name (no spaces, not empty)"
+            )));
+        }
+        Ok(Self {
+            name,
+            description: front.description,
+            arguments: front.arguments,
+            path: path.to_path_buf(),
+            body: body.to_owned(),
+        })
+    }
+
+    /// The prompt with the arguments' values in place.
+    pub fn render(&self, values: &BTreeMap<String, String>) -> Result<String, TemplateError> {
+        if let Some(unknown) = values
+            .keys()
+            .find(|key| !self.arguments.iter().any(|a| &a.name == *key))
+        {
+            return Err(TemplateError::UnknownArgument {
+                template: self.name.clone(),
+                argument: unknown.clone(),
+            });
+        }
+        let mut text = self.body.clone();
+        for argument in &self.arguments {
+            let value = match values.get(&argument.name) {
+                Some(value) => value.as_str(),
+                None if argument.required => {
+                    return Err(TemplateError::MissingArgument {
+                        template: self.name.clone(),
+                        argument: argument.name.clone(),
+                    });
+                }
+                None => "",
+            };
+            text = text.replace(&format!("{{{{{}}}}}", argument.name), value);
+        }
+        Ok(text)
+    }
+
+    /// The arguments of a slash command's free text (`/review src/main.rs quickly`): words fill
+    /// the arguments in order, the last argument taking the rest of the text.
+    pub fn arguments_from_text(&self, text: &str) -> BTreeMap<String, String> {
+        let mut values = BTreeMap::new();
+        let mut rest = text.trim();
+        for (index, argument) in self.arguments.iter().enumerate() {
+            if rest.is_empty() {
+                break;
+            }
+            let value = if index + 1 == self.arguments.len() {
+                std::mem::take(&mut rest)
+            } else {
+                let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                rest = after.trim_start();
+                word
+            };
+            values.insert(argument.name.clone(), value.to_owned());
+        }
+        values
+    }
+
+    /// A one-line hint of the arguments (`<target> [focus]`), for command pickers.
+    pub fn argument_hint(&self) -> Option<String> {
+        (!self.arguments.is_empty()).then(|| {
+            self.arguments
+                .iter()
+                .map(|a| {
+                    if a.required {
+                        format!("<{}>", a.name)
+                    } else {
+                        format!("[{}]", a.name)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    }
+}
+
+/// Splits `---`-fenced front matter from the body.
+fn split_front_matter(text: &str) -> (Option<&str>, &str) {
+    let Some(after_open) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return (None, text);
+    };
+    let mut offset = 0;
+    for line in after_open.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            let body = &after_open[offset + line.len()..];
+            return (Some(&after_open[..offset]), body);
+        }
+        offset += line.len();
+    }
+    (None, text)
+}
+
+/// The templates of `folders` (`*.md`, sorted by name); a later folder's template replaces an
+/// earlier one of the same name (the project's over the user's). Unusable files are returned
+/// as errors beside the templates that load.
+pub fn load_templates(folders: &[PathBuf]) -> (Vec<PromptTemplate>, Vec<TemplateError>) {
+    let mut templates: BTreeMap<String, PromptTemplate> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|ext| ext == "md"))
+            .collect();
+        files.sort();
+        for file in files {
+            let loaded = std::fs::read_to_string(&file)
+                .map_err(|e| TemplateError::Invalid {
+                    path: file.clone(),
+                    message: e.to_string(),
+                })
+                .and_then(|text| PromptTemplate::parse(&file, &text));
+            match loaded {
+                Ok(template) => {
+                    templates.insert(template.name.clone(), template);
+                }
+                Err(error) => errors.push(error),
+            }
+        }
+    }
+    (templates.into_values().collect(), errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REVIEW: &str = "---\nname: review\ndescription: Review code\narguments:\n  - name: target\n    required: true\n  - name: focus\n---\nReview {{target}}, looking at {{focus}}.\n";
+
+    fn review() -> PromptTemplate {
+        PromptTemplate::parse(Path::new("/p/review.md"), REVIEW).unwrap()
+    }
+
+    #[test]
+    fn front_matter_names_the_command_and_its_arguments() {
+        let template = review();
+        assert_eq!(template.name, "review");
+        assert_eq!(template.description.as_deref(), Some("Review code"));
+        assert_eq!(template.arguments.len(), 2);
+        assert!(template.arguments[0].required && !template.arguments[1].required);
+        assert_eq!(
+            template.argument_hint().as_deref(),
+            Some("<target> [focus]")
+        );
+    }
+
+    #[test]
+    fn rendering_fills_placeholders_and_checks_arguments() {
+        let template = review();
+        let values = template.arguments_from_text("src/main.rs error handling and names");
+        assert_eq!(values["target"], "src/main.rs");
+        assert_eq!(values["focus"], "error handling and names");
+        assert_eq!(
+            template.render(&values).unwrap(),
+            "Review src/main.rs, looking at error handling and names.\n"
+        );
+        let only_target = template.arguments_from_text("lib.rs");
+        assert_eq!(
+            template.render(&only_target).unwrap(),
+            "Review lib.rs, looking at .\n"
+        );
+        assert_eq!(
+            template.render(&BTreeMap::new()),
+            Err(TemplateError::MissingArgument {
+                template: "review".into(),
+                argument: "target".into()
+            })
+        );
+        let unknown = BTreeMap::from([("colour".to_owned(), "red".to_owned())]);
+        assert!(matches!(
+            template.render(&unknown),
+            Err(TemplateError::UnknownArgument { .. })
+        ));
+    }
+
+    #[test]
+    fn a_file_without_front_matter_is_named_after_itself() {
+        let template = PromptTemplate::parse(Path::new("/p/explain.md"), "Explain this.").unwrap();
+        assert_eq!(template.name, "explain");
+        assert_eq!(template.render(&BTreeMap::new()).unwrap(), "Explain this.");
+        let broken =
+            PromptTemplate::parse(Path::new("/p/bad.md"), "---\narguments: 5\n---\nx").unwrap_err();
+        assert!(broken.to_string().contains("bad.md"), "{broken}");
+    }
+
+    #[test]
+    fn the_projects_templates_replace_the_users_of_the_same_name() {
+        let user = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::write(user.path().join("review.md"), "user review").unwrap();
+        std::fs::write(user.path().join("tidy.md"), "tidy up").unwrap();
+        std::fs::write(project.path().join("review.md"), REVIEW).unwrap();
+        std::fs::write(project.path().join("broken.md"), "---\nname: [\n---\n").unwrap();
+        std::fs::write(project.path().join("notes.txt"), "not a template").unwrap();
+        let (templates, errors) =
+            load_templates(&[user.path().to_path_buf(), project.path().to_path_buf()]);
+        let names: Vec<&str> = templates.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["review", "tidy"]);
+        assert_eq!(templates[0].description.as_deref(), Some("Review code"));
+        assert_eq!(errors.len(), 1);
+    }
+}
