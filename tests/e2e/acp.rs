@@ -1024,3 +1024,58 @@ fn prompt_templates_are_slash_commands() {
         "{missing}"
     );
 }
+
+#[test]
+fn sessions_are_listed_resumed_closed_and_deleted() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("first")),
+        MockTurn::Reply(MockReply::text("again")),
+    ]);
+    let project = sb.project().display().to_string();
+    let session = |method: &str| json!({"op": "request", "method": method, "params": {"sessionId": "$session", "cwd": project, "mcpServers": []}});
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![
+            prompt("name this session"),
+            json!({"op": "request", "method": "session/list", "params": {"cwd": project}}),
+            json!({"op": "request", "method": "session/list", "params": {"cwd": "/elsewhere"}}),
+            session("session/close"),
+            json!({"op": "prompt", "text": "closed?"}),
+            session("session/resume"),
+            json!({"op": "prompt", "text": "resumed"}),
+            session("session/delete"),
+            json!({"op": "request", "method": "session/list", "params": {}}),
+            session("session/load"),
+        ])}),
+    );
+    let id = out.result(1)["sessionId"].clone();
+    let listed = &out.result(3)["sessions"];
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed[0]["sessionId"], id);
+    assert_eq!(listed[0]["title"], "name this session");
+    assert!(listed[0]["updatedAt"].is_string());
+    assert_eq!(out.result(4)["sessions"], json!([]), "filtered by cwd");
+    out.result(5);
+    assert_eq!(
+        out.answer(6)["code"],
+        -32002,
+        "a closed session takes no prompts"
+    );
+    out.result(7);
+    assert_eq!(out.result(8)["stopReason"], "end_turn");
+    let history = server.requests()[1].body["messages"].to_string();
+    assert!(
+        history.contains("name this session"),
+        "resumed with its history: {history}"
+    );
+    out.result(9);
+    assert_eq!(out.result(10)["sessions"], json!([]));
+    assert_eq!(
+        out.answer(11)["code"],
+        -32002,
+        "a deleted session cannot be loaded"
+    );
+}
