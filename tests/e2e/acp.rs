@@ -3,7 +3,7 @@
 
 use crate::sandbox;
 use agentry_tests::Sandbox;
-use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Stop};
 use agentry_tests::peers::AcpTranscript;
 use serde_json::{Value, json};
 
@@ -68,7 +68,16 @@ fn a_plain_turn_streams_chunks_before_ending_the_turn() {
     let sb = sandbox();
     let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply {
         piece: 4,
-        ..MockReply::text("Hello from the mock model.")
+        ..MockReply::new(
+            vec![
+                Part::Thinking {
+                    text: "A greeting will do.".into(),
+                    signature: String::new(),
+                },
+                Part::Text("Hello from the mock model.".into()),
+            ],
+            Stop::EndTurn,
+        )
     })]);
     let out = acp_with_model(
         &sb,
@@ -88,6 +97,13 @@ fn a_plain_turn_streams_chunks_before_ending_the_turn() {
     assert_eq!(modes, ["default", "accept_edits", "plan", "bypass"]);
     assert_eq!(out.result(2)["stopReason"], "end_turn");
     assert_eq!(out.agent_text(), "Hello from the mock model.");
+    let thought: String = out
+        .updates()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_thought_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert_eq!(thought, "A greeting will do.");
     let chunks = out
         .updates()
         .iter()
