@@ -150,43 +150,60 @@ impl PromptTemplate {
         Ok(text)
     }
 
-    /// The arguments of a slash command's free text (`/review src/main.rs quickly`): words fill
-    /// the arguments in order, the last argument taking the rest of the text.
+    /// The arguments of a slash command's free text (`/review src/main.rs quickly`): see
+    /// [`arguments_from_text`].
     pub fn arguments_from_text(&self, text: &str) -> BTreeMap<String, String> {
-        let mut values = BTreeMap::new();
-        let mut rest = text.trim();
-        for (index, argument) in self.arguments.iter().enumerate() {
-            if rest.is_empty() {
-                break;
-            }
-            let value = if index + 1 == self.arguments.len() {
-                std::mem::take(&mut rest)
-            } else {
-                let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-                rest = after.trim_start();
-                word
-            };
-            values.insert(argument.name.clone(), value.to_owned());
-        }
-        values
+        let names: Vec<&str> = self.arguments.iter().map(|a| a.name.as_str()).collect();
+        arguments_from_text(&names, text)
     }
 
     /// A one-line hint of the arguments (`<target> [focus]`), for command pickers.
     pub fn argument_hint(&self) -> Option<String> {
-        (!self.arguments.is_empty()).then(|| {
-            self.arguments
-                .iter()
-                .map(|a| {
-                    if a.required {
-                        format!("<{}>", a.name)
-                    } else {
-                        format!("[{}]", a.name)
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        let arguments: Vec<(&str, bool)> = self
+            .arguments
+            .iter()
+            .map(|a| (a.name.as_str(), a.required))
+            .collect();
+        argument_hint(&arguments)
     }
+}
+
+/// The arguments named `names` from a command's free text: words fill them in order, the last
+/// argument taking the rest of the text.
+pub fn arguments_from_text(names: &[&str], text: &str) -> BTreeMap<String, String> {
+    let mut values = BTreeMap::new();
+    let mut rest = text.trim();
+    for (index, name) in names.iter().enumerate() {
+        if rest.is_empty() {
+            break;
+        }
+        let value = if index + 1 == names.len() {
+            std::mem::take(&mut rest)
+        } else {
+            let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            rest = after.trim_start();
+            word
+        };
+        values.insert((*name).to_owned(), value.to_owned());
+    }
+    values
+}
+
+/// A one-line hint of arguments given as (name, required): `<required> [optional]`.
+pub fn argument_hint(arguments: &[(&str, bool)]) -> Option<String> {
+    (!arguments.is_empty()).then(|| {
+        arguments
+            .iter()
+            .map(|(name, required)| {
+                if *required {
+                    format!("<{name}>")
+                } else {
+                    format!("[{name}]")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
 }
 
 /// Splits `---`-fenced front matter from the body.

@@ -771,7 +771,6 @@ fn cancelling_kills_the_command_in_the_clients_terminal() {
 #[test]
 fn mcp_servers_passed_with_the_session_serve_its_tools() {
     let sb = sandbox();
-    let (command, args) = agentry_tests::peers::everything_server();
     let server = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
             "call_echo",
@@ -780,19 +779,12 @@ fn mcp_servers_passed_with_the_session_serve_its_tools() {
         )),
         MockTurn::Reply(MockReply::text("echoed")),
     ]);
-    let project = sb.project().display().to_string();
+    let broken = json!({"name": "broken", "command": "/nonexistent/server", "args": [], "env": []});
     let out = acp_with_model(
         &sb,
         &server,
         &[],
-        json!({"steps": [
-            {"op": "initialize"},
-            {"op": "new_session", "cwd": project, "mcpServers": [
-                {"name": "everything", "command": command, "args": args, "env": []},
-                {"name": "broken", "command": "/nonexistent/server", "args": [], "env": []},
-            ]},
-            prompt("echo it"),
-        ]}),
+        json!({"steps": with_everything_server(&sb, Some(broken), vec![prompt("echo it")])}),
     );
     assert_eq!(
         out.result(0)["agentCapabilities"]["mcpCapabilities"]["http"],
@@ -1094,4 +1086,56 @@ fn sessions_are_listed_resumed_closed_and_deleted() {
         -32002,
         "a deleted session cannot be loaded"
     );
+}
+
+#[test]
+fn a_session_servers_prompts_are_slash_commands() {
+    let sb = sandbox();
+    sb.write("project/.agentry/prompts/tidy.md", "Tidy the code.\n");
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("sunny"))]);
+    let steps = vec![prompt("/args-prompt Paris"), prompt("/args-prompt")];
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": with_everything_server(&sb, None, steps)}),
+    );
+    let announced = out
+        .updates()
+        .into_iter()
+        .find(|u| u["sessionUpdate"] == "available_commands_update")
+        .expect("the commands are announced");
+    let commands = announced["availableCommands"].as_array().unwrap();
+    let args_prompt = commands
+        .iter()
+        .find(|c| c["name"] == "args-prompt")
+        .unwrap_or_else(|| panic!("{announced}"));
+    assert_eq!(args_prompt["input"]["hint"], "<city> [state]");
+    assert!(
+        commands.iter().any(|c| c["name"] == "tidy"),
+        "templates too: {announced}"
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("What's weather in Paris?"), "{sent}");
+    let missing = out.answer(3);
+    assert_eq!(missing["code"], -32602, "{missing}");
+    assert!(
+        missing["message"].as_str().unwrap().contains("city"),
+        "{missing}"
+    );
+}
+
+/// `initialize`, then `session/new` with the reference MCP server (and `another`), then `steps`.
+fn with_everything_server(sb: &Sandbox, another: Option<Value>, steps: Vec<Value>) -> Vec<Value> {
+    let (command, args) = agentry_tests::peers::everything_server();
+    let mut servers =
+        vec![json!({"name": "everything", "command": command, "args": args, "env": []})];
+    servers.extend(another);
+    let mut all = vec![
+        json!({"op": "initialize"}),
+        json!({"op": "new_session", "cwd": sb.project().display().to_string(), "mcpServers": servers}),
+    ];
+    all.extend(steps);
+    all
 }

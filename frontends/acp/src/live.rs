@@ -1,5 +1,6 @@
 //! The sessions open on one connection, and the turn each may be running.
 
+use crate::commands::Commands;
 use agentry::agent::Session;
 use agentry::model::Model;
 use agentry::permission::PermissionMode;
@@ -18,6 +19,8 @@ pub struct LiveSession {
     /// The model the session uses (as its spec), and the one the client chose that the next
     /// turn starts with.
     model: Mutex<(String, Option<Arc<dyn Model>>)>,
+    /// The session's slash commands.
+    pub commands: Commands,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -28,7 +31,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl LiveSession {
     /// A session with no turn running.
-    pub fn new(session: Session) -> Self {
+    pub fn new(session: Session, commands: Commands) -> Self {
         let mode = session.options().policy.mode;
         let model = session.model().name();
         Self {
@@ -36,6 +39,7 @@ impl LiveSession {
             turn: Mutex::new(None),
             mode: Mutex::new(mode),
             model: Mutex::new((model, None)),
+            commands,
         }
     }
 

@@ -53,9 +53,94 @@ fn config(server: &acp::McpServer) -> Result<(String, agentry_mcp::McpServerConf
     }
 }
 
+/// What a session's servers brought: their tools (as providers) and their prompts.
+#[derive(Default)]
+pub struct Connected {
+    /// The servers, as providers of tools.
+    pub providers: Vec<Box<dyn Provider>>,
+    /// Their prompts.
+    pub prompts: Vec<ServerPrompt>,
+}
+
+/// A prompt of a session's MCP server.
+#[cfg(feature = "mcp")]
+#[derive(Debug, Clone)]
+pub struct ServerPrompt(agentry_mcp::McpPrompt);
+
+/// A prompt of a session's MCP server (none in a build without MCP).
+#[cfg(not(feature = "mcp"))]
+#[derive(Debug, Clone)]
+pub enum ServerPrompt {}
+
+#[cfg(feature = "mcp")]
+impl ServerPrompt {
+    /// The server's name.
+    pub fn server(&self) -> &str {
+        &self.0.server
+    }
+
+    /// The prompt's name.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// What it does.
+    pub fn description(&self) -> Option<&str> {
+        self.0.description.as_deref()
+    }
+
+    /// Its arguments (name, required), in order.
+    pub fn arguments(&self) -> Vec<(String, bool)> {
+        self.0
+            .arguments
+            .iter()
+            .map(|a| (a.name.clone(), a.required))
+            .collect()
+    }
+
+    /// The prompt's content, with `arguments` filled in.
+    pub async fn content(
+        &self,
+        arguments: std::collections::BTreeMap<String, String>,
+    ) -> Result<Vec<agentry::model::ContentBlock>, String> {
+        self.0.get(arguments).await
+    }
+}
+
+#[cfg(not(feature = "mcp"))]
+impl ServerPrompt {
+    /// The server's name.
+    pub fn server(&self) -> &str {
+        match *self {}
+    }
+
+    /// The prompt's name.
+    pub fn name(&self) -> &str {
+        match *self {}
+    }
+
+    /// What it does.
+    pub fn description(&self) -> Option<&str> {
+        match *self {}
+    }
+
+    /// Its arguments (name, required), in order.
+    pub fn arguments(&self) -> Vec<(String, bool)> {
+        match *self {}
+    }
+
+    /// The prompt's content, with `arguments` filled in.
+    pub async fn content(
+        &self,
+        _arguments: std::collections::BTreeMap<String, String>,
+    ) -> Result<Vec<agentry::model::ContentBlock>, String> {
+        match *self {}
+    }
+}
+
 /// Connects a session's servers; those that fail are logged (on stderr) and left out.
 #[cfg(feature = "mcp")]
-pub async fn connect(servers: &[acp::McpServer], cwd: &Path) -> Vec<Box<dyn Provider>> {
+pub async fn connect(servers: &[acp::McpServer], cwd: &Path) -> Connected {
     let mut configs = std::collections::BTreeMap::new();
     for server in servers {
         match config(server) {
@@ -65,24 +150,29 @@ pub async fn connect(servers: &[acp::McpServer], cwd: &Path) -> Vec<Box<dyn Prov
             Err(problem) => tracing::warn!("{problem}"),
         }
     }
-    let mut providers: Vec<Box<dyn Provider>> = Vec::new();
+    let mut connected = Connected::default();
     for (_, result) in agentry_mcp::connect_all(&configs, cwd, STARTUP_TIMEOUT).await {
         match result {
-            Ok(provider) => providers.push(Box::new(provider)),
+            Ok(provider) => {
+                connected
+                    .prompts
+                    .extend(provider.prompts().iter().cloned().map(ServerPrompt));
+                connected.providers.push(Box::new(provider));
+            }
             Err(error) => tracing::warn!("{error}"),
         }
     }
-    providers
+    connected
 }
 
 /// This build has no MCP provider: the servers are reported, not silently dropped.
 #[cfg(not(feature = "mcp"))]
-pub async fn connect(servers: &[acp::McpServer], _cwd: &Path) -> Vec<Box<dyn Provider>> {
+pub async fn connect(servers: &[acp::McpServer], _cwd: &Path) -> Connected {
     if !servers.is_empty() {
         tracing::warn!(
             "the client passed {} MCP server(s); this agent was built without MCP support, so their tools are not available",
             servers.len()
         );
     }
-    Vec::new()
+    Connected::default()
 }

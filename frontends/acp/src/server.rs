@@ -2,7 +2,7 @@
 //! handing long work (a prompt turn) to a task of its own so the connection keeps reading.
 
 use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
-use crate::commands::{available, expand};
+use crate::commands::Commands;
 use crate::convert::{prompt_block, replayed_updates, stop_reason};
 use crate::live::{LiveSession, LiveSessions};
 use crate::models::{ModelChoices, config_options, set_option};
@@ -161,9 +161,29 @@ impl Server {
 
     /// A session's options; its file tools go through the client when the client offers
     /// both `fs` methods, and Bash runs in the client's terminals when it offers those.
+    /// Connects the MCP servers the client passed, gives their tools to the session, and
+    /// returns the session's slash commands (the templates and the servers' prompts).
+    async fn add_servers(
+        &self,
+        session: &mut Session,
+        servers: &[acp::McpServer],
+        cwd: &Path,
+    ) -> Commands {
+        let connected = crate::mcp::connect(servers, cwd).await;
+        for provider in &connected.providers {
+            if let Err(problem) = session.add_provider(provider.as_ref()) {
+                tracing::warn!("MCP server `{}` left out: {problem}", provider.name());
+            }
+        }
+        Commands::new(&self.settings.commands, connected.prompts)
+    }
+
     /// Tells the client a session's slash commands (after the session's own answer).
     fn announce_commands(&self, connection: &ConnectionTo<Client>, session_id: acp::SessionId) {
-        if self.settings.commands.is_empty() {
+        let Some(live) = self.sessions.get(&session_id.to_string()) else {
+            return;
+        };
+        if live.commands.is_empty() {
             return;
         }
         ClientUpdates {
@@ -171,7 +191,7 @@ impl Server {
             session_id,
             context_window: None,
         }
-        .send(available(&self.settings.commands));
+        .send(live.commands.available());
     }
 
     /// A session's config options (the model), when the agent offers a choice.
@@ -293,9 +313,13 @@ impl Server {
             .agent
             .new_session_with_id(id, options)
             .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
-        add_servers(&mut session, &request.mcp_servers, &cwd).await;
+        let commands = self
+            .add_servers(&mut session, &request.mcp_servers, &cwd)
+            .await;
         let id = session.id().to_string();
-        let live = self.sessions.insert(id.clone(), LiveSession::new(session));
+        let live = self
+            .sessions
+            .insert(id.clone(), LiveSession::new(session, commands));
         Ok(acp::NewSessionResponse::new(id)
             .modes(modes(live.mode()))
             .config_options(self.config_options(&live)))
@@ -332,10 +356,10 @@ impl Server {
                 self.session_options(&session_id, cwd.clone(), additional, connection),
             )
             .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
-        add_servers(&mut session, mcp_servers, &cwd).await;
+        let commands = self.add_servers(&mut session, mcp_servers, &cwd).await;
         Ok(self
             .sessions
-            .insert(id.to_string(), LiveSession::new(session)))
+            .insert(id.to_string(), LiveSession::new(session, commands)))
     }
 
     fn list_sessions(
@@ -372,17 +396,14 @@ impl Server {
     /// Starts a prompt turn in a task of its own; the task answers the request.
     fn prompt(
         self: &Arc<Self>,
-        mut request: acp::PromptRequest,
+        request: acp::PromptRequest,
         responder: Responder<acp::PromptResponse>,
         connection: ConnectionTo<Client>,
     ) -> Result<(), Error> {
         let Some(live) = self.sessions.get(&request.session_id.to_string()) else {
             return responder.respond_with_error(unknown_session(&request.session_id));
         };
-        request.prompt = match expand(&self.settings.commands, request.prompt) {
-            Ok(prompt) => prompt,
-            Err(problem) => return responder.respond_with_error(problem),
-        };
+
         let cancel = CancellationToken::new();
         if !live.begin_turn(cancel.clone()) {
             return responder.respond_with_error(error(
@@ -409,15 +430,6 @@ impl Server {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .spawn(turn);
         Ok(())
-    }
-}
-
-/// Connects the MCP servers the client passed and gives their tools to the session.
-async fn add_servers(session: &mut Session, servers: &[acp::McpServer], cwd: &Path) {
-    for provider in crate::mcp::connect(servers, cwd).await {
-        if let Err(problem) = session.add_provider(provider.as_ref()) {
-            tracing::warn!("MCP server `{}` left out: {problem}", provider.name());
-        }
     }
 }
 
@@ -452,7 +464,8 @@ async fn run_turn(
         }),
         cancel,
     };
-    let content = request.prompt.into_iter().map(prompt_block).collect();
+    let prompt = live.commands.expand(request.prompt).await?;
+    let content = prompt.into_iter().map(prompt_block).collect();
     match session.prompt(content, &ChatOptions::default(), &io).await {
         Ok(summary) => Ok(acp::PromptResponse::new(stop_reason(summary.stop_reason))),
         Err(failure) => Err(error(ErrorCode::INTERNAL_ERROR, failure.to_string())),

@@ -2,6 +2,7 @@
 
 use crate::McpError;
 use crate::config::{HttpServer, McpServerConfig, StdioServer};
+use crate::prompts::McpPrompt;
 use crate::tool::McpTool;
 use agentry::provider::{Provider, ProviderOrigin};
 use agentry::tool::DynTool;
@@ -30,6 +31,14 @@ pub struct McpProvider {
     server: String,
     description: String,
     tools: Vec<Arc<dyn DynTool>>,
+    prompts: Vec<McpPrompt>,
+}
+
+impl McpProvider {
+    /// The server's prompts.
+    pub fn prompts(&self) -> &[McpPrompt] {
+        &self.prompts
+    }
 }
 
 impl Provider for McpProvider {
@@ -75,9 +84,9 @@ pub async fn connect(
         .peer()
         .list_all_tools()
         .await
-        .map_err(|e| McpError::ListTools {
+        .map_err(|e| McpError::Listing {
             server: name.to_owned(),
-            message: e.to_string(),
+            message: format!("tools/list failed: {e}"),
         })?;
     let description = session
         .peer()
@@ -88,7 +97,27 @@ pub async fn connect(
             format!("{title} {}", server.version)
         })
         .unwrap_or_else(|| format!("MCP server {name}"));
+    let offers_prompts = session
+        .peer()
+        .peer_info()
+        .is_some_and(|info| info.capabilities.prompts.is_some());
+    let prompts = if offers_prompts {
+        session
+            .peer()
+            .list_all_prompts()
+            .await
+            .map_err(|e| McpError::Listing {
+                server: name.to_owned(),
+                message: format!("prompts/list failed: {e}"),
+            })?
+    } else {
+        Vec::new()
+    };
     let session = Arc::new(session);
+    let prompts = prompts
+        .into_iter()
+        .map(|prompt| McpPrompt::new(name, prompt, session.clone()))
+        .collect();
     let tools = listed
         .into_iter()
         .map(|tool| Arc::new(McpTool::new(name, tool, session.clone())) as Arc<dyn DynTool>)
@@ -97,6 +126,7 @@ pub async fn connect(
         server: name.to_owned(),
         description,
         tools,
+        prompts,
     })
 }
 

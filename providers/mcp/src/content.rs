@@ -38,7 +38,7 @@ pub(crate) fn tool_output(result: CallToolResult) -> Result<ToolOutput, ToolErro
 }
 
 /// One MCP content block as agentry's.
-fn block(content: rmcp::model::ContentBlock) -> ContentBlock {
+pub(crate) fn block(content: rmcp::model::ContentBlock) -> ContentBlock {
     use rmcp::model::ContentBlock as Mcp;
     match content {
         Mcp::Text(text) => ContentBlock::Text { text: text.text },

@@ -10,6 +10,8 @@
 //!   ([`read_mcp_json`]).
 //! - [`connect_all`] starts every server at once; one that fails or hangs is reported and left
 //!   out without holding up the others.
+//! - Prompts (every page of `prompts/list`) are offered by [`McpProvider::prompts`]; front-ends
+//!   show them as slash commands and [`McpPrompt::get`] turns one into a turn's input.
 //! - Each tool is named `mcp__SERVER__TOOL` and keeps the server's input schema; its kind comes
 //!   from the server's annotations (`readOnlyHint` → read, `destructiveHint` → delete, else
 //!   other). Results keep every content kind (text, image, audio, embedded resource, resource
@@ -33,10 +35,12 @@
 mod config;
 mod connection;
 mod content;
+mod prompts;
 mod tool;
 
 pub use config::{HttpServer, McpServerConfig, StdioServer, read_mcp_json};
 pub use connection::{McpProvider, connect, connect_all};
+pub use prompts::{McpPrompt, McpPromptArgument};
 pub use tool::tool_name;
 
 use std::path::PathBuf;
@@ -60,9 +64,9 @@ pub enum McpError {
         /// What went wrong (with the end of its stderr, for a child process).
         message: String,
     },
-    /// The server started but listing its tools failed.
-    #[error("MCP server `{server}` did not list its tools: {message}")]
-    ListTools {
+    /// The server started but listing its tools or prompts failed.
+    #[error("MCP server `{server}` could not be listed: {message}")]
+    Listing {
         /// The server's name.
         server: String,
         /// What it said.

@@ -242,3 +242,35 @@ async fn a_hanging_server_does_not_hold_up_the_others() {
     let error = silent.as_ref().err().unwrap().to_string();
     assert!(error.contains("no answer within 3 s"), "{error}");
 }
+
+#[tokio::test]
+async fn prompts_are_listed_and_filled_in() {
+    let provider = connect("everything", &everything(), &project())
+        .await
+        .unwrap();
+    let names: Vec<&str> = provider.prompts().iter().map(|p| p.name.as_str()).collect();
+    assert!(
+        names.contains(&"simple-prompt") && names.contains(&"args-prompt"),
+        "{names:?}"
+    );
+    let args = provider
+        .prompts()
+        .iter()
+        .find(|p| p.name == "args-prompt")
+        .unwrap();
+    assert_eq!(args.arguments[0].name, "city");
+    assert!(args.arguments[0].required);
+    assert!(!args.arguments[1].required);
+    let content = args
+        .get(BTreeMap::from([("city".to_owned(), "Paris".to_owned())]))
+        .await
+        .unwrap();
+    assert_eq!(
+        content,
+        [ContentBlock::Text {
+            text: "What's weather in Paris?".into()
+        }]
+    );
+    let missing = args.get(BTreeMap::new()).await.unwrap_err();
+    assert!(missing.contains("`city`"), "{missing}");
+}
