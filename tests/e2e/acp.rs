@@ -720,11 +720,7 @@ fn bash_runs_in_the_clients_terminal_when_offered() {
         }),
     );
     assert_eq!(out.result(2)["stopReason"], "end_turn");
-    let ops: Vec<&str> = out
-        .of_kind("terminal")
-        .iter()
-        .map(|r| r["op"].as_str().unwrap())
-        .collect();
+    let ops = terminal_ops(&out);
     assert_eq!(ops, ["create", "wait_for_exit", "output", "release"]);
     let created = out.of_kind("terminal")[0];
     assert_eq!(created["command"], "bash");
@@ -756,11 +752,7 @@ fn cancelling_kills_the_command_in_the_clients_terminal() {
         }),
     );
     assert_cancelled_cleanly(&out, 2);
-    let ops: Vec<&str> = out
-        .of_kind("terminal")
-        .iter()
-        .map(|r| r["op"].as_str().unwrap())
-        .collect();
+    let ops = terminal_ops(&out);
     assert!(
         ops.contains(&"kill") && ops.last() == Some(&"release"),
         "{ops:?}"
@@ -1138,4 +1130,12 @@ fn with_everything_server(sb: &Sandbox, another: Option<Value>, steps: Vec<Value
     ];
     all.extend(steps);
     all
+}
+
+/// The client terminal methods the agent called, in order.
+fn terminal_ops(out: &AcpTranscript) -> Vec<&str> {
+    out.of_kind("terminal")
+        .into_iter()
+        .map(|r| r["op"].as_str().unwrap())
+        .collect()
 }

@@ -43,6 +43,16 @@ pub struct AcpSettings {
     pub commands: Vec<PromptTemplate>,
 }
 
+/// What `session/load` and `session/resume` ask for.
+struct Reopening {
+    session_id: acp::SessionId,
+    cwd: PathBuf,
+    additional: Vec<PathBuf>,
+    mcp_servers: Vec<acp::McpServer>,
+    /// Replay the history first (`session/load`).
+    replay: bool,
+}
+
 /// The state shared by a connection's handlers.
 struct Server {
     agent: Agent,
@@ -176,6 +186,29 @@ impl Server {
             }
         }
         Commands::new(&self.settings.commands, connected.prompts)
+    }
+
+    /// Reopens a session in a task of its own (its MCP servers may take a while), answers with
+    /// `answer`, then announces the session's commands.
+    fn reopen_in_task<T: agent_client_protocol::JsonRpcResponse + Send + 'static>(
+        self: &Arc<Self>,
+        reopening: Reopening,
+        connection: ConnectionTo<Client>,
+        responder: Responder<T>,
+        answer: fn(acp::SessionModeState, Option<Vec<acp::SessionConfigOption>>) -> T,
+    ) {
+        let server = self.clone();
+        tokio::spawn(async move {
+            let reopened = server.reopen(&reopening, &connection).await;
+            let opened = reopened.is_ok();
+            let _ = respond(
+                responder,
+                reopened.map(|live| answer(modes(live.mode()), server.config_options(&live))),
+            );
+            if opened {
+                server.announce_commands(&connection, reopening.session_id);
+            }
+        });
     }
 
     /// Tells the client a session's slash commands (after the session's own answer).
@@ -328,35 +361,42 @@ impl Server {
     /// Reopens a stored session (`session/load` replays it first, `session/resume` does not).
     async fn reopen(
         &self,
-        id: &acp::SessionId,
-        cwd: &Path,
-        additional: Vec<PathBuf>,
-        mcp_servers: &[acp::McpServer],
+        reopening: &Reopening,
         connection: &ConnectionTo<Client>,
-        replay: Option<&ClientUpdates>,
     ) -> Result<Arc<LiveSession>, Error> {
         self.check_model()?;
-        let cwd = absolute(cwd, "cwd")?;
+        let id = &reopening.session_id;
+        let cwd = absolute(&reopening.cwd, "cwd")?;
         let session_id = SessionId::from(id.to_string());
         let stored = self
             .agent
             .load_session(&session_id)
             .map_err(|_| unknown_stored_session(id))?;
-        if let Some(updates) = replay {
+        if reopening.replay {
+            let updates = ClientUpdates {
+                connection: connection.clone(),
+                session_id: id.clone(),
+                context_window: None,
+            };
             for event in &stored.events {
                 for update in replayed_updates(event) {
                     updates.send(update);
                 }
             }
         }
+        let options = self.session_options(
+            &session_id,
+            cwd.clone(),
+            reopening.additional.clone(),
+            connection,
+        );
         let mut session = self
             .agent
-            .resume_session(
-                &session_id,
-                self.session_options(&session_id, cwd.clone(), additional, connection),
-            )
+            .resume_session(&session_id, options)
             .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
-        let commands = self.add_servers(&mut session, mcp_servers, &cwd).await;
+        let commands = self
+            .add_servers(&mut session, &reopening.mcp_servers, &cwd)
+            .await;
         Ok(self
             .sessions
             .insert(id.to_string(), LiveSession::new(session, commands)))
@@ -532,35 +572,17 @@ fn connection(
             async move |request: acp::LoadSessionRequest,
                         responder: Responder<acp::LoadSessionResponse>,
                         cx: ConnectionTo<Client>| {
-                let server = on_load.clone();
-                tokio::spawn(async move {
-                    let updates = ClientUpdates {
-                        connection: cx.clone(),
-                        session_id: request.session_id.clone(),
-                        context_window: None,
-                    };
-                    let reopened = server
-                        .reopen(
-                            &request.session_id,
-                            &request.cwd,
-                            request.additional_directories,
-                            &request.mcp_servers,
-                            &cx,
-                            Some(&updates),
-                        )
-                        .await;
-                    let opened = reopened.is_ok();
-                    let _ = respond(
-                        responder,
-                        reopened.map(|live| {
-                            acp::LoadSessionResponse::new()
-                                .modes(modes(live.mode()))
-                                .config_options(server.config_options(&live))
-                        }),
-                    );
-                    if opened {
-                        server.announce_commands(&cx, request.session_id);
-                    }
+                let reopening = Reopening {
+                    session_id: request.session_id,
+                    cwd: request.cwd,
+                    additional: request.additional_directories,
+                    mcp_servers: request.mcp_servers,
+                    replay: true,
+                };
+                on_load.reopen_in_task(reopening, cx, responder, |modes, options| {
+                    acp::LoadSessionResponse::new()
+                        .modes(modes)
+                        .config_options(options)
                 });
                 Ok(())
             },
@@ -570,30 +592,17 @@ fn connection(
             async move |request: acp::ResumeSessionRequest,
                         responder: Responder<acp::ResumeSessionResponse>,
                         cx: ConnectionTo<Client>| {
-                let server = on_resume.clone();
-                tokio::spawn(async move {
-                    let reopened = server
-                        .reopen(
-                            &request.session_id,
-                            &request.cwd,
-                            request.additional_directories,
-                            &request.mcp_servers,
-                            &cx,
-                            None,
-                        )
-                        .await;
-                    let opened = reopened.is_ok();
-                    let _ = respond(
-                        responder,
-                        reopened.map(|live| {
-                            acp::ResumeSessionResponse::new()
-                                .modes(modes(live.mode()))
-                                .config_options(server.config_options(&live))
-                        }),
-                    );
-                    if opened {
-                        server.announce_commands(&cx, request.session_id);
-                    }
+                let reopening = Reopening {
+                    session_id: request.session_id,
+                    cwd: request.cwd,
+                    additional: request.additional_directories,
+                    mcp_servers: request.mcp_servers,
+                    replay: false,
+                };
+                on_resume.reopen_in_task(reopening, cx, responder, |modes, options| {
+                    acp::ResumeSessionResponse::new()
+                        .modes(modes)
+                        .config_options(options)
                 });
                 Ok(())
             },
