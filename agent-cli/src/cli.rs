@@ -37,7 +37,7 @@ pub enum Command {
     /// Serve the WebSocket + REST chat protocol.
     Serve,
     /// MCP: list, add and remove servers, or serve agentry's prompts over MCP.
-    Mcp,
+    Mcp(McpArgs),
     /// List tool providers, where they come from, and their tools.
     #[command(visible_alias = "tools")]
     Providers(ProvidersArgs),
@@ -98,6 +98,68 @@ pub struct RunArgs {
     /// The working directory of the session.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+}
+
+/// Arguments of `agentry mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+/// The `agentry mcp` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// List the configured servers, whether they start, and their tools and prompts.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a server: `agentry mcp add NAME -- COMMAND ARGS…`, or `agentry mcp add NAME --url URL`.
+    Add(McpAddArgs),
+    /// Remove a server from the configuration.
+    Remove {
+        /// The server's name.
+        name: String,
+        /// Which configuration file.
+        #[arg(long, value_enum, default_value = "project")]
+        scope: ConfigScope,
+    },
+    /// Serve agentry's prompts over MCP.
+    Serve,
+}
+
+/// Arguments of `agentry mcp add`.
+#[derive(Debug, Args)]
+pub struct McpAddArgs {
+    /// The server's name (its tools are `mcp__NAME__TOOL`).
+    pub name: String,
+    /// A streamable HTTP endpoint instead of a command.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// An HTTP header, `Name: value`; repeatable.
+    #[arg(long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+    /// An environment variable for the command, `NAME=value`; repeatable.
+    #[arg(long = "env", short = 'e', value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// Which configuration file: the project's `.agentry/config.toml` or yours.
+    #[arg(long, value_enum, default_value = "project")]
+    pub scope: ConfigScope,
+    /// The command and its arguments (after `--`).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// Which configuration file a change goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConfigScope {
+    /// `.agentry/config.toml` in the project.
+    Project,
+    /// `~/.config/agentry/config.toml`.
+    User,
 }
 
 /// Arguments of `agentry acp`.

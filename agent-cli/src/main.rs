@@ -5,6 +5,8 @@ mod assemble;
 mod cli;
 mod config;
 mod exit;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod output;
 mod providers;
 mod run;
@@ -38,7 +40,12 @@ fn main() -> ExitCode {
             .map_err(CliError::internal)
             .and_then(|runtime| runtime.block_on(acp::acp(args))),
         Command::Serve => not_built("serve", "the WebSocket + REST server"),
-        Command::Mcp => not_built("mcp", "MCP support"),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => tokio::runtime::Runtime::new()
+            .map_err(CliError::internal)
+            .and_then(|runtime| runtime.block_on(mcp::mcp(args))),
+        #[cfg(not(feature = "mcp"))]
+        Command::Mcp(_) => not_built("mcp", "MCP support"),
         Command::Providers(args) => tokio::runtime::Runtime::new()
             .map_err(CliError::internal)
             .and_then(|runtime| runtime.block_on(providers::list(&args))),

@@ -55,18 +55,28 @@ pub async fn available(
 
 /// How long an MCP server gets to start and list its tools.
 #[cfg(feature = "mcp")]
-const MCP_STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+pub const MCP_STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The MCP servers of the project's `.mcp.json` and of the configuration (which wins on a
-/// name both have), started at once.
+/// name both have).
 #[cfg(feature = "mcp")]
-async fn mcp_servers(config: &Config, project: &Path) -> Vec<Box<dyn Provider>> {
+pub fn configured_mcp_servers(
+    config: &Config,
+    project: &Path,
+) -> std::collections::BTreeMap<String, agentry_mcp::McpServerConfig> {
     let mut servers =
         agentry_mcp::read_mcp_json(&project.join(".mcp.json")).unwrap_or_else(|error| {
             eprintln!("agentry: {error}");
             Default::default()
         });
     servers.extend(config.mcp_servers.clone());
+    servers
+}
+
+/// The configured MCP servers, started at once.
+#[cfg(feature = "mcp")]
+async fn mcp_servers(config: &Config, project: &Path) -> Vec<Box<dyn Provider>> {
+    let servers = configured_mcp_servers(config, project);
     let mut providers: Vec<Box<dyn Provider>> = Vec::new();
     for (_, result) in agentry_mcp::connect_all(&servers, project, MCP_STARTUP_TIMEOUT).await {
         match result {

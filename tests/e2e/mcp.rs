@@ -108,3 +108,80 @@ fn the_model_calls_an_mcp_tool_through_the_executor() {
         .any(|event| event["type"] == "tool_call_update" && event["status"] == "completed");
     assert!(completed, "{}", out.stdout);
 }
+
+#[test]
+fn mcp_add_list_and_remove_edit_the_configuration_in_place() {
+    let sb = sandbox();
+    let config = sb.write(
+        "project/.agentry/config.toml",
+        "# the team's settings\nmodel = \"openai/gpt-4.1\"\n",
+    );
+    let (command, args) = everything_server();
+    let mut add = vec!["mcp", "add", "everything", "-e", "LEVEL=debug", "--"];
+    add.push(&command);
+    add.extend(args.iter().map(String::as_str));
+    let out = sb.run(&add);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        written.starts_with("# the team's settings\nmodel = \"openai/gpt-4.1\"\n"),
+        "{written}"
+    );
+    assert!(
+        written.contains("[mcp_servers.everything]") && written.contains("LEVEL = \"debug\""),
+        "{written}"
+    );
+    let again = sb.run(&add);
+    assert_eq!(again.code, Some(2));
+    assert!(
+        again.stderr.contains("configured already"),
+        "{}",
+        again.stderr
+    );
+    let url = sb.run(&[
+        "mcp",
+        "add",
+        "docs",
+        "--scope",
+        "user",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        "Authorization: Bearer t",
+    ]);
+    assert_eq!(url.code, Some(0), "{url:?}");
+    let user = std::fs::read_to_string(sb.user_config()).unwrap();
+    assert!(
+        user.contains("url = \"http://127.0.0.1:9/mcp\"")
+            && user.contains("Authorization = \"Bearer t\""),
+        "{user}"
+    );
+
+    let listing = sb.run(&["mcp", "list", "--json"]);
+    assert_eq!(listing.code, Some(0), "{listing:?}");
+    let rows = listing.json();
+    let row = |name: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let everything = row("everything");
+    assert_eq!(everything["status"], "connected");
+    assert!(everything["tools"].as_u64().unwrap() >= 10, "{everything}");
+    assert!(everything["prompts"].as_u64().unwrap() >= 2, "{everything}");
+    assert_eq!(row("docs")["status"], "failed");
+
+    assert_eq!(sb.run(&["mcp", "remove", "everything"]).code, Some(0));
+    let after = std::fs::read_to_string(&config).unwrap();
+    assert_eq!(after, "# the team's settings\nmodel = \"openai/gpt-4.1\"\n");
+    let missing = sb.run(&["mcp", "remove", "everything"]);
+    assert_eq!(missing.code, Some(2));
+    assert!(
+        missing.stderr.contains("no MCP server named `everything`"),
+        "{}",
+        missing.stderr
+    );
+}

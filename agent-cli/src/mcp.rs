@@ -1,0 +1,211 @@
+//! `agentry mcp list | add | remove`: the MCP servers agentry uses. `add` and `remove` edit the
+//! TOML configuration in place (comments and layout kept); `list` starts every server to show
+//! whether it works and what it offers.
+
+use crate::cli::{ConfigScope, McpAddArgs, McpArgs, McpCommand};
+use crate::config::Config;
+use crate::exit::{CliError, Exit};
+use anyhow::{Context, anyhow};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
+
+/// Runs an `agentry mcp` subcommand.
+pub async fn mcp(args: McpArgs) -> Result<Exit, CliError> {
+    let project = std::env::current_dir().map_err(CliError::internal)?;
+    match args.command {
+        McpCommand::List { json } => list(&project, json).await,
+        McpCommand::Add(add) => {
+            let file = config_file(add.scope, &project)?;
+            edit(&file, |document| add_server(document, &add))?;
+            println!("Added MCP server `{}` to {}", add.name, file.display());
+            Ok(Exit::EndTurn)
+        }
+        McpCommand::Remove { name, scope } => {
+            let file = config_file(scope, &project)?;
+            edit(&file, |document| remove_server(document, &name, &project))?;
+            println!("Removed MCP server `{name}` from {}", file.display());
+            Ok(Exit::EndTurn)
+        }
+        McpCommand::Serve => Err(CliError {
+            exit: Exit::Unavailable,
+            error: anyhow!(
+                "`agentry mcp serve` is not available yet: the MCP server mode is not built in this version"
+            ),
+        }),
+    }
+}
+
+/// The configuration file of a scope.
+fn config_file(scope: ConfigScope, project: &Path) -> Result<PathBuf, CliError> {
+    match scope {
+        ConfigScope::Project => Ok(project.join(".agentry").join("config.toml")),
+        ConfigScope::User => dirs::config_dir()
+            .map(|dir| dir.join("agentry").join("config.toml"))
+            .ok_or_else(|| CliError::usage(anyhow!("there is no user configuration folder"))),
+    }
+}
+
+/// Applies `change` to a configuration file (created if missing), keeping everything else as
+/// written, and checks the result is a valid configuration before writing it.
+fn edit(
+    file: &Path,
+    change: impl FnOnce(&mut DocumentMut) -> anyhow::Result<()>,
+) -> Result<(), CliError> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            return Err(CliError::usage(
+                anyhow!(e).context(format!("cannot read {}", file.display())),
+            ));
+        }
+    };
+    let mut document: DocumentMut = text
+        .parse()
+        .with_context(|| format!("{} is not valid TOML", file.display()))
+        .map_err(CliError::usage)?;
+    change(&mut document).map_err(CliError::usage)?;
+    let edited = document.to_string();
+    toml::from_str::<Config>(&edited)
+        .with_context(|| format!("the change would make {} invalid", file.display()))
+        .map_err(CliError::usage)?;
+    if let Some(folder) = file.parent() {
+        std::fs::create_dir_all(folder).map_err(CliError::internal)?;
+    }
+    std::fs::write(file, edited).map_err(CliError::internal)
+}
+
+/// `NAME=value` / `Name: value` pairs, for an inline table.
+fn pairs(items: &[String], separator: char, what: &str) -> anyhow::Result<InlineTable> {
+    let mut table = InlineTable::new();
+    for item in items {
+        let (key, val) = item
+            .split_once(separator)
+            .ok_or_else(|| anyhow!("{what} `{item}` is not `NAME{separator}value`"))?;
+        table.insert(key.trim(), val.trim().into());
+    }
+    Ok(table)
+}
+
+fn add_server(document: &mut DocumentMut, add: &McpAddArgs) -> anyhow::Result<()> {
+    let servers = document
+        .entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut table = Table::new();
+            table.set_implicit(true);
+            Item::Table(table)
+        })
+        .as_table_mut()
+        .ok_or_else(|| anyhow!("`mcp_servers` is not a table"))?;
+    if servers.contains_key(&add.name) {
+        return Err(anyhow!(
+            "an MCP server named `{}` is configured already: remove it first",
+            add.name
+        ));
+    }
+    let mut server = Table::new();
+    match (&add.url, add.command.split_first()) {
+        (Some(url), None) => {
+            server.insert("url", value(url.as_str()));
+            if !add.headers.is_empty() {
+                server.insert("headers", value(pairs(&add.headers, ':', "header")?));
+            }
+        }
+        (None, Some((command, args))) => {
+            server.insert("command", value(command.as_str()));
+            if !args.is_empty() {
+                server.insert(
+                    "args",
+                    value(
+                        args.iter()
+                            .map(String::as_str)
+                            .collect::<toml_edit::Array>(),
+                    ),
+                );
+            }
+            if !add.env.is_empty() {
+                server.insert("env", value(pairs(&add.env, '=', "environment variable")?));
+            }
+        }
+        (Some(_), Some(_)) => {
+            return Err(anyhow!(
+                "give either --url or a command after `--`, not both"
+            ));
+        }
+        (None, None) => {
+            return Err(anyhow!(
+                "give the server's command after `--` (agentry mcp add NAME -- npx -y some-server) or its --url"
+            ));
+        }
+    }
+    servers.insert(&add.name, Item::Table(server));
+    Ok(())
+}
+
+fn remove_server(document: &mut DocumentMut, name: &str, project: &Path) -> anyhow::Result<()> {
+    let removed = document
+        .get_mut("mcp_servers")
+        .and_then(Item::as_table_mut)
+        .and_then(|servers| servers.remove(name));
+    if removed.is_some() {
+        return Ok(());
+    }
+    let in_mcp_json = agentry_mcp::read_mcp_json(&project.join(".mcp.json"))
+        .map(|servers| servers.contains_key(name))
+        .unwrap_or(false);
+    Err(if in_mcp_json {
+        anyhow!("`{name}` comes from the project's .mcp.json: edit that file to remove it")
+    } else {
+        anyhow!("there is no MCP server named `{name}` in this configuration file")
+    })
+}
+
+async fn list(project: &Path, as_json: bool) -> Result<Exit, CliError> {
+    let config = Config::load(project).map_err(CliError::usage)?;
+    let servers = crate::providers::configured_mcp_servers(&config, project);
+    let connected =
+        agentry_mcp::connect_all(&servers, project, crate::providers::MCP_STARTUP_TIMEOUT).await;
+    let rows: Vec<serde_json::Value> = connected
+        .iter()
+        .map(|(name, result)| match result {
+            Ok(provider) => {
+                use agentry::provider::Provider;
+                json!({"name": name, "status": "connected", "tools": provider.tools().len(),
+                       "prompts": provider.prompts().len(), "transport": transport(&servers[name])})
+            }
+            Err(error) => json!({"name": name, "status": "failed", "error": error.to_string(),
+                                 "transport": transport(&servers[name])}),
+        })
+        .collect();
+    if as_json {
+        println!("{}", serde_json::Value::Array(rows));
+        return Ok(Exit::EndTurn);
+    }
+    if rows.is_empty() {
+        println!("No MCP servers are configured (agentry mcp add NAME -- COMMAND ARGS…).");
+    }
+    for row in &rows {
+        let name = row["name"].as_str().unwrap_or_default();
+        match row["status"].as_str() {
+            Some("connected") => println!(
+                "{name}: connected ({}) — {} tools, {} prompts",
+                row["transport"].as_str().unwrap_or_default(),
+                row["tools"],
+                row["prompts"]
+            ),
+            _ => println!(
+                "{name}: failed — {}",
+                row["error"].as_str().unwrap_or_default()
+            ),
+        }
+    }
+    Ok(Exit::EndTurn)
+}
+
+fn transport(config: &agentry_mcp::McpServerConfig) -> &'static str {
+    match config {
+        agentry_mcp::McpServerConfig::Stdio(_) => "stdio",
+        agentry_mcp::McpServerConfig::Http(_) => "streamable HTTP",
+    }
+}
