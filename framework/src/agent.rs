@@ -136,7 +136,7 @@ pub struct SessionOptions {
     pub workspace_roots: Vec<PathBuf>,
     /// The permission policy.
     pub policy: PermissionPolicy,
-    /// What the front-end can do for tools.
+    /// What the front-end's client does for tools (its files, its terminals).
     pub client: ClientServices,
 }
 

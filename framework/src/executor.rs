@@ -57,7 +57,7 @@ pub struct CallScope {
     pub cwd: PathBuf,
     /// Directories the session may work in.
     pub workspace_roots: Vec<PathBuf>,
-    /// What the front-end can do for tools.
+    /// What the front-end's client does for tools (its files, its terminals).
     pub client: ClientServices,
     /// The session's provider state.
     pub state: SessionState,

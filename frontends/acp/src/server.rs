@@ -4,7 +4,7 @@
 use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
 use crate::commands::Commands;
 use crate::convert::{prompt_block, replayed_updates, stop_reason};
-use crate::live::{LiveSession, LiveSessions};
+use crate::live::{LiveSession, LiveSessions, lock};
 use crate::models::{ModelChoices, config_options, set_option};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
@@ -79,23 +79,12 @@ pub async fn serve(
     });
     let result = connection(server.clone()).connect_to(transport).await;
     server.sessions.cancel_all();
-    let mut turns = std::mem::take(
-        &mut *server
-            .turns
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    );
+    let mut turns = std::mem::take(&mut *lock(&server.turns));
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, async {
         while turns.join_next().await.is_some() {}
     })
     .await;
     result
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// An error with a message for the client.
@@ -465,10 +454,7 @@ impl Server {
                 tracing::debug!("session/prompt answer not sent: {error}");
             }
         };
-        self.turns
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .spawn(turn);
+        lock(&self.turns).spawn(turn);
         Ok(())
     }
 }
