@@ -709,16 +709,8 @@ fn file_tools_go_through_the_clients_fs_methods_when_offered() {
 #[test]
 fn bash_runs_in_the_clients_terminal_when_offered() {
     let sb = sandbox();
-    let server = bash_then_answer("echo from-the-editor; exit 3");
-    let out = acp_with_model(
-        &sb,
-        &server,
-        &["--allow", "Bash"],
-        json!({
-            "clientCapabilities": {"terminal": true},
-            "steps": session_steps(&sb, vec![prompt("run it")]),
-        }),
-    );
+    let (server, out) =
+        bash_in_client_terminal(&sb, "echo from-the-editor; exit 3", prompt("run it"));
     assert_eq!(out.result(2)["stopReason"], "end_turn");
     let ops = terminal_ops(&out);
     assert_eq!(ops, ["create", "wait_for_exit", "output", "release"]);
@@ -741,16 +733,9 @@ fn bash_runs_in_the_clients_terminal_when_offered() {
 #[test]
 fn cancelling_kills_the_command_in_the_clients_terminal() {
     let sb = sandbox();
-    let server = bash_then_answer("echo $$ > pid.txt; exec sleep 30");
-    let out = acp_with_model(
-        &sb,
-        &server,
-        &["--allow", "Bash"],
-        json!({
-            "clientCapabilities": {"terminal": true},
-            "steps": session_steps(&sb, vec![json!({"op": "prompt", "text": "wait", "cancelAfterMs": 1500})]),
-        }),
-    );
+    let cancel_soon = json!({"op": "prompt", "text": "wait", "cancelAfterMs": 1500});
+    let (_server, out) =
+        bash_in_client_terminal(&sb, "echo $$ > pid.txt; exec sleep 30", cancel_soon);
     assert_cancelled_cleanly(&out, 2);
     let ops = terminal_ops(&out);
     assert!(
@@ -1138,4 +1123,24 @@ fn terminal_ops(out: &AcpTranscript) -> Vec<&str> {
         .into_iter()
         .map(|r| r["op"].as_str().unwrap())
         .collect()
+}
+
+/// A turn (`step`) whose model runs `command` with Bash (allowed), in a client that offers
+/// terminals.
+fn bash_in_client_terminal(
+    sb: &Sandbox,
+    command: &str,
+    step: Value,
+) -> (MockModelServer, AcpTranscript) {
+    let server = bash_then_answer(command);
+    let out = acp_with_model(
+        sb,
+        &server,
+        &["--allow", "Bash"],
+        json!({
+            "clientCapabilities": {"terminal": true},
+            "steps": session_steps(sb, vec![step]),
+        }),
+    );
+    (server, out)
 }

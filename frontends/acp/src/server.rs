@@ -53,6 +53,24 @@ struct Reopening {
     replay: bool,
 }
 
+impl Reopening {
+    /// Reopening without replay (`session/resume`).
+    fn new(
+        session_id: acp::SessionId,
+        cwd: PathBuf,
+        additional: Vec<PathBuf>,
+        mcp_servers: Vec<acp::McpServer>,
+    ) -> Self {
+        Self {
+            session_id,
+            cwd,
+            additional,
+            mcp_servers,
+            replay: false,
+        }
+    }
+}
+
 /// The state shared by a connection's handlers.
 struct Server {
     agent: Agent,
@@ -558,12 +576,15 @@ fn connection(
             async move |request: acp::LoadSessionRequest,
                         responder: Responder<acp::LoadSessionResponse>,
                         cx: ConnectionTo<Client>| {
+                let reopening = Reopening::new(
+                    request.session_id,
+                    request.cwd,
+                    request.additional_directories,
+                    request.mcp_servers,
+                );
                 let reopening = Reopening {
-                    session_id: request.session_id,
-                    cwd: request.cwd,
-                    additional: request.additional_directories,
-                    mcp_servers: request.mcp_servers,
                     replay: true,
+                    ..reopening
                 };
                 on_load.reopen_in_task(reopening, cx, responder, |modes, options| {
                     acp::LoadSessionResponse::new()
@@ -578,13 +599,12 @@ fn connection(
             async move |request: acp::ResumeSessionRequest,
                         responder: Responder<acp::ResumeSessionResponse>,
                         cx: ConnectionTo<Client>| {
-                let reopening = Reopening {
-                    session_id: request.session_id,
-                    cwd: request.cwd,
-                    additional: request.additional_directories,
-                    mcp_servers: request.mcp_servers,
-                    replay: false,
-                };
+                let reopening = Reopening::new(
+                    request.session_id,
+                    request.cwd,
+                    request.additional_directories,
+                    request.mcp_servers,
+                );
                 on_resume.reopen_in_task(reopening, cx, responder, |modes, options| {
                     acp::ResumeSessionResponse::new()
                         .modes(modes)
