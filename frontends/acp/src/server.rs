@@ -242,14 +242,30 @@ impl Server {
             .map(|choices| config_options(choices.as_ref(), &live.model_spec()))
     }
 
+    /// An open session, or the error that says there is none.
+    fn open_session(&self, id: &acp::SessionId) -> Result<Arc<LiveSession>, Error> {
+        self.sessions
+            .get(&id.to_string())
+            .ok_or_else(|| unknown_session(id))
+    }
+
+    /// Chooses a session's permission mode (from its next turn on).
+    fn set_mode(&self, request: &acp::SetSessionModeRequest) -> Result<PermissionMode, Error> {
+        let live = self.open_session(&request.session_id)?;
+        let mode: PermissionMode = request
+            .mode_id
+            .to_string()
+            .parse()
+            .map_err(|problem| error(ErrorCode::INVALID_PARAMS, format!("{problem}")))?;
+        live.set_mode(mode);
+        Ok(mode)
+    }
+
     fn set_config_option(
         &self,
         request: &acp::SetSessionConfigOptionRequest,
     ) -> Result<acp::SetSessionConfigOptionResponse, Error> {
-        let live = self
-            .sessions
-            .get(&request.session_id.to_string())
-            .ok_or_else(|| unknown_session(&request.session_id))?;
+        let live = self.open_session(&request.session_id)?;
         let choices = self.settings.models.as_ref().ok_or_else(|| {
             error(
                 ErrorCode::INVALID_PARAMS,
@@ -447,10 +463,10 @@ impl Server {
         responder: Responder<acp::PromptResponse>,
         connection: ConnectionTo<Client>,
     ) -> Result<(), Error> {
-        let Some(live) = self.sessions.get(&request.session_id.to_string()) else {
-            return responder.respond_with_error(unknown_session(&request.session_id));
+        let live = match self.open_session(&request.session_id) {
+            Ok(live) => live,
+            Err(problem) => return responder.respond_with_error(problem),
         };
-
         let cancel = CancellationToken::new();
         if !live.begin_turn(cancel.clone()) {
             return responder.respond_with_error(error(
@@ -646,19 +662,10 @@ fn connection(
             async move |request: acp::SetSessionModeRequest,
                         responder: Responder<acp::SetSessionModeResponse>,
                         cx: ConnectionTo<Client>| {
-                let Some(live) = on_mode.sessions.get(&request.session_id.to_string()) else {
-                    return responder.respond_with_error(unknown_session(&request.session_id));
-                };
-                let mode: PermissionMode = match request.mode_id.to_string().parse() {
+                let mode = match on_mode.set_mode(&request) {
                     Ok(mode) => mode,
-                    Err(problem) => {
-                        return responder.respond_with_error(error(
-                            ErrorCode::INVALID_PARAMS,
-                            format!("{problem}"),
-                        ));
-                    }
+                    Err(problem) => return responder.respond_with_error(problem),
                 };
-                live.set_mode(mode);
                 responder.respond(acp::SetSessionModeResponse::new())?;
                 ClientUpdates {
                     connection: cx,
