@@ -45,7 +45,7 @@ pub async fn agent(
         .providers
         .into_iter()
         .fold(Agent::builder(), |builder, provider| {
-            builder.boxed_provider(provider)
+            builder.shared_provider(provider)
         })
         .disable_tools(selected.disabled_tools)
         .model(model)

@@ -8,6 +8,7 @@ use agentry::provider::{Provider, ToolRegistry};
 use anyhow::anyhow;
 use serde_json::json;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The plugin libraries to load: `--plugin` flags, `plugins` in configuration, and every
 /// library in `~/.config/agentry/plugins/` and `.agentry/plugins/` of the project.
@@ -41,11 +42,11 @@ pub async fn available(
     config: &Config,
     plugins: &[PathBuf],
     project: &Path,
-) -> Vec<Box<dyn Provider>> {
+) -> Vec<Arc<dyn Provider>> {
     let mut providers = linked();
     for path in plugins {
         match agentry::plugins::load(path) {
-            Ok(plugin) => providers.push(Box::new(plugin)),
+            Ok(plugin) => providers.push(Arc::new(plugin)),
             Err(error) => eprintln!("agentry: plugin not loaded: {error}"),
         }
     }
@@ -75,12 +76,12 @@ pub fn configured_mcp_servers(
 
 /// The configured MCP servers, started at once.
 #[cfg(feature = "mcp")]
-async fn mcp_servers(config: &Config, project: &Path) -> Vec<Box<dyn Provider>> {
+async fn mcp_servers(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
     let servers = configured_mcp_servers(config, project);
-    let mut providers: Vec<Box<dyn Provider>> = Vec::new();
+    let mut providers: Vec<Arc<dyn Provider>> = Vec::new();
     for (_, result) in agentry_mcp::connect_all(&servers, project, MCP_STARTUP_TIMEOUT).await {
         match result {
-            Ok(provider) => providers.push(Box::new(provider)),
+            Ok(provider) => providers.push(Arc::new(provider)),
             Err(error) => eprintln!("agentry: {error}"),
         }
     }
@@ -89,7 +90,7 @@ async fn mcp_servers(config: &Config, project: &Path) -> Vec<Box<dyn Provider>> 
 
 /// This build has no MCP provider: configured servers are reported, not silently dropped.
 #[cfg(not(feature = "mcp"))]
-async fn mcp_servers(config: &Config, _project: &Path) -> Vec<Box<dyn Provider>> {
+async fn mcp_servers(config: &Config, _project: &Path) -> Vec<Arc<dyn Provider>> {
     if !config.mcp_servers.is_empty() {
         eprintln!("agentry: this agentry was built without MCP support; [mcp_servers] is ignored");
     }
@@ -97,28 +98,28 @@ async fn mcp_servers(config: &Config, _project: &Path) -> Vec<Box<dyn Provider>>
 }
 
 /// Every provider linked into this binary.
-pub fn linked() -> Vec<Box<dyn Provider>> {
+pub fn linked() -> Vec<Arc<dyn Provider>> {
     vec![
         #[cfg(feature = "file-ops")]
-        Box::new(agentry_file_ops::FileOps::default()),
+        Arc::new(agentry_file_ops::FileOps::default()),
         #[cfg(feature = "bash")]
-        Box::new(agentry_bash::Shell::default()),
+        Arc::new(agentry_bash::Shell::default()),
         #[cfg(feature = "builtin")]
-        Box::new(agentry_builtin::Builtin),
+        Arc::new(agentry_builtin::Builtin),
     ]
 }
 
 /// What the configuration selects: the providers kept and the tools left out.
 pub struct Selected {
     /// The providers kept.
-    pub providers: Vec<Box<dyn Provider>>,
+    pub providers: Vec<Arc<dyn Provider>>,
     /// Tools left out, by name.
     pub disabled_tools: Vec<String>,
 }
 
 /// Fails on names in the selection that no provider has (a typo would otherwise silently keep
 /// a tool the user meant to remove).
-fn check_names(selection: &ToolSelection, all: &[Box<dyn Provider>]) -> Result<(), CliError> {
+fn check_names(selection: &ToolSelection, all: &[Arc<dyn Provider>]) -> Result<(), CliError> {
     let provider_names: Vec<&str> = all.iter().map(|p| p.name()).collect();
     if let Some(unknown) = selection
         .disabled_providers
@@ -151,7 +152,7 @@ fn check_names(selection: &ToolSelection, all: &[Box<dyn Provider>]) -> Result<(
 /// The providers the configuration keeps, and the tools it leaves out.
 pub fn configured(
     selection: &ToolSelection,
-    all: Vec<Box<dyn Provider>>,
+    all: Vec<Arc<dyn Provider>>,
 ) -> Result<Selected, CliError> {
     check_names(selection, &all)?;
     let kept = all
@@ -191,7 +192,7 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     for provider in &all {
         let mut registry = ToolRegistry::new();
         registry
-            .register(provider.as_ref())
+            .register(provider.clone())
             .map_err(CliError::internal)?;
         let provider_enabled = !selection
             .disabled_providers

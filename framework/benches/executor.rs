@@ -41,7 +41,9 @@ impl Tool for Noop {
 fn executor_overhead(c: &mut Criterion) {
     let mut registry = ToolRegistry::new();
     registry
-        .register(&SimpleProvider::new("bench", "").with_tool(erase(Noop)))
+        .register(Arc::new(
+            SimpleProvider::new("bench", "").with_tool(erase(Noop)),
+        ))
         .unwrap();
     let executor = Executor::new(Arc::new(registry));
     let scope = CallScope {

@@ -66,7 +66,7 @@ struct AgentInner {
 #[derive(Default)]
 pub struct AgentBuilder {
     model: Option<Arc<dyn Model>>,
-    providers: Vec<Box<dyn Provider>>,
+    providers: Vec<Arc<dyn Provider>>,
     disabled_tools: Vec<String>,
     config: AgentConfig,
     store: Option<Arc<dyn SessionStore>>,
@@ -81,12 +81,13 @@ impl AgentBuilder {
 
     /// Adds a provider's tools.
     pub fn provider(mut self, provider: impl Provider + 'static) -> Self {
-        self.providers.push(Box::new(provider));
+        self.providers.push(Arc::new(provider));
         self
     }
 
-    /// Adds a provider that is already boxed (one chosen at run time).
-    pub fn boxed_provider(mut self, provider: Box<dyn Provider>) -> Self {
+    /// Adds a shared provider: one chosen at run time, or one the caller keeps a handle on
+    /// (an MCP server whose prompts a front-end offers, say).
+    pub fn shared_provider(mut self, provider: Arc<dyn Provider>) -> Self {
         self.providers.push(provider);
         self
     }
@@ -114,7 +115,7 @@ impl AgentBuilder {
         let model = self.model.ok_or(AgentError::NoModel)?;
         let mut registry = ToolRegistry::new();
         for provider in &self.providers {
-            registry.register_except(provider.as_ref(), &self.disabled_tools)?;
+            registry.register_except(provider.clone(), &self.disabled_tools)?;
         }
         Ok(Agent {
             inner: Arc::new(AgentInner {
@@ -315,7 +316,7 @@ impl Session {
 
     /// Adds a provider's tools to this session only (an MCP server the front-end's client
     /// passed, say); the model sees them from its next request.
-    pub fn add_provider(&mut self, provider: &dyn Provider) -> Result<(), RegistryError> {
+    pub fn add_provider(&mut self, provider: Arc<dyn Provider>) -> Result<(), RegistryError> {
         let mut registry = ToolRegistry::clone(self.executor.registry());
         registry.register(provider)?;
         self.executor = Executor::new(Arc::new(registry));

@@ -66,11 +66,21 @@ pub struct ProviderInfo {
     pub tools: Vec<String>,
 }
 
+/// A registered provider: what it offered when last read, and how to read it again.
+#[derive(Clone)]
+struct ProviderEntry {
+    info: ProviderInfo,
+    provider: Arc<dyn Provider>,
+    /// The provider's revision when its tools were read.
+    revision: u64,
+    disabled: Vec<String>,
+}
+
 /// Every tool an agent can call, by name. Cloning is cheap (the tools are shared).
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<RegisteredTool>>,
-    providers: Vec<ProviderInfo>,
+    providers: Vec<ProviderEntry>,
 }
 
 impl ToolRegistry {
@@ -80,16 +90,17 @@ impl ToolRegistry {
     }
 
     /// Registers a provider and all its tools; nothing is registered if any tool is rejected.
-    pub fn register(&mut self, provider: &dyn Provider) -> Result<(), RegistryError> {
+    pub fn register(&mut self, provider: Arc<dyn Provider>) -> Result<(), RegistryError> {
         self.register_except(provider, &[])
     }
 
     /// Registers a provider without the tools named in `disabled`.
     pub fn register_except(
         &mut self,
-        provider: &dyn Provider,
+        provider: Arc<dyn Provider>,
         disabled: &[String],
     ) -> Result<(), RegistryError> {
+        let revision = provider.revision();
         let provider_name = provider.name().to_owned();
         let mut staged = Vec::new();
         let tools = provider
@@ -129,11 +140,16 @@ impl ToolRegistry {
                 validator,
             });
         }
-        self.providers.push(ProviderInfo {
-            name: provider_name,
-            description: provider.description(),
-            origin: provider.origin(),
-            tools: staged.iter().map(|t| t.tool.name().to_owned()).collect(),
+        self.providers.push(ProviderEntry {
+            info: ProviderInfo {
+                name: provider_name,
+                description: provider.description(),
+                origin: provider.origin(),
+                tools: staged.iter().map(|t| t.tool.name().to_owned()).collect(),
+            },
+            provider,
+            revision,
+            disabled: disabled.to_vec(),
         });
         for tool in staged {
             self.tools
@@ -153,8 +169,31 @@ impl ToolRegistry {
     }
 
     /// The registered providers, in registration order.
-    pub fn providers(&self) -> &[ProviderInfo] {
-        &self.providers
+    pub fn providers(&self) -> Vec<&ProviderInfo> {
+        self.providers.iter().map(|entry| &entry.info).collect()
+    }
+
+    /// The registry read again from its providers when one of them changed its tools since
+    /// (see [`Provider::revision`]); `None` when nothing changed. A provider whose new tools
+    /// are rejected (a name clash, an invalid schema) is left out, and the reason logged.
+    pub fn refreshed(&self) -> Option<ToolRegistry> {
+        let changed = self
+            .providers
+            .iter()
+            .any(|entry| entry.provider.revision() != entry.revision);
+        if !changed {
+            return None;
+        }
+        let mut fresh = ToolRegistry::new();
+        for entry in &self.providers {
+            if let Err(problem) = fresh.register_except(entry.provider.clone(), &entry.disabled) {
+                tracing::warn!(
+                    "the new tools of `{}` are left out: {problem}",
+                    entry.info.name
+                );
+            }
+        }
+        Some(fresh)
     }
 
     /// The definitions sent to the model, sorted by name.

@@ -16,7 +16,7 @@ use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, Tool
 use crate::executor::{CallScope, Executor, ToolCallRequest, canonical_path};
 use crate::model::ToolResult;
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RejectWhenAsked};
-use crate::provider::{Provider, RegistryError, ToolRegistry};
+use crate::provider::{Provider, RegistryError, SimpleProvider, ToolRegistry};
 use crate::tool::{ClientServices, SessionState, ToolContent};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -49,8 +49,13 @@ impl EventSink for Collect {
 impl ToolHarness {
     /// A harness for a provider's tools, in `cwd`, in `bypass` mode (no questions asked).
     pub fn new(provider: &dyn Provider, cwd: impl Into<PathBuf>) -> Result<Self, RegistryError> {
+        // The harness runs the provider's tools as they are now.
+        let snapshot = provider.tools().into_iter().fold(
+            SimpleProvider::new(provider.name(), provider.description()),
+            SimpleProvider::with_tool,
+        );
         let mut registry = ToolRegistry::new();
-        registry.register(provider)?;
+        registry.register(Arc::new(snapshot))?;
         let cwd = canonical_path(&cwd.into());
         let events = Arc::new(Mutex::new(Vec::new()));
         Ok(Self {

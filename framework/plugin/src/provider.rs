@@ -15,6 +15,12 @@ pub trait Provider: Send + Sync {
     fn origin(&self) -> ProviderOrigin {
         ProviderOrigin::BuiltIn
     }
+    /// A number that changes whenever [`tools`](Provider::tools) would answer differently (an
+    /// MCP server announced a new tool list, say). The registry reads the tools again when it
+    /// sees a new revision; a provider whose tools never change keeps the default, 0.
+    fn revision(&self) -> u64 {
+        0
+    }
 }
 
 /// Where a provider comes from.

@@ -4,7 +4,7 @@ use super::compaction::{estimate_tokens, needs_compaction, split_point, summaris
 use super::{ChatOptions, Session, TurnIo};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
-use crate::executor::{CallScope, PendingCall, ToolCallRequest};
+use crate::executor::{CallScope, Executor, PendingCall, ToolCallRequest};
 use crate::ids::TurnId;
 use crate::model::{
     AssistantContent, ContentBlock, FinishReason, Message, ModelError, ModelEvent, ModelRequest,
@@ -54,6 +54,8 @@ struct Chat<'s> {
     recorder: Arc<Recorder>,
     system: String,
     tools: Vec<ToolDefinition>,
+    /// The schema the answer must satisfy, if the caller gave one (the system prompt says so).
+    output_schema: Option<Value>,
     new_messages: Vec<Message>,
     usage: Usage,
     requests: u32,
@@ -79,17 +81,7 @@ pub(super) async fn run(
         })
         .transpose()?;
     let tools = session.executor.registry().definitions();
-    let mut system = build_system_prompt(&SystemPromptParts {
-        base: &session.agent.inner.config.base_prompt,
-        tools: &tools,
-        cwd: &session.options.cwd,
-        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
-    });
-    if let Some(schema) = &options.output_schema {
-        system.push_str(&format!(
-            "\n# Answer format\nEnd with an answer that is only a JSON value satisfying this JSON Schema, with no other text:\n{schema}\n"
-        ));
-    }
+    let system = system_prompt(session, &tools, options.output_schema.as_ref());
     let title = session
         .history
         .is_empty()
@@ -105,6 +97,7 @@ pub(super) async fn run(
         recorder,
         system,
         tools,
+        output_schema: options.output_schema.clone(),
         new_messages: Vec::new(),
         usage: Usage::default(),
         requests: 0,
@@ -195,6 +188,17 @@ impl Chat<'_> {
         }
     }
 
+    /// Takes up the providers' new tools, if any changed since the last request (an MCP server
+    /// announced a new list): the next request offers them.
+    fn refresh_tools(&mut self) {
+        let Some(registry) = self.session.executor.registry().refreshed() else {
+            return;
+        };
+        self.session.executor = Executor::new(Arc::new(registry));
+        self.tools = self.session.executor.registry().definitions();
+        self.system = system_prompt(self.session, &self.tools, self.output_schema.as_ref());
+    }
+
     /// Runs model requests and tool batches until a stop reason; returns it with the result.
     async fn run_loop(
         &mut self,
@@ -209,6 +213,7 @@ impl Chat<'_> {
             if self.requests >= max_requests {
                 return Ok((StopReason::MaxTurnRequests, self.last_answer()));
             }
+            self.refresh_tools();
             self.fit_context().await?;
             if self.io.cancel.is_cancelled() {
                 return Ok((StopReason::Cancelled, self.last_answer()));
@@ -601,4 +606,25 @@ mod tests {
         ];
         assert_eq!(title_of(&content).as_deref(), Some("Fix the parser"));
     }
+}
+
+/// The system prompt of a session's chat offering `tools` (and asking for an answer that
+/// satisfies `output_schema`, when there is one).
+fn system_prompt(
+    session: &Session,
+    tools: &[ToolDefinition],
+    output_schema: Option<&Value>,
+) -> String {
+    let mut system = build_system_prompt(&SystemPromptParts {
+        base: &session.agent.inner.config.base_prompt,
+        tools,
+        cwd: &session.options.cwd,
+        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
+    });
+    if let Some(schema) = output_schema {
+        system.push_str(&format!(
+            "\n# Answer format\nEnd with an answer that is only a JSON value satisfying this JSON Schema, with no other text:\n{schema}\n"
+        ));
+    }
+    system
 }

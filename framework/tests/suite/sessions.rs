@@ -170,9 +170,11 @@ async fn a_provider_added_to_one_session_serves_only_that_session() {
         ScriptedResponse::text("used it"),
     ])
     .build();
-    let provider = agentry::provider::SimpleProvider::new("mine", "")
-        .with_tool(agentry::tool::erase(Named("Session_only")));
-    h.session.add_provider(&provider).unwrap();
+    let provider: Arc<dyn agentry::provider::Provider> = Arc::new(
+        agentry::provider::SimpleProvider::new("mine", "")
+            .with_tool(agentry::tool::erase(Named("Session_only"))),
+    );
+    h.session.add_provider(provider.clone()).unwrap();
     assert!(h.session.registry().get("Session_only").is_some());
     assert!(h.agent.registry().get("Session_only").is_none());
     let other = h
@@ -193,7 +195,7 @@ async fn a_provider_added_to_one_session_serves_only_that_session() {
         Some(&agentry::event::ToolCallStatus::Completed)
     );
     assert!(
-        h.session.add_provider(&provider).is_err(),
+        h.session.add_provider(provider).is_err(),
         "the same tool twice is refused"
     );
 }
@@ -217,4 +219,88 @@ async fn a_session_can_switch_models_and_keep_its_history() {
     );
     let sent = &second.requests()[0].messages;
     assert_eq!(sent.len(), 3, "the history came along: {sent:?}");
+}
+
+/// A provider whose tool set grows while a chat runs (as an MCP server's may): running its
+/// `Grow` tool adds `Later`.
+#[derive(Default)]
+struct Growing {
+    extra: std::sync::Mutex<Vec<&'static str>>,
+    revision: std::sync::atomic::AtomicU64,
+}
+
+struct Grow(Arc<Growing>);
+
+impl agentry::tool::Tool for Grow {
+    type Input = serde_json::Value;
+    type Output = String;
+    fn name(&self) -> &str {
+        "Grow"
+    }
+    fn description(&self) -> String {
+        "Adds a tool.".to_owned()
+    }
+    fn kind(&self) -> agentry::tool::ToolKind {
+        agentry::tool::ToolKind::Read
+    }
+    async fn call(
+        &self,
+        _input: serde_json::Value,
+        _ctx: agentry::tool::ToolContext,
+    ) -> Result<String, agentry::tool::ToolError> {
+        self.0.extra.lock().unwrap().push("Later");
+        self.0
+            .revision
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok("grown".to_owned())
+    }
+}
+
+struct GrowingProvider(Arc<Growing>);
+
+impl agentry::provider::Provider for GrowingProvider {
+    fn name(&self) -> &str {
+        "growing"
+    }
+    fn description(&self) -> String {
+        String::new()
+    }
+    fn tools(&self) -> Vec<Arc<dyn agentry::tool::DynTool>> {
+        let mut tools = vec![agentry::tool::erase(Grow(self.0.clone()))];
+        for name in self.0.extra.lock().unwrap().iter() {
+            tools.push(agentry::tool::erase(Named(name)));
+        }
+        tools
+    }
+    fn revision(&self) -> u64 {
+        self.0.revision.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[tokio::test]
+async fn a_provider_that_changes_its_tools_is_read_again_before_the_next_request() {
+    let mut h = harness([
+        response([call("c1", "Grow", json!({}))]),
+        response([call("c2", "Later", json!({}))]),
+        ScriptedResponse::text("done"),
+    ])
+    .build();
+    let provider = GrowingProvider(Arc::new(Growing::default()));
+    h.session.add_provider(Arc::new(provider)).unwrap();
+    assert_eq!(h.prompt("go").await.unwrap().answer(), "done");
+    let offered = |request: usize| -> Vec<String> {
+        h.model.requests()[request]
+            .tools
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
+    };
+    assert!(!offered(0).contains(&"Later".to_owned()));
+    assert!(offered(1).contains(&"Later".to_owned()), "{:?}", offered(1));
+    assert!(h.model.requests()[1].system.contains("Later"));
+    assert_eq!(
+        statuses(&h.events(), "c2").last(),
+        Some(&agentry::event::ToolCallStatus::Completed)
+    );
+    assert!(h.session.registry().get("Later").is_some());
 }

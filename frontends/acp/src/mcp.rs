@@ -57,7 +57,7 @@ fn config(server: &acp::McpServer) -> Result<(String, agentry_mcp::McpServerConf
 #[derive(Default)]
 pub struct Connected {
     /// The servers, as providers of tools.
-    pub providers: Vec<Box<dyn Provider>>,
+    pub providers: Vec<std::sync::Arc<dyn Provider>>,
     /// Their prompts.
     pub prompts: Vec<ServerPrompt>,
 }
@@ -157,7 +157,7 @@ pub async fn connect(servers: &[acp::McpServer], cwd: &Path) -> Connected {
                 connected
                     .prompts
                     .extend(provider.prompts().iter().cloned().map(ServerPrompt));
-                connected.providers.push(Box::new(provider));
+                connected.providers.push(std::sync::Arc::new(provider));
             }
             Err(error) => tracing::warn!("{error}"),
         }

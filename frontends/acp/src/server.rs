@@ -188,7 +188,7 @@ impl Server {
     ) -> Commands {
         let connected = crate::mcp::connect(servers, cwd).await;
         for provider in &connected.providers {
-            if let Err(problem) = session.add_provider(provider.as_ref()) {
+            if let Err(problem) = session.add_provider(provider.clone()) {
                 tracing::warn!("MCP server `{}` left out: {problem}", provider.name());
             }
         }
