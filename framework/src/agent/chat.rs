@@ -582,6 +582,27 @@ fn parse_json_answer(text: &str) -> Result<Value, serde_json::Error> {
     serde_json::from_str(unfenced.trim())
 }
 
+/// The system prompt of a session's chat offering `tools` (and asking for an answer that
+/// satisfies `output_schema`, when there is one).
+fn system_prompt(
+    session: &Session,
+    tools: &[ToolDefinition],
+    output_schema: Option<&Value>,
+) -> String {
+    let mut system = build_system_prompt(&SystemPromptParts {
+        base: &session.agent.inner.config.base_prompt,
+        tools,
+        cwd: &session.options.cwd,
+        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
+    });
+    if let Some(schema) = output_schema {
+        system.push_str(&format!(
+            "\n# Answer format\nEnd with an answer that is only a JSON value satisfying this JSON Schema, with no other text:\n{schema}\n"
+        ));
+    }
+    system
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,25 +627,4 @@ mod tests {
         ];
         assert_eq!(title_of(&content).as_deref(), Some("Fix the parser"));
     }
-}
-
-/// The system prompt of a session's chat offering `tools` (and asking for an answer that
-/// satisfies `output_schema`, when there is one).
-fn system_prompt(
-    session: &Session,
-    tools: &[ToolDefinition],
-    output_schema: Option<&Value>,
-) -> String {
-    let mut system = build_system_prompt(&SystemPromptParts {
-        base: &session.agent.inner.config.base_prompt,
-        tools,
-        cwd: &session.options.cwd,
-        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
-    });
-    if let Some(schema) = output_schema {
-        system.push_str(&format!(
-            "\n# Answer format\nEnd with an answer that is only a JSON value satisfying this JSON Schema, with no other text:\n{schema}\n"
-        ));
-    }
-    system
 }
