@@ -29,7 +29,8 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
             }
         };
     let offered = crate::assemble::OfferedModels::new(&config, model.name());
-    let agent = crate::assemble::agent(&config, &args.agent, &project, model).await?;
+    let (agent, prompt_servers) =
+        crate::assemble::agent(&config, &args.agent, &project, model).await?;
     let settings = AcpSettings {
         name: "agentry".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -37,6 +38,7 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
         model_problem,
         models: Some(Arc::new(offered)),
         commands: crate::assemble::prompt_templates(&project),
+        prompt_servers,
     };
     serve_stdio(agent, settings)
         .await

@@ -10,7 +10,7 @@ use agentry::model::{Model, ModelError};
 use agentry::permission::{PermissionMode, PermissionPolicy, PermissionRule, RuleAction};
 use agentry::session::SqliteStore;
 use agentry::templates::{PromptTemplate, load_templates};
-use agentry_acp::ModelChoices;
+use agentry_acp::{ModelChoices, PromptServer};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -26,13 +26,14 @@ pub fn model(config: &Config, args: &AgentArgs) -> Result<Arc<dyn Model>, ModelE
     catalog.open(&model_spec)
 }
 
-/// The agent for `project` (the folder whose `.agentry/`, `.mcp.json` and plugins count).
+/// The agent for `project` (the folder whose `.agentry/`, `.mcp.json` and plugins count),
+/// with its MCP servers as sources of slash commands.
 pub async fn agent(
     config: &Config,
     args: &AgentArgs,
     project: &Path,
     model: Arc<dyn Model>,
-) -> Result<Agent, CliError> {
+) -> Result<(Agent, Vec<PromptServer>), CliError> {
     let store = SqliteStore::open(database_path(config)).map_err(CliError::internal)?;
     let mut agent_config = AgentConfig::default();
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
@@ -40,7 +41,7 @@ pub async fn agent(
     }
     let plugins = crate::providers::plugin_paths(config, &args.plugin, project);
     let available = crate::providers::available(config, &plugins, project).await;
-    let selected = crate::providers::configured(&config.tools, available)?;
+    let selected = crate::providers::configured(&config.tools, available.providers)?;
     let agent = selected
         .providers
         .into_iter()
@@ -52,7 +53,7 @@ pub async fn agent(
         .store(Arc::new(store))
         .config(agent_config)
         .build()?;
-    Ok(agent)
+    Ok((agent, available.prompt_servers))
 }
 
 /// The models the configuration offers to switch to (`models = [...]`, after the default),

@@ -164,15 +164,17 @@ fn remove_server(document: &mut DocumentMut, name: &str, project: &Path) -> anyh
 async fn list(project: &Path, as_json: bool) -> Result<Exit, CliError> {
     let config = Config::load(project).map_err(CliError::usage)?;
     let servers = crate::providers::configured_mcp_servers(&config, project);
-    let connected =
-        agentry_mcp::connect_all(&servers, project, crate::providers::MCP_STARTUP_TIMEOUT).await;
+    let options = agentry_mcp::McpOptions::default();
+    let connected = agentry_mcp::connect_all(&servers, project, &options).await;
     let rows: Vec<serde_json::Value> = connected
         .iter()
         .map(|(name, result)| match result {
             Ok(provider) => {
                 use agentry::provider::Provider;
-                json!({"name": name, "status": "connected", "tools": provider.tools().len(),
-                       "prompts": provider.prompts().len(), "transport": transport(&servers[name])})
+                let prompts: Vec<String> = provider.prompts().into_iter().map(|p| p.name).collect();
+                json!({"name": name, "status": provider.status().to_string(),
+                       "tools": provider.tools().len(), "prompts": prompts,
+                       "transport": transport(&servers[name])})
             }
             Err(error) => json!({"name": name, "status": "failed", "error": error.to_string(),
                                  "transport": transport(&servers[name])}),
@@ -188,12 +190,23 @@ async fn list(project: &Path, as_json: bool) -> Result<Exit, CliError> {
     for row in &rows {
         let name = row["name"].as_str().unwrap_or_default();
         match row["status"].as_str() {
-            Some("connected") => println!(
-                "{name}: connected ({}) — {} tools, {} prompts",
-                row["transport"].as_str().unwrap_or_default(),
-                row["tools"],
-                row["prompts"]
-            ),
+            Some("connected") => {
+                let prompts: Vec<String> = row["prompts"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| p.as_str())
+                    .map(|p| format!("/{p}"))
+                    .collect();
+                println!(
+                    "{name}: connected ({}) — {} tools, {} prompts{}{}",
+                    row["transport"].as_str().unwrap_or_default(),
+                    row["tools"],
+                    prompts.len(),
+                    if prompts.is_empty() { "" } else { ": " },
+                    prompts.join(" ")
+                );
+            }
             _ => println!(
                 "{name}: failed — {}",
                 row["error"].as_str().unwrap_or_default()

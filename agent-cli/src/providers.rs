@@ -5,6 +5,7 @@ use crate::cli::ProvidersArgs;
 use crate::config::{Config, ToolSelection};
 use crate::exit::{CliError, Exit};
 use agentry::provider::{Provider, ToolRegistry};
+use agentry_acp::PromptServer;
 use anyhow::anyhow;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -35,14 +36,19 @@ pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<P
     paths
 }
 
+/// Every provider of this run, with the MCP servers among them again as sources of prompts
+/// (which front-ends offer as slash commands).
+pub struct Available {
+    /// The providers: linked, plugins, MCP servers.
+    pub providers: Vec<Arc<dyn Provider>>,
+    /// The MCP servers that started.
+    pub prompt_servers: Vec<PromptServer>,
+}
+
 /// Every provider of this run: the linked ones, the plugins that load, then the MCP servers
 /// that start. A plugin or server that fails is reported on stderr, and the agent goes on
 /// without it.
-pub async fn available(
-    config: &Config,
-    plugins: &[PathBuf],
-    project: &Path,
-) -> Vec<Arc<dyn Provider>> {
+pub async fn available(config: &Config, plugins: &[PathBuf], project: &Path) -> Available {
     let mut providers = linked();
     for path in plugins {
         match agentry::plugins::load(path) {
@@ -50,13 +56,13 @@ pub async fn available(
             Err(error) => eprintln!("agentry: plugin not loaded: {error}"),
         }
     }
-    providers.extend(mcp_servers(config, project).await);
-    providers
+    let (servers, prompt_servers) = mcp_servers(config, project).await;
+    providers.extend(servers);
+    Available {
+        providers,
+        prompt_servers,
+    }
 }
-
-/// How long an MCP server gets to start and list its tools.
-#[cfg(feature = "mcp")]
-pub const MCP_STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The MCP servers of the project's `.mcp.json` and of the configuration (which wins on a
 /// name both have).
@@ -74,27 +80,39 @@ pub fn configured_mcp_servers(
     servers
 }
 
-/// The configured MCP servers, started at once.
+/// The configured MCP servers, started at once, as providers and as prompt sources.
 #[cfg(feature = "mcp")]
-async fn mcp_servers(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
+async fn mcp_servers(
+    config: &Config,
+    project: &Path,
+) -> (Vec<Arc<dyn Provider>>, Vec<PromptServer>) {
     let servers = configured_mcp_servers(config, project);
+    let options = agentry_mcp::McpOptions::default();
     let mut providers: Vec<Arc<dyn Provider>> = Vec::new();
-    for (_, result) in agentry_mcp::connect_all(&servers, project, MCP_STARTUP_TIMEOUT).await {
+    let mut prompt_servers = Vec::new();
+    for (_, result) in agentry_mcp::connect_all(&servers, project, &options).await {
         match result {
-            Ok(provider) => providers.push(Arc::new(provider)),
+            Ok(provider) => {
+                let provider = Arc::new(provider);
+                prompt_servers.push(PromptServer::new(provider.clone()));
+                providers.push(provider);
+            }
             Err(error) => eprintln!("agentry: {error}"),
         }
     }
-    providers
+    (providers, prompt_servers)
 }
 
 /// This build has no MCP provider: configured servers are reported, not silently dropped.
 #[cfg(not(feature = "mcp"))]
-async fn mcp_servers(config: &Config, _project: &Path) -> Vec<Arc<dyn Provider>> {
+async fn mcp_servers(
+    config: &Config,
+    _project: &Path,
+) -> (Vec<Arc<dyn Provider>>, Vec<PromptServer>) {
     if !config.mcp_servers.is_empty() {
         eprintln!("agentry: this agentry was built without MCP support; [mcp_servers] is ignored");
     }
-    Vec::new()
+    (Vec::new(), Vec::new())
 }
 
 /// Every provider linked into this binary.
@@ -185,7 +203,7 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
     let config = Config::load(&cwd).map_err(CliError::usage)?;
     let plugins = plugin_paths(&config, &args.plugin, &cwd);
-    let all = available(&config, &plugins, &cwd).await;
+    let all = available(&config, &plugins, &cwd).await.providers;
     check_names(&config.tools, &all)?;
     let selection = &config.tools;
     let mut rows = Vec::new();

@@ -21,7 +21,7 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
     let prompt = read_prompt(args.prompt.as_deref())?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
-    let agent = crate::assemble::agent(&config, &args.agent, &cwd, model).await?;
+    let (agent, _) = crate::assemble::agent(&config, &args.agent, &cwd, model).await?;
     let mut options = SessionOptions::new(cwd);
     options.policy = policy;
     let mut session = match &args.resume {

@@ -761,13 +761,17 @@ fn mcp_servers_passed_with_the_session_serve_its_tools() {
         &sb,
         &server,
         &[],
-        json!({"steps": with_everything_server(&sb, Some(broken), vec![prompt("echo it")])}),
+        json!({"steps": with_everything_server(&sb, Some(broken), vec![
+            // The server starts in the background; its prompts say it is up.
+            json!({"op": "wait_for_command", "name": "simple-prompt"}),
+            prompt("echo it"),
+        ])}),
     );
     assert_eq!(
         out.result(0)["agentCapabilities"]["mcpCapabilities"]["http"],
         true
     );
-    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert_eq!(out.result(3)["stopReason"], "end_turn");
     assert_eq!(final_status(&out, "call_echo"), "completed");
     let told = server.requests()[1].body["messages"].to_string();
     assert!(told.contains("Echo: over ACP"), "{told}");
@@ -1070,16 +1074,22 @@ fn a_session_servers_prompts_are_slash_commands() {
     let sb = sandbox();
     sb.write("project/.agentry/prompts/tidy.md", "Tidy the code.\n");
     let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("sunny"))]);
-    let steps = vec![prompt("/args-prompt Paris"), prompt("/args-prompt")];
+    let steps = vec![
+        json!({"op": "wait_for_command", "name": "args-prompt"}),
+        prompt("/args-prompt Paris"),
+        prompt("/args-prompt"),
+    ];
     let out = acp_with_model(
         &sb,
         &server,
         &[],
         json!({"steps": with_everything_server(&sb, None, steps)}),
     );
+    // The templates are announced at once; the server's prompts when it has started.
     let announced = out
         .updates()
         .into_iter()
+        .rev()
         .find(|u| u["sessionUpdate"] == "available_commands_update")
         .expect("the commands are announced");
     let commands = announced["availableCommands"].as_array().unwrap();
@@ -1092,10 +1102,10 @@ fn a_session_servers_prompts_are_slash_commands() {
         commands.iter().any(|c| c["name"] == "tidy"),
         "templates too: {announced}"
     );
-    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert_eq!(out.result(3)["stopReason"], "end_turn");
     let sent = server.requests()[0].body["messages"].to_string();
     assert!(sent.contains("What's weather in Paris?"), "{sent}");
-    let missing = out.answer(3);
+    let missing = out.answer(4);
     assert_eq!(missing["code"], -32602, "{missing}");
     assert!(
         missing["message"].as_str().unwrap().contains("city"),

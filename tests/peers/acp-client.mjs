@@ -19,6 +19,7 @@
 //             {"op": "raw", "line": "..."},                          // bytes as they are
 //             {"op": "wait"},        // waits for the steps started with "noWait": true
 //             {"op": "sleep", "ms": n},
+//             {"op": "wait_for_command", "name": "..."},  // until a commands update offers it
 //             {"op": "close_stdin"}]     // hangs up: the agent's stdin reaches EOF
 // }
 // Within params, the string "$session" stands for the id of the last session created.
@@ -42,12 +43,23 @@ let turn = null; // {onUpdate, cancel} of the prompt being run
 const answers = [...(scenario.permissions ?? [])];
 const buffers = { ...(scenario.buffers ?? {}) };
 const terminals = new Map();
+// The commands the agent last announced, and the steps waiting for one of them.
+let commands = new Set();
+const commandWaiters = [];
+const commandsAnnounced = (update) => {
+  commands = new Set(update.availableCommands.map((command) => command.name));
+  for (const waiter of commandWaiters.splice(0)) {
+    if (commands.has(waiter.name)) waiter.resolve();
+    else commandWaiters.push(waiter);
+  }
+};
 const substitute = (value) => JSON.parse(JSON.stringify(value ?? {}).replaceAll('"$session"', JSON.stringify(sessionId)));
 
 const app = acp
   .client({ name: "agentry-e2e" })
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     print({ kind: "update", sessionId: params.sessionId, update: params.update });
+    if (params.update.sessionUpdate === "available_commands_update") commandsAnnounced(params.update);
     turn?.onUpdate(params.update);
   })
   // An editor's files: its buffers first, then the disk; writes go to the buffer.
@@ -156,6 +168,9 @@ async function run(ctx, step) {
     case "sleep":
       await new Promise((resolve) => setTimeout(resolve, step.ms));
       return null;
+    case "wait_for_command":
+      if (!commands.has(step.name)) await new Promise((resolve) => commandWaiters.push({ name: step.name, resolve }));
+      return null;
     case "raw":
       agent.stdin.write(step.line + "\n");
       return null;
@@ -178,7 +193,7 @@ try {
         continue;
       }
       const outcome = run(ctx, step).then(
-        (result) => !["raw", "sleep"].includes(step.op) && print({ kind: "response", step: index, op: step.op, result }),
+        (result) => !["raw", "sleep", "wait_for_command"].includes(step.op) && print({ kind: "response", step: index, op: step.op, result }),
         (error) => print({ kind: "error", step: index, op: step.op, code: error.code ?? null, message: String(error.message ?? error), data: error.data ?? null }),
       );
       if (step.noWait) started.push(outcome);

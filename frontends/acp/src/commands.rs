@@ -3,7 +3,7 @@
 //! `available_commands_update` and expanded when a prompt starts with `/name`.
 
 use crate::convert::content_block;
-use crate::mcp::ServerPrompt;
+use crate::mcp::{PromptServer, ServerPrompt};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Error, ErrorCode};
 use agentry::templates::{PromptTemplate, argument_hint, arguments_from_text};
@@ -24,7 +24,8 @@ impl Commands {
     /// The templates' commands and the servers' prompts, named without clashes.
     // Without MCP there are no server prompts, so the loop over them cannot run.
     #[cfg_attr(not(feature = "mcp"), allow(unreachable_code))]
-    pub fn new(templates: &[PromptTemplate], prompts: Vec<ServerPrompt>) -> Self {
+    pub fn new(templates: &[PromptTemplate], servers: &[PromptServer]) -> Self {
+        let prompts: Vec<ServerPrompt> = servers.iter().flat_map(PromptServer::prompts).collect();
         let mut commands: BTreeMap<String, Source> = templates
             .iter()
             .map(|t| (t.name.clone(), Source::Template(t.clone())))
@@ -139,7 +140,7 @@ mod tests {
             "---\ndescription: Review code\narguments:\n  - name: target\n    required: true\n---\nReview {{target}}.",
         )
         .unwrap();
-        Commands::new(&[review], Vec::new())
+        Commands::new(&[review], &[])
     }
 
     fn text(text: &str) -> acp::ContentBlock {

@@ -32,6 +32,7 @@
 //!     model_problem: None,
 //!     models: None,
 //!     commands: Vec::new(),
+//!     prompt_servers: Vec::new(),
 //! };
 //! serve_stdio(agent, settings).await
 //! # }
@@ -46,6 +47,7 @@ mod models;
 mod server;
 mod stdio;
 
+pub use mcp::PromptServer;
 pub use models::ModelChoices;
 pub use server::{AcpSettings, serve};
 pub use stdio::serve_stdio;

@@ -1,9 +1,11 @@
 //! The sessions open on one connection, and the turn each may be running.
 
 use crate::commands::Commands;
+use crate::mcp::PromptServer;
 use agentry::agent::Session;
 use agentry::model::Model;
 use agentry::permission::PermissionMode;
+use agentry::templates::PromptTemplate;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -19,8 +21,10 @@ pub struct LiveSession {
     /// The model the session uses (as its spec), and the one the client chose that the next
     /// turn starts with.
     model: Mutex<(String, Option<Arc<dyn Model>>)>,
+    /// The MCP servers whose prompts are among the session's commands.
+    servers: Vec<PromptServer>,
     /// The session's slash commands.
-    pub commands: Commands,
+    commands: Mutex<Commands>,
 }
 
 /// Locks a mutex, going on past a panic of another holder (the data stays usable).
@@ -31,17 +35,37 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl LiveSession {
-    /// A session with no turn running.
-    pub fn new(session: Session, commands: Commands) -> Self {
+    /// A session with no turn running, whose commands are `templates` and the prompts of
+    /// `servers`.
+    pub fn new(session: Session, templates: &[PromptTemplate], servers: Vec<PromptServer>) -> Self {
         let mode = session.options().policy.mode;
         let model = session.model().name();
+        let commands = Commands::new(templates, &servers);
         Self {
             session: tokio::sync::Mutex::new(session),
             turn: Mutex::new(None),
             mode: Mutex::new(mode),
             model: Mutex::new((model, None)),
-            commands,
+            servers,
+            commands: Mutex::new(commands),
         }
+    }
+
+    /// The session's slash commands.
+    pub fn commands(&self) -> Commands {
+        lock(&self.commands).clone()
+    }
+
+    /// The MCP servers whose prompts are among the session's commands.
+    pub fn prompt_servers(&self) -> &[PromptServer] {
+        &self.servers
+    }
+
+    /// Takes up the servers' current prompts; returns the new commands.
+    pub fn refresh_commands(&self, templates: &[PromptTemplate]) -> Commands {
+        let commands = Commands::new(templates, &self.servers);
+        *lock(&self.commands) = commands.clone();
+        commands
     }
 
     /// Marks a turn as running, unless one already is.

@@ -5,10 +5,6 @@ use agent_client_protocol::v1::schema as acp;
 use agentry::provider::Provider;
 use std::path::Path;
 
-/// How long the servers of one session get to start (they start at once, side by side).
-#[cfg(feature = "mcp")]
-const STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// Whether this build connects a client's MCP servers (and over which transports).
 pub fn capabilities() -> acp::McpCapabilities {
     acp::McpCapabilities::new()
@@ -58,8 +54,49 @@ fn config(server: &acp::McpServer) -> Result<(String, agentry_mcp::McpServerConf
 pub struct Connected {
     /// The servers, as providers of tools.
     pub providers: Vec<std::sync::Arc<dyn Provider>>,
-    /// Their prompts.
-    pub prompts: Vec<ServerPrompt>,
+    /// The same servers, as sources of prompts.
+    pub servers: Vec<PromptServer>,
+}
+
+/// An MCP server whose prompts are slash commands (its prompt list may change).
+#[cfg(feature = "mcp")]
+#[derive(Clone)]
+pub struct PromptServer(std::sync::Arc<agentry_mcp::McpProvider>);
+
+/// An MCP server whose prompts are slash commands (none in a build without MCP).
+#[cfg(not(feature = "mcp"))]
+#[derive(Clone)]
+pub enum PromptServer {}
+
+#[cfg(feature = "mcp")]
+impl PromptServer {
+    /// The prompts of a connected server.
+    pub fn new(server: std::sync::Arc<agentry_mcp::McpProvider>) -> Self {
+        Self(server)
+    }
+
+    /// Its prompts, as last listed.
+    pub fn prompts(&self) -> Vec<ServerPrompt> {
+        self.0.prompts().into_iter().map(ServerPrompt).collect()
+    }
+
+    /// Wakes up whenever its prompt list changes.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.0.watch_prompts()
+    }
+}
+
+#[cfg(not(feature = "mcp"))]
+impl PromptServer {
+    /// Its prompts, as last listed.
+    pub fn prompts(&self) -> Vec<ServerPrompt> {
+        match *self {}
+    }
+
+    /// Wakes up whenever its prompt list changes.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        match *self {}
+    }
 }
 
 /// A prompt of a session's MCP server.
@@ -138,9 +175,10 @@ impl ServerPrompt {
     }
 }
 
-/// Connects a session's servers; those that fail are logged (on stderr) and left out.
+/// Starts a session's servers in the background (the session does not wait for them: their
+/// tools and prompts join when they answer); those that fail are logged on stderr.
 #[cfg(feature = "mcp")]
-pub async fn connect(servers: &[acp::McpServer], cwd: &Path) -> Connected {
+pub fn connect(servers: &[acp::McpServer], cwd: &Path) -> Connected {
     let mut configs = std::collections::BTreeMap::new();
     for server in servers {
         match config(server) {
@@ -151,23 +189,19 @@ pub async fn connect(servers: &[acp::McpServer], cwd: &Path) -> Connected {
         }
     }
     let mut connected = Connected::default();
-    for (_, result) in agentry_mcp::connect_all(&configs, cwd, STARTUP_TIMEOUT).await {
-        match result {
-            Ok(provider) => {
-                connected
-                    .prompts
-                    .extend(provider.prompts().iter().cloned().map(ServerPrompt));
-                connected.providers.push(std::sync::Arc::new(provider));
-            }
-            Err(error) => tracing::warn!("{error}"),
-        }
+    let options = agentry_mcp::McpOptions::default();
+    for (name, config) in &configs {
+        let provider = agentry_mcp::connect_in_background(name, config, cwd, &options);
+        let provider = std::sync::Arc::new(provider);
+        connected.servers.push(PromptServer(provider.clone()));
+        connected.providers.push(provider);
     }
     connected
 }
 
 /// This build has no MCP provider: the servers are reported, not silently dropped.
 #[cfg(not(feature = "mcp"))]
-pub async fn connect(servers: &[acp::McpServer], _cwd: &Path) -> Connected {
+pub fn connect(servers: &[acp::McpServer], _cwd: &Path) -> Connected {
     if !servers.is_empty() {
         tracing::warn!(
             "the client passed {} MCP server(s); this agent was built without MCP support, so their tools are not available",

@@ -2,9 +2,9 @@
 //! handing long work (a prompt turn) to a task of its own so the connection keeps reading.
 
 use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
-use crate::commands::Commands;
 use crate::convert::{prompt_block, replayed_updates, stop_reason};
 use crate::live::{LiveSession, LiveSessions, lock};
+use crate::mcp::PromptServer;
 use crate::models::{ModelChoices, config_options, set_option};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
@@ -41,6 +41,9 @@ pub struct AcpSettings {
     pub models: Option<Arc<dyn ModelChoices>>,
     /// The slash commands every session offers.
     pub commands: Vec<PromptTemplate>,
+    /// The agent's own MCP servers, whose prompts every session offers as slash commands too
+    /// (beside those of the servers the client passes).
+    pub prompt_servers: Vec<PromptServer>,
 }
 
 /// What `session/load` and `session/resume` ask for.
@@ -179,20 +182,23 @@ impl Server {
     /// A session's options; its file tools go through the client when the client offers
     /// both `fs` methods, and Bash runs in the client's terminals when it offers those.
     /// Connects the MCP servers the client passed, gives their tools to the session, and
-    /// returns the session's slash commands (the templates and the servers' prompts).
-    async fn add_servers(
+    /// returns it as a live session, whose commands are the templates and the prompts of the
+    /// agent's and the session's servers.
+    fn open_live(
         &self,
-        session: &mut Session,
+        mut session: Session,
         servers: &[acp::McpServer],
         cwd: &Path,
-    ) -> Commands {
-        let connected = crate::mcp::connect(servers, cwd).await;
+    ) -> LiveSession {
+        let connected = crate::mcp::connect(servers, cwd);
         for provider in &connected.providers {
             if let Err(problem) = session.add_provider(provider.clone()) {
                 tracing::warn!("MCP server `{}` left out: {problem}", provider.name());
             }
         }
-        Commands::new(&self.settings.commands, connected.prompts)
+        let mut prompt_servers = self.settings.prompt_servers.clone();
+        prompt_servers.extend(connected.servers);
+        LiveSession::new(session, &self.settings.commands, prompt_servers)
     }
 
     /// Reopens a session in a task of its own (its MCP servers may take a while), answers with
@@ -218,20 +224,41 @@ impl Server {
         });
     }
 
-    /// Tells the client a session's slash commands (after the session's own answer).
+    /// Tells the client a session's slash commands (after the session's own answer), and
+    /// again whenever one of its MCP servers changes its prompts, while the session is open.
     fn announce_commands(&self, connection: &ConnectionTo<Client>, session_id: acp::SessionId) {
         let Some(live) = self.sessions.get(&session_id.to_string()) else {
             return;
         };
-        if live.commands.is_empty() {
-            return;
-        }
-        ClientUpdates {
+        let updates = ClientUpdates {
             connection: connection.clone(),
             session_id,
             context_window: None,
+        };
+        let commands = live.commands();
+        if !commands.is_empty() {
+            updates.send(commands.available());
         }
-        .send(live.commands.available());
+        let mut watches: Vec<_> = live
+            .prompt_servers()
+            .iter()
+            .map(PromptServer::watch)
+            .collect();
+        if watches.is_empty() {
+            return;
+        }
+        let live = Arc::downgrade(&live);
+        let templates = self.settings.commands.clone();
+        tokio::spawn(async move {
+            loop {
+                let changes = watches.iter_mut().map(|watch| Box::pin(watch.changed()));
+                let (changed, _, _) = futures::future::select_all(changes).await;
+                let Some(live) = live.upgrade().filter(|_| changed.is_ok()) else {
+                    return;
+                };
+                updates.send(live.refresh_commands(&templates).available());
+            }
+        });
     }
 
     /// A session's config options (the model), when the agent offers a choice.
@@ -365,17 +392,13 @@ impl Server {
         let id = SessionId::generate();
         let options =
             self.session_options(&id, cwd.clone(), request.additional_directories, connection);
-        let mut session = self
+        let session = self
             .agent
             .new_session_with_id(id, options)
             .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
-        let commands = self
-            .add_servers(&mut session, &request.mcp_servers, &cwd)
-            .await;
         let id = session.id().to_string();
-        let live = self
-            .sessions
-            .insert(id.clone(), LiveSession::new(session, commands));
+        let live = self.open_live(session, &request.mcp_servers, &cwd);
+        let live = self.sessions.insert(id.clone(), live);
         Ok(acp::NewSessionResponse::new(id)
             .modes(modes(live.mode()))
             .config_options(self.config_options(&live)))
@@ -413,16 +436,12 @@ impl Server {
             reopening.additional.clone(),
             connection,
         );
-        let mut session = self
+        let session = self
             .agent
             .resume_session(&session_id, options)
             .map_err(|e| error(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
-        let commands = self
-            .add_servers(&mut session, &reopening.mcp_servers, &cwd)
-            .await;
-        Ok(self
-            .sessions
-            .insert(id.to_string(), LiveSession::new(session, commands)))
+        let live = self.open_live(session, &reopening.mcp_servers, &cwd);
+        Ok(self.sessions.insert(id.to_string(), live))
     }
 
     fn list_sessions(
@@ -524,7 +543,7 @@ async fn run_turn(
         }),
         cancel,
     };
-    let prompt = live.commands.expand(request.prompt).await?;
+    let prompt = live.commands().expand(request.prompt).await?;
     let content = prompt.into_iter().map(prompt_block).collect();
     match session.prompt(content, &ChatOptions::default(), &io).await {
         Ok(summary) => Ok(acp::PromptResponse::new(stop_reason(summary.stop_reason))),

@@ -2,6 +2,8 @@
 
 use crate::McpError;
 use crate::config::{HttpServer, McpServerConfig, StdioServer};
+use crate::handler::Handler;
+use crate::link::{Link, Origin, ServerStatus};
 use crate::prompts::McpPrompt;
 use crate::tool::McpTool;
 use agentry::provider::{Provider, ProviderOrigin};
@@ -9,7 +11,6 @@ use agentry::tool::DynTool;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::RoleClient;
 use rmcp::ServiceExt;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -22,123 +23,155 @@ use tokio::io::AsyncBufReadExt;
 /// How many lines of a server's stderr are kept to explain a failed start.
 const STDERR_TAIL_LINES: usize = 20;
 
-/// A live session with one server, shared by its tools. Dropping the last handle closes it
-/// (and stops a child process).
-pub(crate) type Session = RunningService<RoleClient, ClientConfig>;
+/// A running connection to one server.
+pub(crate) type Service = RunningService<RoleClient, Handler>;
 
-/// The tools of one MCP server, as a provider.
+/// How agentry treats its MCP servers.
+#[derive(Debug, Clone)]
+pub struct McpOptions {
+    /// How long a server gets to start and list what it offers.
+    pub startup_timeout: Duration,
+    /// How long a tool call may go without an answer or a progress notification before it is
+    /// cancelled and fails; each progress notification starts the wait again.
+    pub tool_timeout: Duration,
+    /// How long to wait before starting a server that died; each further attempt in a row
+    /// waits twice as long.
+    pub restart_delay: Duration,
+    /// How many attempts in a row before giving up on a server.
+    pub restart_attempts: u32,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        Self {
+            startup_timeout: Duration::from_secs(30),
+            tool_timeout: Duration::from_secs(120),
+            restart_delay: Duration::from_millis(500),
+            restart_attempts: 5,
+        }
+    }
+}
+
+/// The tools and prompts of one MCP server, as a provider. Its tools follow the server's
+/// `notifications/tools/list_changed` (see [`Provider::revision`]), and a server that dies is
+/// started again (see [`McpProvider::status`]).
 pub struct McpProvider {
-    server: String,
-    description: String,
-    tools: Vec<Arc<dyn DynTool>>,
-    prompts: Vec<McpPrompt>,
+    link: Arc<Link>,
 }
 
 impl McpProvider {
-    /// The server's prompts.
-    pub fn prompts(&self) -> &[McpPrompt] {
-        &self.prompts
+    /// The server's prompts, as last listed.
+    pub fn prompts(&self) -> Vec<McpPrompt> {
+        self.link.offer(|offer| {
+            offer
+                .prompts
+                .iter()
+                .map(|prompt| McpPrompt::new(prompt.clone(), self.link.clone()))
+                .collect()
+        })
+    }
+
+    /// How the server is doing.
+    pub fn status(&self) -> ServerStatus {
+        self.link.status()
+    }
+
+    /// Wakes up (`changed()`) whenever the server's prompt list changes, so a front-end can
+    /// announce its commands again.
+    pub fn watch_prompts(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.link.watch_prompts()
     }
 }
 
 impl Provider for McpProvider {
     fn name(&self) -> &str {
-        &self.server
+        &self.link.server
     }
 
     fn description(&self) -> String {
-        self.description.clone()
+        self.link.offer(|offer| offer.description.clone())
     }
 
     fn tools(&self) -> Vec<Arc<dyn DynTool>> {
-        self.tools.clone()
+        self.link.offer(|offer| {
+            offer
+                .tools
+                .iter()
+                .map(|tool| {
+                    Arc::new(McpTool::new(tool.clone(), self.link.clone())) as Arc<dyn DynTool>
+                })
+                .collect()
+        })
     }
 
     fn origin(&self) -> ProviderOrigin {
         ProviderOrigin::McpServer {
-            server: self.server.clone(),
+            server: self.link.server.clone(),
         }
+    }
+
+    fn revision(&self) -> u64 {
+        self.link.tools_revision()
     }
 }
 
-/// What agentry says about itself in `initialize`.
-fn client_config() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("agentry", env!("CARGO_PKG_VERSION")),
-    )
-}
-
-/// Connects to one server (`project` is the folder relative paths start from), lists its
-/// tools (every page) and returns them as a provider.
+/// Connects to one server (`project` is the folder relative paths start from) and lists what
+/// it offers (every page), with the default [`McpOptions`].
 pub async fn connect(
     name: &str,
     config: &McpServerConfig,
     project: &Path,
 ) -> Result<McpProvider, McpError> {
-    let session = match config {
-        McpServerConfig::Stdio(server) => start_child(name, server, project).await?,
-        McpServerConfig::Http(server) => connect_http(name, server).await?,
+    connect_with(name, config, project, &McpOptions::default()).await
+}
+
+/// [`connect`] with options.
+pub async fn connect_with(
+    name: &str,
+    config: &McpServerConfig,
+    project: &Path,
+    options: &McpOptions,
+) -> Result<McpProvider, McpError> {
+    let origin = Origin {
+        config: config.clone(),
+        project: project.to_path_buf(),
+        options: options.clone(),
     };
-    let listed = session
-        .peer()
-        .list_all_tools()
-        .await
-        .map_err(|e| McpError::Listing {
-            server: name.to_owned(),
-            message: format!("tools/list failed: {e}"),
-        })?;
-    let description = session
-        .peer()
-        .peer_info()
-        .and_then(|info| info.server_info.clone())
-        .map(|server| {
-            let title = server.title.clone().unwrap_or_else(|| server.name.clone());
-            format!("{title} {}", server.version)
-        })
-        .unwrap_or_else(|| format!("MCP server {name}"));
-    let offers_prompts = session
-        .peer()
-        .peer_info()
-        .is_some_and(|info| info.capabilities.prompts.is_some());
-    let prompts = if offers_prompts {
-        session
-            .peer()
-            .list_all_prompts()
-            .await
-            .map_err(|e| McpError::Listing {
-                server: name.to_owned(),
-                message: format!("prompts/list failed: {e}"),
-            })?
-    } else {
-        Vec::new()
-    };
-    let session = Arc::new(session);
-    let prompts = prompts
-        .into_iter()
-        .map(|prompt| McpPrompt::new(name, prompt, session.clone()))
-        .collect();
-    let tools = listed
-        .into_iter()
-        .map(|tool| Arc::new(McpTool::new(name, tool, session.clone())) as Arc<dyn DynTool>)
-        .collect();
     Ok(McpProvider {
-        server: name.to_owned(),
-        description,
-        tools,
-        prompts,
+        link: Link::open(name, origin).await?,
     })
 }
 
-/// Connects to every server at once. Each gets `timeout` to start and list its tools; the
-/// answers come back in the servers' order.
+/// Starts a server in the background and returns at once: its tools and prompts join when
+/// it answers (the provider's revision and [`McpProvider::watch_prompts`] say so), so a slow
+/// server holds up nothing; one that does not start shows it in [`McpProvider::status`].
+pub fn connect_in_background(
+    name: &str,
+    config: &McpServerConfig,
+    project: &Path,
+    options: &McpOptions,
+) -> McpProvider {
+    let origin = Origin {
+        config: config.clone(),
+        project: project.to_path_buf(),
+        options: options.clone(),
+    };
+    McpProvider {
+        link: Link::open_in_background(name, origin),
+    }
+}
+
+/// Connects to every server at once. Each gets the startup timeout to start and list what it
+/// offers; the answers come back in the servers' order.
 pub async fn connect_all(
     servers: &BTreeMap<String, McpServerConfig>,
     project: &Path,
-    timeout: Duration,
+    options: &McpOptions,
 ) -> Vec<(String, Result<McpProvider, McpError>)> {
+    let timeout = options.startup_timeout;
     let attempts = servers.iter().map(|(name, config)| async move {
-        let result = match tokio::time::timeout(timeout, connect(name, config, project)).await {
+        let connecting = connect_with(name, config, project, options);
+        let result = match tokio::time::timeout(timeout, connecting).await {
             Ok(result) => result,
             Err(_) => Err(McpError::Start {
                 server: name.clone(),
@@ -150,11 +183,25 @@ pub async fn connect_all(
     futures::future::join_all(attempts).await
 }
 
+/// Starts (or reaches) a server and completes `initialize`.
+pub(crate) async fn start(
+    name: &str,
+    config: &McpServerConfig,
+    project: &Path,
+    handler: Handler,
+) -> Result<Service, McpError> {
+    match config {
+        McpServerConfig::Stdio(server) => start_child(name, server, project, handler).await,
+        McpServerConfig::Http(server) => connect_http(name, server, handler).await,
+    }
+}
+
 async fn start_child(
     name: &str,
     server: &StdioServer,
     project: &Path,
-) -> Result<Session, McpError> {
+    handler: Handler,
+) -> Result<Service, McpError> {
     let start_error = |message: String| McpError::Start {
         server: name.to_owned(),
         message,
@@ -172,7 +219,7 @@ async fn start_child(
     let tail = Arc::new(Mutex::new(VecDeque::new()));
     let reader =
         stderr.map(|stderr| tokio::spawn(keep_stderr(name.to_owned(), stderr, tail.clone())));
-    match client_config().serve(transport).await {
+    match handler.serve(transport).await {
         Ok(session) => Ok(session),
         Err(error) => {
             // The server is gone or broken: give its stderr a moment to reach us.
@@ -214,7 +261,11 @@ async fn keep_stderr(
     }
 }
 
-async fn connect_http(name: &str, server: &HttpServer) -> Result<Session, McpError> {
+async fn connect_http(
+    name: &str,
+    server: &HttpServer,
+    handler: Handler,
+) -> Result<Service, McpError> {
     let start_error = |message: String| McpError::Start {
         server: name.to_owned(),
         message,
@@ -230,7 +281,7 @@ async fn connect_http(name: &str, server: &HttpServer) -> Result<Session, McpErr
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(server.url.as_str()).custom_headers(headers),
     );
-    client_config()
+    handler
         .serve(transport)
         .await
         .map_err(|e| start_error(format!("{} did not answer initialize: {e}", server.url)))

@@ -9,7 +9,12 @@
 //!   from agentry's TOML (`[mcp_servers.NAME]`) or from a project's `.mcp.json`
 //!   ([`read_mcp_json`]).
 //! - [`connect_all`] starts every server at once; one that fails or hangs is reported and left
-//!   out without holding up the others.
+//!   out without holding up the others. [`connect_in_background`] does not wait at all: the
+//!   server's tools join the agent's from the first model request after it answers.
+//! - A server's tool and prompt lists follow its `list_changed` notifications; a server that
+//!   dies is started again with backoff ([`McpOptions`], [`McpProvider::status`]), and its
+//!   tools fail with a clear message meanwhile. Tool calls forward the server's progress
+//!   notifications as tool updates, and time out only after a stretch without progress.
 //! - Prompts (every page of `prompts/list`) are offered by [`McpProvider::prompts`]; front-ends
 //!   show them as slash commands and [`McpPrompt::get`] turns one into a turn's input.
 //! - Each tool is named `mcp__SERVER__TOOL` and keeps the server's input schema; its kind comes
@@ -35,11 +40,16 @@
 mod config;
 mod connection;
 mod content;
+mod handler;
+mod link;
 mod prompts;
 mod tool;
 
 pub use config::{HttpServer, McpServerConfig, StdioServer, read_mcp_json};
-pub use connection::{McpProvider, connect, connect_all};
+pub use connection::{
+    McpOptions, McpProvider, connect, connect_all, connect_in_background, connect_with,
+};
+pub use link::ServerStatus;
 pub use prompts::{McpPrompt, McpPromptArgument};
 pub use tool::tool_name;
 

@@ -1,8 +1,8 @@
 //! A server's prompts (`prompts/list`, `prompts/get`): front-ends offer them as slash commands,
 //! and a prompt's messages become the turn's input.
 
-use crate::connection::Session;
 use crate::content::block;
+use crate::link::Link;
 use agentry::model::ContentBlock;
 use rmcp::model::{GetPromptRequestParams, JsonObject, Role};
 use std::collections::BTreeMap;
@@ -30,7 +30,7 @@ pub struct McpPrompt {
     pub description: Option<String>,
     /// Its arguments, in order.
     pub arguments: Vec<McpPromptArgument>,
-    session: Arc<Session>,
+    link: Arc<Link>,
 }
 
 impl std::fmt::Debug for McpPrompt {
@@ -43,9 +43,9 @@ impl std::fmt::Debug for McpPrompt {
 }
 
 impl McpPrompt {
-    pub(crate) fn new(server: &str, prompt: rmcp::model::Prompt, session: Arc<Session>) -> Self {
+    pub(crate) fn new(prompt: rmcp::model::Prompt, link: Arc<Link>) -> Self {
         Self {
-            server: server.to_owned(),
+            server: link.server.clone(),
             description: prompt.description.or(prompt.title),
             arguments: prompt
                 .arguments
@@ -58,7 +58,7 @@ impl McpPrompt {
                 })
                 .collect(),
             name: prompt.name,
-            session,
+            link,
         }
     }
 
@@ -86,7 +86,8 @@ impl McpPrompt {
                 .map(|(name, value)| (name, value.into()))
                 .collect::<JsonObject>(),
         );
-        let result = self.session.peer().get_prompt(params).await.map_err(|e| {
+        let peer = self.link.peer()?;
+        let result = peer.get_prompt(params).await.map_err(|e| {
             format!(
                 "the MCP server `{}` could not give the prompt: {e}",
                 self.server

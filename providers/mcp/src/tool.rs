@@ -1,13 +1,18 @@
 //! One MCP tool as an agentry tool.
 
-use crate::connection::Session;
 use crate::content::tool_output;
+use crate::link::Link;
 use agentry::tool::{
-    DynTool, PreparedCall, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput,
+    DynTool, PreparedCall, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind,
+    ToolOutput, ToolProgress,
 };
 use futures::future::BoxFuture;
-use rmcp::model::CallToolResponse;
-use rmcp::model::{CallToolRequestParams, JsonObject, ToolAnnotations};
+use futures::{FutureExt, StreamExt};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, JsonObject,
+    ProgressNotificationParam, ServerResult, ToolAnnotations,
+};
+use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
@@ -47,11 +52,11 @@ pub(crate) struct McpTool {
     description: String,
     kind: ToolKind,
     input_schema: Value,
-    session: Arc<Session>,
+    link: Arc<Link>,
 }
 
 impl McpTool {
-    pub(crate) fn new(server: &str, tool: rmcp::model::Tool, session: Arc<Session>) -> Self {
+    pub(crate) fn new(tool: rmcp::model::Tool, link: Arc<Link>) -> Self {
         let title = tool
             .annotations
             .as_ref()
@@ -59,13 +64,13 @@ impl McpTool {
             .or_else(|| tool.title.clone())
             .unwrap_or_else(|| tool.name.to_string());
         Self {
-            name: tool_name(server, &tool.name),
+            name: tool_name(&link.server, &tool.name),
             title,
             description: tool.description.as_deref().unwrap_or_default().to_owned(),
             kind: kind(tool.annotations.as_ref()),
             input_schema: Value::Object((*tool.input_schema).clone()),
             remote_name: tool.name.into_owned(),
-            session,
+            link,
         }
     }
 }
@@ -101,7 +106,7 @@ impl DynTool for McpTool {
             title: self.title.clone(),
             remote_name: self.remote_name.clone(),
             arguments,
-            session: self.session.clone(),
+            link: self.link.clone(),
         }))
     }
 }
@@ -111,7 +116,7 @@ struct McpCall {
     title: String,
     remote_name: String,
     arguments: JsonObject,
-    session: Arc<Session>,
+    link: Arc<Link>,
 }
 
 impl PreparedCall for McpCall {
@@ -125,26 +130,85 @@ impl PreparedCall for McpCall {
 
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let params =
-                CallToolRequestParams::new(self.remote_name.clone()).with_arguments(self.arguments);
-            // Dropping the request (on cancellation) sends `notifications/cancelled` for it.
-            let response = tokio::select! {
-                response = self.session.peer().call_tool_once(params) => response,
-                () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
+            let peer = self.link.peer().map_err(ToolError::failed)?;
+            let params = CallToolRequestParams::new(self.remote_name.clone())
+                .with_arguments(self.arguments.clone());
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+            let options = PeerRequestOptions::with_timeout(self.link.options.tool_timeout)
+                .reset_timeout_on_progress();
+            let sent = peer
+                .send_request_with_option(request, options)
+                .await
+                .map_err(|e| self.failure(e))?;
+            let id = sent.id.clone();
+            let mut progress = self
+                .link
+                .progress
+                .subscribe(sent.progress_token.clone())
+                .await;
+            let response = sent.await_response();
+            tokio::pin!(response);
+            let response = loop {
+                tokio::select! {
+                    response = &mut response => {
+                        // Reports that came in just before the answer still count.
+                        while let Some(Some(report)) = progress.next().now_or_never() {
+                            ctx.progress.report(progress_content(&report));
+                        }
+                        break response;
+                    }
+                    Some(report) = progress.next() => ctx.progress.report(progress_content(&report)),
+                    () = ctx.cancel.cancelled() => {
+                        // The server is told, so it can stop the work.
+                        let cancelled = CancelledNotificationParam::new(
+                            Some(id),
+                            Some("the user cancelled the tool call".to_owned()),
+                        );
+                        let _ = peer.notify_cancelled(cancelled).await;
+                        return Err(ToolError::Cancelled);
+                    }
+                }
             };
-            match response {
-                Ok(CallToolResponse::Complete(result)) => tool_output(result),
-                Ok(_) => Err(ToolError::failed(format!(
+            match response.map_err(|e| self.failure(e))? {
+                ServerResult::CallToolResult(result) => tool_output(result),
+                _ => Err(ToolError::failed(format!(
                     "`{}` asked for more input or started a background task, which agentry does not support yet",
-                    self.remote_name
-                ))),
-                Err(error) => Err(ToolError::failed(format!(
-                    "the MCP server failed the call of `{}`: {error}",
                     self.remote_name
                 ))),
             }
         })
     }
+}
+
+impl McpCall {
+    /// Why the call failed, for the model.
+    fn failure(&self, error: ServiceError) -> ToolError {
+        let server = &self.link.server;
+        let tool = &self.remote_name;
+        ToolError::failed(match error {
+            ServiceError::Timeout { timeout } => format!(
+                "`{tool}` on the MCP server `{server}` neither answered nor reported progress for {} s, so the call was cancelled",
+                timeout.as_secs_f32()
+            ),
+            ServiceError::TransportClosed => format!(
+                "the MCP server `{server}` stopped before `{tool}` answered; agentry is restarting it"
+            ),
+            error => format!("the MCP server `{server}` failed the call of `{tool}`: {error}"),
+        })
+    }
+}
+
+/// A progress notification as the call's content so far.
+fn progress_content(report: &ProgressNotificationParam) -> ToolProgress {
+    let amount = match report.total {
+        Some(total) => format!("{} of {}", report.progress, total),
+        None => report.progress.to_string(),
+    };
+    let text = match &report.message {
+        Some(message) => format!("Progress {amount}: {message}"),
+        None => format!("Progress {amount}"),
+    };
+    ToolProgress::Content(vec![ToolContent::text(text)])
 }
 
 #[cfg(test)]

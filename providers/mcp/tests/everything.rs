@@ -5,7 +5,7 @@
 use agentry::provider::{Provider, ProviderOrigin};
 use agentry::testing::ToolHarness;
 use agentry::tool::{ContentBlock, ToolContent, ToolKind};
-use agentry_mcp::{McpError, McpServerConfig, StdioServer, connect, connect_all};
+use agentry_mcp::{McpError, McpOptions, McpServerConfig, StdioServer, connect, connect_all};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -232,7 +232,11 @@ async fn a_hanging_server_does_not_hold_up_the_others() {
         ("silent".to_owned(), stdio("sleep", &["60"])),
     ]);
     let started = Instant::now();
-    let results = connect_all(&servers, &project(), Duration::from_secs(3)).await;
+    let options = McpOptions {
+        startup_timeout: Duration::from_secs(3),
+        ..McpOptions::default()
+    };
+    let results = connect_all(&servers, &project(), &options).await;
     assert!(started.elapsed() < Duration::from_secs(20));
     let (name, everything) = &results[0];
     assert_eq!(name, "everything");
@@ -248,16 +252,13 @@ async fn prompts_are_listed_and_filled_in() {
     let provider = connect("everything", &everything(), &project())
         .await
         .unwrap();
-    let names: Vec<&str> = provider.prompts().iter().map(|p| p.name.as_str()).collect();
+    let prompts = provider.prompts();
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
     assert!(
         names.contains(&"simple-prompt") && names.contains(&"args-prompt"),
         "{names:?}"
     );
-    let args = provider
-        .prompts()
-        .iter()
-        .find(|p| p.name == "args-prompt")
-        .unwrap();
+    let args = prompts.iter().find(|p| p.name == "args-prompt").unwrap();
     assert_eq!(args.arguments[0].name, "city");
     assert!(args.arguments[0].required);
     assert!(!args.arguments[1].required);
@@ -273,4 +274,107 @@ async fn prompts_are_listed_and_filled_in() {
     );
     let missing = args.get(BTreeMap::new()).await.unwrap_err();
     assert!(missing.contains("`city`"), "{missing}");
+}
+
+async fn harness_with(options: &McpOptions) -> ToolHarness {
+    let provider = agentry_mcp::connect_with("everything", &everything(), &project(), options)
+        .await
+        .unwrap();
+    ToolHarness::new(&provider, project()).unwrap()
+}
+
+#[tokio::test]
+async fn progress_notifications_become_tool_updates() {
+    let outcome = harness()
+        .await
+        .call(
+            "mcp__everything__trigger-long-running-operation",
+            json!({"duration": 0.8, "steps": 4}),
+        )
+        .await;
+    assert!(!outcome.result.is_error, "{}", outcome.text());
+    let reports: Vec<String> = outcome
+        .progress()
+        .iter()
+        .filter_map(|update| update.content.as_ref())
+        .flat_map(|content| blocks(content).into_iter().cloned())
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        reports.contains(&"Progress 1 of 4".to_owned()),
+        "{reports:?}"
+    );
+    assert!(
+        reports.contains(&"Progress 3 of 4".to_owned()),
+        "{reports:?}"
+    );
+    assert!(outcome.text().contains("Long running operation completed"));
+}
+
+#[tokio::test]
+async fn the_call_timeout_starts_again_with_each_progress_notification() {
+    let options = McpOptions {
+        tool_timeout: Duration::from_millis(700),
+        ..McpOptions::default()
+    };
+    let harness = harness_with(&options).await;
+    // 2 s in all, a progress notification every 0.4 s: never 0.7 s of silence.
+    let reporting = harness
+        .call(
+            "mcp__everything__trigger-long-running-operation",
+            json!({"duration": 2, "steps": 5}),
+        )
+        .await;
+    assert!(!reporting.result.is_error, "{}", reporting.text());
+    // 1.5 s of silence before the only notification.
+    let silent = harness
+        .call(
+            "mcp__everything__trigger-long-running-operation",
+            json!({"duration": 1.5, "steps": 1}),
+        )
+        .await;
+    assert!(silent.result.is_error);
+    assert!(
+        silent
+            .text()
+            .contains("neither answered nor reported progress for 0.7 s"),
+        "{}",
+        silent.text()
+    );
+}
+
+#[tokio::test]
+async fn tools_the_server_adds_after_initialize_are_offered_and_roots_name_the_project() {
+    let provider = connect("everything", &everything(), &project())
+        .await
+        .unwrap();
+    // The server registers its roots tool once it knows the client has roots, and says so
+    // with notifications/tools/list_changed.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let has_roots_tool = |provider: &agentry_mcp::McpProvider| {
+        provider
+            .tools()
+            .iter()
+            .any(|t| t.name() == "mcp__everything__get-roots-list")
+    };
+    while !has_roots_tool(&provider) {
+        assert!(
+            Instant::now() < deadline,
+            "the tool list was not read again"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let outcome = ToolHarness::new(&provider, project())
+        .unwrap()
+        .call("mcp__everything__get-roots-list", json!({}))
+        .await;
+    let project_uri = url_of(&project());
+    assert!(outcome.text().contains(&project_uri), "{}", outcome.text());
+}
+
+fn url_of(folder: &std::path::Path) -> String {
+    format!("file://{}", folder.display())
 }

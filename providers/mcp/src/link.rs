@@ -1,0 +1,394 @@
+//! One server's live link: the connection the tools and prompts use, what the server offers,
+//! and the supervisor that lists again when the server says its lists changed and restarts it
+//! (with backoff) when it dies.
+
+use crate::McpError;
+use crate::McpOptions;
+use crate::config::McpServerConfig;
+use crate::connection::{Service, start};
+use crate::handler::{Changed, Handler, root};
+use rmcp::RoleClient;
+use rmcp::handler::client::progress::ProgressDispatcher;
+use rmcp::service::Peer;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, Weak};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+/// How a server is doing.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ServerStatus {
+    /// Being started in the background; its tools and prompts come once it answers.
+    Starting,
+    /// Connected and answering.
+    Connected,
+    /// It died; agentry is starting it again.
+    Restarting {
+        /// Which attempt in a row is next (from 1).
+        attempt: u32,
+        /// Why it is down.
+        reason: String,
+    },
+    /// It did not start, or died and could not be started again.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for ServerStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerStatus::Starting => f.write_str("starting"),
+            ServerStatus::Connected => f.write_str("connected"),
+            ServerStatus::Restarting { attempt, reason } => {
+                write!(f, "restarting (attempt {attempt}) after: {reason}")
+            }
+            ServerStatus::Failed { reason } => write!(f, "failed: {reason}"),
+        }
+    }
+}
+
+/// What a server offers, as last listed.
+#[derive(Default)]
+pub(crate) struct Offer {
+    pub(crate) description: String,
+    pub(crate) tools: Vec<rmcp::model::Tool>,
+    pub(crate) prompts: Vec<rmcp::model::Prompt>,
+}
+
+struct State {
+    /// The connection, while the server is up.
+    peer: Option<Peer<RoleClient>>,
+    status: ServerStatus,
+    offer: Offer,
+}
+
+/// Where and how to start the server again.
+pub(crate) struct Origin {
+    pub(crate) config: McpServerConfig,
+    pub(crate) project: PathBuf,
+    pub(crate) options: McpOptions,
+}
+
+/// The link to one server, shared by its provider, tools and prompts. Dropping the last
+/// handle stops the supervisor, which closes the connection (and stops a child process).
+pub(crate) struct Link {
+    pub(crate) server: String,
+    pub(crate) options: McpOptions,
+    pub(crate) progress: ProgressDispatcher,
+    state: RwLock<State>,
+    /// Bumped whenever the tool list changes (the registry re-reads the tools then).
+    tools_revision: AtomicU64,
+    /// Bumped whenever the prompt list changes (front-ends announce the commands again).
+    prompts_revision: watch::Sender<u64>,
+    stop: CancellationToken,
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl Link {
+    /// A link to a server that has just started, with its supervisor running.
+    pub(crate) async fn open(name: &str, origin: Origin) -> Result<Arc<Link>, McpError> {
+        let (link, supervisor) = Link::new(name, origin, ServerStatus::Connected);
+        let service = supervisor.start(name).await?;
+        let offer = list(name, service.peer()).await?;
+        link.connected(service.peer().clone(), offer);
+        tokio::spawn(supervisor.run(service));
+        Ok(link)
+    }
+
+    /// A link to a server being started in the background: its tools and prompts come when it
+    /// answers (the revisions say so); if it does not start, its status says why.
+    pub(crate) fn open_in_background(name: &str, origin: Origin) -> Arc<Link> {
+        let (link, supervisor) = Link::new(name, origin, ServerStatus::Starting);
+        let server = name.to_owned();
+        let weak = Arc::downgrade(&link);
+        tokio::spawn(async move {
+            let timeout = supervisor.origin.options.startup_timeout;
+            let started = tokio::time::timeout(timeout, async {
+                let service = supervisor.start(&server).await?;
+                let offer = list(&server, service.peer()).await?;
+                Ok::<_, McpError>((service, offer))
+            })
+            .await
+            .unwrap_or_else(|_| {
+                Err(McpError::Start {
+                    server: server.clone(),
+                    message: format!("no answer within {} s", timeout.as_secs_f32()),
+                })
+            });
+            let Some(link) = weak.upgrade() else { return };
+            match started {
+                Ok((service, offer)) => {
+                    link.connected(service.peer().clone(), offer);
+                    drop(link);
+                    supervisor.run(service).await;
+                }
+                Err(error) => {
+                    tracing::warn!("{error}");
+                    link.write(|state| {
+                        state.status = ServerStatus::Failed {
+                            reason: error.to_string(),
+                        }
+                    });
+                }
+            }
+        });
+        link
+    }
+
+    /// A link (with nothing listed yet) and its supervisor.
+    fn new(name: &str, origin: Origin, status: ServerStatus) -> (Arc<Link>, Supervisor) {
+        let (changes, changed) = mpsc::unbounded_channel();
+        let link = Arc::new(Link {
+            server: name.to_owned(),
+            options: origin.options.clone(),
+            progress: ProgressDispatcher::new(),
+            state: RwLock::new(State {
+                peer: None,
+                status,
+                offer: Offer::default(),
+            }),
+            tools_revision: AtomicU64::new(0),
+            prompts_revision: watch::Sender::new(0),
+            stop: CancellationToken::new(),
+        });
+        let supervisor = Supervisor {
+            link: Arc::downgrade(&link),
+            progress: link.progress.clone(),
+            stop: link.stop.clone(),
+            origin,
+            changes,
+            changed,
+        };
+        (link, supervisor)
+    }
+
+    /// The server answers: takes its connection and what it offers.
+    fn connected(&self, peer: Peer<RoleClient>, offer: Offer) {
+        self.write(|state| {
+            state.peer = Some(peer);
+            state.status = ServerStatus::Connected;
+        });
+        self.update(offer);
+    }
+
+    fn read<T>(&self, read: impl FnOnce(&State) -> T) -> T {
+        read(&self.state.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn write(&self, write: impl FnOnce(&mut State)) {
+        write(&mut self.state.write().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// The connection, or why there is none.
+    pub(crate) fn peer(&self) -> Result<Peer<RoleClient>, String> {
+        self.read(|state| match (&state.peer, &state.status) {
+            (Some(peer), _) => Ok(peer.clone()),
+            (None, status) => Err(format!(
+                "the MCP server `{}` is not running: {status}",
+                self.server
+            )),
+        })
+    }
+
+    /// How the server is doing.
+    pub(crate) fn status(&self) -> ServerStatus {
+        self.read(|state| state.status.clone())
+    }
+
+    /// Reads what the server offers, as last listed.
+    pub(crate) fn offer<T>(&self, read: impl FnOnce(&Offer) -> T) -> T {
+        self.read(|state| read(&state.offer))
+    }
+
+    /// Changes whenever the tool list changes.
+    pub(crate) fn tools_revision(&self) -> u64 {
+        self.tools_revision.load(Ordering::SeqCst)
+    }
+
+    /// Wakes up whenever the prompt list changes.
+    pub(crate) fn watch_prompts(&self) -> watch::Receiver<u64> {
+        self.prompts_revision.subscribe()
+    }
+
+    /// Takes a new listing: bumps the revisions of the lists that changed.
+    fn update(&self, offer: Offer) {
+        let (tools_changed, prompts_changed) = self.read(|state| {
+            (
+                state.offer.tools != offer.tools,
+                state.offer.prompts != offer.prompts,
+            )
+        });
+        self.write(|state| state.offer = offer);
+        if tools_changed {
+            self.tools_revision.fetch_add(1, Ordering::SeqCst);
+        }
+        if prompts_changed {
+            self.prompts_revision.send_modify(|revision| *revision += 1);
+        }
+    }
+}
+
+/// Lists what a server offers: its description, every page of its tools and (when it has
+/// them) of its prompts.
+pub(crate) async fn list(name: &str, peer: &Peer<RoleClient>) -> Result<Offer, McpError> {
+    let listing_error = |what: &str, e: rmcp::service::ServiceError| McpError::Listing {
+        server: name.to_owned(),
+        message: format!("{what} failed: {e}"),
+    };
+    let info = peer.peer_info();
+    let description = info
+        .as_ref()
+        .and_then(|info| info.server_info.clone())
+        .map(|server| {
+            let title = server.title.clone().unwrap_or_else(|| server.name.clone());
+            format!("{title} {}", server.version)
+        })
+        .unwrap_or_else(|| format!("MCP server {name}"));
+    let tools = peer
+        .list_all_tools()
+        .await
+        .map_err(|e| listing_error("tools/list", e))?;
+    let prompts = if info.is_some_and(|info| info.capabilities.prompts.is_some()) {
+        peer.list_all_prompts()
+            .await
+            .map_err(|e| listing_error("prompts/list", e))?
+    } else {
+        Vec::new()
+    };
+    Ok(Offer {
+        description,
+        tools,
+        prompts,
+    })
+}
+
+/// Watches one server for as long as its link lives.
+struct Supervisor {
+    link: Weak<Link>,
+    progress: ProgressDispatcher,
+    stop: CancellationToken,
+    origin: Origin,
+    changes: mpsc::UnboundedSender<Changed>,
+    changed: mpsc::UnboundedReceiver<Changed>,
+}
+
+impl Supervisor {
+    /// Starts (or reaches) the server, with a handler wired to this supervisor.
+    async fn start(&self, name: &str) -> Result<Service, McpError> {
+        let handler = Handler {
+            progress: self.progress.clone(),
+            changes: self.changes.clone(),
+            roots: vec![root(&self.origin.project)],
+        };
+        start(name, &self.origin.config, &self.origin.project, handler).await
+    }
+
+    async fn run(mut self, mut service: Service) {
+        loop {
+            let reason = self.watch(service).await;
+            let Some(reason) = reason else { return };
+            match self.restart(reason).await {
+                Some(restarted) => service = restarted,
+                None => return,
+            }
+        }
+    }
+
+    /// Serves list changes until the server quits (`Some(why)`) or the link is dropped (`None`).
+    async fn watch(&mut self, service: Service) -> Option<String> {
+        let peer = service.peer().clone();
+        let closing = service.cancellation_token();
+        let quit = service.waiting();
+        tokio::pin!(quit);
+        loop {
+            tokio::select! {
+                () = self.stop.cancelled() => {
+                    closing.cancel();
+                    let _ = quit.await;
+                    return None;
+                }
+                reason = &mut quit => {
+                    return Some(match reason {
+                        Ok(reason) => format!("the connection ended ({reason:?})"),
+                        Err(error) => format!("the connection failed: {error}"),
+                    });
+                }
+                Some(_) = self.changed.recv() => {
+                    let link = self.link.upgrade()?;
+                    match list(&link.server, &peer).await {
+                        Ok(offer) => link.update(offer),
+                        Err(error) => tracing::warn!("{error}"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts the server again, waiting longer before each attempt; `None` when it cannot be
+    /// started again or the link is dropped meanwhile.
+    async fn restart(&mut self, reason: String) -> Option<Service> {
+        let name = self.link.upgrade()?.server.clone();
+        tracing::warn!("MCP server `{name}` stopped: {reason}");
+        let options = &self.origin.options;
+        let mut reason = reason;
+        let mut delay = options.restart_delay;
+        for attempt in 1..=options.restart_attempts {
+            self.link.upgrade()?.write(|state| {
+                state.peer = None;
+                state.status = ServerStatus::Restarting {
+                    attempt,
+                    reason: reason.clone(),
+                };
+            });
+            tokio::select! {
+                () = self.stop.cancelled() => return None,
+                () = tokio::time::sleep(delay) => {}
+            }
+            delay = delay.saturating_mul(2);
+            let started = tokio::time::timeout(options.startup_timeout, self.start(&name))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(McpError::Start {
+                        server: name.clone(),
+                        message: "no answer in time".to_owned(),
+                    })
+                });
+            let listed = match started {
+                Ok(service) => list(&name, service.peer())
+                    .await
+                    .map(|offer| (service, offer)),
+                Err(error) => Err(error),
+            };
+            match listed {
+                Ok((service, offer)) => {
+                    self.link
+                        .upgrade()?
+                        .connected(service.peer().clone(), offer);
+                    tracing::info!("MCP server `{name}` restarted");
+                    return Some(service);
+                }
+                Err(error) => reason = error.to_string(),
+            }
+        }
+        let link = self.link.upgrade()?;
+        tracing::error!("MCP server `{name}` could not be restarted: {reason}");
+        link.write(|state| {
+            state.status = ServerStatus::Failed {
+                reason: format!(
+                    "gave up after {} restart attempts; the last failed with: {reason}",
+                    options.restart_attempts
+                ),
+            }
+        });
+        None
+    }
+}
