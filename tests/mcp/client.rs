@@ -1,0 +1,216 @@
+//! The MCP provider against `mcp-test-server` (tests/mcp/server.rs, built on rmcp), for what
+//! the reference server cannot show: a server that crashes and is restarted, one that cannot
+//! be, a slow one, cancellation seen from the server's side, list changes, streamable HTTP.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use agentry::provider::Provider;
+use agentry::testing::ToolHarness;
+use agentry_mcp::{
+    HttpServer, McpOptions, McpProvider, McpServerConfig, ServerStatus, StdioServer, connect_all,
+    connect_in_background, connect_with,
+};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+fn server(args: &[&str], env: &[(&str, &Path)]) -> McpServerConfig {
+    McpServerConfig::Stdio(StdioServer {
+        command: env!("CARGO_BIN_EXE_mcp-test-server").to_owned(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        env: env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.display().to_string()))
+            .collect(),
+        cwd: None,
+    })
+}
+
+fn quick_restarts() -> McpOptions {
+    McpOptions {
+        restart_delay: Duration::from_millis(100),
+        restart_attempts: 2,
+        ..McpOptions::default()
+    }
+}
+
+async fn connected(config: &McpServerConfig, options: &McpOptions) -> McpProvider {
+    connect_with("test", config, &std::env::temp_dir(), options)
+        .await
+        .unwrap()
+}
+
+/// Waits (up to 10 s) until `check` holds.
+async fn eventually(what: &str, check: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !check() {
+        assert!(Instant::now() < deadline, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Calls a tool of the provider as it is now.
+async fn call(provider: &McpProvider, tool: &str, input: serde_json::Value) -> (bool, String) {
+    let outcome = ToolHarness::new(provider, std::env::temp_dir())
+        .unwrap()
+        .call(tool, input)
+        .await;
+    (outcome.result.is_error, outcome.text())
+}
+
+#[tokio::test]
+async fn a_server_that_dies_is_restarted_and_one_that_cannot_start_is_given_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let refuse = dir.path().join("refuse");
+    let provider = connected(
+        &server(&[], &[("MCP_TEST_REFUSE_START", &refuse)]),
+        &quick_restarts(),
+    )
+    .await;
+    let (_, first_pid) = call(&provider, "mcp__test__pid", json!({})).await;
+
+    let (failed, message) = call(&provider, "mcp__test__crash", json!({})).await;
+    assert!(failed);
+    assert!(
+        message.contains("the MCP server `test` stopped before `crash` answered"),
+        "{message}"
+    );
+    eventually("restarted", || provider.status() == ServerStatus::Connected).await;
+    let (failed, second_pid) = call(&provider, "mcp__test__pid", json!({})).await;
+    assert!(!failed, "{second_pid}");
+    assert_ne!(first_pid, second_pid, "a new process");
+
+    std::fs::write(&refuse, "").unwrap();
+    call(&provider, "mcp__test__crash", json!({})).await;
+    eventually("given up", || {
+        matches!(provider.status(), ServerStatus::Failed { .. })
+    })
+    .await;
+    let (failed, message) = call(&provider, "mcp__test__echo", json!({"text": "hi"})).await;
+    assert!(failed);
+    assert!(
+        message.contains(
+            "the MCP server `test` is not running: failed: gave up after 2 restart attempts"
+        ),
+        "{message}"
+    );
+    assert!(message.contains("did not start"), "{message}");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_tells_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("cancel.log");
+    let provider = connected(
+        &server(&[], &[("MCP_TEST_CANCEL_LOG", &log)]),
+        &McpOptions::default(),
+    )
+    .await;
+    let harness = ToolHarness::new(&provider, dir.path()).unwrap();
+    let cancel = CancellationToken::new();
+    let cancel_soon = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel_soon.cancel();
+    });
+    let outcome = harness
+        .call_with("mcp__test__wait_for_cancel", json!({}), cancel)
+        .await;
+    assert!(outcome.result.is_error);
+    eventually("the server saw notifications/cancelled", || {
+        std::fs::read_to_string(&log).is_ok_and(|text| text == "cancelled\n")
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn list_changes_reach_the_tools_and_the_prompts() {
+    let provider = connected(&server(&[], &[]), &McpOptions::default()).await;
+    let revision = provider.revision();
+    let mut prompts = provider.watch_prompts();
+    call(&provider, "mcp__test__add_tool", json!({"name": "fresh"})).await;
+    eventually("the new tool is offered", || {
+        provider.revision() != revision
+            && provider
+                .tools()
+                .iter()
+                .any(|t| t.name() == "mcp__test__fresh")
+    })
+    .await;
+    let (failed, text) = call(&provider, "mcp__test__fresh", json!({})).await;
+    assert!(!failed);
+    assert_eq!(text, "fresh was added later");
+
+    call(&provider, "mcp__test__add_prompt", json!({"name": "later"})).await;
+    tokio::time::timeout(Duration::from_secs(10), prompts.changed())
+        .await
+        .expect("the prompt list changed")
+        .unwrap();
+    let names: Vec<String> = provider.prompts().into_iter().map(|p| p.name).collect();
+    assert_eq!(names, ["greet", "later"]);
+}
+
+#[tokio::test]
+async fn a_slow_server_holds_up_neither_the_others_nor_the_start() {
+    let project = std::env::temp_dir();
+    let options = McpOptions::default();
+    let started = Instant::now();
+    let slow = connect_in_background(
+        "slow",
+        &server(&["--startup-delay-ms", "1500"], &[]),
+        &project,
+        &options,
+    );
+    let fast = connect_in_background("fast", &server(&[], &[]), &project, &options);
+    assert!(started.elapsed() < Duration::from_millis(200));
+    assert_eq!(slow.status(), ServerStatus::Starting);
+    assert!(slow.tools().is_empty());
+    eventually("the fast one is up", || !fast.tools().is_empty()).await;
+    assert_eq!(slow.status(), ServerStatus::Starting, "still starting");
+    eventually("the slow one is up", || !slow.tools().is_empty()).await;
+    assert_eq!(slow.status(), ServerStatus::Connected);
+
+    let waiting = McpOptions {
+        startup_timeout: Duration::from_millis(500),
+        ..McpOptions::default()
+    };
+    let servers = BTreeMap::from([
+        ("fast".to_owned(), server(&[], &[])),
+        (
+            "slow".to_owned(),
+            server(&["--startup-delay-ms", "3000"], &[]),
+        ),
+    ]);
+    let results = connect_all(&servers, &project, &waiting).await;
+    assert!(results[0].1.is_ok());
+    let error = results[1].1.as_ref().err().unwrap().to_string();
+    assert!(error.contains("no answer within 0.5 s"), "{error}");
+}
+
+#[tokio::test]
+async fn streamable_http_servers_are_reached_by_url() {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-test-server"))
+        .args(["--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let url = lines.next_line().await.unwrap().unwrap();
+    let config = McpServerConfig::Http(HttpServer {
+        url,
+        headers: BTreeMap::from([("Authorization".to_owned(), "Bearer test".to_owned())]),
+    });
+    let provider = connected(&config, &McpOptions::default()).await;
+    let (failed, text) = call(&provider, "mcp__test__echo", json!({"text": "over HTTP"})).await;
+    assert!(!failed, "{text}");
+    assert_eq!(text, "over HTTP");
+    let mut prompts = provider.watch_prompts();
+    call(&provider, "mcp__test__add_prompt", json!({"name": "later"})).await;
+    tokio::time::timeout(Duration::from_secs(10), prompts.changed())
+        .await
+        .expect("list_changed over HTTP")
+        .unwrap();
+}

@@ -1,0 +1,190 @@
+//! `mcp-test-server`: a small MCP server on rmcp for the cases the reference server cannot
+//! produce. It speaks stdio, or streamable HTTP with `--listen ADDR` (printing the address it
+//! bound on its first line of stdout); `--startup-delay-ms N` makes it slow to start.
+//!
+//! Tools: `echo {text}`, `pid` (its process id), `crash` (exits at once), `wait_for_cancel`
+//! (waits until the client cancels it, and then appends `cancelled` to the file named by
+//! `MCP_TEST_CANCEL_LOG`), `add_tool {name}` and `add_prompt {name}` (add to its lists and
+//! send the matching `list_changed`). When the file named by `MCP_TEST_REFUSE_START` exists,
+//! it exits before answering anything (a server that cannot be restarted).
+#![allow(missing_docs)]
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Clone, Default)]
+struct TestServer {
+    added_tools: Arc<Mutex<Vec<String>>>,
+    added_prompts: Arc<Mutex<Vec<String>>>,
+}
+
+fn schema(properties: serde_json::Value) -> Arc<JsonObject> {
+    let serde_json::Value::Object(schema) = json!({"type": "object", "properties": properties})
+    else {
+        unreachable!("a JSON object literal")
+    };
+    Arc::new(schema)
+}
+
+fn text(result: impl Into<String>) -> CallToolResponse {
+    CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(result)]))
+}
+
+fn argument(params: &CallToolRequestParams, name: &str) -> String {
+    params
+        .arguments
+        .as_ref()
+        .and_then(|arguments| arguments.get(name))
+        .and_then(|value| value.as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+impl ServerHandler for TestServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = ServerCapabilities::default();
+        capabilities.tools = Some(Default::default());
+        capabilities.prompts = Some(Default::default());
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("mcp-test-server", "1.0.0"))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let text_input = || schema(json!({"text": {"type": "string"}}));
+        let name_input = || schema(json!({"name": {"type": "string"}}));
+        let mut tools = vec![
+            Tool::new("echo", "Says the text back.", text_input()),
+            Tool::new("pid", "Its process id.", schema(json!({}))),
+            Tool::new("crash", "Exits at once.", schema(json!({}))),
+            Tool::new(
+                "wait_for_cancel",
+                "Waits to be cancelled.",
+                schema(json!({})),
+            ),
+            Tool::new("add_tool", "Adds a tool.", name_input()),
+            Tool::new("add_prompt", "Adds a prompt.", name_input()),
+        ];
+        for name in self.added_tools.lock().unwrap().iter() {
+            tools.push(Tool::new(name.clone(), "Added later.", schema(json!({}))));
+        }
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        match request.name.as_ref() {
+            "echo" => Ok(text(argument(&request, "text"))),
+            "pid" => Ok(text(std::process::id().to_string())),
+            "crash" => std::process::exit(3),
+            "wait_for_cancel" => {
+                tokio::select! {
+                    () = context.ct.cancelled() => {
+                        if let Ok(log) = std::env::var("MCP_TEST_CANCEL_LOG") {
+                            let _ = std::fs::write(log, "cancelled\n");
+                        }
+                        Ok(text("cancelled"))
+                    }
+                    () = tokio::time::sleep(Duration::from_secs(30)) => Ok(text("not cancelled")),
+                }
+            }
+            "add_tool" => {
+                let name = argument(&request, "name");
+                self.added_tools.lock().unwrap().push(name.clone());
+                let _ = context.peer.notify_tool_list_changed().await;
+                Ok(text(format!("added tool {name}")))
+            }
+            "add_prompt" => {
+                let name = argument(&request, "name");
+                self.added_prompts.lock().unwrap().push(name.clone());
+                let _ = context.peer.notify_prompt_list_changed().await;
+                Ok(text(format!("added prompt {name}")))
+            }
+            name if self.added_tools.lock().unwrap().iter().any(|t| t == name) => {
+                Ok(text(format!("{name} was added later")))
+            }
+            other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let mut prompts = vec![Prompt::new("greet", Some("Says hello."), None)];
+        for name in self.added_prompts.lock().unwrap().iter() {
+            prompts.push(Prompt::new(name.clone(), Some("Added later."), None));
+        }
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let message = PromptMessage::new_text(Role::User, format!("Run {}", request.name));
+        Ok(GetPromptResult::new(vec![message]).into())
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    if let Ok(marker) = std::env::var("MCP_TEST_REFUSE_START")
+        && std::path::Path::new(&marker).exists()
+    {
+        eprintln!("refusing to start: {marker} exists");
+        std::process::exit(4);
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let option = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    if let Some(delay) = option("--startup-delay-ms") {
+        tokio::time::sleep(Duration::from_millis(delay.parse().unwrap())).await;
+    }
+    match option("--listen") {
+        Some(address) => serve_http(&address).await,
+        None => {
+            let running = TestServer::default()
+                .serve(rmcp::transport::stdio())
+                .await
+                .unwrap();
+            let _ = running.waiting().await;
+        }
+    }
+}
+
+async fn serve_http(address: &str) {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    let service = StreamableHttpService::new(
+        || Ok(TestServer::default()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(address).await.unwrap();
+    println!("http://{}/mcp", listener.local_addr().unwrap());
+    axum::serve(listener, router).await.unwrap();
+}
