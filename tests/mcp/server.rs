@@ -7,7 +7,7 @@
 //! `MCP_TEST_CANCEL_LOG`), `add_tool {name}` and `add_prompt {name}` (add to its lists and
 //! send the matching `list_changed`). When the file named by `MCP_TEST_REFUSE_START` exists,
 //! it exits before answering anything (a server that cannot be restarted).
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
