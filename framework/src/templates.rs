@@ -16,7 +16,13 @@
 //! The front matter is YAML and every key is optional: the name defaults to the file's stem.
 //! `{{argument}}` placeholders take the arguments' values; an optional argument that was not
 //! given becomes empty text.
+//!
+//! A template may embed files ([`PromptTemplate::render_content`]): a line that is only
+//! `@path` embeds a text file as a resource, and a line that is only `![description](path)`
+//! an image (PNG, JPEG, GIF or WebP). Paths are taken from the template's folder.
 
+use crate::model::ContentBlock;
+use base64::Engine;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +45,16 @@ pub enum TemplateError {
         template: String,
         /// The argument.
         argument: String,
+    },
+    /// A file the template embeds could not be read.
+    #[error("`{template}` embeds {path}, which cannot be read: {message}")]
+    Unreadable {
+        /// The template.
+        template: String,
+        /// The embedded file.
+        path: PathBuf,
+        /// Why.
+        message: String,
     },
     /// An argument the template does not have.
     #[error("`{template}` has no argument `{argument}`")]
@@ -150,6 +166,68 @@ impl PromptTemplate {
         Ok(text)
     }
 
+    /// The prompt as content: the rendered text, with the files it embeds (`@path` lines as
+    /// text resources, `![description](path)` lines as images) read in their place.
+    pub fn render_content(
+        &self,
+        values: &BTreeMap<String, String>,
+    ) -> Result<Vec<ContentBlock>, TemplateError> {
+        let text = self.render(values)?;
+        let folder = self.path.parent().unwrap_or(Path::new("."));
+        let mut blocks = Vec::new();
+        let mut pending = String::new();
+        for line in text.split_inclusive('\n') {
+            let Some(embedded) = embedded(line.trim()) else {
+                pending.push_str(line);
+                continue;
+            };
+            if !pending.trim().is_empty() {
+                blocks.push(ContentBlock::text(std::mem::take(&mut pending)));
+            }
+            pending.clear();
+            blocks.push(self.read_embedded(embedded, folder)?);
+        }
+        if !pending.trim().is_empty() || blocks.is_empty() {
+            blocks.push(ContentBlock::text(pending));
+        }
+        Ok(blocks)
+    }
+
+    /// Reads one embedded file.
+    fn read_embedded(&self, embedded: Embedded<'_>, folder: &Path) -> Result<ContentBlock, TemplateError> {
+        let relative = match embedded {
+            Embedded::Resource(path) | Embedded::Image(path) => path,
+        };
+        let path = folder.join(relative);
+        let unreadable = |message: String| TemplateError::Unreadable {
+            template: self.name.clone(),
+            path: path.clone(),
+            message,
+        };
+        let bytes = std::fs::read(&path).map_err(|e| unreadable(e.to_string()))?;
+        match embedded {
+            Embedded::Image(_) => {
+                let mime_type = image_type(&path).ok_or_else(|| {
+                    unreadable("not a PNG, JPEG, GIF or WebP image".to_owned())
+                })?;
+                Ok(ContentBlock::Image {
+                    data: base64::engine::general_purpose::STANDARD.encode(bytes),
+                    mime_type: mime_type.to_owned(),
+                })
+            }
+            Embedded::Resource(_) => {
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| unreadable("only text files can be embedded with @".to_owned()))?;
+                let absolute = std::path::absolute(&path).unwrap_or(path.clone());
+                Ok(ContentBlock::Resource {
+                    uri: format!("file://{}", absolute.display()),
+                    mime_type: Some("text/plain".to_owned()),
+                    text: Some(text),
+                })
+            }
+        }
+    }
+
     /// The arguments of a slash command's free text (`/review src/main.rs quickly`): see
     /// [`arguments_from_text`].
     pub fn arguments_from_text(&self, text: &str) -> BTreeMap<String, String> {
@@ -203,6 +281,39 @@ pub fn argument_hint(arguments: &[(&str, bool)]) -> Option<String> {
             })
             .collect::<Vec<_>>()
             .join(" ")
+    })
+}
+
+/// A file a template line embeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Embedded<'a> {
+    /// `@path`: a text file as a resource.
+    Resource(&'a str),
+    /// `![description](path)`: an image.
+    Image(&'a str),
+}
+
+/// The file a (trimmed) line embeds, if the line is only an embedding.
+fn embedded(line: &str) -> Option<Embedded<'_>> {
+    if let Some(path) = line.strip_prefix('@') {
+        return (!path.is_empty() && !path.contains(char::is_whitespace))
+            .then_some(Embedded::Resource(path));
+    }
+    let rest = line.strip_prefix("![")?;
+    let (_, target) = rest.split_once("](")?;
+    let path = target.strip_suffix(')')?;
+    (!path.is_empty() && !path.contains(char::is_whitespace)).then_some(Embedded::Image(path))
+}
+
+/// The MIME type of an image file, by its extension.
+fn image_type(path: &Path) -> Option<&'static str> {
+    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+    Some(match extension.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => return None,
     })
 }
 
@@ -335,5 +446,49 @@ mod tests {
         assert_eq!(names, ["review", "tidy"]);
         assert_eq!(templates[0].description.as_deref(), Some("Review code"));
         assert_eq!(errors.len(), 1);
+    }
+
+    #[test]
+    fn embedded_files_become_resources_and_images() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "the notes").unwrap();
+        std::fs::write(dir.path().join("shot.png"), [0x89, b'P', b'N', b'G']).unwrap();
+        std::fs::write(dir.path().join("blob.bin"), [0xff, 0xfe, 0x00]).unwrap();
+        let path = dir.path().join("look.md");
+        let text = "Look at {{what}}:\n@notes.txt\n![the screen](shot.png)\nThen say.\n";
+        let template = PromptTemplate::parse(&path, &format!("---\narguments:\n  - name: what\n---\n{text}")).unwrap();
+        let values = BTreeMap::from([("what".to_owned(), "this".to_owned())]);
+        let content = template.render_content(&values).unwrap();
+        assert_eq!(content.len(), 4, "{content:?}");
+        assert_eq!(content[0], ContentBlock::text("Look at this:\n"));
+        let ContentBlock::Resource { uri, text, .. } = &content[1] else {
+            panic!("{content:?}")
+        };
+        assert!(uri.starts_with("file://") && uri.ends_with("/notes.txt"), "{uri}");
+        assert_eq!(text.as_deref(), Some("the notes"));
+        assert_eq!(
+            content[2],
+            ContentBlock::Image {
+                data: "iVBORw==".to_owned(),
+                mime_type: "image/png".to_owned()
+            }
+        );
+        assert_eq!(content[3], ContentBlock::text("Then say.\n"));
+
+        for (line, problem) in [
+            ("@missing.txt", "cannot be read"),
+            ("@blob.bin", "only text files"),
+            ("![x](notes.txt)", "not a PNG"),
+        ] {
+            let template = PromptTemplate::parse(&path, line).unwrap();
+            let error = template.render_content(&BTreeMap::new()).unwrap_err();
+            assert!(matches!(error, TemplateError::Unreadable { .. }), "{error}");
+            assert!(error.to_string().contains(problem), "{error}");
+        }
+        let plain = PromptTemplate::parse(&path, "email me @ noon").unwrap();
+        assert_eq!(
+            plain.render_content(&BTreeMap::new()).unwrap(),
+            [ContentBlock::text("email me @ noon")]
+        );
     }
 }

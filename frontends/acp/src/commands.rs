@@ -106,12 +106,12 @@ impl Commands {
         let failed =
             |problem: String| Error::new(ErrorCode::INVALID_PARAMS, format!("/{name}: {problem}"));
         let content: Vec<acp::ContentBlock> = match source {
-            Source::Template(template) => {
-                let text = template
-                    .render(&template.arguments_from_text(rest))
-                    .map_err(|problem| failed(problem.to_string()))?;
-                vec![acp::ContentBlock::Text(acp::TextContent::new(text))]
-            }
+            Source::Template(template) => template
+                .render_content(&template.arguments_from_text(rest))
+                .map_err(|problem| failed(problem.to_string()))?
+                .iter()
+                .map(content_block)
+                .collect(),
             Source::Server(prompt) => {
                 let arguments = prompt.arguments();
                 let names: Vec<&str> = arguments.iter().map(|(n, _)| n.as_str()).collect();
