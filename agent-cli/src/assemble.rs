@@ -95,16 +95,20 @@ impl ModelChoices for OfferedModels {
 /// The prompt templates (slash commands): `~/.config/agentry/prompts/*.md`, then the project's
 /// `.agentry/prompts/*.md`, which win on a shared name. Unusable files are reported on stderr.
 pub fn prompt_templates(project: &Path) -> Vec<PromptTemplate> {
-    let folders: Vec<_> = dirs::config_dir()
-        .map(|dir| dir.join("agentry").join("prompts"))
-        .into_iter()
-        .chain([project.join(".agentry").join("prompts")])
-        .collect();
-    let (templates, errors) = load_templates(&folders);
+    let (templates, errors) = load_templates(&prompt_folders(project));
     for error in errors {
         eprintln!("agentry: prompt template not loaded: {error}");
     }
     templates
+}
+
+/// The folders of the prompt templates, the user's before the project's.
+pub fn prompt_folders(project: &Path) -> Vec<std::path::PathBuf> {
+    dirs::config_dir()
+        .map(|dir| dir.join("agentry").join("prompts"))
+        .into_iter()
+        .chain([project.join(".agentry").join("prompts")])
+        .collect()
 }
 
 /// The permission policy: the mode (flag, else configuration, else `default`) and the rules

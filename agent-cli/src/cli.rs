@@ -127,8 +127,24 @@ pub enum McpCommand {
         #[arg(long, value_enum, default_value = "project")]
         scope: ConfigScope,
     },
-    /// Serve agentry's prompts over MCP.
-    Serve,
+    /// Serve agentry's prompt templates (and the agent, as the tool `agentry_run`) over MCP,
+    /// on stdio or, with `--listen`, streamable HTTP.
+    Serve(McpServeArgs),
+}
+
+/// Arguments of `agentry mcp serve`.
+#[derive(Debug, Args)]
+pub struct McpServeArgs {
+    /// Serve streamable HTTP at http://ADDRESS/mcp instead of stdio (`127.0.0.1:8765`; port 0
+    /// picks a free one); the endpoint is printed on stdout.
+    #[arg(long, value_name = "ADDRESS")]
+    pub listen: Option<String>,
+    /// How many prompts one `prompts/list` page holds.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..))]
+    pub page_size: u16,
+    /// The agent `agentry_run` runs prompts with.
+    #[command(flatten)]
+    pub agent: AgentArgs,
 }
 
 /// Arguments of `agentry mcp add`.

@@ -1,10 +1,12 @@
-//! `agentry mcp list | add | remove`: the MCP servers agentry uses. `add` and `remove` edit the
-//! TOML configuration in place (comments and layout kept); `list` starts every server to show
-//! whether it works and what it offers.
+//! `agentry mcp list | add | remove | serve`: the MCP servers agentry uses, and agentry as one.
+//! `add` and `remove` edit the TOML configuration in place (comments and layout kept); `list`
+//! starts every server to show whether it works and what it offers; `serve` offers agentry's
+//! prompt templates and the agent itself over MCP.
 
-use crate::cli::{ConfigScope, McpAddArgs, McpArgs, McpCommand};
+use crate::cli::{ConfigScope, McpAddArgs, McpArgs, McpCommand, McpServeArgs};
 use crate::config::Config;
 use crate::exit::{CliError, Exit};
+use agentry_mcp::server::{RunSettings, ServeSettings};
 use anyhow::{Context, anyhow};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -27,13 +29,47 @@ pub async fn mcp(args: McpArgs) -> Result<Exit, CliError> {
             println!("Removed MCP server `{name}` from {}", file.display());
             Ok(Exit::EndTurn)
         }
-        McpCommand::Serve => Err(CliError {
-            exit: Exit::Unavailable,
-            error: anyhow!(
-                "`agentry mcp serve` is not available yet: the MCP server mode is not built in this version"
-            ),
-        }),
+        McpCommand::Serve(args) => serve(&project, args).await,
     }
+}
+
+/// `agentry mcp serve`: the prompt templates, and the agent as `agentry_run`. Without a usable
+/// model the prompts are still served; `agentry_run` then says what is missing.
+async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
+    let config = Config::load(project).map_err(CliError::usage)?;
+    let policy = crate::assemble::policy(&config, &args.agent)?;
+    let agent = match crate::assemble::model(&config, &args.agent) {
+        Ok(model) => Ok(crate::assemble::agent(&config, &args.agent, project, model)
+            .await?
+            .0),
+        Err(problem) => Err(problem.to_string()),
+    };
+    let settings = ServeSettings {
+        folders: crate::assemble::prompt_folders(project),
+        page_size: usize::from(args.page_size),
+        run: RunSettings {
+            agent,
+            policy,
+            cwd: project.to_path_buf(),
+        },
+    };
+    let served = match args.listen {
+        None => agentry_mcp::server::serve_stdio(settings).await,
+        Some(address) => {
+            let listener = tokio::net::TcpListener::bind(&address)
+                .await
+                .with_context(|| format!("cannot listen on {address}"))
+                .map_err(CliError::usage)?;
+            let bound = listener.local_addr().map_err(CliError::internal)?;
+            // The endpoint, alone on stdout, for whoever started the server.
+            println!("http://{bound}/mcp");
+            agentry_mcp::server::serve_http(listener, settings).await
+        }
+    };
+    served
+        .context("the MCP connection failed")
+        .map_err(CliError::internal)?;
+    Ok(Exit::EndTurn)
 }
 
 /// The configuration file of a scope.

@@ -194,7 +194,11 @@ impl PromptTemplate {
     }
 
     /// Reads one embedded file.
-    fn read_embedded(&self, embedded: Embedded<'_>, folder: &Path) -> Result<ContentBlock, TemplateError> {
+    fn read_embedded(
+        &self,
+        embedded: Embedded<'_>,
+        folder: &Path,
+    ) -> Result<ContentBlock, TemplateError> {
         let relative = match embedded {
             Embedded::Resource(path) | Embedded::Image(path) => path,
         };
@@ -207,9 +211,8 @@ impl PromptTemplate {
         let bytes = std::fs::read(&path).map_err(|e| unreadable(e.to_string()))?;
         match embedded {
             Embedded::Image(_) => {
-                let mime_type = image_type(&path).ok_or_else(|| {
-                    unreadable("not a PNG, JPEG, GIF or WebP image".to_owned())
-                })?;
+                let mime_type = image_type(&path)
+                    .ok_or_else(|| unreadable("not a PNG, JPEG, GIF or WebP image".to_owned()))?;
                 Ok(ContentBlock::Image {
                     data: base64::engine::general_purpose::STANDARD.encode(bytes),
                     mime_type: mime_type.to_owned(),
@@ -456,7 +459,11 @@ mod tests {
         std::fs::write(dir.path().join("blob.bin"), [0xff, 0xfe, 0x00]).unwrap();
         let path = dir.path().join("look.md");
         let text = "Look at {{what}}:\n@notes.txt\n![the screen](shot.png)\nThen say.\n";
-        let template = PromptTemplate::parse(&path, &format!("---\narguments:\n  - name: what\n---\n{text}")).unwrap();
+        let template = PromptTemplate::parse(
+            &path,
+            &format!("---\narguments:\n  - name: what\n---\n{text}"),
+        )
+        .unwrap();
         let values = BTreeMap::from([("what".to_owned(), "this".to_owned())]);
         let content = template.render_content(&values).unwrap();
         assert_eq!(content.len(), 4, "{content:?}");
@@ -464,7 +471,10 @@ mod tests {
         let ContentBlock::Resource { uri, text, .. } = &content[1] else {
             panic!("{content:?}")
         };
-        assert!(uri.starts_with("file://") && uri.ends_with("/notes.txt"), "{uri}");
+        assert!(
+            uri.starts_with("file://") && uri.ends_with("/notes.txt"),
+            "{uri}"
+        );
         assert_eq!(text.as_deref(), Some("the notes"));
         assert_eq!(
             content[2],

@@ -4,7 +4,7 @@
 use crate::sandbox;
 use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Stop};
-use agentry_tests::peers::AcpTranscript;
+use agentry_tests::peers::Transcript;
 use serde_json::{Value, json};
 
 /// `agentry acp --model openai/gpt-4.1 ARGS` against `server`, under the test client.
@@ -13,7 +13,7 @@ fn acp_with_model(
     server: &MockModelServer,
     args: &[&str],
     client: Value,
-) -> AcpTranscript {
+) -> Transcript {
     let base = format!("{}/v1", server.url());
     let mut agent_args = vec!["--model", "openai/gpt-4.1"];
     agent_args.extend_from_slice(args);
@@ -147,14 +147,14 @@ fn write_then_answer(turns: usize) -> MockModelServer {
     MockModelServer::start_blocking(script)
 }
 
-fn tool_updates<'a>(out: &'a AcpTranscript, id: &str) -> Vec<&'a Value> {
+fn tool_updates<'a>(out: &'a Transcript, id: &str) -> Vec<&'a Value> {
     out.updates()
         .into_iter()
         .filter(|u| u["toolCallId"] == id)
         .collect()
 }
 
-fn final_status(out: &AcpTranscript, id: &str) -> String {
+fn final_status(out: &Transcript, id: &str) -> String {
     tool_updates(out, id)
         .iter()
         .filter_map(|u| u["status"].as_str())
@@ -360,7 +360,7 @@ fn process_gone(pid: i32) -> bool {
     false
 }
 
-fn assert_cancelled_cleanly(out: &AcpTranscript, step: usize) {
+fn assert_cancelled_cleanly(out: &Transcript, step: usize) {
     assert_eq!(
         out.result(step)["stopReason"],
         "cancelled",
@@ -1113,6 +1113,55 @@ fn a_session_servers_prompts_are_slash_commands() {
     );
 }
 
+#[test]
+fn a_servers_new_prompts_are_announced_again() {
+    let sb = sandbox();
+    // The session's MCP server is agentry itself (`agentry mcp serve`), with prompt
+    // templates of its own.
+    let served_config = sb.project().parent().unwrap().join("served-config");
+    sb.write(
+        "served-config/agentry/prompts/standup.md",
+        "Write the standup notes.\n",
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("deployed"))]);
+    let agentry = json!({
+        "name": "templates",
+        "command": env!("CARGO_BIN_EXE_agentry"),
+        "args": ["mcp", "serve"],
+        "env": [{"name": "XDG_CONFIG_HOME", "value": served_config.display().to_string()}],
+    });
+    let new_template = served_config.join("agentry/prompts/deploy.md");
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": [
+            json!({"op": "initialize"}),
+            json!({"op": "new_session", "cwd": sb.project().display().to_string(), "mcpServers": [agentry]}),
+            json!({"op": "wait_for_command", "name": "standup"}),
+            json!({"op": "write_file", "path": new_template, "text": "---\ndescription: Ship it\n---\nDeploy the service.\n"}),
+            json!({"op": "wait_for_command", "name": "deploy"}),
+            prompt("/deploy"),
+        ]}),
+    );
+    let last = out
+        .updates()
+        .into_iter()
+        .rev()
+        .find(|u| u["sessionUpdate"] == "available_commands_update")
+        .unwrap();
+    let deploy = last["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "deploy")
+        .unwrap_or_else(|| panic!("{last}"));
+    assert_eq!(deploy["description"], "Ship it");
+    assert_eq!(out.result(5)["stopReason"], "end_turn");
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("Deploy the service."), "{sent}");
+}
+
 /// `initialize`, then `session/new` with the reference MCP server (and `another`), then `steps`.
 fn with_everything_server(sb: &Sandbox, another: Option<Value>, steps: Vec<Value>) -> Vec<Value> {
     let (command, args) = agentry_tests::peers::everything_server();
@@ -1128,7 +1177,7 @@ fn with_everything_server(sb: &Sandbox, another: Option<Value>, steps: Vec<Value
 }
 
 /// The client terminal methods the agent called, in order.
-fn terminal_ops(out: &AcpTranscript) -> Vec<&str> {
+fn terminal_ops(out: &Transcript) -> Vec<&str> {
     out.of_kind("terminal")
         .into_iter()
         .map(|r| r["op"].as_str().unwrap())
@@ -1141,7 +1190,7 @@ fn bash_in_client_terminal(
     sb: &Sandbox,
     command: &str,
     step: Value,
-) -> (MockModelServer, AcpTranscript) {
+) -> (MockModelServer, Transcript) {
     let server = bash_then_answer(command);
     let out = acp_with_model(
         sb,

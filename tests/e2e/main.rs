@@ -24,6 +24,7 @@ mod acp;
 mod cli;
 mod crash;
 mod mcp;
+mod mcp_serve;
 mod models;
 mod plugins;
 mod providers;

@@ -20,11 +20,13 @@
 //             {"op": "wait"},        // waits for the steps started with "noWait": true
 //             {"op": "sleep", "ms": n},
 //             {"op": "wait_for_command", "name": "..."},  // until a commands update offers it
+//             {"op": "write_file", "path": "/abs", "text": "..."},
 //             {"op": "close_stdin"}]     // hangs up: the agent's stdin reaches EOF
 // }
 // Within params, the string "$session" stands for the id of the last session created.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -171,6 +173,10 @@ async function run(ctx, step) {
     case "wait_for_command":
       if (!commands.has(step.name)) await new Promise((resolve) => commandWaiters.push({ name: step.name, resolve }));
       return null;
+    case "write_file":
+      mkdirSync(dirname(step.path), { recursive: true });
+      writeFileSync(step.path, step.text);
+      return null;
     case "raw":
       agent.stdin.write(step.line + "\n");
       return null;
@@ -193,7 +199,7 @@ try {
         continue;
       }
       const outcome = run(ctx, step).then(
-        (result) => !["raw", "sleep", "wait_for_command"].includes(step.op) && print({ kind: "response", step: index, op: step.op, result }),
+        (result) => !["raw", "sleep", "wait_for_command", "write_file"].includes(step.op) && print({ kind: "response", step: index, op: step.op, result }),
         (error) => print({ kind: "error", step: index, op: step.op, code: error.code ?? null, message: String(error.message ?? error), data: error.data ?? null }),
       );
       if (step.noWait) started.push(outcome);

@@ -87,7 +87,26 @@ impl Sandbox {
         agent_args: &[&str],
         env: &[(&str, &str)],
         mut client: Value,
-    ) -> peers::AcpTranscript {
+    ) -> peers::Transcript {
+        client["agent"] = self.command_line(&["acp"], agent_args, env);
+        peers::run_acp_client(&client, self.root.path(), Duration::from_secs(60))
+    }
+
+    /// Runs `agentry mcp serve ARGS` (with the sandbox's environment plus `env`) under the MCP
+    /// test client, which plays `client["steps"]`.
+    pub fn mcp_serve(
+        &self,
+        args: &[&str],
+        env: &[(&str, &str)],
+        mut client: Value,
+    ) -> peers::Transcript {
+        client["server"] = self.command_line(&["mcp", "serve"], args, env);
+        peers::run_mcp_client(&client, self.root.path(), Duration::from_secs(60))
+    }
+
+    /// How a test client starts `agentry COMMAND ARGS` in the project, with the sandbox's
+    /// environment plus `env`.
+    fn command_line(&self, command: &[&str], args: &[&str], env: &[(&str, &str)]) -> Value {
         let mut environment: serde_json::Map<String, Value> = self
             .environment()
             .into_iter()
@@ -96,15 +115,13 @@ impl Sandbox {
         for (name, value) in env {
             environment.insert((*name).to_owned(), Value::from(*value));
         }
-        let mut args = vec!["acp".to_owned()];
-        args.extend(agent_args.iter().map(|a| (*a).to_owned()));
-        client["agent"] = serde_json::json!({
+        let args: Vec<&str> = command.iter().chain(args).copied().collect();
+        serde_json::json!({
             "command": self.binary.display().to_string(),
             "args": args,
             "env": environment,
             "cwd": self.project().display().to_string(),
-        });
-        peers::run_acp_client(&client, self.root.path(), Duration::from_secs(60))
+        })
     }
 
     /// `agentry ARGS` with the sandbox's environment, in the project directory.

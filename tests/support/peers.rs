@@ -29,18 +29,18 @@ pub fn everything_server() -> (String, Vec<String>) {
     )
 }
 
-/// What the ACP test client (`tests/peers/acp-client.mjs`, on the official TypeScript SDK) saw:
-/// one JSON value per line, in order.
+/// What a test client of `tests/peers` (on the official TypeScript SDKs) saw: one JSON value
+/// per line, in order.
 #[derive(Debug)]
-pub struct AcpTranscript {
+pub struct Transcript {
     /// Every record.
     pub records: Vec<serde_json::Value>,
     /// The client's stderr (the agent's too).
     pub stderr: String,
 }
 
-impl AcpTranscript {
-    /// The records of one kind (`response`, `error`, `update`, `permission`, `cancel`, `exit`).
+impl Transcript {
+    /// The records of one kind (`response`, `error`, `update`, `notification`, …).
     pub fn of_kind(&self, kind: &str) -> Vec<&serde_json::Value> {
         self.records.iter().filter(|r| r["kind"] == kind).collect()
     }
@@ -88,21 +88,42 @@ impl AcpTranscript {
     }
 }
 
-/// Runs the ACP test client on `scenario` (see the script for its shape), with `dir` for the
-/// scenario file; fails the test if the client does not finish within `timeout`.
+/// Runs the ACP test client on `scenario` (see `tests/peers/acp-client.mjs` for its shape),
+/// with `dir` for the scenario file; fails the test if the client does not finish within
+/// `timeout`.
 pub fn run_acp_client(
     scenario: &serde_json::Value,
     dir: &Path,
     timeout: std::time::Duration,
-) -> AcpTranscript {
-    let script = peers().join("acp-client.mjs");
+) -> Transcript {
     installed("@agentclientprotocol/sdk/package.json");
+    run_client("acp-client.mjs", scenario, dir, timeout)
+}
+
+/// Runs the MCP test client on `scenario` (see `tests/peers/mcp-client.mjs` for its shape),
+/// as [`run_acp_client`] does.
+pub fn run_mcp_client(
+    scenario: &serde_json::Value,
+    dir: &Path,
+    timeout: std::time::Duration,
+) -> Transcript {
+    installed("@modelcontextprotocol/sdk/package.json");
+    run_client("mcp-client.mjs", scenario, dir, timeout)
+}
+
+/// Runs one of the test clients of `tests/peers` on `scenario`.
+fn run_client(
+    script: &str,
+    scenario: &serde_json::Value,
+    dir: &Path,
+    timeout: std::time::Duration,
+) -> Transcript {
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let file = dir.join(format!("acp-scenario-{}-{run}.json", std::process::id()));
+    let file = dir.join(format!("scenario-{}-{run}.json", std::process::id()));
     std::fs::write(&file, scenario.to_string()).unwrap();
     let mut child = std::process::Command::new("node")
-        .arg(&script)
+        .arg(peers().join(script))
         .arg(&file)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -114,7 +135,7 @@ pub fn run_acp_client(
             let _ = child.kill();
             let output = child.wait_with_output().unwrap();
             panic!(
-                "the ACP client did not finish within {timeout:?}:\n{}\n{}",
+                "{script} did not finish within {timeout:?}:\n{}\n{}",
                 String::from_utf8_lossy(&output.stdout),
                 String::from_utf8_lossy(&output.stderr)
             );
@@ -126,9 +147,9 @@ pub fn run_acp_client(
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
         output.status.success(),
-        "the ACP client failed: {stderr}\n{stdout}"
+        "{script} failed: {stderr}\n{stdout}"
     );
-    AcpTranscript {
+    Transcript {
         records: stdout
             .lines()
             .map(|line| serde_json::from_str(line).unwrap())

@@ -43,6 +43,8 @@ mod content;
 mod handler;
 mod link;
 mod prompts;
+#[cfg(feature = "server")]
+pub mod server;
 mod tool;
 
 pub use config::{HttpServer, McpServerConfig, StdioServer, read_mcp_json};
