@@ -4,7 +4,7 @@
 use crate::cli::ProvidersArgs;
 use crate::config::{Config, ToolSelection};
 use crate::exit::{CliError, Exit};
-use agentry::provider::{Provider, ToolRegistry};
+use agentry::provider::{Provider, ProviderOrigin, ToolRegistry};
 use agentry_acp::PromptServer;
 use anyhow::anyhow;
 use serde_json::json;
@@ -43,6 +43,8 @@ pub struct Available {
     pub providers: Vec<Arc<dyn Provider>>,
     /// The MCP servers that started.
     pub prompt_servers: Vec<PromptServer>,
+    /// The MCP servers that did not start, with why.
+    pub failed_servers: Vec<(String, String)>,
 }
 
 /// Every provider of this run: the linked ones, the plugins that load, then the MCP servers
@@ -56,11 +58,12 @@ pub async fn available(config: &Config, plugins: &[PathBuf], project: &Path) -> 
             Err(error) => eprintln!("agentry: plugin not loaded: {error}"),
         }
     }
-    let (servers, prompt_servers) = mcp_servers(config, project).await;
-    providers.extend(servers);
+    let servers = mcp_servers(config, project).await;
+    providers.extend(servers.providers);
     Available {
         providers,
-        prompt_servers,
+        prompt_servers: servers.prompt_servers,
+        failed_servers: servers.failed,
     }
 }
 
@@ -80,39 +83,45 @@ pub fn configured_mcp_servers(
     servers
 }
 
-/// The configured MCP servers, started at once, as providers and as prompt sources.
+/// The configured MCP servers, as providers and as prompt sources, and those that failed.
+#[derive(Default)]
+struct McpServers {
+    providers: Vec<Arc<dyn Provider>>,
+    prompt_servers: Vec<PromptServer>,
+    failed: Vec<(String, String)>,
+}
+
+/// The configured MCP servers, started at once.
 #[cfg(feature = "mcp")]
-async fn mcp_servers(
-    config: &Config,
-    project: &Path,
-) -> (Vec<Arc<dyn Provider>>, Vec<PromptServer>) {
+async fn mcp_servers(config: &Config, project: &Path) -> McpServers {
     let servers = configured_mcp_servers(config, project);
     let options = agentry_mcp::McpOptions::default();
-    let mut providers: Vec<Arc<dyn Provider>> = Vec::new();
-    let mut prompt_servers = Vec::new();
-    for (_, result) in agentry_mcp::connect_all(&servers, project, &options).await {
+    let mut started = McpServers::default();
+    for (name, result) in agentry_mcp::connect_all(&servers, project, &options).await {
         match result {
             Ok(provider) => {
                 let provider = Arc::new(provider);
-                prompt_servers.push(PromptServer::new(provider.clone()));
-                providers.push(provider);
+                started
+                    .prompt_servers
+                    .push(PromptServer::new(provider.clone()));
+                started.providers.push(provider);
             }
-            Err(error) => eprintln!("agentry: {error}"),
+            Err(error) => {
+                eprintln!("agentry: {error}");
+                started.failed.push((name, error.to_string()));
+            }
         }
     }
-    (providers, prompt_servers)
+    started
 }
 
 /// This build has no MCP provider: configured servers are reported, not silently dropped.
 #[cfg(not(feature = "mcp"))]
-async fn mcp_servers(
-    config: &Config,
-    _project: &Path,
-) -> (Vec<Arc<dyn Provider>>, Vec<PromptServer>) {
+async fn mcp_servers(config: &Config, _project: &Path) -> McpServers {
     if !config.mcp_servers.is_empty() {
         eprintln!("agentry: this agentry was built without MCP support; [mcp_servers] is ignored");
     }
-    (Vec::new(), Vec::new())
+    McpServers::default()
 }
 
 /// Every provider linked into this binary.
@@ -203,7 +212,8 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
     let config = Config::load(&cwd).map_err(CliError::usage)?;
     let plugins = plugin_paths(&config, &args.plugin, &cwd);
-    let all = available(&config, &plugins, &cwd).await.providers;
+    let available = available(&config, &plugins, &cwd).await;
+    let all = available.providers;
     check_names(&config.tools, &all)?;
     let selection = &config.tools;
     let mut rows = Vec::new();
@@ -234,8 +244,23 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
             "origin": provider.origin(),
             "origin_text": provider.origin().to_string(),
             "description": provider.description(),
+            "status": "ready",
             "enabled": provider_enabled,
             "tools": tools,
+        }));
+    }
+    for (server, problem) in available.failed_servers {
+        let origin = ProviderOrigin::McpServer {
+            server: server.clone(),
+        };
+        rows.push(json!({
+            "name": server,
+            "origin_text": origin.to_string(),
+            "origin": origin,
+            "description": problem,
+            "status": "failed",
+            "enabled": false,
+            "tools": [],
         }));
     }
     if args.json {
@@ -250,10 +275,10 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
         .max()
         .unwrap_or_default();
     for row in &rows {
-        let disabled = if row["enabled"] == true {
-            ""
-        } else {
-            ", disabled"
+        let disabled = match (row["status"].as_str(), row["enabled"] == true) {
+            (Some("failed"), _) => ", failed",
+            (_, true) => "",
+            (_, false) => ", disabled",
         };
         println!(
             "{} ({}{disabled}): {}",

@@ -61,10 +61,22 @@ fn mcp_servers_and_plugins_are_listed_side_by_side() {
             .find(|t| t["name"] == format!("mcp__{server}__echo"))
             .unwrap_or_else(|| panic!("no echo tool in {mcp}"));
         assert_eq!(echo["kind"], "read");
+        assert_eq!(mcp["status"], "ready");
     }
+    let broken = provider(&listing, "broken");
+    assert_eq!(broken["status"], "failed");
+    assert!(
+        broken["description"]
+            .as_str()
+            .unwrap()
+            .contains("no token configured"),
+        "{broken}"
+    );
     let text = sb.run(&["providers", "--plugin", &plugin]).stdout;
     assert!(
-        text.contains("everything (MCP server everything)") && text.contains("(plugin "),
+        text.contains("everything (MCP server everything)")
+            && text.contains("(plugin ")
+            && text.contains("broken (MCP server broken, failed): "),
         "{text}"
     );
 }
