@@ -37,6 +37,7 @@
 #![forbid(clippy::todo, clippy::dbg_macro)]
 
 pub mod agent;
+pub mod commands;
 pub mod error;
 pub mod event;
 pub mod executor;

@@ -1,50 +1,28 @@
-//! A session's slash commands: prompt templates (`agentry::templates`) and the prompts of the
-//! session's MCP servers (`/PROMPT`, or `/SERVER:PROMPT` when two share a name), announced with
-//! `available_commands_update` and expanded when a prompt starts with `/name`.
+//! A session's slash commands (`agentry::commands`): prompt templates and the prompts of the
+//! session's MCP servers, announced with `available_commands_update` and expanded when a
+//! prompt starts with `/name`.
 
 use crate::convert::content_block;
-use crate::mcp::{PromptServer, ServerPrompt};
+use crate::mcp::PromptServer;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Error, ErrorCode};
-use agentry::templates::{PromptTemplate, argument_hint, arguments_from_text};
-use std::collections::BTreeMap;
-
-/// What a command runs.
-#[derive(Debug, Clone)]
-enum Source {
-    Template(PromptTemplate),
-    Server(ServerPrompt),
-}
+use agentry::commands::{SlashCommand, SlashCommands};
+use agentry::templates::PromptTemplate;
+use std::sync::Arc;
 
 /// A session's slash commands, by name.
-#[derive(Debug, Clone, Default)]
-pub struct Commands(BTreeMap<String, Source>);
+#[derive(Clone, Default)]
+pub struct Commands(SlashCommands);
 
 impl Commands {
     /// The templates' commands and the servers' prompts, named without clashes.
-    // Without MCP there are no server prompts, so the loop over them cannot run.
-    #[cfg_attr(not(feature = "mcp"), allow(unreachable_code))]
     pub fn new(templates: &[PromptTemplate], servers: &[PromptServer]) -> Self {
-        let prompts: Vec<ServerPrompt> = servers.iter().flat_map(PromptServer::prompts).collect();
-        let mut commands: BTreeMap<String, Source> = templates
+        let commands = templates
             .iter()
-            .map(|t| (t.name.clone(), Source::Template(t.clone())))
+            .map(|t| Arc::new(t.clone()) as Arc<dyn SlashCommand>)
+            .chain(servers.iter().flat_map(PromptServer::prompts))
             .collect();
-        for prompt in &prompts {
-            let shared = commands.contains_key(prompt.name())
-                || prompts
-                    .iter()
-                    .filter(|other| other.name() == prompt.name())
-                    .count()
-                    > 1;
-            let name = if shared {
-                format!("{}:{}", prompt.server(), prompt.name())
-            } else {
-                prompt.name().to_owned()
-            };
-            commands.insert(name, Source::Server(prompt.clone()));
-        }
-        Self(commands)
+        Self(SlashCommands::new(commands))
     }
 
     /// Whether there are none.
@@ -57,28 +35,16 @@ impl Commands {
         let commands = self
             .0
             .iter()
-            .map(|(name, source)| {
-                let (description, hint) = match source {
-                    Source::Template(template) => {
-                        (template.description.clone(), template.argument_hint())
-                    }
-                    Source::Server(prompt) => {
-                        let arguments = prompt.arguments();
-                        let arguments: Vec<(&str, bool)> =
-                            arguments.iter().map(|(n, r)| (n.as_str(), *r)).collect();
-                        (
-                            prompt.description().map(str::to_owned),
-                            argument_hint(&arguments),
-                        )
-                    }
-                };
-                let description = description.unwrap_or_else(|| format!("Run the {name} prompt"));
-                let command = acp::AvailableCommand::new(name.as_str(), description);
-                match hint {
-                    Some(hint) => command.input(acp::AvailableCommandInput::Unstructured(
+            .map(|(name, command)| {
+                let description = command
+                    .description()
+                    .unwrap_or_else(|| format!("Run the {name} prompt"));
+                let available = acp::AvailableCommand::new(name, description);
+                match SlashCommands::hint(command) {
+                    Some(hint) => available.input(acp::AvailableCommandInput::Unstructured(
                         acp::UnstructuredCommandInput::new(hint),
                     )),
-                    None => command,
+                    None => available,
                 }
             })
             .collect();
@@ -86,7 +52,8 @@ impl Commands {
     }
 
     /// A prompt whose first block is `/name rest…` for one of the commands, with the command's
-    /// content in that block's place; any other prompt unchanged.
+    /// content in that block's place; any other prompt unchanged. A command that cannot run
+    /// (a required argument missing, say) is -32602.
     pub async fn expand(
         &self,
         mut prompt: Vec<acp::ContentBlock>,
@@ -94,37 +61,11 @@ impl Commands {
         let Some(acp::ContentBlock::Text(first)) = prompt.first() else {
             return Ok(prompt);
         };
-        let Some(invocation) = first.text.trim_start().strip_prefix('/') else {
+        let Some(expanded) = self.0.expand(&first.text).await else {
             return Ok(prompt);
         };
-        let (name, rest) = invocation
-            .split_once(char::is_whitespace)
-            .unwrap_or((invocation, ""));
-        let Some(source) = self.0.get(name) else {
-            return Ok(prompt);
-        };
-        let failed =
-            |problem: String| Error::new(ErrorCode::INVALID_PARAMS, format!("/{name}: {problem}"));
-        let content: Vec<acp::ContentBlock> = match source {
-            Source::Template(template) => template
-                .render_content(&template.arguments_from_text(rest))
-                .map_err(|problem| failed(problem.to_string()))?
-                .iter()
-                .map(content_block)
-                .collect(),
-            Source::Server(prompt) => {
-                let arguments = prompt.arguments();
-                let names: Vec<&str> = arguments.iter().map(|(n, _)| n.as_str()).collect();
-                prompt
-                    .content(arguments_from_text(&names, rest))
-                    .await
-                    .map_err(failed)?
-                    .iter()
-                    .map(content_block)
-                    .collect()
-            }
-        };
-        prompt.splice(0..1, content);
+        let content = expanded.map_err(|problem| Error::new(ErrorCode::INVALID_PARAMS, problem))?;
+        prompt.splice(0..1, content.iter().map(content_block));
         Ok(prompt)
     }
 }

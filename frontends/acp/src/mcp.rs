@@ -2,7 +2,9 @@
 //! `resume`), connected through the MCP provider; their tools serve that session only.
 
 use agent_client_protocol::v1::schema as acp;
+use agentry::commands::SlashCommand;
 use agentry::provider::Provider;
+use std::sync::Arc;
 use std::path::Path;
 
 /// Whether this build connects a client's MCP servers (and over which transports).
@@ -53,7 +55,7 @@ fn config(server: &acp::McpServer) -> Result<(String, agentry_mcp::McpServerConf
 #[derive(Default)]
 pub struct Connected {
     /// The servers, as providers of tools.
-    pub providers: Vec<std::sync::Arc<dyn Provider>>,
+    pub providers: Vec<Arc<dyn Provider>>,
     /// The same servers, as sources of prompts.
     pub servers: Vec<PromptServer>,
 }
@@ -61,7 +63,7 @@ pub struct Connected {
 /// An MCP server whose prompts are slash commands (its prompt list may change).
 #[cfg(feature = "mcp")]
 #[derive(Clone)]
-pub struct PromptServer(std::sync::Arc<agentry_mcp::McpProvider>);
+pub struct PromptServer(Arc<agentry_mcp::McpProvider>);
 
 /// An MCP server whose prompts are slash commands (none in a build without MCP).
 #[cfg(not(feature = "mcp"))]
@@ -71,13 +73,17 @@ pub enum PromptServer {}
 #[cfg(feature = "mcp")]
 impl PromptServer {
     /// The prompts of a connected server.
-    pub fn new(server: std::sync::Arc<agentry_mcp::McpProvider>) -> Self {
+    pub fn new(server: Arc<agentry_mcp::McpProvider>) -> Self {
         Self(server)
     }
 
     /// Its prompts, as last listed.
-    pub fn prompts(&self) -> Vec<ServerPrompt> {
-        self.0.prompts().into_iter().map(ServerPrompt).collect()
+    pub fn prompts(&self) -> Vec<Arc<dyn SlashCommand>> {
+        self.0
+            .prompts()
+            .into_iter()
+            .map(|prompt| Arc::new(prompt) as Arc<dyn SlashCommand>)
+            .collect()
     }
 
     /// Wakes up whenever its prompt list changes.
@@ -89,88 +95,12 @@ impl PromptServer {
 #[cfg(not(feature = "mcp"))]
 impl PromptServer {
     /// Its prompts, as last listed.
-    pub fn prompts(&self) -> Vec<ServerPrompt> {
+    pub fn prompts(&self) -> Vec<Arc<dyn SlashCommand>> {
         match *self {}
     }
 
     /// Wakes up whenever its prompt list changes.
     pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
-        match *self {}
-    }
-}
-
-/// A prompt of a session's MCP server.
-#[cfg(feature = "mcp")]
-#[derive(Debug, Clone)]
-pub struct ServerPrompt(agentry_mcp::McpPrompt);
-
-/// A prompt of a session's MCP server (none in a build without MCP).
-#[cfg(not(feature = "mcp"))]
-#[derive(Debug, Clone)]
-pub enum ServerPrompt {}
-
-#[cfg(feature = "mcp")]
-impl ServerPrompt {
-    /// The server's name.
-    pub fn server(&self) -> &str {
-        &self.0.server
-    }
-
-    /// The prompt's name.
-    pub fn name(&self) -> &str {
-        &self.0.name
-    }
-
-    /// What it does.
-    pub fn description(&self) -> Option<&str> {
-        self.0.description.as_deref()
-    }
-
-    /// Its arguments (name, required), in order.
-    pub fn arguments(&self) -> Vec<(String, bool)> {
-        self.0
-            .arguments
-            .iter()
-            .map(|a| (a.name.clone(), a.required))
-            .collect()
-    }
-
-    /// The prompt's content, with `arguments` filled in.
-    pub async fn content(
-        &self,
-        arguments: std::collections::BTreeMap<String, String>,
-    ) -> Result<Vec<agentry::model::ContentBlock>, String> {
-        self.0.get(arguments).await
-    }
-}
-
-#[cfg(not(feature = "mcp"))]
-impl ServerPrompt {
-    /// The server's name.
-    pub fn server(&self) -> &str {
-        match *self {}
-    }
-
-    /// The prompt's name.
-    pub fn name(&self) -> &str {
-        match *self {}
-    }
-
-    /// What it does.
-    pub fn description(&self) -> Option<&str> {
-        match *self {}
-    }
-
-    /// Its arguments (name, required), in order.
-    pub fn arguments(&self) -> Vec<(String, bool)> {
-        match *self {}
-    }
-
-    /// The prompt's content, with `arguments` filled in.
-    pub async fn content(
-        &self,
-        _arguments: std::collections::BTreeMap<String, String>,
-    ) -> Result<Vec<agentry::model::ContentBlock>, String> {
         match *self {}
     }
 }
@@ -192,7 +122,7 @@ pub fn connect(servers: &[acp::McpServer], cwd: &Path) -> Connected {
     let options = agentry_mcp::McpOptions::default();
     for (name, config) in &configs {
         let provider = agentry_mcp::connect_in_background(name, config, cwd, &options);
-        let provider = std::sync::Arc::new(provider);
+        let provider = Arc::new(provider);
         connected.servers.push(PromptServer(provider.clone()));
         connected.providers.push(provider);
     }

@@ -105,3 +105,31 @@ impl McpPrompt {
             .collect())
     }
 }
+
+impl agentry::commands::SlashCommand for McpPrompt {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn origin(&self) -> Option<&str> {
+        Some(&self.server)
+    }
+
+    fn description(&self) -> Option<String> {
+        self.description.clone()
+    }
+
+    fn arguments(&self) -> Vec<(String, bool)> {
+        self.arguments
+            .iter()
+            .map(|a| (a.name.clone(), a.required))
+            .collect()
+    }
+
+    fn content(
+        &self,
+        arguments: BTreeMap<String, String>,
+    ) -> futures::future::BoxFuture<'_, Result<Vec<ContentBlock>, String>> {
+        Box::pin(self.get(arguments))
+    }
+}

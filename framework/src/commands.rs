@@ -1,0 +1,196 @@
+//! Slash commands, whatever front-end offers them: prompt templates
+//! ([`crate::templates`]) and the prompts of MCP servers, named without clashes and expanded
+//! into a turn's content when a prompt starts with `/name`.
+
+use crate::model::ContentBlock;
+use crate::templates::{PromptTemplate, argument_hint, arguments_from_text};
+use futures::future::BoxFuture;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Something a user runs as `/name arguments…`.
+pub trait SlashCommand: Send + Sync {
+    /// Its own name.
+    fn name(&self) -> &str;
+    /// Where it comes from when that can clash (an MCP server's name); `None` for the
+    /// user's own templates, which keep their names.
+    fn origin(&self) -> Option<&str>;
+    /// What it does.
+    fn description(&self) -> Option<String>;
+    /// Its arguments as (name, required), in order.
+    fn arguments(&self) -> Vec<(String, bool)>;
+    /// Its content with `arguments` filled in, or why it cannot be had.
+    fn content(
+        &self,
+        arguments: BTreeMap<String, String>,
+    ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>>;
+}
+
+impl SlashCommand for PromptTemplate {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn origin(&self) -> Option<&str> {
+        None
+    }
+
+    fn description(&self) -> Option<String> {
+        self.description.clone()
+    }
+
+    fn arguments(&self) -> Vec<(String, bool)> {
+        self.arguments
+            .iter()
+            .map(|a| (a.name.clone(), a.required))
+            .collect()
+    }
+
+    fn content(
+        &self,
+        arguments: BTreeMap<String, String>,
+    ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>> {
+        Box::pin(async move { self.render_content(&arguments).map_err(|e| e.to_string()) })
+    }
+}
+
+/// A set of slash commands, by the name users type.
+#[derive(Clone, Default)]
+pub struct SlashCommands(BTreeMap<String, Arc<dyn SlashCommand>>);
+
+impl SlashCommands {
+    /// The commands, each under its own name, except that one from an origin (an MCP server)
+    /// whose name another command has too is `ORIGIN:NAME`.
+    pub fn new(commands: Vec<Arc<dyn SlashCommand>>) -> Self {
+        let mut named = BTreeMap::new();
+        for command in &commands {
+            let shared = commands
+                .iter()
+                .filter(|other| other.name() == command.name())
+                .count()
+                > 1;
+            let name = match command.origin() {
+                Some(origin) if shared => format!("{origin}:{}", command.name()),
+                _ => command.name().to_owned(),
+            };
+            named.insert(name, command.clone());
+        }
+        Self(named)
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The commands by the names users type, sorted.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &dyn SlashCommand)> {
+        self.0
+            .iter()
+            .map(|(name, command)| (name.as_str(), command.as_ref()))
+    }
+
+    /// A one-line hint of a command's arguments (`<target> [focus]`).
+    pub fn hint(command: &dyn SlashCommand) -> Option<String> {
+        let arguments = command.arguments();
+        let arguments: Vec<(&str, bool)> =
+            arguments.iter().map(|(n, r)| (n.as_str(), *r)).collect();
+        argument_hint(&arguments)
+    }
+
+    /// The content of `text` when it is `/name rest…` for one of the commands (the rest fills
+    /// its arguments in order); `None` for any other text. A command that fails (a required
+    /// argument missing, a server that cannot give its prompt) says why, prefixed `/name: `.
+    pub async fn expand(&self, text: &str) -> Option<Result<Vec<ContentBlock>, String>> {
+        let invocation = text.trim_start().strip_prefix('/')?;
+        let (name, rest) = invocation
+            .split_once(char::is_whitespace)
+            .unwrap_or((invocation, ""));
+        let command = self.0.get(name)?;
+        let arguments = command.arguments();
+        let names: Vec<&str> = arguments.iter().map(|(n, _)| n.as_str()).collect();
+        Some(
+            command
+                .content(arguments_from_text(&names, rest))
+                .await
+                .map_err(|problem| format!("/{name}: {problem}")),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// A command of an origin, with one required argument.
+    struct Remote(&'static str, &'static str);
+
+    impl SlashCommand for Remote {
+        fn name(&self) -> &str {
+            self.1
+        }
+        fn origin(&self) -> Option<&str> {
+            Some(self.0)
+        }
+        fn description(&self) -> Option<String> {
+            None
+        }
+        fn arguments(&self) -> Vec<(String, bool)> {
+            vec![("city".to_owned(), true)]
+        }
+        fn content(
+            &self,
+            arguments: BTreeMap<String, String>,
+        ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>> {
+            Box::pin(async move {
+                match arguments.get("city") {
+                    Some(city) => Ok(vec![ContentBlock::text(format!("{} in {city}", self.0))]),
+                    None => Err("the `city` argument is missing".to_owned()),
+                }
+            })
+        }
+    }
+
+    fn commands() -> SlashCommands {
+        let review = PromptTemplate::parse(
+            Path::new("/p/review.md"),
+            "---\narguments:\n  - name: target\n    required: true\n---\nReview {{target}}.",
+        )
+        .unwrap();
+        SlashCommands::new(vec![
+            Arc::new(review),
+            Arc::new(Remote("one", "weather")),
+            Arc::new(Remote("two", "weather")),
+            Arc::new(Remote("one", "review")),
+            Arc::new(Remote("two", "alone")),
+        ])
+    }
+
+    #[test]
+    fn clashing_names_take_their_origin() {
+        let commands = commands();
+        let names: Vec<&str> = commands.iter().map(|(name, _)| name).collect();
+        assert_eq!(
+            names,
+            ["alone", "one:review", "one:weather", "review", "two:weather"]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_known_command_expands_and_anything_else_is_none() {
+        let commands = commands();
+        assert_eq!(
+            commands.expand("/review src/lib.rs").await,
+            Some(Ok(vec![ContentBlock::text("Review src/lib.rs.")]))
+        );
+        assert_eq!(
+            commands.expand("/two:weather Paris").await,
+            Some(Ok(vec![ContentBlock::text("two in Paris")]))
+        );
+        assert_eq!(commands.expand("/usr/bin is odd").await, None);
+        assert_eq!(commands.expand("review this").await, None);
+        let missing = commands.expand("/alone").await.unwrap().unwrap_err();
+        assert_eq!(missing, "/alone: the `city` argument is missing");
+    }
+}
