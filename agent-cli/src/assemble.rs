@@ -5,6 +5,7 @@ use crate::cli::AgentArgs;
 use crate::config::{Config, database_path};
 use crate::exit::CliError;
 use agentry::agent::{Agent, AgentConfig};
+use agentry::commands::{SlashCommand, SlashCommands};
 use agentry::model::catalog::{ModelCatalog, ProviderConfig};
 use agentry::model::{Model, ModelError};
 use agentry::permission::{PermissionMode, PermissionPolicy, PermissionRule, RuleAction};
@@ -100,6 +101,16 @@ pub fn prompt_templates(project: &Path) -> Vec<PromptTemplate> {
         eprintln!("agentry: prompt template not loaded: {error}");
     }
     templates
+}
+
+/// The slash commands of `project`: the prompt templates and the prompts of `servers`.
+pub fn slash_commands(project: &Path, servers: &[PromptServer]) -> SlashCommands {
+    let commands = prompt_templates(project)
+        .into_iter()
+        .map(|template| Arc::new(template) as Arc<dyn SlashCommand>)
+        .chain(servers.iter().flat_map(PromptServer::prompts))
+        .collect();
+    SlashCommands::new(commands)
 }
 
 /// The folders of the prompt templates, the user's before the project's.

@@ -41,6 +41,17 @@ pub enum Command {
     /// List tool providers, where they come from, and their tools.
     #[command(visible_alias = "tools")]
     Providers(ProvidersArgs),
+    /// List the slash commands (`agentry run "/NAME ARGS"`): prompt templates and the prompts
+    /// of the configured MCP servers.
+    Commands(CommandsArgs),
+}
+
+/// Arguments of `agentry commands`.
+#[derive(Debug, Args)]
+pub struct CommandsArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The output formats of `agentry run`.

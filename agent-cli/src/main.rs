@@ -3,6 +3,7 @@
 mod acp;
 mod assemble;
 mod cli;
+mod commands;
 mod config;
 mod exit;
 #[cfg(feature = "mcp")]
@@ -49,6 +50,9 @@ fn main() -> ExitCode {
         Command::Providers(args) => tokio::runtime::Runtime::new()
             .map_err(CliError::internal)
             .and_then(|runtime| runtime.block_on(providers::list(&args))),
+        Command::Commands(args) => tokio::runtime::Runtime::new()
+            .map_err(CliError::internal)
+            .and_then(|runtime| runtime.block_on(commands::list(&args))),
     };
     match outcome {
         Ok(exit) => exit.into(),

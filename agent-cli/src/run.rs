@@ -7,6 +7,7 @@ use crate::output::{print_failure, print_summary, render_events};
 use agentry::agent::{ChatOptions, SessionOptions, TurnIo};
 use agentry::model::ContentBlock;
 use agentry::permission::RejectWhenAsked;
+use agentry_acp::PromptServer;
 use anyhow::{Context, anyhow};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -21,7 +22,8 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
     let prompt = read_prompt(args.prompt.as_deref())?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
-    let (agent, _) = crate::assemble::agent(&config, &args.agent, &cwd, model).await?;
+    let (agent, prompt_servers) = crate::assemble::agent(&config, &args.agent, &cwd, model).await?;
+    let prompt = expand_command(prompt, &cwd, &prompt_servers).await?;
     let mut options = SessionOptions::new(cwd);
     options.policy = policy;
     let mut session = match &args.resume {
@@ -109,6 +111,26 @@ fn read_prompt(arg: Option<&str>) -> Result<Vec<ContentBlock>, CliError> {
         return Err(CliError::usage(anyhow!("the prompt is empty")));
     }
     Ok(vec![ContentBlock::Text { text }])
+}
+
+/// The prompt, or the content of the slash command it runs (`/review src/lib.rs`): a prompt
+/// template or an MCP server's prompt. Text that names no command is the prompt as it is.
+async fn expand_command(
+    prompt: Vec<ContentBlock>,
+    cwd: &Path,
+    servers: &[PromptServer],
+) -> Result<Vec<ContentBlock>, CliError> {
+    let [ContentBlock::Text { text }] = prompt.as_slice() else {
+        return Ok(prompt);
+    };
+    if !text.trim_start().starts_with('/') {
+        return Ok(prompt);
+    }
+    let commands = crate::assemble::slash_commands(cwd, servers);
+    match commands.expand(text).await {
+        None => Ok(prompt),
+        Some(expanded) => expanded.map_err(|problem| CliError::usage(anyhow!(problem))),
+    }
 }
 
 /// The first SIGINT cancels the turn cleanly; a second one exits at once.

@@ -173,7 +173,13 @@ mod tests {
         let names: Vec<&str> = commands.iter().map(|(name, _)| name).collect();
         assert_eq!(
             names,
-            ["alone", "one:review", "one:weather", "review", "two:weather"]
+            [
+                "alone",
+                "one:review",
+                "one:weather",
+                "review",
+                "two:weather"
+            ]
         );
     }
 

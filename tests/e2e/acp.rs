@@ -1162,6 +1162,29 @@ fn a_servers_new_prompts_are_announced_again() {
     assert!(sent.contains("Deploy the service."), "{sent}");
 }
 
+#[test]
+fn the_configured_servers_prompts_are_slash_commands_too() {
+    let sb = sandbox();
+    let (command, args) = agentry_tests::peers::everything_server();
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"everything": {"command": command, "args": args}}}).to_string(),
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("simple"))]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![
+            json!({"op": "wait_for_command", "name": "simple-prompt"}),
+            prompt("/simple-prompt"),
+        ])}),
+    );
+    assert_eq!(out.result(3)["stopReason"], "end_turn");
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("This is a simple prompt"), "{sent}");
+}
+
 /// `initialize`, then `session/new` with the reference MCP server (and `another`), then `steps`.
 fn with_everything_server(sb: &Sandbox, another: Option<Value>, steps: Vec<Value>) -> Vec<Value> {
     let (command, args) = agentry_tests::peers::everything_server();

@@ -200,3 +200,52 @@ fn mcp_add_list_and_remove_edit_the_configuration_in_place() {
         missing.stderr
     );
 }
+
+#[test]
+fn slash_commands_are_listed_and_run_headless() {
+    let sb = sandbox();
+    sb.write("project/.mcp.json", &mcp_json());
+    sb.write(
+        "project/.agentry/prompts/review.md",
+        "---\ndescription: Review a file\narguments:\n  - name: file\n    required: true\n---\nReview {{file}}.\n",
+    );
+    let listing = sb.run(&["commands", "--json"]);
+    assert_eq!(listing.code, Some(0), "{listing:?}");
+    let commands = listing.json();
+    let command = |name: &str| {
+        commands
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no /{name} in {commands}"))
+            .clone()
+    };
+    assert_eq!(command("review")["origin"], "prompt template");
+    assert_eq!(command("review")["hint"], "<file>");
+    assert_eq!(command("args-prompt")["origin"], "MCP server everything");
+    assert_eq!(command("args-prompt")["hint"], "<city> [state]");
+    let text = sb.run(&["commands"]).stdout;
+    assert!(text.contains("/review <file>"), "{text}");
+
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("sunny")),
+        MockTurn::Reply(MockReply::text("reviewed")),
+    ]);
+    let out = run_openai(&sb, &server, &["/args-prompt Paris"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let out = run_openai(&sb, &server, &["/review src/lib.rs"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let sent = |request: usize| server.requests()[request].body["messages"].to_string();
+    assert!(sent(0).contains("What's weather in Paris?"), "{}", sent(0));
+    assert!(sent(1).contains("Review src/lib.rs."), "{}", sent(1));
+    let missing = run_openai(&sb, &server, &["/review"]);
+    assert_eq!(missing.code, Some(2), "{missing:?}");
+    assert!(
+        missing
+            .stderr
+            .contains("/review: `review` needs its `file` argument"),
+        "{}",
+        missing.stderr
+    );
+}

@@ -4,8 +4,8 @@
 use agent_client_protocol::v1::schema as acp;
 use agentry::commands::SlashCommand;
 use agentry::provider::Provider;
-use std::sync::Arc;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Whether this build connects a client's MCP servers (and over which transports).
 pub fn capabilities() -> acp::McpCapabilities {

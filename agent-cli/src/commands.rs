@@ -1,0 +1,57 @@
+//! `agentry commands`: the slash commands a prompt can start with — the prompt templates and
+//! the prompts of the configured MCP servers.
+
+use crate::cli::CommandsArgs;
+use crate::config::Config;
+use crate::exit::{CliError, Exit};
+use agentry::commands::SlashCommands;
+use serde_json::json;
+
+/// Lists the slash commands, as text or JSON.
+pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
+    let project = std::env::current_dir().map_err(CliError::internal)?;
+    let config = Config::load(&project).map_err(CliError::usage)?;
+    let servers = crate::providers::available(&config, &[], &project)
+        .await
+        .prompt_servers;
+    let commands = crate::assemble::slash_commands(&project, &servers);
+    let rows: Vec<serde_json::Value> = commands
+        .iter()
+        .map(|(name, command)| {
+            let origin = match command.origin() {
+                Some(server) => format!("MCP server {server}"),
+                None => "prompt template".to_owned(),
+            };
+            json!({
+                "name": name,
+                "description": command.description(),
+                "arguments": command.arguments().into_iter()
+                    .map(|(name, required)| json!({"name": name, "required": required}))
+                    .collect::<Vec<_>>(),
+                "hint": SlashCommands::hint(command),
+                "origin": origin,
+            })
+        })
+        .collect();
+    if args.json {
+        println!("{}", serde_json::Value::Array(rows));
+        return Ok(Exit::EndTurn);
+    }
+    if rows.is_empty() {
+        println!(
+            "No slash commands: add prompt templates to .agentry/prompts/ or MCP servers with prompts."
+        );
+    }
+    for row in &rows {
+        let usage = match row["hint"].as_str() {
+            Some(hint) => format!("/{} {hint}", row["name"].as_str().unwrap_or_default()),
+            None => format!("/{}", row["name"].as_str().unwrap_or_default()),
+        };
+        println!(
+            "{usage:<30} {} ({})",
+            row["description"].as_str().unwrap_or_default(),
+            row["origin"].as_str().unwrap_or_default()
+        );
+    }
+    Ok(Exit::EndTurn)
+}
