@@ -127,6 +127,8 @@ async fn a_cancelled_call_tells_the_server() {
 #[tokio::test]
 async fn list_changes_reach_the_tools_and_the_prompts() {
     let provider = connected(&server(&[], &[]), &McpOptions::default()).await;
+    // Every page of the server's lists (two items a page).
+    assert_eq!(provider.tools().len(), 6);
     let revision = provider.revision();
     let mut prompts = provider.watch_prompts();
     call(&provider, "mcp__test__add_tool", json!({"name": "fresh"})).await;

@@ -2,7 +2,7 @@
 //! produce. It speaks stdio, or streamable HTTP with `--listen ADDR` (printing the address it
 //! bound on its first line of stdout); `--startup-delay-ms N` makes it slow to start.
 //!
-//! Tools: `echo {text}`, `pid` (its process id), `crash` (exits at once), `wait_for_cancel`
+//! Its lists come two items a page. Tools: `echo {text}`, `pid` (its process id), `crash` (exits at once), `wait_for_cancel`
 //! (waits until the client cancels it, and then appends `cancelled` to the file named by
 //! `MCP_TEST_CANCEL_LOG`), `add_tool {name}` and `add_prompt {name}` (add to its lists and
 //! send the matching `list_changed`). When the file named by `MCP_TEST_REFUSE_START` exists,
@@ -49,6 +49,19 @@ fn argument(params: &CallToolRequestParams, name: &str) -> String {
         .to_owned()
 }
 
+/// Lists are served two items a page; the cursor is the index of the next item.
+fn page<T>(items: Vec<T>, request: Option<&PaginatedRequestParams>) -> (Vec<T>, Option<String>) {
+    let start: usize = request
+        .and_then(|r| r.cursor.as_deref())
+        .map_or(0, |cursor| cursor.parse().unwrap());
+    let end = (start + 2).min(items.len());
+    let next = (end < items.len()).then(|| end.to_string());
+    (
+        items.into_iter().skip(start).take(end - start).collect(),
+        next,
+    )
+}
+
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::default();
@@ -60,7 +73,7 @@ impl ServerHandler for TestServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let text_input = || schema(json!({"text": {"type": "string"}}));
@@ -80,7 +93,10 @@ impl ServerHandler for TestServer {
         for name in self.added_tools.lock().unwrap().iter() {
             tools.push(Tool::new(name.clone(), "Added later.", schema(json!({}))));
         }
-        Ok(ListToolsResult::with_all_items(tools))
+        let (tools, next_cursor) = page(tools, request.as_ref());
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next_cursor;
+        Ok(result)
     }
 
     async fn call_tool(
@@ -124,14 +140,17 @@ impl ServerHandler for TestServer {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let mut prompts = vec![Prompt::new("greet", Some("Says hello."), None)];
         for name in self.added_prompts.lock().unwrap().iter() {
             prompts.push(Prompt::new(name.clone(), Some("Added later."), None));
         }
-        Ok(ListPromptsResult::with_all_items(prompts))
+        let (prompts, next_cursor) = page(prompts, request.as_ref());
+        let mut result = ListPromptsResult::with_all_items(prompts);
+        result.next_cursor = next_cursor;
+        Ok(result)
     }
 
     async fn get_prompt(

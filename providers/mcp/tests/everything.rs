@@ -378,3 +378,37 @@ async fn tools_the_server_adds_after_initialize_are_offered_and_roots_name_the_p
 fn url_of(folder: &std::path::Path) -> String {
     format!("file://{}", folder.display())
 }
+
+#[tokio::test]
+async fn a_prompt_with_an_embedded_resource_keeps_it() {
+    let provider = connect("everything", &everything(), &project())
+        .await
+        .unwrap();
+    let prompts = provider.prompts();
+    let prompt = prompts
+        .iter()
+        .find(|p| p.name == "resource-prompt")
+        .unwrap();
+    let content = prompt
+        .get(BTreeMap::from([
+            ("resourceType".to_owned(), "Text".to_owned()),
+            ("resourceId".to_owned(), "3".to_owned()),
+        ]))
+        .await
+        .unwrap();
+    assert_eq!(content.len(), 2, "{content:?}");
+    assert!(
+        matches!(&content[0], ContentBlock::Text { text } if text.contains("resource with id: 3"))
+    );
+    let ContentBlock::Resource {
+        uri,
+        mime_type,
+        text,
+    } = &content[1]
+    else {
+        panic!("{content:?}")
+    };
+    assert!(uri.ends_with("/3"), "{uri}");
+    assert_eq!(mime_type.as_deref(), Some("text/plain"));
+    assert!(text.as_deref().is_some_and(|t| !t.is_empty()));
+}
