@@ -4,6 +4,7 @@
 use crate::cli::AcpArgs;
 use crate::config::Config;
 use crate::exit::{CliError, Exit};
+use crate::providers::ServerStart;
 use agentry::model::Model;
 use agentry::model::unavailable::UnavailableModel;
 use agentry_acp::{AcpSettings, serve_stdio};
@@ -29,8 +30,14 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
             }
         };
     let offered = crate::assemble::OfferedModels::new(&config, model.name());
-    let (agent, prompt_servers) =
-        crate::assemble::agent(&config, &args.agent, &project, model).await?;
+    let (agent, prompt_servers) = crate::assemble::agent(
+        &config,
+        &args.agent,
+        &project,
+        model,
+        ServerStart::Background,
+    )
+    .await?;
     let settings = AcpSettings {
         name: "agentry".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),

@@ -4,6 +4,7 @@
 use crate::cli::AgentArgs;
 use crate::config::{Config, database_path};
 use crate::exit::CliError;
+use crate::providers::ServerStart;
 use agentry::agent::{Agent, AgentConfig};
 use agentry::commands::{SlashCommand, SlashCommands};
 use agentry::model::catalog::{ModelCatalog, ProviderConfig};
@@ -34,6 +35,7 @@ pub async fn agent(
     args: &AgentArgs,
     project: &Path,
     model: Arc<dyn Model>,
+    start: ServerStart,
 ) -> Result<(Agent, Vec<PromptServer>), CliError> {
     let store = SqliteStore::open(database_path(config)).map_err(CliError::internal)?;
     let mut agent_config = AgentConfig::default();
@@ -41,7 +43,7 @@ pub async fn agent(
         agent_config.max_turn_requests = max;
     }
     let plugins = crate::providers::plugin_paths(config, &args.plugin, project);
-    let available = crate::providers::available(config, &plugins, project).await;
+    let available = crate::providers::available(config, &plugins, project, start).await;
     let selected = crate::providers::configured(&config.tools, available.providers)?;
     let agent = selected
         .providers

@@ -4,6 +4,7 @@
 use crate::cli::CommandsArgs;
 use crate::config::Config;
 use crate::exit::{CliError, Exit};
+use crate::providers::ServerStart;
 use agentry::commands::SlashCommands;
 use serde_json::json;
 
@@ -11,7 +12,7 @@ use serde_json::json;
 pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = Config::load(&project).map_err(CliError::usage)?;
-    let servers = crate::providers::available(&config, &[], &project)
+    let servers = crate::providers::available(&config, &[], &project, ServerStart::Wait)
         .await
         .prompt_servers;
     let commands = crate::assemble::slash_commands(&project, &servers);

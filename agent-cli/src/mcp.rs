@@ -6,6 +6,7 @@
 use crate::cli::{ConfigScope, McpAddArgs, McpArgs, McpCommand, McpServeArgs};
 use crate::config::Config;
 use crate::exit::{CliError, Exit};
+use crate::providers::ServerStart;
 use agentry_mcp::server::{RunSettings, ServeSettings};
 use anyhow::{Context, anyhow};
 use serde_json::json;
@@ -39,9 +40,14 @@ async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
     let config = Config::load(project).map_err(CliError::usage)?;
     let policy = crate::assemble::policy(&config, &args.agent)?;
     let agent = match crate::assemble::model(&config, &args.agent) {
-        Ok(model) => Ok(crate::assemble::agent(&config, &args.agent, project, model)
-            .await?
-            .0),
+        Ok(model) => {
+            let start = ServerStart::Background;
+            Ok(
+                crate::assemble::agent(&config, &args.agent, project, model, start)
+                    .await?
+                    .0,
+            )
+        }
         Err(problem) => Err(problem.to_string()),
     };
     let settings = ServeSettings {

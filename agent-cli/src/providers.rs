@@ -47,10 +47,25 @@ pub struct Available {
     pub failed_servers: Vec<(String, String)>,
 }
 
-/// Every provider of this run: the linked ones, the plugins that load, then the MCP servers
-/// that start. A plugin or server that fails is reported on stderr, and the agent goes on
-/// without it.
-pub async fn available(config: &Config, plugins: &[PathBuf], project: &Path) -> Available {
+/// Whether the configured MCP servers are waited for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerStart {
+    /// Every server has its startup timeout to answer before the agent is built: a headless
+    /// run and the listings want the servers' tools from the start.
+    Wait,
+    /// The servers start in the background and their tools and prompts join when they answer:
+    /// an editor's agent answers `initialize` at once, whatever its servers do.
+    Background,
+}
+
+/// Every provider of this run: the linked ones, the plugins that load, then the MCP servers.
+/// A plugin or server that fails is reported on stderr, and the agent goes on without it.
+pub async fn available(
+    config: &Config,
+    plugins: &[PathBuf],
+    project: &Path,
+    start: ServerStart,
+) -> Available {
     let mut providers = linked();
     for path in plugins {
         match agentry::plugins::load(path) {
@@ -58,7 +73,7 @@ pub async fn available(config: &Config, plugins: &[PathBuf], project: &Path) -> 
             Err(error) => eprintln!("agentry: plugin not loaded: {error}"),
         }
     }
-    let servers = mcp_servers(config, project).await;
+    let servers = mcp_servers(config, project, start).await;
     providers.extend(servers.providers);
     Available {
         providers,
@@ -93,10 +108,21 @@ struct McpServers {
 
 /// The configured MCP servers, started at once.
 #[cfg(feature = "mcp")]
-async fn mcp_servers(config: &Config, project: &Path) -> McpServers {
+async fn mcp_servers(config: &Config, project: &Path, start: ServerStart) -> McpServers {
     let servers = configured_mcp_servers(config, project);
     let options = agentry_mcp::McpOptions::default();
     let mut started = McpServers::default();
+    if start == ServerStart::Background {
+        for (name, server) in &servers {
+            let provider = agentry_mcp::connect_in_background(name, server, project, &options);
+            let provider = Arc::new(provider);
+            started
+                .prompt_servers
+                .push(PromptServer::new(provider.clone()));
+            started.providers.push(provider);
+        }
+        return started;
+    }
     for (name, result) in agentry_mcp::connect_all(&servers, project, &options).await {
         match result {
             Ok(provider) => {
@@ -117,7 +143,7 @@ async fn mcp_servers(config: &Config, project: &Path) -> McpServers {
 
 /// This build has no MCP provider: configured servers are reported, not silently dropped.
 #[cfg(not(feature = "mcp"))]
-async fn mcp_servers(config: &Config, _project: &Path) -> McpServers {
+async fn mcp_servers(config: &Config, _project: &Path, _start: ServerStart) -> McpServers {
     if !config.mcp_servers.is_empty() {
         eprintln!("agentry: this agentry was built without MCP support; [mcp_servers] is ignored");
     }
@@ -163,10 +189,16 @@ fn check_names(selection: &ToolSelection, all: &[Arc<dyn Provider>]) -> Result<(
         .flat_map(|p| p.tools())
         .map(|t| t.name().to_owned())
         .collect();
+    // An MCP server's tools may not be known yet (it is starting, or will announce more).
+    let of_mcp_server = |name: &str| {
+        all.iter()
+            .filter(|p| matches!(p.origin(), ProviderOrigin::McpServer { .. }))
+            .any(|p| name.starts_with(&format!("mcp__{}__", p.name())))
+    };
     if let Some(unknown) = selection
         .disabled
         .iter()
-        .find(|name| !tool_names.contains(name))
+        .find(|name| !tool_names.contains(name) && !of_mcp_server(name))
     {
         return Err(CliError::usage(anyhow!(
             "[tools] disabled names `{unknown}`, which is not a tool of this build (it has: {})",
@@ -212,7 +244,7 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
     let config = Config::load(&cwd).map_err(CliError::usage)?;
     let plugins = plugin_paths(&config, &args.plugin, &cwd);
-    let available = available(&config, &plugins, &cwd).await;
+    let available = available(&config, &plugins, &cwd, ServerStart::Wait).await;
     let all = available.providers;
     check_names(&config.tools, &all)?;
     let selection = &config.tools;

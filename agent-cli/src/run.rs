@@ -4,6 +4,7 @@ use crate::cli::RunArgs;
 use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::output::{print_failure, print_summary, render_events};
+use crate::providers::ServerStart;
 use agentry::agent::{ChatOptions, SessionOptions, TurnIo};
 use agentry::model::ContentBlock;
 use agentry::permission::RejectWhenAsked;
@@ -22,7 +23,8 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
     let prompt = read_prompt(args.prompt.as_deref())?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
-    let (agent, prompt_servers) = crate::assemble::agent(&config, &args.agent, &cwd, model).await?;
+    let (agent, prompt_servers) =
+        crate::assemble::agent(&config, &args.agent, &cwd, model, ServerStart::Wait).await?;
     let prompt = expand_command(prompt, &cwd, &prompt_servers).await?;
     let mut options = SessionOptions::new(cwd);
     options.policy = policy;

@@ -1185,6 +1185,27 @@ fn the_configured_servers_prompts_are_slash_commands_too() {
     assert!(sent.contains("This is a simple prompt"), "{sent}");
 }
 
+#[test]
+fn a_configured_server_that_hangs_holds_up_nothing() {
+    let sb = sandbox();
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"silent": {"command": "sleep", "args": ["600"]}}}).to_string(),
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("here"))]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("hi")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    // Waiting for it would have taken its 30 s startup timeout, and said so.
+    assert!(!out.stderr.contains("no answer within"), "{}", out.stderr);
+    let offered = server.requests()[0].body["tools"].to_string();
+    assert!(!offered.contains("mcp__silent__"), "{offered}");
+}
+
 /// `initialize`, then `session/new` with the reference MCP server (and `another`), then `steps`.
 fn with_everything_server(sb: &Sandbox, another: Option<Value>, steps: Vec<Value>) -> Vec<Value> {
     let (command, args) = agentry_tests::peers::everything_server();
