@@ -2,7 +2,8 @@
 //!
 //! The MCP client provider: each configured MCP server becomes a provider whose tools the
 //! agent calls like any other, through the executor (permissions, statuses, content). It is
-//! built on the official Rust SDK, `rmcp`.
+//! built on the official Rust SDK, `rmcp`. With the `server` feature, its `server` module is
+//! the other side: agentry's prompt templates and agent served over MCP (`agentry mcp serve`).
 //!
 //! - Servers run as child processes speaking stdio (`command`, `args`, `env`, `cwd`), or are
 //!   reached over streamable HTTP (`url`, `headers`). [`McpServerConfig`] reads both shapes,
