@@ -49,9 +49,7 @@ pub(crate) fn definition() -> Tool {
         "required": ["prompt"],
         "additionalProperties": false
     });
-    let serde_json::Value::Object(schema) = schema else {
-        unreachable!("a JSON object literal")
-    };
+    let schema = schema.as_object().cloned().unwrap_or_default();
     Tool::new(
         NAME,
         "Runs a task through the agentry coding agent (reading, editing and running commands in the folder, as its permissions allow) and answers with its final answer.",
