@@ -37,6 +37,38 @@ pub struct Config {
     /// MCP servers whose tools the agent gets, by name (the project's `.mcp.json` adds more).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, McpServerEntry>,
+    /// How agentry treats MCP servers (`[mcp]`).
+    #[serde(default)]
+    pub mcp: McpSettings,
+}
+
+/// `[mcp]`: timeouts for MCP servers.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpSettings {
+    /// Seconds a server has to start and list its tools (30 by default).
+    pub startup_timeout_secs: Option<u64>,
+    /// Seconds a tool call may go without an answer or a progress notification (120 by
+    /// default).
+    pub tool_timeout_secs: Option<u64>,
+}
+
+impl McpSettings {
+    /// The MCP provider's options with these settings.
+    #[cfg(feature = "mcp")]
+    pub fn options(&self) -> agentry_mcp::McpOptions {
+        let defaults = agentry_mcp::McpOptions::default();
+        let seconds = std::time::Duration::from_secs;
+        agentry_mcp::McpOptions {
+            startup_timeout: self
+                .startup_timeout_secs
+                .map_or(defaults.startup_timeout, seconds),
+            tool_timeout: self
+                .tool_timeout_secs
+                .map_or(defaults.tool_timeout, seconds),
+            ..defaults
+        }
+    }
 }
 
 /// One `[mcp_servers.NAME]` table.
@@ -91,6 +123,11 @@ impl Config {
         self.plugins.extend(other.plugins);
         self.models.extend(other.models);
         self.mcp_servers.extend(other.mcp_servers);
+        self.mcp.startup_timeout_secs = other
+            .mcp
+            .startup_timeout_secs
+            .or(self.mcp.startup_timeout_secs);
+        self.mcp.tool_timeout_secs = other.mcp.tool_timeout_secs.or(self.mcp.tool_timeout_secs);
         self
     }
 
@@ -145,6 +182,27 @@ mod tests {
         assert_eq!(merged.max_turn_requests, Some(5));
         assert_eq!(merged.permissions.allow, ["Read", "Write"]);
         assert_eq!(merged.permissions.deny, ["Bash"]);
+    }
+
+    #[cfg(feature = "mcp")]
+    #[test]
+    fn mcp_timeouts_layer_and_fill_the_options() {
+        let user: Config = toml::from_str(
+            "[mcp]
+startup_timeout_secs = 5
+tool_timeout_secs = 600",
+        )
+        .unwrap();
+        let project: Config = toml::from_str(
+            "[mcp]
+tool_timeout_secs = 30",
+        )
+        .unwrap();
+        let options = user.merge(project).mcp.options();
+        assert_eq!(options.startup_timeout, std::time::Duration::from_secs(5));
+        assert_eq!(options.tool_timeout, std::time::Duration::from_secs(30));
+        let defaults = Config::default().mcp.options();
+        assert_eq!(defaults.tool_timeout, std::time::Duration::from_secs(120));
     }
 
     #[test]

@@ -206,7 +206,7 @@ fn remove_server(document: &mut DocumentMut, name: &str, project: &Path) -> anyh
 async fn list(project: &Path, as_json: bool) -> Result<Exit, CliError> {
     let config = Config::load(project).map_err(CliError::usage)?;
     let servers = crate::providers::configured_mcp_servers(&config, project);
-    let options = agentry_mcp::McpOptions::default();
+    let options = config.mcp.options();
     let connected = agentry_mcp::connect_all(&servers, project, &options).await;
     let rows: Vec<serde_json::Value> = connected
         .iter()

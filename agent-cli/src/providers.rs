@@ -110,7 +110,7 @@ struct McpServers {
 #[cfg(feature = "mcp")]
 async fn mcp_servers(config: &Config, project: &Path, start: ServerStart) -> McpServers {
     let servers = configured_mcp_servers(config, project);
-    let options = agentry_mcp::McpOptions::default();
+    let options = config.mcp.options();
     let mut started = McpServers::default();
     if start == ServerStart::Background {
         for (name, server) in &servers {
