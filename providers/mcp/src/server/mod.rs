@@ -7,6 +7,26 @@
 //!   -32603); when the folders change, every client gets `notifications/prompts/list_changed`.
 //! - Tools: `agentry_run` runs a prompt through the agent and answers with the agent's answer,
 //!   so other MCP hosts can use agentry as a sub-agent.
+//!
+//! ```no_run
+//! use agentry::agent::Agent;
+//! use agentry::permission::{PermissionMode, PermissionPolicy};
+//! use agentry_mcp::server::{RunSettings, ServeSettings, serve_stdio};
+//!
+//! # async fn demo(agent: Agent) -> std::io::Result<()> {
+//! let project = std::env::current_dir()?;
+//! serve_stdio(ServeSettings {
+//!     folders: vec![project.join(".agentry/prompts")],
+//!     page_size: 50,
+//!     run: RunSettings {
+//!         agent: Ok(agent),
+//!         policy: PermissionPolicy { mode: PermissionMode::Default, rules: Vec::new() },
+//!         cwd: project,
+//!     },
+//! })
+//! .await
+//! # }
+//! ```
 
 mod catalog;
 mod run_tool;
