@@ -1,7 +1,7 @@
 //! `agentry acp` driven by the official ACP TypeScript SDK (`tests/peers/acp-client.mjs`), with
 //! the model served by the mock model server.
 
-use crate::sandbox;
+use crate::{bash_then_answer, pid_in, process_gone, sandbox};
 use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Stop};
 use agentry_tests::peers::Transcript;
@@ -348,18 +348,6 @@ fn unknown_sessions_are_clear_errors() {
     );
 }
 
-/// Whether process `pid` is gone (or a zombie nobody waits for), within two seconds.
-fn process_gone(pid: i32) -> bool {
-    for _ in 0..100 {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        if stat.is_empty() || stat.contains(") Z ") {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    false
-}
-
 fn assert_cancelled_cleanly(out: &Transcript, step: usize) {
     assert_eq!(
         out.result(step)["stopReason"],
@@ -391,26 +379,6 @@ fn cancelling_during_the_model_stream_ends_the_turn_cancelled() {
     assert_cancelled_cleanly(&out, 2);
     assert!(!out.agent_text().is_empty(), "the answer had begun");
     assert!(server.client_hung_up(), "the model request was dropped");
-}
-
-/// A model that runs `command` with Bash, then says `stopped`.
-fn bash_then_answer(command: &str) -> MockModelServer {
-    MockModelServer::start_blocking([
-        MockTurn::Reply(MockReply::tool_call(
-            "call_bash",
-            "Bash",
-            json!({"command": command, "description": "wait"}),
-        )),
-        MockTurn::Reply(MockReply::text("stopped")),
-    ])
-}
-
-fn pid_in(sb: &Sandbox, file: &str) -> i32 {
-    std::fs::read_to_string(sb.project().join(file))
-        .expect("the command wrote its pid")
-        .trim()
-        .parse()
-        .unwrap()
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! End-to-end tests of the real `agentry` binary, compiled into one test binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use agentry_tests::mock_model::MockModelServer;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::{Outcome, Sandbox};
+use serde_json::json;
 
 /// A sandbox running the `agentry` binary cargo built for this test.
 fn sandbox() -> Sandbox {
@@ -18,6 +19,38 @@ fn run_openai(sb: &Sandbox, server: &MockModelServer, args: &[&str]) -> Outcome 
         &command,
         &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
     )
+}
+
+/// Whether process `pid` is gone (or a zombie nobody waits for), within two seconds.
+pub(crate) fn process_gone(pid: i32) -> bool {
+    for _ in 0..100 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat.is_empty() || stat.contains(") Z ") {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
+}
+
+/// A model that runs `command` with Bash, then says `stopped`.
+pub(crate) fn bash_then_answer(command: &str) -> MockModelServer {
+    MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_bash",
+            "Bash",
+            json!({"command": command, "description": "wait"}),
+        )),
+        MockTurn::Reply(MockReply::text("stopped")),
+    ])
+}
+
+pub(crate) fn pid_in(sb: &Sandbox, file: &str) -> i32 {
+    std::fs::read_to_string(sb.project().join(file))
+        .expect("the command wrote its pid")
+        .trim()
+        .parse()
+        .unwrap()
 }
 
 mod acp;

@@ -2,7 +2,7 @@
 //! prompts listed a page at a time, filled in, every error code, list changes when a template
 //! is added, `agentry_run` through a mock model, and streamable HTTP.
 
-use super::sandbox;
+use crate::{bash_then_answer, pid_in, process_gone, sandbox};
 use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::peers::{Transcript, run_mcp_client};
@@ -257,4 +257,31 @@ fn streamable_http_serves_the_same_prompts() {
         "Explain the code.\n"
     );
     assert_eq!(out.result(4)["messages"][0]["content"]["text"], "Deploy.\n");
+}
+
+#[test]
+fn a_cancelled_agentry_run_leaves_no_process_behind() {
+    let sb = sandbox();
+    let model = bash_then_answer("echo $$ > pid.txt; exec sleep 30");
+    let base = format!("{}/v1", model.url());
+    let out = sb.mcp_serve(
+        &["--model", "openai/gpt-4.1", "--permission-mode", "bypass"],
+        &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
+        json!({"steps": [
+            {"op": "call_tool", "name": "agentry_run", "arguments": {"prompt": "wait"}, "cancelAfterMs": 1500},
+            // While the server still runs: the cancellation, not the exit, ended the command.
+            {"op": "process_gone", "pidFile": sb.project().join("pid.txt"), "timeoutMs": 3000},
+            {"op": "list_prompts"},
+        ]}),
+    );
+    let cancelled = out.answer(0);
+    assert_eq!(cancelled["kind"], "error", "{cancelled}");
+    assert_eq!(out.result(1)["gone"], true, "{:#?}", out.records);
+    assert!(process_gone(pid_in(&sb, "pid.txt")));
+    out.result(2);
+    assert_eq!(
+        model.requests().len(),
+        1,
+        "the turn ended with the cancellation"
+    );
 }

@@ -13,9 +13,11 @@
 //             {"op": "list_all_prompts"},        // follows nextCursor to the end
 //             {"op": "get_prompt", "name": "...", "arguments": {...}},
 //             {"op": "list_tools"},
-//             {"op": "call_tool", "name": "...", "arguments": {...}, "progress": true},
+//             {"op": "call_tool", "name": "...", "arguments": {...}, "progress": true,
+//              "cancelAfterMs": n},                // aborts the call (notifications/cancelled)
 //             {"op": "write_file", "path": "/abs", "text": "..."},
 //             {"op": "wait_for_list_changed", "timeoutMs": n},
+//             {"op": "process_gone", "pidFile": "/abs", "timeoutMs": n},  // {gone}: the pid's process ended
 //             {"op": "sleep", "ms": n}]
 // }
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -67,10 +69,17 @@ async function run(step) {
       return client.listTools();
     case "call_tool": {
       const onprogress = step.progress ? (progress) => print({ kind: "progress", ...progress }) : undefined;
-      return client.callTool({ name: step.name, arguments: step.arguments ?? {} }, undefined, {
-        onprogress,
-        timeout: step.timeoutMs ?? 60000,
-      });
+      const abort = new AbortController();
+      const timer = step.cancelAfterMs === undefined ? null : setTimeout(() => abort.abort("cancelled by the test"), step.cancelAfterMs);
+      try {
+        return await client.callTool({ name: step.name, arguments: step.arguments ?? {} }, undefined, {
+          onprogress,
+          timeout: step.timeoutMs ?? 60000,
+          signal: abort.signal,
+        });
+      } finally {
+        clearTimeout(timer);
+      }
     }
     case "write_file":
       mkdirSync(dirname(step.path), { recursive: true });
@@ -88,6 +97,19 @@ async function run(step) {
         clearTimeout(timer);
       }
       return { listChanges };
+    }
+    case "process_gone": {
+      const pid = readFileSync(step.pidFile, "utf8").trim();
+      const deadline = Date.now() + (step.timeoutMs ?? 3000);
+      const gone = () => {
+        try {
+          return readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
+        } catch {
+          return true;
+        }
+      };
+      while (!gone() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      return { gone: gone() };
     }
     case "sleep":
       await new Promise((resolve) => setTimeout(resolve, step.ms));
