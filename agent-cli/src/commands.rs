@@ -26,8 +26,8 @@ pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
             json!({
                 "name": name,
                 "description": command.description(),
-                "arguments": command.arguments().into_iter()
-                    .map(|(name, required)| json!({"name": name, "required": required}))
+                "arguments": command.arguments().iter()
+                    .map(|a| json!({"name": a.name, "required": a.required}))
                     .collect::<Vec<_>>(),
                 "hint": SlashCommands::hint(command),
                 "origin": origin,

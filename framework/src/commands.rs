@@ -3,7 +3,7 @@
 //! into a turn's content when a prompt starts with `/name`.
 
 use crate::model::ContentBlock;
-use crate::templates::{PromptTemplate, argument_hint, arguments_from_text};
+use crate::templates::{PromptTemplate, TemplateArgument, argument_hint, arguments_from_text};
 use futures::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,8 +17,8 @@ pub trait SlashCommand: Send + Sync {
     fn origin(&self) -> Option<&str>;
     /// What it does.
     fn description(&self) -> Option<String>;
-    /// Its arguments as (name, required), in order.
-    fn arguments(&self) -> Vec<(String, bool)>;
+    /// Its arguments, in order.
+    fn arguments(&self) -> &[TemplateArgument];
     /// Its content with `arguments` filled in, or why it cannot be had.
     fn content(
         &self,
@@ -39,11 +39,8 @@ impl SlashCommand for PromptTemplate {
         self.description.clone()
     }
 
-    fn arguments(&self) -> Vec<(String, bool)> {
-        self.arguments
-            .iter()
-            .map(|a| (a.name.clone(), a.required))
-            .collect()
+    fn arguments(&self) -> &[TemplateArgument] {
+        &self.arguments
     }
 
     fn content(
@@ -92,10 +89,7 @@ impl SlashCommands {
 
     /// A one-line hint of a command's arguments (`<target> [focus]`).
     pub fn hint(command: &dyn SlashCommand) -> Option<String> {
-        let arguments = command.arguments();
-        let arguments: Vec<(&str, bool)> =
-            arguments.iter().map(|(n, r)| (n.as_str(), *r)).collect();
-        argument_hint(&arguments)
+        argument_hint(command.arguments())
     }
 
     /// The content of `text` when it is `/name rest…` for one of the commands (the rest fills
@@ -107,11 +101,9 @@ impl SlashCommands {
             .split_once(char::is_whitespace)
             .unwrap_or((invocation, ""));
         let command = self.0.get(name)?;
-        let arguments = command.arguments();
-        let names: Vec<&str> = arguments.iter().map(|(n, _)| n.as_str()).collect();
         Some(
             command
-                .content(arguments_from_text(&names, rest))
+                .content(arguments_from_text(command.arguments(), rest))
                 .await
                 .map_err(|problem| format!("/{name}: {problem}")),
         )
@@ -123,8 +115,17 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    /// A command of an origin, with one required argument.
-    struct Remote(&'static str, &'static str);
+    /// A command of an origin, with one required argument, `city`.
+    struct Remote(&'static str, &'static str, Vec<TemplateArgument>);
+
+    fn remote(origin: &'static str, name: &'static str) -> Arc<dyn SlashCommand> {
+        let city = TemplateArgument {
+            name: "city".to_owned(),
+            description: None,
+            required: true,
+        };
+        Arc::new(Remote(origin, name, vec![city]))
+    }
 
     impl SlashCommand for Remote {
         fn name(&self) -> &str {
@@ -136,8 +137,8 @@ mod tests {
         fn description(&self) -> Option<String> {
             None
         }
-        fn arguments(&self) -> Vec<(String, bool)> {
-            vec![("city".to_owned(), true)]
+        fn arguments(&self) -> &[TemplateArgument] {
+            &self.2
         }
         fn content(
             &self,
@@ -160,10 +161,10 @@ mod tests {
         .unwrap();
         SlashCommands::new(vec![
             Arc::new(review),
-            Arc::new(Remote("one", "weather")),
-            Arc::new(Remote("two", "weather")),
-            Arc::new(Remote("one", "review")),
-            Arc::new(Remote("two", "alone")),
+            remote("one", "weather"),
+            remote("two", "weather"),
+            remote("one", "review"),
+            remote("two", "alone"),
         ])
     }
 

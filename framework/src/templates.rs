@@ -66,7 +66,7 @@ pub enum TemplateError {
     },
 }
 
-/// One argument of a template.
+/// One argument of a template (or of an MCP server's prompt).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TemplateArgument {
@@ -230,56 +230,39 @@ impl PromptTemplate {
             }
         }
     }
-
-    /// The arguments of a slash command's free text (`/review src/main.rs quickly`): see
-    /// [`arguments_from_text`].
-    pub fn arguments_from_text(&self, text: &str) -> BTreeMap<String, String> {
-        let names: Vec<&str> = self.arguments.iter().map(|a| a.name.as_str()).collect();
-        arguments_from_text(&names, text)
-    }
-
-    /// A one-line hint of the arguments (`<target> [focus]`), for command pickers.
-    pub fn argument_hint(&self) -> Option<String> {
-        let arguments: Vec<(&str, bool)> = self
-            .arguments
-            .iter()
-            .map(|a| (a.name.as_str(), a.required))
-            .collect();
-        argument_hint(&arguments)
-    }
 }
 
-/// The arguments named `names` from a command's free text: words fill them in order, the last
-/// argument taking the rest of the text.
-pub fn arguments_from_text(names: &[&str], text: &str) -> BTreeMap<String, String> {
+/// The values of `arguments` in a command's free text (`/review src/main.rs quickly`): words
+/// fill them in order, the last argument taking the rest of the text.
+pub fn arguments_from_text(arguments: &[TemplateArgument], text: &str) -> BTreeMap<String, String> {
     let mut values = BTreeMap::new();
     let mut rest = text.trim();
-    for (index, name) in names.iter().enumerate() {
+    for (index, argument) in arguments.iter().enumerate() {
         if rest.is_empty() {
             break;
         }
-        let value = if index + 1 == names.len() {
+        let value = if index + 1 == arguments.len() {
             std::mem::take(&mut rest)
         } else {
             let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             rest = after.trim_start();
             word
         };
-        values.insert((*name).to_owned(), value.to_owned());
+        values.insert(argument.name.clone(), value.to_owned());
     }
     values
 }
 
-/// A one-line hint of arguments given as (name, required): `<required> [optional]`.
-pub fn argument_hint(arguments: &[(&str, bool)]) -> Option<String> {
+/// A one-line hint of `arguments` for command pickers: `<required> [optional]`.
+pub fn argument_hint(arguments: &[TemplateArgument]) -> Option<String> {
     (!arguments.is_empty()).then(|| {
         arguments
             .iter()
-            .map(|(name, required)| {
-                if *required {
-                    format!("<{name}>")
+            .map(|argument| {
+                if argument.required {
+                    format!("<{}>", argument.name)
                 } else {
-                    format!("[{name}]")
+                    format!("[{}]", argument.name)
                 }
             })
             .collect::<Vec<_>>()
@@ -390,7 +373,7 @@ mod tests {
         assert_eq!(template.arguments.len(), 2);
         assert!(template.arguments[0].required && !template.arguments[1].required);
         assert_eq!(
-            template.argument_hint().as_deref(),
+            argument_hint(&template.arguments).as_deref(),
             Some("<target> [focus]")
         );
     }
@@ -398,14 +381,15 @@ mod tests {
     #[test]
     fn rendering_fills_placeholders_and_checks_arguments() {
         let template = review();
-        let values = template.arguments_from_text("src/main.rs error handling and names");
+        let values =
+            arguments_from_text(&template.arguments, "src/main.rs error handling and names");
         assert_eq!(values["target"], "src/main.rs");
         assert_eq!(values["focus"], "error handling and names");
         assert_eq!(
             template.render(&values).unwrap(),
             "Review src/main.rs, looking at error handling and names.\n"
         );
-        let only_target = template.arguments_from_text("lib.rs");
+        let only_target = arguments_from_text(&template.arguments, "lib.rs");
         assert_eq!(
             template.render(&only_target).unwrap(),
             "Review lib.rs, looking at .\n"

@@ -53,7 +53,7 @@ pub use connection::{
     McpOptions, McpProvider, connect, connect_all, connect_in_background, connect_with,
 };
 pub use link::ServerStatus;
-pub use prompts::{McpPrompt, McpPromptArgument};
+pub use prompts::McpPrompt;
 pub use tool::tool_name;
 
 use std::path::PathBuf;

@@ -4,20 +4,10 @@
 use crate::content::block;
 use crate::link::Link;
 use agentry::model::ContentBlock;
+use agentry::templates::TemplateArgument;
 use rmcp::model::{GetPromptRequestParams, JsonObject, Role};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// One argument of a prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpPromptArgument {
-    /// Its name.
-    pub name: String,
-    /// What it is for.
-    pub description: Option<String>,
-    /// Whether the prompt needs it.
-    pub required: bool,
-}
 
 /// A prompt of an MCP server.
 #[derive(Clone)]
@@ -29,7 +19,7 @@ pub struct McpPrompt {
     /// What it does.
     pub description: Option<String>,
     /// Its arguments, in order.
-    pub arguments: Vec<McpPromptArgument>,
+    pub arguments: Vec<TemplateArgument>,
     link: Arc<Link>,
 }
 
@@ -51,7 +41,7 @@ impl McpPrompt {
                 .arguments
                 .unwrap_or_default()
                 .into_iter()
-                .map(|argument| McpPromptArgument {
+                .map(|argument| TemplateArgument {
                     name: argument.name,
                     description: argument.description,
                     required: argument.required.unwrap_or(false),
@@ -119,11 +109,8 @@ impl agentry::commands::SlashCommand for McpPrompt {
         self.description.clone()
     }
 
-    fn arguments(&self) -> Vec<(String, bool)> {
-        self.arguments
-            .iter()
-            .map(|a| (a.name.clone(), a.required))
-            .collect()
+    fn arguments(&self) -> &[TemplateArgument] {
+        &self.arguments
     }
 
     fn content(
