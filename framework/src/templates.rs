@@ -22,6 +22,7 @@
 //! an image (PNG, JPEG, GIF or WebP). Paths are taken from the template's folder.
 
 use crate::model::ContentBlock;
+use crate::tool::image_mime_type;
 use base64::Engine;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -211,7 +212,7 @@ impl PromptTemplate {
         let bytes = std::fs::read(&path).map_err(|e| unreadable(e.to_string()))?;
         match embedded {
             Embedded::Image(_) => {
-                let mime_type = image_type(&path)
+                let mime_type = image_mime_type(&path)
                     .ok_or_else(|| unreadable("not a PNG, JPEG, GIF or WebP image".to_owned()))?;
                 Ok(ContentBlock::Image {
                     data: base64::engine::general_purpose::STANDARD.encode(bytes),
@@ -289,18 +290,6 @@ fn embedded(line: &str) -> Option<Embedded<'_>> {
     let (_, target) = rest.split_once("](")?;
     let path = target.strip_suffix(')')?;
     (!path.is_empty() && !path.contains(char::is_whitespace)).then_some(Embedded::Image(path))
-}
-
-/// The MIME type of an image file, by its extension.
-fn image_type(path: &Path) -> Option<&'static str> {
-    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
-    Some(match extension.as_str() {
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        _ => return None,
-    })
 }
 
 /// Splits `---`-fenced front matter from the body.

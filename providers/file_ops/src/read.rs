@@ -6,6 +6,7 @@ use crate::state::ReadFiles;
 use agentry::model::ContentBlock;
 use agentry::tool::{
     Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
+    image_mime_type,
 };
 use base64::Engine as _;
 use schemars::JsonSchema;
@@ -50,17 +51,6 @@ pub struct ReadInput {
     pub limit: Option<u64>,
 }
 
-fn image_type(path: &Path) -> Option<&'static str> {
-    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
-    Some(match extension.as_str() {
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        _ => return None,
-    })
-}
-
 impl Tool for Read {
     type Input = ReadInput;
     type Output = ToolOutput;
@@ -103,7 +93,7 @@ impl Tool for Read {
         let config = self.config.clone();
         let read_files = ReadFiles::of(&ctx);
         let files = TextFiles::of(&ctx);
-        if files.through_client() && image_type(&path).is_none() {
+        if files.through_client() && image_mime_type(&path).is_none() {
             // The client's text, with its unsaved changes.
             let text = files.read(&path).await?;
             files.saw(&read_files, &path, &text);
@@ -133,7 +123,7 @@ fn read(path: &Path, input: &ReadInput, config: &FileOpsConfig) -> Result<ToolOu
             path.display()
         )));
     }
-    if let Some(mime_type) = image_type(path) {
+    if let Some(mime_type) = image_mime_type(path) {
         return read_image(path, metadata.len(), mime_type);
     }
     let ranged = input.offset.is_some() || input.limit.is_some();

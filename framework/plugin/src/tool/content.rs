@@ -112,6 +112,19 @@ impl ContentBlock {
     }
 }
 
+/// The MIME type of an image file models accept (PNG, JPEG, GIF, WebP), by its extension;
+/// `None` for anything else.
+pub fn image_mime_type(path: &std::path::Path) -> Option<&'static str> {
+    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+    Some(match extension.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => return None,
+    })
+}
+
 /// A file location a tool call touches, for "follow the agent" in editors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCallLocation {

@@ -5,7 +5,9 @@ mod content;
 mod context;
 mod kind;
 
-pub use content::{ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput};
+pub use content::{
+    ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput, image_mime_type,
+};
 pub use context::{
     ClientFiles, ClientServices, ClientTerminals, ProgressSink, SessionState, TerminalCommand,
     TerminalExit, ToolContext, ToolProgress,
