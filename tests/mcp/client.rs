@@ -99,6 +99,22 @@ async fn a_server_that_dies_is_restarted_and_one_that_cannot_start_is_given_up()
 }
 
 #[tokio::test]
+async fn a_server_that_keeps_dying_soon_after_starting_is_given_up() {
+    let provider = connected(&server(&["--exit-after-ms", "300"], &[]), &quick_restarts()).await;
+    eventually("given up", || {
+        matches!(provider.status(), ServerStatus::Failed { .. })
+    })
+    .await;
+    let ServerStatus::Failed { reason } = provider.status() else {
+        unreachable!()
+    };
+    assert!(
+        reason.contains("gave up after 2 restart attempts"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
 async fn a_cancelled_call_tells_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("cancel.log");

@@ -1,6 +1,7 @@
 //! `mcp-test-server`: a small MCP server on rmcp for the cases the reference server cannot
 //! produce. It speaks stdio, or streamable HTTP with `--listen ADDR` (printing the address it
-//! bound on its first line of stdout); `--startup-delay-ms N` makes it slow to start.
+//! bound on its first line of stdout); `--startup-delay-ms N` makes it slow to start and
+//! `--exit-after-ms N` makes it die N ms after it started.
 //!
 //! Its lists come two items a page. Tools: `echo {text}`, `pid` (its process id), `crash` (exits at once), `wait_for_cancel`
 //! (waits until the client cancels it, and then appends `cancelled` to the file named by
@@ -180,6 +181,13 @@ async fn main() {
     };
     if let Some(delay) = option("--startup-delay-ms") {
         tokio::time::sleep(Duration::from_millis(delay.parse().unwrap())).await;
+    }
+    if let Some(lifetime) = option("--exit-after-ms") {
+        let lifetime = Duration::from_millis(lifetime.parse().unwrap());
+        tokio::spawn(async move {
+            tokio::time::sleep(lifetime).await;
+            std::process::exit(5);
+        });
     }
     match option("--listen") {
         Some(address) => serve_http(&address).await,

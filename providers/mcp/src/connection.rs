@@ -37,7 +37,8 @@ pub struct McpOptions {
     /// How long to wait before starting a server that died; each further attempt in a row
     /// waits twice as long.
     pub restart_delay: Duration,
-    /// How many attempts in a row before giving up on a server.
+    /// How many attempts in a row before giving up on a server (a restart counts as one in a
+    /// row when the server dies again within a minute).
     pub restart_attempts: u32,
 }
 

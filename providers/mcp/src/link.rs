@@ -16,6 +16,9 @@ use std::sync::{Arc, RwLock, Weak};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+/// How long a restarted server must stay up for its next death to start the backoff afresh.
+const STABLE_UPTIME: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// How a server is doing.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
@@ -96,7 +99,7 @@ impl Drop for Link {
 impl Link {
     /// A link to a server that has just started, with its supervisor running.
     pub(crate) async fn open(name: &str, origin: Origin) -> Result<Arc<Link>, McpError> {
-        let (link, supervisor) = Link::new(name, origin, ServerStatus::Connected);
+        let (link, supervisor) = Link::new(name, origin);
         let service = supervisor.start(name).await?;
         let offer = list(name, service.peer()).await?;
         link.connected(service.peer().clone(), offer);
@@ -107,23 +110,26 @@ impl Link {
     /// A link to a server being started in the background: its tools and prompts come when it
     /// answers (the revisions say so); if it does not start, its status says why.
     pub(crate) fn open_in_background(name: &str, origin: Origin) -> Arc<Link> {
-        let (link, supervisor) = Link::new(name, origin, ServerStatus::Starting);
+        let (link, supervisor) = Link::new(name, origin);
         let server = name.to_owned();
         let weak = Arc::downgrade(&link);
         tokio::spawn(async move {
             let timeout = supervisor.origin.options.startup_timeout;
-            let started = tokio::time::timeout(timeout, async {
+            let starting = tokio::time::timeout(timeout, async {
                 let service = supervisor.start(&server).await?;
                 let offer = list(&server, service.peer()).await?;
                 Ok::<_, McpError>((service, offer))
-            })
-            .await
-            .unwrap_or_else(|_| {
-                Err(McpError::Start {
-                    server: server.clone(),
-                    message: format!("no answer within {} s", timeout.as_secs_f32()),
-                })
             });
+            let started = tokio::select! {
+                // Nobody wants the server any more: dropping the start stops it.
+                () = supervisor.stop.cancelled() => return,
+                started = starting => started.unwrap_or_else(|_| {
+                    Err(McpError::Start {
+                        server: server.clone(),
+                        message: format!("no answer within {} s", timeout.as_secs_f32()),
+                    })
+                }),
+            };
             let Some(link) = weak.upgrade() else { return };
             match started {
                 Ok((service, offer)) => {
@@ -144,8 +150,8 @@ impl Link {
         link
     }
 
-    /// A link (with nothing listed yet) and its supervisor.
-    fn new(name: &str, origin: Origin, status: ServerStatus) -> (Arc<Link>, Supervisor) {
+    /// A link to a server being started (nothing listed yet), and its supervisor.
+    fn new(name: &str, origin: Origin) -> (Arc<Link>, Supervisor) {
         let (changes, changed) = mpsc::unbounded_channel();
         let link = Arc::new(Link {
             server: name.to_owned(),
@@ -153,7 +159,7 @@ impl Link {
             progress: ProgressDispatcher::new(),
             state: RwLock::new(State {
                 peer: None,
-                status,
+                status: ServerStatus::Starting,
                 offer: Offer::default(),
             }),
             tools_revision: AtomicU64::new(0),
@@ -293,11 +299,21 @@ impl Supervisor {
     }
 
     async fn run(mut self, mut service: Service) {
+        // Restarts in a row: a server that keeps dying soon after starting is given up on
+        // as one that does not start.
+        let mut attempts = 0;
         loop {
+            let started = tokio::time::Instant::now();
             let reason = self.watch(service).await;
             let Some(reason) = reason else { return };
-            match self.restart(reason).await {
-                Some(restarted) => service = restarted,
+            if started.elapsed() >= STABLE_UPTIME {
+                attempts = 0;
+            }
+            match self.restart(reason, attempts).await {
+                Some((restarted, attempt)) => {
+                    service = restarted;
+                    attempts = attempt;
+                }
                 None => return,
             }
         }
@@ -333,15 +349,18 @@ impl Supervisor {
         }
     }
 
-    /// Starts the server again, waiting longer before each attempt; `None` when it cannot be
-    /// started again or the link is dropped meanwhile.
-    async fn restart(&mut self, reason: String) -> Option<Service> {
+    /// Starts the server again after `done` attempts in a row, waiting twice as long before
+    /// each one; the new connection and the attempt it took, or `None` when the attempts are
+    /// spent or the link is dropped meanwhile.
+    async fn restart(&mut self, reason: String, done: u32) -> Option<(Service, u32)> {
         let name = self.link.upgrade()?.server.clone();
         tracing::warn!("MCP server `{name}` stopped: {reason}");
         let options = &self.origin.options;
         let mut reason = reason;
-        let mut delay = options.restart_delay;
-        for attempt in 1..=options.restart_attempts {
+        for attempt in done + 1..=options.restart_attempts {
+            let delay = options
+                .restart_delay
+                .saturating_mul(2u32.saturating_pow(attempt - 1));
             self.link.upgrade()?.write(|state| {
                 state.peer = None;
                 state.status = ServerStatus::Restarting {
@@ -353,7 +372,6 @@ impl Supervisor {
                 () = self.stop.cancelled() => return None,
                 () = tokio::time::sleep(delay) => {}
             }
-            delay = delay.saturating_mul(2);
             let started = tokio::time::timeout(options.startup_timeout, self.start(&name))
                 .await
                 .unwrap_or_else(|_| {
@@ -374,7 +392,7 @@ impl Supervisor {
                         .upgrade()?
                         .connected(service.peer().clone(), offer);
                     tracing::info!("MCP server `{name}` restarted");
-                    return Some(service);
+                    return Some((service, attempt));
                 }
                 Err(error) => reason = error.to_string(),
             }
