@@ -32,7 +32,7 @@ async fn main() -> anyhow::Result<()> {
         ScriptedResponse::tool_call("WordCount", serde_json::json!({"text": "one two three"})),
         ScriptedResponse::text("Your text has 3 words."),
     ]);
-    let tools = SimpleProvider::new("words", "Text tools.").with_tool(erase(WordCount));
+    let tools = SimpleProvider::new("words", "Text tools.").with_tool(WordCount);
     let agent = Agent::builder().model(Arc::new(model));
     let agent = agent.provider(tools).build()?;
     let mut session = agent.new_session(SessionOptions::new(std::env::current_dir()?))?;

@@ -29,8 +29,8 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
                 )
             }
         };
-    let offered = crate::assemble::OfferedModels::new(&config, model.name());
-    let (agent, prompt_servers) = crate::assemble::agent(
+    let offered = crate::assemble::offered_models(&config, model.name());
+    let agent = crate::assemble::agent(
         &config,
         &args.agent,
         &project,
@@ -44,8 +44,6 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
         policy,
         model_problem,
         models: Some(Arc::new(offered)),
-        commands: crate::assemble::prompt_templates(&project),
-        prompt_servers,
     };
     serve_stdio(agent, settings)
         .await

@@ -6,14 +6,11 @@ use crate::config::{Config, database_path};
 use crate::exit::CliError;
 use crate::providers::ServerStart;
 use agentry::agent::{Agent, AgentConfig};
-use agentry::commands::{SlashCommand, SlashCommands};
-use agentry::model::catalog::{ModelCatalog, ProviderConfig};
+use agentry::model::catalog::{ModelCatalog, OfferedModels};
 use agentry::model::{Model, ModelError};
 use agentry::permission::{PermissionMode, PermissionPolicy, PermissionRule, RuleAction};
 use agentry::session::SqliteStore;
-use agentry::templates::{PromptTemplate, load_templates};
-use agentry_acp::{ModelChoices, PromptServer};
-use std::collections::BTreeMap;
+use agentry::templates::TemplateFolders;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -28,15 +25,16 @@ pub fn model(config: &Config, args: &AgentArgs) -> Result<Arc<dyn Model>, ModelE
     catalog.open(&model_spec)
 }
 
-/// The agent for `project` (the folder whose `.agentry/`, `.mcp.json` and plugins count),
-/// with its MCP servers as sources of slash commands.
+/// The agent for `project` (the folder whose `.agentry/`, `.mcp.json` and plugins count):
+/// its slash commands are the prompt templates and its MCP servers' prompts, and the MCP
+/// servers a front-end's client passes are connected with the configuration's `[mcp]`.
 pub async fn agent(
     config: &Config,
     args: &AgentArgs,
     project: &Path,
     model: Arc<dyn Model>,
     start: ServerStart,
-) -> Result<(Agent, Vec<PromptServer>), CliError> {
+) -> Result<Agent, CliError> {
     let store = SqliteStore::open(database_path(config)).map_err(CliError::internal)?;
     let mut agent_config = AgentConfig::default();
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
@@ -44,8 +42,9 @@ pub async fn agent(
     }
     let plugins = crate::providers::plugin_paths(config, &args.plugin, project);
     let available = crate::providers::available(config, &plugins, project, start).await;
+    available.check_named_plugins()?;
     let selected = crate::providers::configured(&config.tools, available.providers)?;
-    let agent = selected
+    let builder = selected
         .providers
         .into_iter()
         .fold(Agent::builder(), |builder, provider| {
@@ -55,64 +54,25 @@ pub async fn agent(
         .model(model)
         .store(Arc::new(store))
         .config(agent_config)
-        .build()?;
-    Ok((agent, available.prompt_servers))
-}
-
-/// The models the configuration offers to switch to (`models = [...]`, after the default),
-/// opened through the same catalog as the default.
-pub struct OfferedModels {
-    providers: BTreeMap<String, ProviderConfig>,
-    offered: Vec<String>,
-}
-
-impl OfferedModels {
-    /// The default model's spec, then the configuration's `models`.
-    pub fn new(config: &Config, default: String) -> Self {
-        let mut offered = vec![default];
-        for spec in &config.models {
-            if !offered.contains(spec) {
-                offered.push(spec.clone());
-            }
-        }
-        Self {
-            providers: config.providers.clone(),
-            offered,
-        }
-    }
-}
-
-impl ModelChoices for OfferedModels {
-    fn offered(&self) -> Vec<String> {
-        self.offered.clone()
-    }
-
-    fn open(&self, spec: &str) -> Result<Arc<dyn Model>, String> {
-        let env = |name: &str| std::env::var(name).ok();
-        ModelCatalog::new(&self.providers, &env)
-            .open(spec)
-            .map_err(|e| e.to_string())
-    }
-}
-
-/// The prompt templates (slash commands): `~/.config/agentry/prompts/*.md`, then the project's
-/// `.agentry/prompts/*.md`, which win on a shared name. Unusable files are reported on stderr.
-pub fn prompt_templates(project: &Path) -> Vec<PromptTemplate> {
-    let (templates, errors) = load_templates(&prompt_folders(project));
-    for error in errors {
-        eprintln!("agentry: prompt template not loaded: {error}");
-    }
-    templates
-}
-
-/// The slash commands of `project`: the prompt templates and the prompts of `servers`.
-pub fn slash_commands(project: &Path, servers: &[PromptServer]) -> SlashCommands {
-    let commands = prompt_templates(project)
+        .command_source(Arc::new(TemplateFolders::new(prompt_folders(project))));
+    let builder = available
+        .command_sources
         .into_iter()
-        .map(|template| Arc::new(template) as Arc<dyn SlashCommand>)
-        .chain(servers.iter().flat_map(PromptServer::prompts))
-        .collect();
-    SlashCommands::new(commands)
+        .fold(builder, |builder, source| builder.command_source(source));
+    #[cfg(feature = "mcp")]
+    let builder = builder.session_servers(Arc::new(agentry_mcp::McpSessionServers::new(
+        config.mcp.options(),
+    )));
+    Ok(builder.build()?)
+}
+
+/// The models a front-end may switch a session to: the default model, then the
+/// configuration's `models`, opened through the same catalog as the default.
+pub fn offered_models(config: &Config, default: String) -> OfferedModels {
+    OfferedModels::new(
+        config.providers.clone(),
+        std::iter::once(default).chain(config.models.iter().cloned()),
+    )
 }
 
 /// The folders of the prompt templates, the user's before the project's.

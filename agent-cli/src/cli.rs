@@ -2,6 +2,19 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use std::sync::LazyLock;
+
+/// `agentry --version`: the binary's version and the plugin ABI it speaks.
+fn version() -> &'static str {
+    static VERSION: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "{} (plugin ABI {})",
+            env!("CARGO_PKG_VERSION"),
+            agentry::plugins::abi_version()
+        )
+    });
+    &VERSION
+}
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -18,7 +31,7 @@ Exit codes:
 
 /// agentry: a plugin-based coding agent.
 #[derive(Debug, Parser)]
-#[command(name = "agentry", version, about, after_help = EXIT_CODES)]
+#[command(name = "agentry", version = version(), about, after_help = EXIT_CODES)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

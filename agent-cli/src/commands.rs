@@ -5,17 +5,24 @@ use crate::cli::CommandsArgs;
 use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::providers::ServerStart;
-use agentry::commands::SlashCommands;
+use agentry::commands::{CommandSource, SlashCommands};
+use agentry::templates::TemplateFolders;
 use serde_json::json;
+use std::sync::Arc;
 
 /// Lists the slash commands, as text or JSON.
 pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = Config::load(&project).map_err(CliError::usage)?;
-    let servers = crate::providers::available(&config, &[], &project, ServerStart::Wait)
-        .await
-        .prompt_servers;
-    let commands = crate::assemble::slash_commands(&project, &servers);
+    let mut sources: Vec<Arc<dyn CommandSource>> = vec![Arc::new(TemplateFolders::new(
+        crate::assemble::prompt_folders(&project),
+    ))];
+    sources.extend(
+        crate::providers::available(&config, &[], &project, ServerStart::Wait)
+            .await
+            .command_sources,
+    );
+    let commands = SlashCommands::from_sources(&sources);
     let rows: Vec<serde_json::Value> = commands
         .iter()
         .map(|(name, command)| {

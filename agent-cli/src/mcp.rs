@@ -7,7 +7,7 @@ use crate::cli::{ConfigScope, McpAddArgs, McpArgs, McpCommand, McpServeArgs};
 use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::providers::ServerStart;
-use agentry_mcp::server::{RunSettings, ServeSettings};
+use agentry_mcp_server::{RunSettings, ServeSettings};
 use anyhow::{Context, anyhow};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -42,11 +42,7 @@ async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
     let agent = match crate::assemble::model(&config, &args.agent) {
         Ok(model) => {
             let start = ServerStart::Background;
-            Ok(
-                crate::assemble::agent(&config, &args.agent, project, model, start)
-                    .await?
-                    .0,
-            )
+            Ok(crate::assemble::agent(&config, &args.agent, project, model, start).await?)
         }
         Err(problem) => Err(problem.to_string()),
     };
@@ -60,7 +56,7 @@ async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
         },
     };
     let served = match args.listen {
-        None => agentry_mcp::server::serve_stdio(settings).await,
+        None => agentry_mcp_server::serve_stdio(settings).await,
         Some(address) => {
             let listener = tokio::net::TcpListener::bind(&address)
                 .await
@@ -69,7 +65,7 @@ async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
             let bound = listener.local_addr().map_err(CliError::internal)?;
             // The endpoint, alone on stdout, for whoever started the server.
             println!("http://{bound}/mcp");
-            agentry_mcp::server::serve_http(listener, settings).await
+            agentry_mcp_server::serve_http(listener, settings).await
         }
     };
     served

@@ -4,21 +4,36 @@
 use crate::cli::ProvidersArgs;
 use crate::config::{Config, ToolSelection};
 use crate::exit::{CliError, Exit};
+use agentry::commands::CommandSource;
 use agentry::provider::{Provider, ProviderOrigin, ToolRegistry};
-use agentry_acp::PromptServer;
 use anyhow::anyhow;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// A plugin library to load.
+#[derive(Debug, Clone)]
+pub struct PluginPath {
+    /// The library.
+    pub path: PathBuf,
+    /// Whether the user named it with `--plugin` (then failing to load it is an error, not a
+    /// warning).
+    pub named: bool,
+}
+
 /// The plugin libraries to load: `--plugin` flags, `plugins` in configuration, and every
 /// library in `~/.config/agentry/plugins/` and `.agentry/plugins/` of the project.
-pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<PathBuf> {
+pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<PluginPath> {
     let folders = dirs::config_dir()
         .map(|dir| dir.join("agentry").join("plugins"))
         .into_iter()
         .chain([project.join(".agentry").join("plugins")]);
-    let mut paths: Vec<PathBuf> = flags.iter().chain(&config.plugins).cloned().collect();
+    let named = flags.iter().map(|path| PluginPath {
+        path: path.clone(),
+        named: true,
+    });
+    let mut paths: Vec<PluginPath> = named.collect();
+    let mut found_anywhere: Vec<PathBuf> = config.plugins.clone();
     for folder in folders {
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;
@@ -31,9 +46,22 @@ pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<P
             })
             .collect();
         found.sort();
-        paths.extend(found);
+        found_anywhere.extend(found);
     }
+    paths.extend(
+        found_anywhere
+            .into_iter()
+            .map(|path| PluginPath { path, named: false }),
+    );
     paths
+}
+
+/// A plugin that did not load.
+pub struct FailedPlugin {
+    /// Where it was looked for.
+    pub plugin: PluginPath,
+    /// Why it did not load.
+    pub error: String,
 }
 
 /// Every provider of this run, with the MCP servers among them again as sources of prompts
@@ -41,10 +69,29 @@ pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<P
 pub struct Available {
     /// The providers: linked, plugins, MCP servers.
     pub providers: Vec<Arc<dyn Provider>>,
-    /// The MCP servers that started.
-    pub prompt_servers: Vec<PromptServer>,
+    /// The MCP servers that started, as sources of slash commands.
+    pub command_sources: Vec<Arc<dyn CommandSource>>,
     /// The MCP servers that did not start, with why.
     pub failed_servers: Vec<(String, String)>,
+    /// The plugins that did not load.
+    pub failed_plugins: Vec<FailedPlugin>,
+}
+
+impl Available {
+    /// Fails when a plugin named with `--plugin` did not load: the user asked for it by name.
+    pub fn check_named_plugins(&self) -> Result<(), CliError> {
+        match self
+            .failed_plugins
+            .iter()
+            .find(|failed| failed.plugin.named)
+        {
+            Some(failed) => Err(CliError::usage(anyhow!(
+                "the plugin named with --plugin did not load: {}",
+                failed.error
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Whether the configured MCP servers are waited for.
@@ -62,23 +109,31 @@ pub enum ServerStart {
 /// A plugin or server that fails is reported on stderr, and the agent goes on without it.
 pub async fn available(
     config: &Config,
-    plugins: &[PathBuf],
+    plugins: &[PluginPath],
     project: &Path,
     start: ServerStart,
 ) -> Available {
     let mut providers = linked();
-    for path in plugins {
-        match agentry::plugins::load(path) {
-            Ok(plugin) => providers.push(Arc::new(plugin)),
-            Err(error) => eprintln!("agentry: plugin not loaded: {error}"),
+    let mut failed_plugins = Vec::new();
+    for plugin in plugins {
+        match agentry::plugins::load(&plugin.path) {
+            Ok(loaded) => providers.push(Arc::new(loaded)),
+            Err(error) => {
+                eprintln!("agentry: plugin not loaded: {error}");
+                failed_plugins.push(FailedPlugin {
+                    plugin: plugin.clone(),
+                    error: error.to_string(),
+                });
+            }
         }
     }
     let servers = mcp_servers(config, project, start).await;
     providers.extend(servers.providers);
     Available {
         providers,
-        prompt_servers: servers.prompt_servers,
+        command_sources: servers.command_sources,
         failed_servers: servers.failed,
+        failed_plugins,
     }
 }
 
@@ -102,8 +157,17 @@ pub fn configured_mcp_servers(
 #[derive(Default)]
 struct McpServers {
     providers: Vec<Arc<dyn Provider>>,
-    prompt_servers: Vec<PromptServer>,
+    command_sources: Vec<Arc<dyn CommandSource>>,
     failed: Vec<(String, String)>,
+}
+
+#[cfg(feature = "mcp")]
+impl McpServers {
+    /// A server that started: its tools and its prompts.
+    fn add(&mut self, server: Arc<agentry_mcp::McpProvider>) {
+        self.command_sources.push(server.clone());
+        self.providers.push(server);
+    }
 }
 
 /// The configured MCP servers, started at once.
@@ -115,23 +179,13 @@ async fn mcp_servers(config: &Config, project: &Path, start: ServerStart) -> Mcp
     if start == ServerStart::Background {
         for (name, server) in &servers {
             let provider = agentry_mcp::connect_in_background(name, server, project, &options);
-            let provider = Arc::new(provider);
-            started
-                .prompt_servers
-                .push(PromptServer::new(provider.clone()));
-            started.providers.push(provider);
+            started.add(Arc::new(provider));
         }
         return started;
     }
     for (name, result) in agentry_mcp::connect_all(&servers, project, &options).await {
         match result {
-            Ok(provider) => {
-                let provider = Arc::new(provider);
-                started
-                    .prompt_servers
-                    .push(PromptServer::new(provider.clone()));
-                started.providers.push(provider);
-            }
+            Ok(provider) => started.add(Arc::new(provider)),
             Err(error) => {
                 eprintln!("agentry: {error}");
                 started.failed.push((name, error.to_string()));
@@ -189,16 +243,10 @@ fn check_names(selection: &ToolSelection, all: &[Arc<dyn Provider>]) -> Result<(
         .flat_map(|p| p.tools())
         .map(|t| t.name().to_owned())
         .collect();
-    // An MCP server's tools may not be known yet (it is starting, or will announce more).
-    let of_mcp_server = |name: &str| {
-        all.iter()
-            .filter(|p| matches!(p.origin(), ProviderOrigin::McpServer { .. }))
-            .any(|p| name.starts_with(&format!("mcp__{}__", p.name())))
-    };
     if let Some(unknown) = selection
         .disabled
         .iter()
-        .find(|name| !tool_names.contains(name) && !of_mcp_server(name))
+        .find(|name| !tool_names.contains(name) && !of_mcp_server(all, name))
     {
         return Err(CliError::usage(anyhow!(
             "[tools] disabled names `{unknown}`, which is not a tool of this build (it has: {})",
@@ -206,6 +254,21 @@ fn check_names(selection: &ToolSelection, all: &[Arc<dyn Provider>]) -> Result<(
         )));
     }
     Ok(())
+}
+
+/// Whether `name` is a tool of one of the MCP servers among `all`, named as the MCP provider
+/// names them: its tools may not be known yet (it is starting, or will announce more).
+#[cfg(feature = "mcp")]
+fn of_mcp_server(all: &[Arc<dyn Provider>], name: &str) -> bool {
+    all.iter()
+        .filter(|p| matches!(p.origin(), ProviderOrigin::McpServer { .. }))
+        .any(|p| name.starts_with(&agentry_mcp::tool_prefix(p.name())))
+}
+
+/// This build has no MCP provider, so no tool is an MCP server's.
+#[cfg(not(feature = "mcp"))]
+fn of_mcp_server(_all: &[Arc<dyn Provider>], _name: &str) -> bool {
+    false
 }
 
 /// The providers the configuration keeps, and the tools it leaves out.
@@ -245,6 +308,8 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let config = Config::load(&cwd).map_err(CliError::usage)?;
     let plugins = plugin_paths(&config, &args.plugin, &cwd);
     let available = available(&config, &plugins, &cwd, ServerStart::Wait).await;
+    // Listed like the others, then the command fails: the user named it.
+    let named_plugins = available.check_named_plugins();
     let all = available.providers;
     check_names(&config.tools, &all)?;
     let selection = &config.tools;
@@ -281,6 +346,20 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
             "tools": tools,
         }));
     }
+    for failed in &available.failed_plugins {
+        let origin = ProviderOrigin::Plugin {
+            path: failed.plugin.path.clone(),
+        };
+        rows.push(json!({
+            "name": failed.plugin.path.file_stem().map(|stem| stem.to_string_lossy()),
+            "origin_text": origin.to_string(),
+            "origin": origin,
+            "description": failed.error,
+            "status": "failed",
+            "enabled": false,
+            "tools": [],
+        }));
+    }
     for (server, problem) in available.failed_servers {
         let origin = ProviderOrigin::McpServer {
             server: server.clone(),
@@ -297,7 +376,7 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     }
     if args.json {
         println!("{}", serde_json::Value::Array(rows));
-        return Ok(Exit::EndTurn);
+        return named_plugins.map(|()| Exit::EndTurn);
     }
     let width = rows
         .iter()
@@ -332,5 +411,5 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
             );
         }
     }
-    Ok(Exit::EndTurn)
+    named_plugins.map(|()| Exit::EndTurn)
 }

@@ -5,10 +5,9 @@ use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::output::{print_failure, print_summary, render_events};
 use crate::providers::ServerStart;
-use agentry::agent::{ChatOptions, SessionOptions, TurnIo};
+use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
 use agentry::model::ContentBlock;
 use agentry::permission::RejectWhenAsked;
-use agentry_acp::PromptServer;
 use anyhow::{Context, anyhow};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -23,9 +22,9 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
     let prompt = read_prompt(args.prompt.as_deref())?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
-    let (agent, prompt_servers) =
+    let agent =
         crate::assemble::agent(&config, &args.agent, &cwd, model, ServerStart::Wait).await?;
-    let prompt = expand_command(prompt, &cwd, &prompt_servers).await?;
+    let prompt = expand_command(prompt, &agent).await?;
     let mut options = SessionOptions::new(cwd);
     options.policy = policy;
     let mut session = match &args.resume {
@@ -119,8 +118,7 @@ fn read_prompt(arg: Option<&str>) -> Result<Vec<ContentBlock>, CliError> {
 /// template or an MCP server's prompt. Text that names no command is the prompt as it is.
 async fn expand_command(
     prompt: Vec<ContentBlock>,
-    cwd: &Path,
-    servers: &[PromptServer],
+    agent: &Agent,
 ) -> Result<Vec<ContentBlock>, CliError> {
     let [ContentBlock::Text { text }] = prompt.as_slice() else {
         return Ok(prompt);
@@ -128,8 +126,7 @@ async fn expand_command(
     if !text.trim_start().starts_with('/') {
         return Ok(prompt);
     }
-    let commands = crate::assemble::slash_commands(cwd, servers);
-    match commands.expand(text).await {
+    match agent.slash_commands().expand(text).await {
         None => Ok(prompt),
         Some(expanded) => expanded.map_err(|problem| CliError::usage(anyhow!(problem))),
     }

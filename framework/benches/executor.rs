@@ -6,7 +6,7 @@ use agentry::event::AgentEvent;
 use agentry::executor::{CallScope, Executor, ToolCallRequest};
 use agentry::permission::{PermissionPolicy, RejectWhenAsked};
 use agentry::provider::{SimpleProvider, ToolRegistry};
-use agentry::tool::{ClientServices, SessionState, Tool, ToolContext, ToolError, ToolKind, erase};
+use agentry::tool::{ClientServices, SessionState, Tool, ToolContext, ToolError, ToolKind};
 use criterion::{Criterion, criterion_group, criterion_main};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -41,9 +41,7 @@ impl Tool for Noop {
 fn executor_overhead(c: &mut Criterion) {
     let mut registry = ToolRegistry::new();
     registry
-        .register(Arc::new(
-            SimpleProvider::new("bench", "").with_tool(erase(Noop)),
-        ))
+        .register(Arc::new(SimpleProvider::new("bench", "").with_tool(Noop)))
         .unwrap();
     let executor = Executor::new(Arc::new(registry));
     let scope = CallScope {

@@ -6,7 +6,6 @@
 use agentry::plugins::load;
 use agentry::provider::SimpleProvider;
 use agentry::testing::ToolHarness;
-use agentry::tool::erase;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
@@ -28,7 +27,7 @@ fn plugin_boundary(c: &mut Criterion) {
         .unwrap();
     let dir = std::env::temp_dir();
     let linked = ToolHarness::new(
-        &SimpleProvider::new("hello", "").with_tool(erase(agentry_plugin_hello::SlowCount)),
+        &SimpleProvider::new("hello", "").with_tool(agentry_plugin_hello::SlowCount),
         &dir,
     )
     .unwrap();

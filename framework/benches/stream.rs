@@ -23,10 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn fixture(name: &str) -> String {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/fixtures/model-streams/"
-    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/model-streams/");
     std::fs::read_to_string(format!("{dir}{name}")).unwrap()
 }
 

@@ -12,6 +12,7 @@
 mod chat;
 pub mod compaction;
 
+use crate::commands::{CommandSource, SlashCommands};
 use crate::error::AgentError;
 use crate::event::{ChatSummary, EventSink};
 use crate::executor::Executor;
@@ -21,6 +22,8 @@ use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, Rem
 use crate::prompt::DEFAULT_BASE_PROMPT;
 use crate::provider::{Provider, RegistryError, ToolRegistry};
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
+use crate::session_servers::SessionServers;
+use crate::sync::lock;
 use crate::tool::{ClientServices, SessionState};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -60,6 +63,8 @@ struct AgentInner {
     executor: Executor,
     config: AgentConfig,
     store: Option<Arc<dyn SessionStore>>,
+    commands: Vec<Arc<dyn CommandSource>>,
+    session_servers: Option<Arc<dyn SessionServers>>,
 }
 
 /// Builds an [`Agent`].
@@ -70,6 +75,8 @@ pub struct AgentBuilder {
     disabled_tools: Vec<String>,
     config: AgentConfig,
     store: Option<Arc<dyn SessionStore>>,
+    commands: Vec<Arc<dyn CommandSource>>,
+    session_servers: Option<Arc<dyn SessionServers>>,
 }
 
 impl AgentBuilder {
@@ -110,6 +117,20 @@ impl AgentBuilder {
         self
     }
 
+    /// Adds a source of slash commands every front-end offers (prompt templates, an MCP
+    /// server's prompts).
+    pub fn command_source(mut self, source: Arc<dyn CommandSource>) -> Self {
+        self.commands.push(source);
+        self
+    }
+
+    /// Connects the tool servers a front-end's client hands to a session (see
+    /// [`crate::session_servers`]); without it, such servers are refused.
+    pub fn session_servers(mut self, servers: Arc<dyn SessionServers>) -> Self {
+        self.session_servers = Some(servers);
+        self
+    }
+
     /// Builds the agent; fails when there is no model or a provider's tools clash or are invalid.
     pub fn build(self) -> Result<Agent, AgentError> {
         let model = self.model.ok_or(AgentError::NoModel)?;
@@ -123,6 +144,8 @@ impl AgentBuilder {
                 executor: Executor::new(Arc::new(registry)),
                 config: self.config,
                 store: self.store,
+                commands: self.commands,
+                session_servers: self.session_servers,
             }),
         })
     }
@@ -211,6 +234,21 @@ impl Agent {
     /// The agent's store, if it has one.
     pub fn store(&self) -> Option<&Arc<dyn SessionStore>> {
         self.inner.store.as_ref()
+    }
+
+    /// The agent's sources of slash commands.
+    pub fn command_sources(&self) -> &[Arc<dyn CommandSource>] {
+        &self.inner.commands
+    }
+
+    /// The agent's slash commands as they are now.
+    pub fn slash_commands(&self) -> SlashCommands {
+        SlashCommands::from_sources(&self.inner.commands)
+    }
+
+    /// What connects the servers a client hands to a session, if the agent has it.
+    pub fn session_servers(&self) -> Option<&Arc<dyn SessionServers>> {
+        self.inner.session_servers.as_ref()
     }
 
     /// Starts a new session (recorded in the store, when there is one).
@@ -345,10 +383,7 @@ impl Session {
 
     /// The answers "always allow / reject" given so far.
     pub fn remembered_answers(&self) -> RememberedAnswers {
-        self.remembered
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        lock(&self.remembered).clone()
     }
 
     /// Runs one chat (prompt turn) to its stop reason. Errors are for failures (the model, the

@@ -1,6 +1,12 @@
 //! Slash commands, whatever front-end offers them: prompt templates
 //! ([`crate::templates`]) and the prompts of MCP servers, named without clashes and expanded
 //! into a turn's content when a prompt starts with `/name`.
+//!
+//! Commands come from [`CommandSource`]s: an agent has its own
+//! ([`AgentBuilder::command_source`](crate::agent::AgentBuilder::command_source)), and a
+//! session may add more (the MCP servers a client passes with it). A front-end reads them all
+//! with [`SlashCommands::from_sources`] and reads them again when a source's
+//! [`changes`](CommandSource::changes) say its list changed.
 
 use crate::model::ContentBlock;
 use crate::templates::{PromptTemplate, TemplateArgument, argument_hint, arguments_from_text};
@@ -51,6 +57,34 @@ impl SlashCommand for PromptTemplate {
     }
 }
 
+/// Where slash commands come from: a fixed list (prompt templates), or a provider whose list
+/// may change (an MCP server's prompts).
+pub trait CommandSource: Send + Sync {
+    /// Its commands as they are now.
+    fn commands(&self) -> Vec<Arc<dyn SlashCommand>>;
+    /// A receiver that wakes up whenever the list changes; `None` for a list that never does.
+    fn changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        None
+    }
+}
+
+/// A fixed list of commands (the prompt templates read at start, say).
+#[derive(Clone, Default)]
+pub struct CommandList(Vec<Arc<dyn SlashCommand>>);
+
+impl CommandList {
+    /// The list of `commands`.
+    pub fn new(commands: Vec<Arc<dyn SlashCommand>>) -> Self {
+        Self(commands)
+    }
+}
+
+impl CommandSource for CommandList {
+    fn commands(&self) -> Vec<Arc<dyn SlashCommand>> {
+        self.0.clone()
+    }
+}
+
 /// A set of slash commands, by the name users type.
 #[derive(Clone, Default)]
 pub struct SlashCommands(BTreeMap<String, Arc<dyn SlashCommand>>);
@@ -73,6 +107,16 @@ impl SlashCommands {
             named.insert(name, command.clone());
         }
         Self(named)
+    }
+
+    /// Every command of `sources`, as [`SlashCommands::new`] names them.
+    pub fn from_sources(sources: &[Arc<dyn CommandSource>]) -> Self {
+        Self::new(
+            sources
+                .iter()
+                .flat_map(|source| source.commands())
+                .collect(),
+        )
     }
 
     /// Whether there are none.

@@ -20,6 +20,7 @@ use crate::permission::{
     PermissionPolicy, PermissionRequest, RememberedAnswers,
 };
 use crate::provider::{RegisteredTool, ToolRegistry};
+use crate::sync::{lock, panic_message};
 use crate::tool::{
     ClientServices, PreparedCall, ProgressSink, SessionState, ToolCallLocation, ToolContent,
     ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
@@ -443,12 +444,6 @@ pub fn canonical_path(path: &Path) -> PathBuf {
     normal
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 fn progress_sink(tracker: Arc<Mutex<CallTracker>>, events: Arc<dyn EventSink>) -> ProgressSink {
     ProgressSink::new(move |progress| match progress {
         ToolProgress::Content(content) => lock(&tracker).progress(ToolCallUpdate {
@@ -460,6 +455,7 @@ fn progress_sink(tracker: Arc<Mutex<CallTracker>>, events: Arc<dyn EventSink>) -
             ..ToolCallUpdate::default()
         }),
         ToolProgress::Plan(entries) => events.emit(AgentEvent::Plan { entries }),
+        other => tracing::debug!("progress this executor does not show: {other:?}"),
     })
 }
 
@@ -479,12 +475,10 @@ async fn run_cancellable(
         },
     };
     outcome.unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "no message".to_owned());
-        Err(ToolError::failed(format!("the tool panicked: {what}")))
+        Err(ToolError::failed(format!(
+            "the tool panicked: {}",
+            panic_message(panic.as_ref())
+        )))
     })
 }
 
@@ -513,7 +507,7 @@ fn finish(
         Err(ToolError::Cancelled) => fail(tracker, cancelled_message(true), None),
         Err(_) if cancel.is_cancelled() => fail(tracker, cancelled_message(true), None),
         Err(ToolError::Failed { message, output }) => fail(tracker, message, output),
-        Err(error @ ToolError::InvalidInput(_)) => fail(tracker, error.to_string(), None),
+        Err(error) => fail(tracker, error.to_string(), None),
     }
 }
 

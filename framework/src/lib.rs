@@ -49,8 +49,10 @@ pub mod prompt;
 pub mod provider;
 pub mod schema;
 pub mod session;
+pub mod session_servers;
 pub mod templates;
 pub mod testing;
+pub use agentry_plugin::sync;
 pub use agentry_plugin::tool;
 
 pub use error::AgentError;

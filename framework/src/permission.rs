@@ -53,6 +53,28 @@ impl PermissionMode {
             PermissionMode::Bypass => "bypass",
         }
     }
+
+    /// Its name for people (a front-end's mode picker).
+    pub fn title(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "Default",
+            PermissionMode::AcceptEdits => "Accept edits",
+            PermissionMode::Plan => "Plan",
+            PermissionMode::Bypass => "Bypass permissions",
+        }
+    }
+
+    /// What it lets tools do, in a sentence.
+    pub fn description(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "Read-only tools run; edits and commands ask first",
+            PermissionMode::AcceptEdits => {
+                "File edits in the workspace run without asking; commands still ask"
+            }
+            PermissionMode::Plan => "Read-only: the agent looks and plans, and changes nothing",
+            PermissionMode::Bypass => "Every tool runs without asking",
+        }
+    }
 }
 
 impl fmt::Display for PermissionMode {

@@ -8,11 +8,18 @@
 #![allow(unsafe_code)]
 
 use crate::provider::{Provider, ProviderOrigin};
+use crate::sync::lock;
 use crate::tool::{
     DynTool, PreparedCall, ProgressSink, ToolCallLocation, ToolContext, ToolError, ToolKind,
     ToolOutput, ToolProgress,
 };
 use agentry_plugin::abi::{self, Buffer, PluginInfo, PluginV1};
+
+/// The plugin ABI this host speaks, as `MAJOR.MINOR`: it loads plugins built for the same
+/// major version.
+pub fn abi_version() -> String {
+    format!("{}.{}", abi::ABI_MAJOR, abi::ABI_MINOR)
+}
 use agentry_plugin::wire::{
     CallEnd, CallRequest, Description, PrepareRequest, Prepared, ToolDescription,
 };
@@ -35,7 +42,9 @@ pub enum PluginError {
         message: String,
     },
     /// The library is not an agentry plugin.
-    #[error("{path}: not an agentry plugin (it has no `{symbol}` symbol, or a wrong magic number)")]
+    #[error(
+        "{path}: not an agentry plugin (it has no `{symbol}` symbol, or a wrong magic number): is `agentry_plugin::export_plugin!(…)` missing from the crate, or is it not built as a `cdylib`?"
+    )]
     NotAPlugin {
         /// The file.
         path: PathBuf,
@@ -369,12 +378,7 @@ extern "C" fn on_event(host: *mut c_void, event: u32, ptr: *const u8, len: usize
                     message: format!("the plugin ended the call with invalid JSON: {e}"),
                     output: None,
                 });
-                if let Some(done) = sink
-                    .done
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .take()
-                {
+                if let Some(done) = lock(&sink.done).take() {
                     let _ = done.send(end);
                 }
                 // SAFETY: EVENT_DONE is the last use of the pointer; the box is ours again.

@@ -21,12 +21,14 @@
 //! `@path` embeds a text file as a resource, and a line that is only `![description](path)`
 //! an image (PNG, JPEG, GIF or WebP). Paths are taken from the template's folder.
 
+use crate::commands::{CommandSource, SlashCommand};
 use crate::model::ContentBlock;
 use crate::tool::image_mime_type;
 use base64::Engine;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Why a template cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -309,6 +311,41 @@ fn split_front_matter(text: &str) -> (Option<&str>, &str) {
         offset += line.len();
     }
     (None, text)
+}
+
+/// The prompt templates of some folders as slash commands, read the first time they are
+/// asked for (so an agent that never offers a command never reads them); unusable files are
+/// logged as warnings then.
+pub struct TemplateFolders {
+    folders: Vec<PathBuf>,
+    loaded: std::sync::OnceLock<Vec<Arc<dyn SlashCommand>>>,
+}
+
+impl TemplateFolders {
+    /// The templates of `folders`, as [`load_templates`] reads them.
+    pub fn new(folders: Vec<PathBuf>) -> Self {
+        Self {
+            folders,
+            loaded: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl CommandSource for TemplateFolders {
+    fn commands(&self) -> Vec<Arc<dyn SlashCommand>> {
+        self.loaded
+            .get_or_init(|| {
+                let (templates, errors) = load_templates(&self.folders);
+                for error in errors {
+                    tracing::warn!("prompt template not loaded: {error}");
+                }
+                templates
+                    .into_iter()
+                    .map(|template| Arc::new(template) as Arc<dyn SlashCommand>)
+                    .collect()
+            })
+            .clone()
+    }
 }
 
 /// The templates of `folders` (`*.md`, sorted by name); a later folder's template replaces an

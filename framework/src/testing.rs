@@ -17,6 +17,7 @@ use crate::executor::{CallScope, Executor, ToolCallRequest, canonical_path};
 use crate::model::ToolResult;
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RejectWhenAsked};
 use crate::provider::{Provider, RegistryError, SimpleProvider, ToolRegistry};
+use crate::sync::lock;
 use crate::tool::{ClientServices, SessionState, ToolContent};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -39,10 +40,7 @@ struct Collect(Arc<Mutex<Vec<AgentEvent>>>);
 
 impl EventSink for Collect {
     fn emit(&self, event: AgentEvent) {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(event);
+        lock(&self.0).push(event);
     }
 }
 
@@ -52,7 +50,7 @@ impl ToolHarness {
         // The harness runs the provider's tools as they are now.
         let snapshot = provider.tools().into_iter().fold(
             SimpleProvider::new(provider.name(), provider.description()),
-            SimpleProvider::with_tool,
+            SimpleProvider::with_dyn_tool,
         );
         let mut registry = ToolRegistry::new();
         registry.register(Arc::new(snapshot))?;
@@ -145,9 +143,7 @@ impl ToolHarness {
     }
 
     fn lock_events(&self) -> std::sync::MutexGuard<'_, Vec<AgentEvent>> {
-        self.events
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.events)
     }
 }
 

@@ -45,6 +45,22 @@ pub(crate) fn bash_then_answer(command: &str) -> MockModelServer {
     ])
 }
 
+/// The built library of an example plugin crate (a dev-dependency of agentry-cli).
+pub(crate) fn built_plugin(crate_name: &str) -> std::path::PathBuf {
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let file = deps.join(format!(
+        "{}{crate_name}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    assert!(file.exists(), "{} was not built", file.display());
+    file
+}
+
 pub(crate) fn pid_in(sb: &Sandbox, file: &str) -> i32 {
     std::fs::read_to_string(sb.project().join(file))
         .expect("the command wrote its pid")
@@ -56,6 +72,7 @@ pub(crate) fn pid_in(sb: &Sandbox, file: &str) -> i32 {
 mod acp;
 mod cli;
 mod crash;
+mod docs;
 mod mcp;
 mod mcp_serve;
 mod models;

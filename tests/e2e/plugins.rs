@@ -1,7 +1,7 @@
 //! Tool plugins loaded into the real binary: listing, permissions and diffs, cancellation across
 //! the boundary, contained panics, and every way a plugin can be unusable.
 
-use crate::sandbox;
+use crate::{built_plugin, sandbox};
 use agentry_tests::Sandbox;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
@@ -9,18 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The example plugin cargo built for this test (a dev-dependency of agentry-cli).
 fn hello_plugin() -> PathBuf {
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let file = deps.join(format!(
-        "{}agentry_plugin_hello{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
-    assert!(file.exists(), "{} was not built", file.display());
-    file
+    built_plugin("agentry_plugin_hello")
 }
 
 pub(crate) fn plugin_arg() -> String {
@@ -48,7 +37,14 @@ fn a_plugin_is_listed_beside_the_built_in_providers() {
         .iter()
         .map(|t| (t["name"].as_str().unwrap(), t["kind"].as_str().unwrap()))
         .collect();
-    assert_eq!(kinds, [("WriteGreeting", "edit"), ("SlowCount", "think")]);
+    assert_eq!(
+        kinds,
+        [
+            ("WriteGreeting", "edit"),
+            ("SlowCount", "think"),
+            ("CountWords", "read")
+        ]
+    );
 }
 
 /// Whether `agentry providers` lists the example plugin's provider.
@@ -266,8 +262,24 @@ fn unusable_plugins_are_clear_errors_and_the_agent_runs_without_them() {
         "plain",
         &json!({"responses": [{"events": [{"text": "fine"}]}]}),
     );
+    let folder = sb.project().join(".agentry/plugins");
+    std::fs::create_dir_all(&folder).unwrap();
     for (path, expected) in cases {
+        // Named with --plugin: the command fails and says why.
         let out = sb.run_scripted(&script, &["--plugin", path.to_str().unwrap(), "hi"]);
+        assert_eq!(out.code, Some(2), "{out:?}");
+        assert_eq!(out.stdout, "");
+        assert!(
+            out.stderr
+                .contains("the plugin named with --plugin did not load")
+                && out.stderr.contains(expected),
+            "{expected}: {}",
+            out.stderr
+        );
+        // Found in a plugin folder: reported, and the agent runs without it.
+        let found = folder.join(path.file_name().unwrap());
+        std::fs::copy(&path, &found).unwrap();
+        let out = sb.run_scripted(&script, &["hi"]);
         assert_eq!(out.code, Some(0), "{out:?}");
         assert_eq!(out.stdout, "fine\n");
         assert!(
@@ -275,5 +287,42 @@ fn unusable_plugins_are_clear_errors_and_the_agent_runs_without_them() {
             "{expected}: {}",
             out.stderr
         );
+        let listing = sb.run(&["providers", "--json"]);
+        assert_eq!(listing.code, Some(0), "{listing:?}");
+        let row = listing
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["origin"] == json!({"kind": "plugin", "path": found}))
+            .cloned()
+            .unwrap_or_else(|| panic!("{} is not listed: {}", found.display(), listing.stdout));
+        assert_eq!(row["status"], "failed");
+        assert!(
+            row["description"].as_str().unwrap().contains(expected),
+            "{row}"
+        );
+        std::fs::remove_file(&found).unwrap();
     }
+}
+
+#[test]
+fn not_a_plugin_asks_whether_export_plugin_is_missing_and_version_names_the_abi() {
+    let sb = sandbox();
+    let fixtures = tempfile::tempdir().unwrap();
+    let path = broken(fixtures.path(), "noinfo", "NO_INFO");
+    let out = sb.run(&["providers", "--plugin", path.to_str().unwrap()]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("is `agentry_plugin::export_plugin!(…)` missing"),
+        "{}",
+        out.stderr
+    );
+    let version = sb.run(&["--version"]);
+    assert_eq!(version.code, Some(0), "{version:?}");
+    assert_eq!(
+        version.stdout.trim(),
+        format!("agentry {} (plugin ABI 1.0)", env!("CARGO_PKG_VERSION"))
+    );
 }

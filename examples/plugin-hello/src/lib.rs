@@ -2,10 +2,13 @@
 //! async tools, and one `export_plugin!` line. Build it (`cargo build -p agentry-plugin-hello`)
 //! and load `libagentry_plugin_hello.so` with `agentry run --plugin PATH`.
 
+mod count_words;
+
+pub use count_words::{CountWords, CountWordsInput};
+
 use agentry_plugin::provider::{Provider, SimpleProvider};
 use agentry_plugin::tool::{
-    Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
-    ToolProgress, erase,
+    Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -109,9 +112,13 @@ impl Tool for SlowCount {
 
 /// The provider this plugin exports.
 pub fn provider() -> impl Provider {
-    SimpleProvider::new("hello", "Greetings and slow counting, from a plugin.")
-        .with_tool(erase(WriteGreeting))
-        .with_tool(erase(SlowCount))
+    SimpleProvider::new(
+        "hello",
+        "Greetings, slow counting and word counts, from a plugin.",
+    )
+    .with_tool(WriteGreeting)
+    .with_tool(SlowCount)
+    .with_tool(CountWords)
 }
 
 agentry_plugin::export_plugin!(provider());

@@ -6,6 +6,7 @@
 use crate::abi::{self, Buffer, HostCallback, PluginInfo, PluginV1};
 use crate::ids::{SessionId, ToolCallId};
 use crate::provider::Provider;
+use crate::sync::{lock, panic_message};
 use crate::tool::{
     ClientServices, DynTool, PreparedCall, ProgressSink, SessionState, ToolContext, ToolError,
 };
@@ -127,12 +128,6 @@ fn plugin() -> Result<&'static Plugin, String> {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 /// Hands bytes to the host.
 fn give(out: *mut Buffer, bytes: Vec<u8>) {
     let mut bytes = std::mem::ManuallyDrop::new(bytes);
@@ -145,14 +140,6 @@ fn give(out: *mut Buffer, bytes: Vec<u8>) {
         // SAFETY: the host passes a valid, writable Buffer.
         unsafe { out.write(buffer) };
     }
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".to_owned())
 }
 
 /// Runs `work`, writing its JSON answer or error to `out`; a panic disables the plugin.
@@ -431,7 +418,7 @@ macro_rules! export_plugin {
 mod tests {
     use super::*;
     use crate::provider::SimpleProvider;
-    use crate::tool::{Tool, ToolKind, ToolOutput, erase};
+    use crate::tool::{Tool, ToolKind, ToolOutput};
 
     struct Echo;
 
@@ -459,7 +446,7 @@ mod tests {
     }
 
     fn make() -> Box<dyn Provider> {
-        Box::new(SimpleProvider::new("echo", "").with_tool(erase(Echo)))
+        Box::new(SimpleProvider::new("echo", "").with_tool(Echo))
     }
 
     /// The calls the plugin holds.

@@ -10,5 +10,6 @@ pub mod export;
 pub mod ids;
 pub mod plan;
 pub mod provider;
+pub mod sync;
 pub mod tool;
 pub mod wire;

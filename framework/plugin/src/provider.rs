@@ -1,6 +1,6 @@
 //! Providers: named families of tools (file_ops, bash, an MCP server, a plugin, …).
 
-use crate::tool::DynTool;
+use crate::tool::{DynTool, Tool, erase};
 use std::sync::Arc;
 
 /// A named family of tools with its configuration (file_ops, bash, an MCP server, a plugin, …).
@@ -26,6 +26,7 @@ pub trait Provider: Send + Sync {
 /// Where a provider comes from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ProviderOrigin {
     /// Linked into the binary.
     BuiltIn,
@@ -69,7 +70,12 @@ impl SimpleProvider {
     }
 
     /// Adds a tool.
-    pub fn with_tool(mut self, tool: Arc<dyn DynTool>) -> Self {
+    pub fn with_tool<T: Tool>(self, tool: T) -> Self {
+        self.with_dyn_tool(erase(tool))
+    }
+
+    /// Adds a tool already in its shared form (one of another provider's, say).
+    pub fn with_dyn_tool(mut self, tool: Arc<dyn DynTool>) -> Self {
         self.tools.push(tool);
         self
     }

@@ -12,6 +12,7 @@ use crate::model::{
 };
 use crate::prompt::{SystemPromptParts, build_system_prompt};
 use crate::session::{ChatRecord, Transcript};
+use crate::sync::lock;
 use futures::StreamExt;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -25,10 +26,7 @@ struct Recorder {
 
 impl EventSink for Recorder {
     fn emit(&self, event: AgentEvent) {
-        self.transcript
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(event.clone());
+        lock(&self.transcript).push(event.clone());
         self.inner.emit(event);
     }
 }
@@ -543,14 +541,7 @@ impl Chat<'_> {
         stop_reason: Option<StopReason>,
         title: Option<String>,
     ) -> Result<(), AgentError> {
-        let events = std::mem::take(
-            &mut *self
-                .recorder
-                .transcript
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
-        .into_events();
+        let events = std::mem::take(&mut *lock(&self.recorder.transcript)).into_events();
         let messages = std::mem::take(&mut self.new_messages);
         if let Some(store) = self.session.agent.store() {
             store.append_chat(

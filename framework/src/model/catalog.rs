@@ -168,6 +168,51 @@ pub fn known_limits(model: &str) -> Option<(u64, u32)> {
         .map(|&(_, window, output)| (window, output))
 }
 
+/// The models a front-end's user may switch a session to.
+pub trait ModelChoices: Send + Sync {
+    /// The models offered, as users write them (`anthropic/claude-sonnet-4-5`, …).
+    fn offered(&self) -> Vec<String>;
+    /// Opens one of them.
+    fn open(&self, spec: &str) -> Result<Arc<dyn Model>, ModelError>;
+}
+
+/// A list of models opened through the [`ModelCatalog`], with the keys of the process's
+/// environment.
+pub struct OfferedModels {
+    providers: BTreeMap<String, ProviderConfig>,
+    offered: Vec<String>,
+}
+
+impl OfferedModels {
+    /// The `offered` models (each once, in order), opened with these configured providers.
+    pub fn new(
+        providers: BTreeMap<String, ProviderConfig>,
+        offered: impl IntoIterator<Item = String>,
+    ) -> Self {
+        let mut unique: Vec<String> = Vec::new();
+        for spec in offered {
+            if !unique.contains(&spec) {
+                unique.push(spec);
+            }
+        }
+        Self {
+            providers,
+            offered: unique,
+        }
+    }
+}
+
+impl ModelChoices for OfferedModels {
+    fn offered(&self) -> Vec<String> {
+        self.offered.clone()
+    }
+
+    fn open(&self, spec: &str) -> Result<Arc<dyn Model>, ModelError> {
+        let env = |name: &str| std::env::var(name).ok();
+        ModelCatalog::new(&self.providers, &env).open(spec)
+    }
+}
+
 /// Opens models by name, from the built-in providers, configured ones and the environment.
 pub struct ModelCatalog<'a> {
     providers: &'a BTreeMap<String, ProviderConfig>,

@@ -11,6 +11,19 @@ pub mod wire;
 
 pub use crate::tool::ContentBlock;
 
+/// Opens the model `spec` names (`PROVIDER/MODEL` or `scripted:PATH`) from the built-in
+/// providers, with the API keys and base URLs of the process's environment (see
+/// [`catalog`]). With providers of one's own, use a [`catalog::ModelCatalog`].
+///
+/// ```no_run
+/// let model = agentry::model::open("anthropic/claude-sonnet-4-5")?;
+/// # Ok::<(), agentry::model::ModelError>(())
+/// ```
+pub fn open(spec: &str) -> Result<std::sync::Arc<dyn Model>, ModelError> {
+    let env = |name: &str| std::env::var(name).ok();
+    catalog::ModelCatalog::new(&Default::default(), &env).open(spec)
+}
+
 use crate::event::Usage;
 use crate::ids::ToolCallId;
 use futures::stream::BoxStream;
@@ -260,6 +273,10 @@ pub fn resource_text(block: &ContentBlock) -> String {
         } => match description {
             Some(description) => format!("[{name}]({uri}): {description}"),
             None => format!("[{name}]({uri})"),
+        },
+        other => match serde_json::to_string(other) {
+            Ok(json) => json,
+            Err(_) => "(content this model cannot read)".to_owned(),
         },
     }
 }

@@ -20,6 +20,7 @@
 use super::{FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
 use crate::event::Usage;
 use crate::ids::ToolCallId;
+use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -188,12 +189,6 @@ impl ScriptedModel {
     pub fn requests(&self) -> Vec<ModelRequest> {
         lock(&self.requests).clone()
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[async_trait::async_trait]

@@ -5,6 +5,7 @@ use crate::event::AgentEvent;
 use crate::ids::SessionId;
 use crate::model::Message;
 use crate::permission::RememberedAnswers;
+use crate::sync::lock;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -84,10 +85,7 @@ impl SqliteStore {
         &self,
         work: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let mut connection = self
-            .connection
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut connection = lock(&self.connection);
         work(&mut connection)
     }
 

@@ -1,5 +1,6 @@
-//! Every recorded stream in `shared/fixtures/model-streams/` through its wire decoder: whole,
-//! one byte at a time, and in 7-byte pieces (which split UTF-8 characters and SSE lines).
+//! Every recorded stream in `tests/fixtures/model-streams/` (the repository's copy of the
+//! recorded streams; their provenance is in its README) through its wire decoder: whole, one
+//! byte at a time, and in 7-byte pieces (which split UTF-8 characters and SSE lines).
 
 use agentry::model::wire::{StreamDecoder, anthropic, openai_chat, openai_responses, sse};
 use agentry::model::{FinishReason, ModelError, ModelEvent};
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 fn fixtures_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/model-streams")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/model-streams")
 }
 
 /// What a decoded response amounts to.

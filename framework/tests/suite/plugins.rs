@@ -40,7 +40,8 @@ async fn a_loaded_plugin_is_a_provider_like_any_other() {
         tools,
         [
             ("WriteGreeting".to_owned(), ToolKind::Edit),
-            ("SlowCount".to_owned(), ToolKind::Think)
+            ("SlowCount".to_owned(), ToolKind::Think),
+            ("CountWords".to_owned(), ToolKind::Read)
         ]
     );
 
@@ -57,6 +58,19 @@ async fn a_loaded_plugin_is_a_provider_like_any_other() {
     assert!(
         matches!(&greeting.content()[0], ToolContent::Diff { old_text: None, new_text, .. } if new_text == "Hello, Lin!\n")
     );
+
+    std::fs::write(dir.path().join("words.txt"), "one two\n".repeat(25_000)).unwrap();
+    let words = harness
+        .call("CountWords", json!({"file": "words.txt"}))
+        .await;
+    assert_eq!(words.statuses(), [Pending, InProgress, Completed]);
+    assert_eq!(words.announced().unwrap().title, "Count words in words.txt");
+    assert!(
+        words.text().ends_with("words.txt has 50000 words."),
+        "{}",
+        words.text()
+    );
+    assert_eq!(words.progress().len(), 2, "a report every 10,000 lines");
 
     let counted = harness.call("SlowCount", json!({"to": 3})).await;
     assert_eq!(counted.text(), "Counted to 3.");

@@ -171,8 +171,7 @@ async fn a_provider_added_to_one_session_serves_only_that_session() {
     ])
     .build();
     let provider: Arc<dyn agentry::provider::Provider> = Arc::new(
-        agentry::provider::SimpleProvider::new("mine", "")
-            .with_tool(agentry::tool::erase(Named("Session_only"))),
+        agentry::provider::SimpleProvider::new("mine", "").with_tool(Named("Session_only")),
     );
     h.session.add_provider(provider.clone()).unwrap();
     assert!(h.session.registry().get("Session_only").is_some());

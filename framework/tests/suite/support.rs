@@ -193,7 +193,7 @@ impl HarnessBuilder {
         let log = Log::default();
         let mut provider = SimpleProvider::new("probes", "Test tools.");
         for tool in probes(&log).into_iter().chain(self.extra_tools) {
-            provider = provider.with_tool(tool);
+            provider = provider.with_dyn_tool(tool);
         }
         let model = Arc::new(ScriptedModel::new(self.responses));
         let mut builder = Agent::builder()

@@ -3,11 +3,9 @@
 //! prompt starts with `/name`.
 
 use crate::convert::content_block;
-use crate::mcp::PromptServer;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Error, ErrorCode};
-use agentry::commands::{SlashCommand, SlashCommands};
-use agentry::templates::PromptTemplate;
+use agentry::commands::{CommandSource, SlashCommands};
 use std::sync::Arc;
 
 /// A session's slash commands, by name.
@@ -15,14 +13,9 @@ use std::sync::Arc;
 pub struct Commands(SlashCommands);
 
 impl Commands {
-    /// The templates' commands and the servers' prompts, named without clashes.
-    pub fn new(templates: &[PromptTemplate], servers: &[PromptServer]) -> Self {
-        let commands = templates
-            .iter()
-            .map(|t| Arc::new(t.clone()) as Arc<dyn SlashCommand>)
-            .chain(servers.iter().flat_map(PromptServer::prompts))
-            .collect();
-        Self(SlashCommands::new(commands))
+    /// The commands of `sources` (the agent's and the session's), named without clashes.
+    pub fn new(sources: &[Arc<dyn CommandSource>]) -> Self {
+        Self(SlashCommands::from_sources(sources))
     }
 
     /// Whether there are none.
@@ -73,6 +66,8 @@ impl Commands {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agentry::commands::CommandList;
+    use agentry::templates::PromptTemplate;
     use std::path::Path;
 
     fn commands() -> Commands {
@@ -81,7 +76,7 @@ mod tests {
             "---\ndescription: Review code\narguments:\n  - name: target\n    required: true\n---\nReview {{target}}.",
         )
         .unwrap();
-        Commands::new(&[review], &[])
+        Commands::new(&[Arc::new(CommandList::new(vec![Arc::new(review)]))])
     }
 
     fn text(text: &str) -> acp::ContentBlock {

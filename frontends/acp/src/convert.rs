@@ -95,6 +95,8 @@ pub fn content_block(block: &ContentBlock) -> acp::ContentBlock {
                     .mime_type(mime_type.clone()),
             ),
         )),
+        // Content of a kind newer than this front-end: as the text models read.
+        other => text_block(&agentry::model::resource_text(other)),
     }
 }
 
@@ -195,6 +197,10 @@ fn tool_content(content: &ToolContent) -> acp::ToolCallContent {
         ToolContent::Terminal { terminal_id } => {
             acp::ToolCallContent::Terminal(acp::Terminal::new(terminal_id.clone()))
         }
+        // Content of a kind newer than this front-end: its JSON, as text.
+        other => acp::ToolCallContent::Content(acp::Content::new(text_block(
+            &serde_json::to_string(other).unwrap_or_default(),
+        ))),
     }
 }
 
@@ -214,7 +220,7 @@ pub fn tool_kind(kind: ToolKind) -> acp::ToolKind {
         ToolKind::Think => acp::ToolKind::Think,
         ToolKind::Fetch => acp::ToolKind::Fetch,
         ToolKind::SwitchMode => acp::ToolKind::SwitchMode,
-        ToolKind::Other => acp::ToolKind::Other,
+        _ => acp::ToolKind::Other,
     }
 }
 

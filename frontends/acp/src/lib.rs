@@ -10,8 +10,13 @@
 //!   notifications before the answer), `session/set_mode` with the permission modes (default,
 //!   accept edits, plan, bypass; `current_mode_update` follows), and the model as a session
 //!   config option when [`AcpSettings::models`] offers a choice (`session/set_config_option`).
-//! - Prompt templates ([`AcpSettings::commands`]) are the sessions' slash commands: announced
-//!   with `available_commands_update`, expanded when a prompt starts with `/name`.
+//! - The agent's slash commands ([`Agent::command_sources`](agentry::agent::Agent::command_sources):
+//!   prompt templates, its MCP servers' prompts) and those of the session's own servers are
+//!   the session's: announced with `available_commands_update` (again when a source's list
+//!   changes), expanded when a prompt starts with `/name`.
+//! - The MCP servers a client passes with a session are connected through the agent's
+//!   [`SessionServers`](agentry::session_servers::SessionServers) hook; their tools serve that
+//!   session only.
 //! - `session/prompt` runs one chat in a task of its own: every event becomes a `session/update`
 //!   as the table in [`agentry::event`] says, permission questions become
 //!   `session/request_permission`, and the answer is the stop reason. `session/cancel` ends the
@@ -31,8 +36,6 @@
 //!     policy: Default::default(),
 //!     model_problem: None,
 //!     models: None,
-//!     commands: Vec::new(),
-//!     prompt_servers: Vec::new(),
 //! };
 //! serve_stdio(agent, settings).await
 //! # }
@@ -47,7 +50,5 @@ mod models;
 mod server;
 mod stdio;
 
-pub use mcp::PromptServer;
-pub use models::ModelChoices;
 pub use server::{AcpSettings, serve};
 pub use stdio::serve_stdio;

@@ -1,11 +1,11 @@
 //! The sessions open on one connection, and the turn each may be running.
 
 use crate::commands::Commands;
-use crate::mcp::PromptServer;
 use agentry::agent::Session;
+use agentry::commands::CommandSource;
 use agentry::model::Model;
 use agentry::permission::PermissionMode;
-use agentry::templates::PromptTemplate;
+pub(crate) use agentry::sync::lock;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -21,32 +21,24 @@ pub struct LiveSession {
     /// The model the session uses (as its spec), and the one the client chose that the next
     /// turn starts with.
     model: Mutex<(String, Option<Arc<dyn Model>>)>,
-    /// The MCP servers whose prompts are among the session's commands.
-    servers: Vec<PromptServer>,
+    /// Where the session's commands come from: the agent's sources and its own servers'.
+    sources: Vec<Arc<dyn CommandSource>>,
     /// The session's slash commands.
     commands: Mutex<Commands>,
 }
 
-/// Locks a mutex, going on past a panic of another holder (the data stays usable).
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 impl LiveSession {
-    /// A session with no turn running, whose commands are `templates` and the prompts of
-    /// `servers`.
-    pub fn new(session: Session, templates: &[PromptTemplate], servers: Vec<PromptServer>) -> Self {
+    /// A session with no turn running, whose commands are those of `sources`.
+    pub fn new(session: Session, sources: Vec<Arc<dyn CommandSource>>) -> Self {
         let mode = session.options().policy.mode;
         let model = session.model().name();
-        let commands = Commands::new(templates, &servers);
+        let commands = Commands::new(&sources);
         Self {
             session: tokio::sync::Mutex::new(session),
             turn: Mutex::new(None),
             mode: Mutex::new(mode),
             model: Mutex::new((model, None)),
-            servers,
+            sources,
             commands: Mutex::new(commands),
         }
     }
@@ -56,14 +48,14 @@ impl LiveSession {
         lock(&self.commands).clone()
     }
 
-    /// The MCP servers whose prompts are among the session's commands.
-    pub fn prompt_servers(&self) -> &[PromptServer] {
-        &self.servers
+    /// Where the session's commands come from.
+    pub fn command_sources(&self) -> &[Arc<dyn CommandSource>] {
+        &self.sources
     }
 
-    /// Takes up the servers' current prompts; returns the new commands.
-    pub fn refresh_commands(&self, templates: &[PromptTemplate]) -> Commands {
-        let commands = Commands::new(templates, &self.servers);
+    /// Takes up the sources' current commands; returns them.
+    pub fn refresh_commands(&self) -> Commands {
+        let commands = Commands::new(&self.sources);
         *lock(&self.commands) = commands.clone();
         commands
     }

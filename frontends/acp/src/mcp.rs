@@ -1,48 +1,43 @@
 //! The MCP servers a client passes with a session (`mcpServers` in `session/new`, `load`,
-//! `resume`), connected through the MCP provider; their tools serve that session only.
+//! `resume`), connected through the agent's [`SessionServers`] hook; their tools serve that
+//! session only, and their prompts join its slash commands.
 
 use agent_client_protocol::v1::schema as acp;
-use agentry::commands::SlashCommand;
-use agentry::provider::Provider;
+use agentry::agent::Agent;
+use agentry::session_servers::{ConnectedServer, ServerSpec, SessionServers};
 use std::path::Path;
-use std::sync::Arc;
 
-/// Whether this build connects a client's MCP servers (and over which transports).
-pub fn capabilities() -> acp::McpCapabilities {
-    acp::McpCapabilities::new()
-        .http(cfg!(feature = "mcp"))
-        .sse(false)
+/// The transports the agent's hook speaks (none without one).
+pub fn capabilities(agent: &Agent) -> acp::McpCapabilities {
+    let transports = agent
+        .session_servers()
+        .map(|servers| servers.transports())
+        .unwrap_or_default();
+    acp::McpCapabilities::new().http(transports.http).sse(false)
 }
 
-/// A client's MCP server as the MCP provider's configuration, or why it cannot be used.
-#[cfg(feature = "mcp")]
-fn config(server: &acp::McpServer) -> Result<(String, agentry_mcp::McpServerConfig), String> {
-    use agentry_mcp::{HttpServer, McpServerConfig, StdioServer};
+/// A client's MCP server in the framework's terms, or why it cannot be used.
+fn spec(server: &acp::McpServer) -> Result<ServerSpec, String> {
     match server {
-        acp::McpServer::Stdio(stdio) => Ok((
-            stdio.name.clone(),
-            McpServerConfig::Stdio(StdioServer {
-                command: stdio.command.display().to_string(),
-                args: stdio.args.clone(),
-                env: stdio
-                    .env
-                    .iter()
-                    .map(|v| (v.name.clone(), v.value.clone()))
-                    .collect(),
-                cwd: None,
-            }),
-        )),
-        acp::McpServer::Http(http) => Ok((
-            http.name.clone(),
-            McpServerConfig::Http(HttpServer {
-                url: http.url.clone(),
-                headers: http
-                    .headers
-                    .iter()
-                    .map(|h| (h.name.clone(), h.value.clone()))
-                    .collect(),
-            }),
-        )),
+        acp::McpServer::Stdio(stdio) => Ok(ServerSpec::Stdio {
+            name: stdio.name.clone(),
+            command: stdio.command.display().to_string(),
+            args: stdio.args.clone(),
+            env: stdio
+                .env
+                .iter()
+                .map(|v| (v.name.clone(), v.value.clone()))
+                .collect(),
+        }),
+        acp::McpServer::Http(http) => Ok(ServerSpec::Http {
+            name: http.name.clone(),
+            url: http.url.clone(),
+            headers: http
+                .headers
+                .iter()
+                .map(|h| (h.name.clone(), h.value.clone()))
+                .collect(),
+        }),
         acp::McpServer::Sse(sse) => Err(format!(
             "MCP server `{}` uses the old HTTP+SSE transport, which agentry does not speak",
             sse.name
@@ -51,92 +46,43 @@ fn config(server: &acp::McpServer) -> Result<(String, agentry_mcp::McpServerConf
     }
 }
 
-/// What a session's servers brought: their tools (as providers) and their prompts.
-#[derive(Default)]
-pub struct Connected {
-    /// The servers, as providers of tools.
-    pub providers: Vec<Arc<dyn Provider>>,
-    /// The same servers, as sources of prompts.
-    pub servers: Vec<PromptServer>,
-}
-
-/// An MCP server whose prompts are slash commands (its prompt list may change).
-#[cfg(feature = "mcp")]
-#[derive(Clone)]
-pub struct PromptServer(Arc<agentry_mcp::McpProvider>);
-
-/// An MCP server whose prompts are slash commands (none in a build without MCP).
-#[cfg(not(feature = "mcp"))]
-#[derive(Clone)]
-pub enum PromptServer {}
-
-#[cfg(feature = "mcp")]
-impl PromptServer {
-    /// The prompts of a connected server.
-    pub fn new(server: Arc<agentry_mcp::McpProvider>) -> Self {
-        Self(server)
-    }
-
-    /// Its prompts, as last listed.
-    pub fn prompts(&self) -> Vec<Arc<dyn SlashCommand>> {
-        self.0
-            .prompts()
-            .into_iter()
-            .map(|prompt| Arc::new(prompt) as Arc<dyn SlashCommand>)
-            .collect()
-    }
-
-    /// Wakes up whenever its prompt list changes.
-    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.0.watch_prompts()
-    }
-}
-
-#[cfg(not(feature = "mcp"))]
-impl PromptServer {
-    /// Its prompts, as last listed.
-    pub fn prompts(&self) -> Vec<Arc<dyn SlashCommand>> {
-        match *self {}
-    }
-
-    /// Wakes up whenever its prompt list changes.
-    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
-        match *self {}
-    }
-}
-
 /// Starts a session's servers in the background (the session does not wait for them: their
-/// tools and prompts join when they answer); those that fail are logged on stderr.
-#[cfg(feature = "mcp")]
-pub fn connect(servers: &[acp::McpServer], cwd: &Path) -> Connected {
-    let mut configs = std::collections::BTreeMap::new();
+/// tools and prompts join when they answer); those that cannot be used are logged on stderr.
+pub fn connect(agent: &Agent, servers: &[acp::McpServer], cwd: &Path) -> Vec<ConnectedServer> {
+    if servers.is_empty() {
+        return Vec::new();
+    }
+    let Some(hook) = agent.session_servers() else {
+        tracing::warn!(
+            "the client passed {} MCP server(s); this agent connects none, so their tools are not available",
+            servers.len()
+        );
+        return Vec::new();
+    };
+    // One server per name: a later one of the same name replaces an earlier one.
+    let mut specs: Vec<ServerSpec> = Vec::new();
     for server in servers {
-        match config(server) {
-            Ok((name, config)) => {
-                configs.insert(name, config);
+        match spec(server) {
+            Ok(spec) => {
+                specs.retain(|known| known.name() != spec.name());
+                specs.push(spec);
             }
             Err(problem) => tracing::warn!("{problem}"),
         }
     }
-    let mut connected = Connected::default();
-    let options = agentry_mcp::McpOptions::default();
-    for (name, config) in &configs {
-        let provider = agentry_mcp::connect_in_background(name, config, cwd, &options);
-        let provider = Arc::new(provider);
-        connected.servers.push(PromptServer(provider.clone()));
-        connected.providers.push(provider);
-    }
-    connected
+    specs.sort_by(|a, b| a.name().cmp(b.name()));
+    specs
+        .iter()
+        .filter_map(|spec| connect_one(hook.as_ref(), spec, cwd))
+        .collect()
 }
 
-/// This build has no MCP provider: the servers are reported, not silently dropped.
-#[cfg(not(feature = "mcp"))]
-pub fn connect(servers: &[acp::McpServer], _cwd: &Path) -> Connected {
-    if !servers.is_empty() {
-        tracing::warn!(
-            "the client passed {} MCP server(s); this agent was built without MCP support, so their tools are not available",
-            servers.len()
-        );
-    }
-    Connected::default()
+fn connect_one(
+    hook: &dyn SessionServers,
+    spec: &ServerSpec,
+    cwd: &Path,
+) -> Option<ConnectedServer> {
+    hook.connect(spec, cwd)
+        .map_err(|problem| tracing::warn!("MCP server `{}` left out: {problem}", spec.name()))
+        .ok()
 }

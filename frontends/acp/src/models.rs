@@ -4,19 +4,10 @@
 use crate::live::LiveSession;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Error, ErrorCode};
-use agentry::model::Model;
-use std::sync::Arc;
+use agentry::model::catalog::ModelChoices;
 
 /// The id of the model option.
 const MODEL_OPTION: &str = "model";
-
-/// The models a client may switch a session to.
-pub trait ModelChoices: Send + Sync {
-    /// The models offered, as users write them (`anthropic/claude-sonnet-4-5`, …).
-    fn offered(&self) -> Vec<String>;
-    /// Opens one of them (the message says why not).
-    fn open(&self, spec: &str) -> Result<Arc<dyn Model>, String>;
-}
 
 /// The session's config options: the model, with the current one selected.
 pub fn config_options(choices: &dyn ModelChoices, current: &str) -> Vec<acp::SessionConfigOption> {

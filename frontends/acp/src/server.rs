@@ -4,15 +4,15 @@
 use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
 use crate::convert::{prompt_block, replayed_updates, stop_reason};
 use crate::live::{LiveSession, LiveSessions, lock};
-use crate::mcp::PromptServer;
-use crate::models::{ModelChoices, config_options, set_option};
+use crate::models::{config_options, set_option};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
 use agentry::agent::{Agent, ChatOptions, Session, SessionOptions, TurnIo};
+use agentry::commands::CommandSource;
 use agentry::ids::SessionId;
+use agentry::model::catalog::ModelChoices;
 use agentry::permission::{PermissionMode, PermissionPolicy};
-use agentry::templates::PromptTemplate;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -39,11 +39,6 @@ pub struct AcpSettings {
     pub model_problem: Option<String>,
     /// The models a client may switch sessions to; none, no model option.
     pub models: Option<Arc<dyn ModelChoices>>,
-    /// The slash commands every session offers.
-    pub commands: Vec<PromptTemplate>,
-    /// The agent's own MCP servers, whose prompts every session offers as slash commands too
-    /// (beside those of the servers the client passes).
-    pub prompt_servers: Vec<PromptServer>,
 }
 
 /// What `session/load` and `session/resume` ask for.
@@ -135,34 +130,14 @@ fn absolute(path: &Path, what: &str) -> Result<PathBuf, Error> {
 
 /// The permission modes, as ACP session modes.
 fn modes(current: PermissionMode) -> acp::SessionModeState {
-    let mode = |mode: PermissionMode, name: &str, description: &str| {
-        acp::SessionMode::new(mode.as_str(), name).description(description.to_owned())
-    };
-    acp::SessionModeState::new(
-        current.as_str(),
-        vec![
-            mode(
-                PermissionMode::Default,
-                "Default",
-                "Read-only tools run; edits and commands ask first",
-            ),
-            mode(
-                PermissionMode::AcceptEdits,
-                "Accept edits",
-                "File edits in the workspace run without asking; commands still ask",
-            ),
-            mode(
-                PermissionMode::Plan,
-                "Plan",
-                "Read-only: the agent looks and plans, and changes nothing",
-            ),
-            mode(
-                PermissionMode::Bypass,
-                "Bypass permissions",
-                "Every tool runs without asking",
-            ),
-        ],
-    )
+    let modes = PermissionMode::ALL
+        .into_iter()
+        .map(|mode| {
+            acp::SessionMode::new(mode.as_str(), mode.title())
+                .description(mode.description().to_owned())
+        })
+        .collect();
+    acp::SessionModeState::new(current.as_str(), modes)
 }
 
 impl Server {
@@ -182,23 +157,27 @@ impl Server {
     /// A session's options; its file tools go through the client when the client offers
     /// both `fs` methods, and Bash runs in the client's terminals when it offers those.
     /// Connects the MCP servers the client passed, gives their tools to the session, and
-    /// returns it as a live session, whose commands are the templates and the prompts of the
-    /// agent's and the session's servers.
+    /// returns it as a live session, whose commands are the agent's and those of the
+    /// session's servers.
     fn open_live(
         &self,
         mut session: Session,
         servers: &[acp::McpServer],
         cwd: &Path,
     ) -> LiveSession {
-        let connected = crate::mcp::connect(servers, cwd);
-        for provider in &connected.providers {
-            if let Err(problem) = session.add_provider(provider.clone()) {
-                tracing::warn!("MCP server `{}` left out: {problem}", provider.name());
+        let mut sources: Vec<Arc<dyn CommandSource>> = self.agent.command_sources().to_vec();
+        for server in crate::mcp::connect(&self.agent, servers, cwd) {
+            match session.add_provider(server.provider.clone()) {
+                Ok(()) => sources.push(server.commands),
+                Err(problem) => {
+                    tracing::warn!(
+                        "MCP server `{}` left out: {problem}",
+                        server.provider.name()
+                    );
+                }
             }
         }
-        let mut prompt_servers = self.settings.prompt_servers.clone();
-        prompt_servers.extend(connected.servers);
-        LiveSession::new(session, &self.settings.commands, prompt_servers)
+        LiveSession::new(session, sources)
     }
 
     /// Reopens a session in a task of its own (its MCP servers may take a while), answers with
@@ -240,15 +219,14 @@ impl Server {
             updates.send(commands.available());
         }
         let mut watches: Vec<_> = live
-            .prompt_servers()
+            .command_sources()
             .iter()
-            .map(PromptServer::watch)
+            .filter_map(|source| source.changes())
             .collect();
         if watches.is_empty() {
             return;
         }
         let live = Arc::downgrade(&live);
-        let templates = self.settings.commands.clone();
         tokio::spawn(async move {
             loop {
                 let changes = watches.iter_mut().map(|watch| Box::pin(watch.changed()));
@@ -256,7 +234,7 @@ impl Server {
                 let Some(live) = live.upgrade().filter(|_| changed.is_ok()) else {
                     return;
                 };
-                updates.send(live.refresh_commands(&templates).available());
+                updates.send(live.refresh_commands().available());
             }
         });
     }
@@ -338,7 +316,7 @@ impl Server {
         *lock(&self.client) = request.client_capabilities.clone();
         let capabilities = acp::AgentCapabilities::new()
             .load_session(true)
-            .mcp_capabilities(crate::mcp::capabilities())
+            .mcp_capabilities(crate::mcp::capabilities(&self.agent))
             .prompt_capabilities(
                 acp::PromptCapabilities::new()
                     .image(true)

@@ -2,6 +2,7 @@
 //! background shells (stopped when the session ends).
 
 use crate::process::kill_group_now;
+pub(crate) use agentry::sync::lock;
 use agentry::tool::ToolContext;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -81,10 +82,4 @@ impl Drop for ShellSession {
             kill_group_now(shell.group);
         }
     }
-}
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

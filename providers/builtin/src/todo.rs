@@ -136,12 +136,11 @@ mod tests {
     use agentry::event::AgentEvent;
     use agentry::provider::SimpleProvider;
     use agentry::testing::ToolHarness;
-    use agentry::tool::erase;
     use serde_json::json;
 
     fn harness() -> (ToolHarness, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
-        let provider = SimpleProvider::new("builtin", "").with_tool(erase(TodoWrite));
+        let provider = SimpleProvider::new("builtin", "").with_tool(TodoWrite);
         (ToolHarness::new(&provider, dir.path()).unwrap(), dir)
     }
 

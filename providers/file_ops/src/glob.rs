@@ -1,6 +1,7 @@
 //! **Glob**: files whose path matches a glob pattern, newest first, honouring ignore files.
 
 use crate::FileOpsConfig;
+use agentry::sync::lock;
 use agentry::tool::{Tool, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput};
 use ignore::WalkState;
 use schemars::JsonSchema;
@@ -129,10 +130,7 @@ pub(crate) fn find(
                         .ok()
                         .and_then(|m| m.modified().ok())
                         .unwrap_or(SystemTime::UNIX_EPOCH);
-                    found
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push((entry.into_path(), modified));
+                    lock(&found).push((entry.into_path(), modified));
                 }
             }
             WalkState::Continue

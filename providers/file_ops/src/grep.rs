@@ -3,6 +3,7 @@
 
 use crate::FileOpsConfig;
 use crate::glob::walker;
+use agentry::sync::lock;
 use agentry::tool::{Tool, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -232,14 +233,12 @@ fn search(
                     .ok()
                     .and_then(|m| m.modified().ok())
                     .unwrap_or(SystemTime::UNIX_EPOCH);
-                hits.lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push(FileHits {
-                        path: entry.into_path(),
-                        modified,
-                        lines: sink.lines,
-                        count: sink.count,
-                    });
+                lock(hits).push(FileHits {
+                    path: entry.into_path(),
+                    modified,
+                    lines: sink.lines,
+                    count: sink.count,
+                });
             }
             WalkState::Continue
         })

@@ -1,5 +1,6 @@
 //! What this session has read: the read-before-write rule and stale-file detection.
 
+use agentry::sync::lock;
 use agentry::tool::{ToolContext, ToolError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -55,10 +56,7 @@ impl ReadFiles {
     }
 
     fn note(&self, path: &Path, seen: Seen) {
-        self.stamps
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(Self::key(path), seen);
+        lock(&self.stamps).insert(Self::key(path), seen);
     }
 
     /// Notes that the session has seen the file as it is now on disk.
@@ -84,12 +82,7 @@ impl ReadFiles {
     }
 
     fn check(&self, path: &Path, now: Option<Seen>, place: &str) -> Result<(), ToolError> {
-        let seen = self
-            .stamps
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&Self::key(path))
-            .copied();
+        let seen = lock(&self.stamps).get(&Self::key(path)).copied();
         match seen {
             None => Err(ToolError::failed(format!(
                 "{} already exists and has not been read in this session: Read it first, then change it.",

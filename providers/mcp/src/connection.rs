@@ -7,6 +7,7 @@ use crate::link::{Link, Origin, ServerStatus};
 use crate::prompts::McpPrompt;
 use crate::tool::McpTool;
 use agentry::provider::{Provider, ProviderOrigin};
+use agentry::sync::lock;
 use agentry::tool::DynTool;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::RoleClient;
@@ -227,12 +228,7 @@ async fn start_child(
             if let Some(reader) = reader {
                 let _ = tokio::time::timeout(Duration::from_secs(1), reader).await;
             }
-            let tail: Vec<String> = tail
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .iter()
-                .cloned()
-                .collect();
+            let tail: Vec<String> = lock(&tail).iter().cloned().collect();
             let mut message = error.to_string();
             if !tail.is_empty() {
                 message.push_str("; its stderr ended with:\n");
@@ -252,9 +248,7 @@ async fn keep_stderr(
     let mut lines = tokio::io::BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         tracing::debug!(server = %server, "{line}");
-        let mut tail = tail
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut tail = lock(&tail);
         if tail.len() == STDERR_TAIL_LINES {
             tail.pop_front();
         }

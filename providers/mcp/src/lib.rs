@@ -2,8 +2,12 @@
 //!
 //! The MCP client provider: each configured MCP server becomes a provider whose tools the
 //! agent calls like any other, through the executor (permissions, statuses, content). It is
-//! built on the official Rust SDK, `rmcp`. With the `server` feature, its `server` module is
-//! the other side: agentry's prompt templates and agent served over MCP (`agentry mcp serve`).
+//! built on the official Rust SDK, `rmcp`. The other side, agentry served over MCP
+//! (`agentry mcp serve`), is a front-end: the `agentry-mcp-server` crate.
+//! - As the framework's [`SessionServers`](agentry::session_servers::SessionServers) hook
+//!   ([`McpSessionServers`]), it connects the servers a front-end's client hands to a session;
+//!   as a [`CommandSource`](agentry::commands::CommandSource), a server's prompts are slash
+//!   commands.
 //!
 //! - Servers run as child processes speaking stdio (`command`, `args`, `env`, `cwd`), or are
 //!   reached over streamable HTTP (`url`, `headers`). [`McpServerConfig`] reads both shapes,
@@ -44,8 +48,7 @@ mod content;
 mod handler;
 mod link;
 mod prompts;
-#[cfg(feature = "server")]
-pub mod server;
+mod session_servers;
 mod tool;
 
 pub use config::{HttpServer, McpServerConfig, StdioServer, read_mcp_json};
@@ -54,7 +57,8 @@ pub use connection::{
 };
 pub use link::ServerStatus;
 pub use prompts::McpPrompt;
-pub use tool::tool_name;
+pub use session_servers::McpSessionServers;
+pub use tool::{tool_name, tool_prefix};
 
 use std::path::PathBuf;
 

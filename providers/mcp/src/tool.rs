@@ -20,18 +20,26 @@ use std::sync::Arc;
 /// The name the model calls a server's tool by: `mcp__SERVER__TOOL`, with every character
 /// model APIs refuse in tool names (anything but letters, digits, `_` and `-`) made `_`.
 pub fn tool_name(server: &str, tool: &str) -> String {
-    let clean = |text: &str| -> String {
-        text.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    format!("mcp__{}__{}", clean(server), clean(tool))
+    format!("{}{}", tool_prefix(server), clean_name(tool))
+}
+
+/// What every tool name of `server` starts with (`mcp__SERVER__`, cleaned as in
+/// [`tool_name`]): how configuration recognises a server's tools before it lists them.
+pub fn tool_prefix(server: &str) -> String {
+    format!("mcp__{}__", clean_name(server))
+}
+
+/// `text` with every character but letters, digits, `_` and `-` made `_`.
+fn clean_name(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The kind a tool's annotations suggest: read-only tools read, destructive ones delete,

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 /// A piece of content inside a tool call: regular content, a diff, or a terminal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ToolContent {
     /// A regular content block (text, image, resource).
     Content {
@@ -57,6 +58,7 @@ impl ToolContent {
 /// A content block, shaped like ACP's and MCP's `ContentBlock`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// Text.
     Text {

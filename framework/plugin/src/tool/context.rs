@@ -2,6 +2,7 @@
 
 use crate::ids::{SessionId, ToolCallId};
 use crate::plan::PlanEntry;
+use crate::sync::lock;
 use crate::tool::content::{ToolCallLocation, ToolContent};
 use futures::future::BoxFuture;
 use std::any::{Any, TypeId};
@@ -86,6 +87,7 @@ pub trait ClientTerminals: Send + Sync {
 /// A progress report from a running tool. The executor turns each into a tool-call update.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ToolProgress {
     /// Replaces the call's content so far (ACP updates carry the whole content list).
     Content(Vec<ToolContent>),
@@ -136,10 +138,7 @@ pub struct SessionState {
 impl SessionState {
     /// The session's value of type `T`, created with `init` the first time it is asked for.
     pub fn get_or_init<T: Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Arc<T> {
-        let mut values = self
-            .values
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut values = lock(&self.values);
         if let Some(Ok(value)) = values
             .get(&TypeId::of::<T>())
             .map(|existing| Arc::clone(existing).downcast::<T>())

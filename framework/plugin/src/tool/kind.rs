@@ -8,6 +8,7 @@ use std::str::FromStr;
 /// permission and the concurrency of a call from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ToolKind {
     /// Reads files or data.
     Read,

@@ -3,6 +3,7 @@
 
 mod content;
 mod context;
+mod from_fn;
 mod kind;
 
 pub use content::{
@@ -12,6 +13,7 @@ pub use context::{
     ClientFiles, ClientServices, ClientTerminals, ProgressSink, SessionState, TerminalCommand,
     TerminalExit, ToolContext, ToolProgress,
 };
+pub use from_fn::{FnTool, tool_fn};
 pub use kind::{ToolKind, UnknownToolKind};
 
 use futures::future::BoxFuture;
@@ -24,6 +26,7 @@ use std::sync::Arc;
 
 /// Why a tool call did not complete. The message is what the model reads, so it says what to do.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The input does not fit the tool (beyond what its schema can say).
     #[error("invalid input: {0}")]

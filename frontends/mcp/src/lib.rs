@@ -1,4 +1,8 @@
-//! `agentry mcp serve`: agentry as an MCP server, on stdio or streamable HTTP.
+//! # agentry-mcp-server
+//!
+//! The MCP front-end: any agentry agent and its prompt templates as an MCP server, on stdio or
+//! streamable HTTP (`agentry mcp serve`), on the official Rust SDK, `rmcp`. Like every
+//! front-end it depends on the framework only.
 //!
 //! - Prompts: the prompt templates of its folders (`agentry::templates`), capability
 //!   `prompts: {listChanged: true}`; `prompts/list` a page at a time with an opaque cursor;
@@ -11,7 +15,7 @@
 //! ```no_run
 //! use agentry::agent::Agent;
 //! use agentry::permission::{PermissionMode, PermissionPolicy};
-//! use agentry_mcp::server::{RunSettings, ServeSettings, serve_stdio};
+//! use agentry_mcp_server::{RunSettings, ServeSettings, serve_stdio};
 //!
 //! # async fn demo(agent: Agent) -> std::io::Result<()> {
 //! let project = std::env::current_dir()?;
@@ -29,9 +33,11 @@
 //! ```
 
 mod catalog;
+mod content;
 mod run_tool;
 mod watcher;
 
+use agentry::sync::lock;
 use catalog::Catalog;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
@@ -84,7 +90,7 @@ impl ServerHandler for Connection {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        crate::server::lock(&self.0.peers).push(context.peer);
+        lock(&self.0.peers).push(context.peer);
     }
 
     async fn list_prompts(
@@ -131,12 +137,6 @@ impl ServerHandler for Connection {
         let result = self.0.runner.run(request.arguments, &context).await?;
         Ok(CallToolResponse::Complete(result))
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Shared {

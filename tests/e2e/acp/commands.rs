@@ -1,0 +1,283 @@
+//! MCP servers passed with a session, and slash commands: prompt templates and MCP prompts.
+
+use super::*;
+
+#[test]
+fn mcp_servers_passed_with_the_session_serve_its_tools() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_echo",
+            "mcp__everything__echo",
+            json!({"message": "over ACP"}),
+        )),
+        MockTurn::Reply(MockReply::text("echoed")),
+    ]);
+    let broken = json!({"name": "broken", "command": "/nonexistent/server", "args": [], "env": []});
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": with_everything_server(&sb, Some(broken), vec![
+            // The server starts in the background; its prompts say it is up.
+            json!({"op": "wait_for_command", "name": "simple-prompt"}),
+            prompt("echo it"),
+        ])}),
+    );
+    assert_eq!(
+        out.result(0)["agentCapabilities"]["mcpCapabilities"]["http"],
+        true
+    );
+    assert_eq!(out.result(3)["stopReason"], "end_turn");
+    assert_eq!(final_status(&out, "call_echo"), "completed");
+    let told = server.requests()[1].body["messages"].to_string();
+    assert!(told.contains("Echo: over ACP"), "{told}");
+    assert!(
+        out.stderr.contains("MCP server `broken` did not start"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn prompt_templates_are_slash_commands() {
+    let sb = sandbox();
+    sb.write(
+        "project/.agentry/prompts/review.md",
+        "---\ndescription: Review a file\narguments:\n  - name: file\n    required: true\n  - name: focus\n---\nReview {{file}}; focus on {{focus}}.\n",
+    );
+    sb.write(
+        "config/agentry/prompts/explain.md",
+        "Explain the project.\n",
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("reviewed"))]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![
+            prompt("/review src/lib.rs error paths"),
+            prompt("/review"),
+        ])}),
+    );
+    let announced = out
+        .updates()
+        .into_iter()
+        .find(|u| u["sessionUpdate"] == "available_commands_update")
+        .expect("the commands are announced");
+    assert!(
+        out.records
+            .iter()
+            .position(|r| r["kind"] == "update")
+            .unwrap()
+            > out.position_of_answer(1),
+        "after the session exists"
+    );
+    assert_eq!(
+        announced["availableCommands"],
+        json!([
+            {"name": "explain", "description": "Run the explain prompt"},
+            {"name": "review", "description": "Review a file", "input": {"hint": "<file> [focus]"}},
+        ])
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(
+        sent.contains("Review src/lib.rs; focus on error paths."),
+        "{sent}"
+    );
+    let missing = out.answer(3);
+    assert_eq!(missing["code"], -32602, "{missing}");
+    assert!(
+        missing["message"].as_str().unwrap().contains("file"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn a_session_servers_prompts_are_slash_commands() {
+    let sb = sandbox();
+    sb.write("project/.agentry/prompts/tidy.md", "Tidy the code.\n");
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("sunny"))]);
+    let steps = vec![
+        json!({"op": "wait_for_command", "name": "args-prompt"}),
+        prompt("/args-prompt Paris"),
+        prompt("/args-prompt"),
+    ];
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": with_everything_server(&sb, None, steps)}),
+    );
+    // The templates are announced at once; the server's prompts when it has started.
+    let announced = out
+        .updates()
+        .into_iter()
+        .rev()
+        .find(|u| u["sessionUpdate"] == "available_commands_update")
+        .expect("the commands are announced");
+    let commands = announced["availableCommands"].as_array().unwrap();
+    let args_prompt = commands
+        .iter()
+        .find(|c| c["name"] == "args-prompt")
+        .unwrap_or_else(|| panic!("{announced}"));
+    assert_eq!(args_prompt["input"]["hint"], "<city> [state]");
+    assert!(
+        commands.iter().any(|c| c["name"] == "tidy"),
+        "templates too: {announced}"
+    );
+    assert_eq!(out.result(3)["stopReason"], "end_turn");
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("What's weather in Paris?"), "{sent}");
+    let missing = out.answer(4);
+    assert_eq!(missing["code"], -32602, "{missing}");
+    assert!(
+        missing["message"].as_str().unwrap().contains("city"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn a_servers_new_prompts_are_announced_again() {
+    let sb = sandbox();
+    // The session's MCP server is agentry itself (`agentry mcp serve`), with prompt
+    // templates of its own.
+    let served_config = sb.project().parent().unwrap().join("served-config");
+    sb.write(
+        "served-config/agentry/prompts/standup.md",
+        "Write the standup notes.\n",
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("deployed"))]);
+    let agentry = json!({
+        "name": "templates",
+        "command": env!("CARGO_BIN_EXE_agentry"),
+        "args": ["mcp", "serve"],
+        "env": [{"name": "XDG_CONFIG_HOME", "value": served_config.display().to_string()}],
+    });
+    let new_template = served_config.join("agentry/prompts/deploy.md");
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": [
+            json!({"op": "initialize"}),
+            json!({"op": "new_session", "cwd": sb.project().display().to_string(), "mcpServers": [agentry]}),
+            json!({"op": "wait_for_command", "name": "standup"}),
+            json!({"op": "write_file", "path": new_template, "text": "---\ndescription: Ship it\n---\nDeploy the service.\n"}),
+            json!({"op": "wait_for_command", "name": "deploy"}),
+            prompt("/deploy"),
+        ]}),
+    );
+    let last = out
+        .updates()
+        .into_iter()
+        .rev()
+        .find(|u| u["sessionUpdate"] == "available_commands_update")
+        .unwrap();
+    let deploy = last["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "deploy")
+        .unwrap_or_else(|| panic!("{last}"));
+    assert_eq!(deploy["description"], "Ship it");
+    assert_eq!(out.result(5)["stopReason"], "end_turn");
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("Deploy the service."), "{sent}");
+}
+
+#[test]
+fn the_configured_servers_prompts_are_slash_commands_too() {
+    let sb = sandbox();
+    let (command, args) = agentry_tests::peers::everything_server();
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"everything": {"command": command, "args": args}}}).to_string(),
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("simple"))]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![
+            json!({"op": "wait_for_command", "name": "simple-prompt"}),
+            prompt("/simple-prompt"),
+        ])}),
+    );
+    assert_eq!(out.result(3)["stopReason"], "end_turn");
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("This is a simple prompt"), "{sent}");
+}
+
+#[test]
+fn a_configured_server_that_hangs_holds_up_nothing() {
+    let sb = sandbox();
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"silent": {"command": "sleep", "args": ["600"]}}}).to_string(),
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("here"))]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("hi")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    // Waiting for it would have taken its 30 s startup timeout, and said so.
+    assert!(!out.stderr.contains("no answer within"), "{}", out.stderr);
+    let offered = server.requests()[0].body["tools"].to_string();
+    assert!(!offered.contains("mcp__silent__"), "{offered}");
+}
+
+#[test]
+fn a_starting_servers_tools_are_disabled_by_the_names_the_mcp_provider_gives_them() {
+    let sb = sandbox();
+    // `docs.v2` is `docs_v2` in its tools' names; it never answers, so its tools are unknown.
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"docs.v2": {"command": "sleep", "args": ["600"]}}}).to_string(),
+    );
+    sb.write(
+        "project/.agentry/config.toml",
+        "[tools]\ndisabled = [\"mcp__docs_v2__search\"]\n",
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("here"))]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("hi")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn", "{}", out.stderr);
+    assert!(!out.stderr.contains("[tools] disabled"), "{}", out.stderr);
+}
+
+#[test]
+fn the_users_mcp_timeouts_apply_to_the_servers_a_client_passes() {
+    let sb = sandbox();
+    sb.write(
+        "config/agentry/config.toml",
+        "[mcp]\nstartup_timeout_secs = 1\n",
+    );
+    let silent = json!({"name": "silent", "command": "sleep", "args": ["600"], "env": []});
+    let out = acp_with_model(
+        &sb,
+        &MockModelServer::start_blocking([]),
+        &[],
+        json!({"steps": [
+            {"op": "initialize"},
+            {"op": "new_session", "cwd": sb.project().display().to_string(), "mcpServers": [silent]},
+            {"op": "sleep", "ms": 2500},
+        ]}),
+    );
+    assert!(out.result(1)["sessionId"].is_string(), "{out:?}");
+    // With the default (30 s) it would still be starting.
+    assert!(
+        out.stderr
+            .contains("MCP server `silent` did not start: no answer within 1 s"),
+        "{}",
+        out.stderr
+    );
+}

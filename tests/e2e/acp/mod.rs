@@ -1,0 +1,117 @@
+//! `agentry acp` driven by the official ACP TypeScript SDK (`tests/peers/acp-client.mjs`), with
+//! the model served by the mock model server; one module per behaviour, the helpers they
+//! share here.
+
+use crate::{bash_then_answer, pid_in, process_gone, sandbox};
+use agentry_tests::Sandbox;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Stop};
+use agentry_tests::peers::Transcript;
+use serde_json::{Value, json};
+
+/// `agentry acp --model openai/gpt-4.1 ARGS` against `server`, under the test client.
+pub(super) fn acp_with_model(
+    sb: &Sandbox,
+    server: &MockModelServer,
+    args: &[&str],
+    client: Value,
+) -> Transcript {
+    let base = format!("{}/v1", server.url());
+    let mut agent_args = vec!["--model", "openai/gpt-4.1"];
+    agent_args.extend_from_slice(args);
+    sb.acp(
+        &agent_args,
+        &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
+        client,
+    )
+}
+
+/// `initialize`, then `session/new` in the sandbox's project, then `steps`.
+pub(super) fn session_steps(sb: &Sandbox, steps: Vec<Value>) -> Vec<Value> {
+    let mut all = vec![
+        json!({"op": "initialize"}),
+        json!({"op": "new_session", "cwd": sb.project().display().to_string()}),
+    ];
+    all.extend(steps);
+    all
+}
+
+pub(super) fn prompt(text: &str) -> Value {
+    json!({"op": "prompt", "text": text})
+}
+
+/// A model that writes `greeting.txt`, then answers `done`.
+pub(super) fn write_then_answer(turns: usize) -> MockModelServer {
+    let mut script = Vec::new();
+    for n in 0..turns {
+        script.push(MockTurn::Reply(MockReply::tool_call(
+            &format!("call_{n}"),
+            "Write",
+            json!({"file_path": format!("greeting{n}.txt"), "content": "hello\n"}),
+        )));
+        script.push(MockTurn::Reply(MockReply::text("done")));
+    }
+    MockModelServer::start_blocking(script)
+}
+
+pub(super) fn tool_updates<'a>(out: &'a Transcript, id: &str) -> Vec<&'a Value> {
+    out.updates()
+        .into_iter()
+        .filter(|u| u["toolCallId"] == id)
+        .collect()
+}
+
+pub(super) fn final_status(out: &Transcript, id: &str) -> String {
+    tool_updates(out, id)
+        .iter()
+        .filter_map(|u| u["status"].as_str())
+        .next_back()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+pub(super) fn assert_cancelled_cleanly(out: &Transcript, step: usize) {
+    assert_eq!(
+        out.result(step)["stopReason"],
+        "cancelled",
+        "{:#?}",
+        out.records
+    );
+    let last_update = out.records.iter().rposition(|r| r["kind"] == "update");
+    assert!(
+        last_update.is_none_or(|last| last < out.position_of_answer(step)),
+        "no update after the prompt's response"
+    );
+}
+
+pub(super) fn hello_script() -> String {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/scripts/hello.json"
+    )
+    .to_owned()
+}
+
+/// `initialize`, then `session/new` with the reference MCP server (and `another`), then `steps`.
+pub(super) fn with_everything_server(
+    sb: &Sandbox,
+    another: Option<Value>,
+    steps: Vec<Value>,
+) -> Vec<Value> {
+    let (command, args) = agentry_tests::peers::everything_server();
+    let mut servers =
+        vec![json!({"name": "everything", "command": command, "args": args, "env": []})];
+    servers.extend(another);
+    let mut all = vec![
+        json!({"op": "initialize"}),
+        json!({"op": "new_session", "cwd": sb.project().display().to_string(), "mcpServers": servers}),
+    ];
+    all.extend(steps);
+    all
+}
+
+mod cancellation;
+mod client_services;
+mod commands;
+mod permissions;
+mod sessions;
+mod turns;

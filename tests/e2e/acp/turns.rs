@@ -1,0 +1,311 @@
+//! The prompt turn: what `initialize` offers, streamed chunks, plans, prompt content, the model option, limits, and bad input.
+
+use super::*;
+
+#[test]
+fn initialize_advertises_what_works() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": [{"op": "initialize", "protocolVersion": 99}]}),
+    );
+    let init = out.result(0);
+    assert_eq!(
+        init["protocolVersion"], 1,
+        "answers with the version it speaks"
+    );
+    let caps = &init["agentCapabilities"];
+    assert_eq!(caps["loadSession"], true);
+    assert_eq!(caps["promptCapabilities"]["image"], true);
+    assert_eq!(caps["promptCapabilities"]["embeddedContext"], true);
+    for method in ["list", "resume", "close", "delete"] {
+        assert!(caps["sessionCapabilities"][method].is_object(), "{caps}");
+    }
+    assert_eq!(init["agentInfo"]["name"], "agentry");
+}
+
+#[test]
+fn a_plain_turn_streams_chunks_before_ending_the_turn() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply {
+        piece: 4,
+        ..MockReply::new(
+            vec![
+                Part::Thinking {
+                    text: "A greeting will do.".into(),
+                    signature: String::new(),
+                },
+                Part::Text("Hello from the mock model.".into()),
+            ],
+            Stop::EndTurn,
+        )
+    })]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("hi")])}),
+    );
+    let session = out.result(1);
+    assert!(session["sessionId"].as_str().unwrap().starts_with("sess_"));
+    assert_eq!(session["modes"]["currentModeId"], "default");
+    let modes: Vec<&str> = session["modes"]["availableModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["default", "accept_edits", "plan", "bypass"]);
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert_eq!(out.agent_text(), "Hello from the mock model.");
+    let thought: String = out
+        .updates()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_thought_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert_eq!(thought, "A greeting will do.");
+    let chunks = out
+        .updates()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .count();
+    assert!(chunks > 1, "the answer streams in pieces ({chunks})");
+    let last_update = out
+        .records
+        .iter()
+        .rposition(|r| r["kind"] == "update")
+        .unwrap();
+    assert!(
+        last_update < out.position_of_answer(2),
+        "updates come before the response"
+    );
+    let request = &server.requests()[0].body;
+    assert_eq!(
+        request["messages"].as_array().unwrap().last().unwrap()["content"],
+        "hi"
+    );
+    let usage = out
+        .updates()
+        .into_iter()
+        .find(|u| u["sessionUpdate"] == "usage_update")
+        .expect("a usage update");
+    assert_eq!(usage["used"], 25, "20 input + 5 output tokens");
+    assert_eq!(usage["size"], 1_047_576, "gpt-4.1's context window");
+}
+
+#[test]
+fn max_turn_requests_stops_the_turn() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::tool_call(
+        "call_read",
+        "Read",
+        json!({"file_path": "missing.txt"}),
+    ))]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--max-turn-requests", "1"],
+        json!({"steps": session_steps(&sb, vec![prompt("read")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "max_turn_requests");
+}
+
+/// Bad input the SDK cannot produce, sent as raw lines: each gets its JSON-RPC error and the
+/// agent keeps answering.
+#[test]
+fn malformed_input_gets_json_rpc_errors_and_the_agent_survives() {
+    use std::io::{BufRead, BufReader, Write};
+    let sb = sandbox();
+    let mut child = sb
+        .agentry(&["acp", "--model", &format!("scripted:{}", hello_script())])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut ask = |line: &str| -> Value {
+        writeln!(stdin, "{line}").unwrap();
+        serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap()
+    };
+    let init = ask(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
+    );
+    assert_eq!(init["result"]["protocolVersion"], 1);
+    let parse = ask("{this is not json");
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    assert!(parse["id"].is_null());
+    let unknown = ask(r#"{"jsonrpc":"2.0","id":2,"method":"session/teleport","params":{}}"#);
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let invalid = ask(r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":42}}"#);
+    assert_eq!(invalid["error"]["code"], -32602, "{invalid}");
+    let missing = ask(
+        r#"{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"sess_x","prompt":[]}}"#,
+    );
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+    let project = sb.project().display().to_string();
+    let fine = ask(&format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"session/new","params":{{"cwd":{project:?},"mcpServers":[]}}}}"#
+    ));
+    assert!(fine["result"]["sessionId"].is_string(), "{fine}");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "EOF on stdin ends the agent cleanly: {status}"
+    );
+    assert!(
+        lines.next().is_none(),
+        "nothing but protocol messages on stdout"
+    );
+}
+
+#[test]
+fn without_a_model_key_sessions_are_refused_with_auth_required() {
+    let sb = sandbox();
+    let out = sb.acp(
+        &[],
+        &[],
+        json!({"steps": [
+            {"op": "initialize"},
+            {"op": "new_session", "cwd": sb.project().display().to_string()},
+            {"op": "request", "method": "authenticate", "params": {"methodId": "environment"}},
+        ]}),
+    );
+    let methods = &out.result(0)["authMethods"];
+    assert_eq!(methods[0]["id"], "environment", "{methods}");
+    for step in [1, 2] {
+        let refused = out.answer(step);
+        assert_eq!(refused["code"], -32000, "{refused}");
+        let message = refused["message"].as_str().unwrap();
+        assert!(message.contains("ANTHROPIC_API_KEY"), "{message}");
+    }
+}
+
+#[test]
+fn the_model_is_a_session_config_option() {
+    let sb = sandbox();
+    sb.write(
+        "config/agentry/config.toml",
+        "models = [\"openai/gpt-4.1-mini\"]\n",
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("small"))]);
+    let set = |value: &str| {
+        json!({"op": "request", "method": "session/set_config_option",
+               "params": {"sessionId": "$session", "configId": "model", "value": value}})
+    };
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![set("openai/gpt-4.1-mini"), set("openai/gpt-9"), prompt("hi")])}),
+    );
+    let option = &out.result(1)["configOptions"][0];
+    assert_eq!(option["id"], "model");
+    assert_eq!(option["category"], "model");
+    assert_eq!(option["currentValue"], "openai/gpt-4.1");
+    let values: Vec<&str> = option["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(values, ["openai/gpt-4.1", "openai/gpt-4.1-mini"]);
+    assert_eq!(
+        out.result(2)["configOptions"][0]["currentValue"],
+        "openai/gpt-4.1-mini"
+    );
+    let refused = out.answer(3);
+    assert_eq!(refused["code"], -32602, "{refused}");
+    assert_eq!(out.result(4)["stopReason"], "end_turn");
+    assert_eq!(server.requests()[0].body["model"], "gpt-4.1-mini");
+}
+
+#[test]
+fn a_turn_with_a_plan_sends_plan_updates() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_plan",
+            "TodoWrite",
+            json!({"todos": [
+                {"content": "Check for syntax errors", "status": "in_progress", "priority": "high"},
+                {"content": "Suggest improvements", "status": "pending", "priority": "low"},
+            ]}),
+        )),
+        MockTurn::Reply(MockReply::text("planned")),
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("plan it")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    assert!(
+        out.of_kind("permission").is_empty(),
+        "planning needs no permission"
+    );
+    let plan = out
+        .updates()
+        .into_iter()
+        .find(|u| u["sessionUpdate"] == "plan")
+        .expect("a plan update");
+    assert_eq!(
+        plan["entries"],
+        json!([
+            {"content": "Check for syntax errors", "priority": "high", "status": "in_progress"},
+            {"content": "Suggest improvements", "priority": "low", "status": "pending"},
+        ])
+    );
+    assert_eq!(final_status(&out, "call_plan"), "completed");
+}
+
+#[test]
+fn prompts_carry_images_embedded_resources_and_links_to_the_model() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("seen"))]);
+    let blocks = json!([
+        {"type": "text", "text": "Review this"},
+        {"type": "resource", "resource": {"uri": "file:///p/main.py", "mimeType": "text/x-python", "text": "print(1)"}},
+        {"type": "resource_link", "uri": "file:///p/notes.md", "name": "notes.md"},
+        {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![json!({"op": "prompt", "prompt": blocks})])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    let content = server.requests()[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .clone();
+    let text = content.to_string();
+    assert!(text.contains("Review this"), "{text}");
+    assert!(
+        text.contains("file:///p/main.py") && text.contains("print(1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("notes.md") && text.contains("file:///p/notes.md"),
+        "{text}"
+    );
+    assert!(
+        content
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|part| part["type"] == "image_url"
+                && part["image_url"]["url"] == "data:image/png;base64,aGVsbG8="),
+        "{text}"
+    );
+}
