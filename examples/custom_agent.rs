@@ -36,7 +36,7 @@ async fn main() -> anyhow::Result<()> {
     let agent = Agent::builder().model(Arc::new(model));
     let agent = agent.provider(tools).build()?;
     let mut session = agent.new_session(SessionOptions::new(std::env::current_dir()?))?;
-    let io = TurnIo::new(|event: AgentEvent| {
+    let io = ChatIo::new(|event: AgentEvent| {
         if let AgentEvent::ToolCall(call) = event {
             println!("tool: {} ({})", call.title, call.kind);
         }

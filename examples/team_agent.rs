@@ -63,7 +63,7 @@ async fn main() -> anyhow::Result<()> {
         rules: vec![],
     };
     let mut session = agent.new_session(options)?;
-    let io = TurnIo::new(|event: AgentEvent| {
+    let io = ChatIo::new(|event: AgentEvent| {
         if let AgentEvent::ToolCallUpdate(update) = event
             && let Some(status) = update.status
         {

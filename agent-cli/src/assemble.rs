@@ -38,7 +38,7 @@ pub async fn agent(
     let store = SqliteStore::open(database_path(config)).map_err(CliError::internal)?;
     let mut agent_config = AgentConfig::default();
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
-        agent_config.max_turn_requests = max;
+        agent_config.max_chat_requests = max;
     }
     let plugins = crate::providers::plugin_paths(config, &args.plugin, project);
     let available = crate::providers::available(config, &plugins, project, start).await;

@@ -2,20 +2,19 @@
 //! a JSON line on stdout (`stream-json`).
 
 use crate::cli::OutputFormat;
-use agentry::event::{AgentEvent, ChatSummary, ToolCallStatus};
+use agentry::event::{AgentEvent, ChatSummary, ToolCallBook, ToolCallStatus};
 use agentry::ids::SessionId;
 use serde_json::json;
-use std::collections::HashMap;
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Shows events as they come, until the channel closes.
 pub async fn render_events(mut events: UnboundedReceiver<AgentEvent>, format: OutputFormat) {
-    let mut titles: HashMap<String, String> = HashMap::new();
+    let mut calls = ToolCallBook::new();
     while let Some(event) = events.recv().await {
         match format {
             OutputFormat::StreamJson => print_json_line(&event),
-            OutputFormat::Text | OutputFormat::Json => report_activity(&event, &mut titles),
+            OutputFormat::Text | OutputFormat::Json => report_activity(&event, &mut calls),
         }
     }
 }
@@ -29,17 +28,13 @@ fn print_json_line(event: &AgentEvent) {
     }
 }
 
-/// One line on stderr per tool call start and end, permission refusal and notice.
-fn report_activity(event: &AgentEvent, titles: &mut HashMap<String, String>) {
+/// One line on stderr per tool call start and end, and per notice.
+fn report_activity(event: &AgentEvent, calls: &mut ToolCallBook) {
+    let call = calls.apply(event);
     match event {
-        AgentEvent::ToolCall(call) => {
-            eprintln!("agentry: → {}", call.title);
-            titles.insert(call.tool_call_id.to_string(), call.title.clone());
-        }
+        AgentEvent::ToolCall(call) => eprintln!("agentry: → {}", call.title),
         AgentEvent::ToolCallUpdate(update) => {
-            let title = titles
-                .get(update.tool_call_id.as_str())
-                .map_or(update.tool_call_id.as_str(), String::as_str);
+            let title = call.map_or(update.tool_call_id.as_str(), |call| call.title.as_str());
             let text = update
                 .content
                 .iter()
@@ -58,15 +53,6 @@ fn report_activity(event: &AgentEvent, titles: &mut HashMap<String, String>) {
                 }
                 _ => {}
             }
-        }
-        AgentEvent::PermissionRequested { tool_call_id, .. } => {
-            let title = titles
-                .get(tool_call_id.as_str())
-                .map_or(tool_call_id.as_str(), String::as_str);
-            eprintln!(
-                "agentry: `{title}` needs permission, and a headless run cannot ask: it is rejected. \
-                 Allow the tool with --allow TOOL or choose a --permission-mode."
-            );
         }
         AgentEvent::Notice { message } => eprintln!("agentry: {message}"),
         _ => {}

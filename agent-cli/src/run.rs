@@ -5,9 +5,9 @@ use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::output::{print_failure, print_summary, render_events};
 use crate::providers::ServerStart;
-use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
+use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::model::ContentBlock;
-use agentry::permission::RejectWhenAsked;
+use agentry::permission::{PermissionOptionKind, PermissionOutcome, PermissionRequest, handler_fn};
 use anyhow::{Context, anyhow};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -36,9 +36,18 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let renderer = tokio::spawn(render_events(receiver, args.output_format));
     let cancel = CancellationToken::new();
     tokio::spawn(cancel_on_sigint(cancel.clone()));
-    let io = TurnIo {
+    let io = ChatIo {
         events: Arc::new(events),
-        permissions: Arc::new(RejectWhenAsked),
+        permissions: Arc::new(handler_fn(|request: PermissionRequest| async move {
+            eprintln!(
+                "agentry: `{}` needs permission, and a headless run cannot ask: it is rejected. \
+                 Allow the tool with --allow TOOL or choose a --permission-mode.",
+                request.tool_call.title
+            );
+            PermissionOutcome::Selected {
+                kind: PermissionOptionKind::RejectOnce,
+            }
+        })),
         cancel,
     };
     let outcome = session

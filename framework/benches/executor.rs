@@ -3,7 +3,8 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry::event::AgentEvent;
-use agentry::executor::{CallScope, Executor, ToolCallRequest};
+use agentry::executor::{CallScope, Executor};
+use agentry::model::{ToolArguments, ToolCallRequest};
 use agentry::permission::{PermissionPolicy, RejectWhenAsked};
 use agentry::provider::{SimpleProvider, ToolRegistry};
 use agentry::tool::{ClientServices, SessionState, Tool, ToolContext, ToolError, ToolKind};
@@ -62,7 +63,7 @@ fn executor_overhead(c: &mut Criterion) {
     let request = ToolCallRequest {
         id: "c".into(),
         name: "Noop".into(),
-        arguments: r#"{"path": "src/main.rs"}"#.into(),
+        arguments: ToolArguments::parse(r#"{"path": "src/main.rs"}"#),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

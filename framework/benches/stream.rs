@@ -9,7 +9,7 @@
 //!   measures how fast the client drains a backlog.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
+use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::model::anthropic::{AnthropicModel, AnthropicSettings};
 use agentry::model::http::HttpOptions;
 use agentry::model::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
@@ -160,7 +160,7 @@ fn turns(c: &mut Criterion, group_name: &str, paced: bool) {
                 for _ in 0..iterations {
                     server.push(reply(paced));
                     let mut session = agent.new_session(SessionOptions::new(&dir)).unwrap();
-                    let io = TurnIo::new(|_event| {});
+                    let io = ChatIo::new(|_event| {});
                     runtime.block_on(async {
                         let prompt = vec![ContentBlock::text("go")];
                         session

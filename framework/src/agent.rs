@@ -35,8 +35,9 @@ use tokio_util::sync::CancellationToken;
 pub struct AgentConfig {
     /// The base of the system prompt.
     pub base_prompt: String,
-    /// The most model requests one chat may make.
-    pub max_turn_requests: u32,
+    /// The most model requests one chat may make; a chat that reaches it stops with ACP's
+    /// `max_turn_requests` (ACP's turn is agentry's chat).
+    pub max_chat_requests: u32,
     /// How many times the model may correct an answer that does not satisfy the output schema.
     pub output_schema_retries: u32,
 }
@@ -45,7 +46,7 @@ impl Default for AgentConfig {
     fn default() -> Self {
         Self {
             base_prompt: DEFAULT_BASE_PROMPT.to_owned(),
-            max_turn_requests: 100,
+            max_chat_requests: 100,
             output_schema_retries: 2,
         }
     }
@@ -180,7 +181,7 @@ impl SessionOptions {
 /// What a front-end provides for one chat: where events go, who answers permission questions,
 /// and the cancellation to watch.
 #[derive(Clone)]
-pub struct TurnIo {
+pub struct ChatIo {
     /// Where events go.
     pub events: Arc<dyn EventSink>,
     /// Who answers permission questions.
@@ -189,7 +190,7 @@ pub struct TurnIo {
     pub cancel: CancellationToken,
 }
 
-impl TurnIo {
+impl ChatIo {
     /// Events to `events`, nobody to answer permission questions (each is rejected, see
     /// [`RejectWhenAsked`](crate::permission::RejectWhenAsked)), and a fresh cancellation token.
     pub fn new(events: impl EventSink + 'static) -> Self {
@@ -392,7 +393,7 @@ impl Session {
         &mut self,
         content: Vec<ContentBlock>,
         options: &ChatOptions,
-        io: &TurnIo,
+        io: &ChatIo,
     ) -> Result<ChatSummary, AgentError> {
         chat::run(self, content, options, io).await
     }

@@ -17,39 +17,28 @@
 //! | `Plan` | `plan` `{entries: [{content, priority, status}]}` |
 //! | `ToolCall` | `tool_call` `{toolCallId, title, kind, status: pending, rawInput, locations}` |
 //! | `ToolCallUpdate` | `tool_call_update` (only the fields that are set: status, title, content, locations, rawOutput) |
-//! | `PermissionRequested` | `session/request_permission` request (the answer comes back through [`crate::permission::PermissionHandler`]) |
-//! | `PermissionResolved` | — (the response to that request) |
+//! | `PermissionResolved` | — (the answer to the `session/request_permission` request the front-end's [`PermissionHandler`](crate::permission::PermissionHandler) sent) |
 //! | `Usage` | `usage_update` |
 //! | `Notice` | — (logged on stderr) |
 //! | `ChatEnded` | the `session/prompt` response `{stopReason}` |
 //! | `ChatFailed` | the `session/prompt` error response |
 //!
-//! # Projection to the WebSocket chat protocol
+//! Permission questions are not events: the executor asks the front-end's
+//! [`PermissionHandler`](crate::permission::PermissionHandler), which shows the question its
+//! own way, and records the answer as `PermissionResolved`.
 //!
-//! | `AgentEvent` | WebSocket event |
-//! |---|---|
-//! | `ChatStarted` | `chat:start` `{session_id}` |
-//! | `TurnStarted` | `turn:start` `{turn_id, role, status, parent_fork_tool_call_id}` |
-//! | `UserMessage` | part of the user turn's projection (`blocks`) |
-//! | `TextDelta` | `turn:patch` `{add_content: {type: text_delta, …}}` |
-//! | `ThinkingDelta` | `turn:patch` `{add_content: {type: thinking_delta, …}}` |
-//! | `Plan` | `turn:patch` `{plan: entries}` |
-//! | `ToolCall` | `turn:patch` `{add_tool_call: {id, tool_name, display_name: title, arguments (JSON string), status: "pending"}}` |
-//! | `ToolCallUpdate` (final status) | `turn:patch` `{tool_result: {tool_call_id, result, status: "done" \| "error", duration_ms}}` |
-//! | `ToolCallUpdate` (progress) | `turn:patch` `{update_tool_call: …}` |
-//! | `PermissionRequested` | `turn:patch` `{permission_request: …}`, answered by the client |
-//! | `TurnEnded` | `turn:end` `{turn_id, role, status: completed \| paused \| cancelled \| failed}` |
-//! | `Usage` | carried on `chat:end` |
-//! | `ChatEnded` | `chat:end` `{status: "completed", finish_reason: stop reason, result: {output}}` |
-//! | `ChatFailed` | `chat:end` `{status: "error", error}` |
+//! A call's updates carry only what changed; a front-end that shows a call's title or tool
+//! name with every update keeps a [`ToolCallBook`].
 
+use crate::executor::Refusal;
 use crate::ids::{SessionId, ToolCallId, TurnId};
 use crate::model::ContentBlock;
-use crate::permission::{PermissionOption, PermissionOutcome};
+use crate::permission::PermissionOutcome;
 use crate::tool::{ToolCallLocation, ToolContent, ToolKind};
 pub use agentry_plugin::plan::{PlanEntry, PlanPriority, PlanStatus};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::ops::AddAssign;
 
 /// Everything that happens in a session that a front-end may show.
@@ -103,14 +92,8 @@ pub enum AgentEvent {
     ToolCall(ToolCallSnapshot),
     /// A tool call changed.
     ToolCallUpdate(ToolCallUpdate),
-    /// The executor asks the user whether a tool call may run.
-    PermissionRequested {
-        /// The call in question.
-        tool_call_id: ToolCallId,
-        /// The options offered.
-        options: Vec<PermissionOption>,
-    },
-    /// The user (or the turn's cancellation) answered a permission request.
+    /// The front-end's permission handler (or the chat's cancellation) answered whether a
+    /// tool call may run.
     PermissionResolved {
         /// The call in question.
         tool_call_id: ToolCallId,
@@ -341,6 +324,11 @@ pub struct ToolCallUpdate {
     /// How long the call ran, on its final status.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// On a `failed` status the executor set itself: why the call did not run or stopped
+    /// (unknown tool, bad arguments, denied, rejected, cancelled). A tool's own failure has
+    /// none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
 }
 
 impl ToolCallUpdate {
@@ -351,6 +339,49 @@ impl ToolCallUpdate {
             status: Some(status),
             ..Self::default()
         }
+    }
+}
+
+/// The latest state of every tool call seen in an event stream: a front-end feeds it the
+/// events and reads a call's title, tool name, kind and status with any update.
+#[derive(Debug, Clone, Default)]
+pub struct ToolCallBook(HashMap<ToolCallId, ToolCallSnapshot>);
+
+impl ToolCallBook {
+    /// An empty book.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes in an event; for a call's announcement or update, returns the call as it now is
+    /// (an update of a call never announced is ignored).
+    pub fn apply(&mut self, event: &AgentEvent) -> Option<&ToolCallSnapshot> {
+        match event {
+            AgentEvent::ToolCall(snapshot) => {
+                let id = snapshot.tool_call_id.clone();
+                self.0.insert(id.clone(), snapshot.clone());
+                self.0.get(&id)
+            }
+            AgentEvent::ToolCallUpdate(update) => {
+                let call = self.0.get_mut(&update.tool_call_id)?;
+                if let Some(status) = update.status {
+                    call.status = status;
+                }
+                if let Some(title) = &update.title {
+                    call.title = title.clone();
+                }
+                if let Some(locations) = &update.locations {
+                    call.locations = locations.clone();
+                }
+                Some(call)
+            }
+            _ => None,
+        }
+    }
+
+    /// A call, as last seen.
+    pub fn get(&self, id: &ToolCallId) -> Option<&ToolCallSnapshot> {
+        self.0.get(id)
     }
 }
 
@@ -415,5 +446,39 @@ mod tests {
             serde_json::to_value(&end).unwrap(),
             json!({"type": "turn_ended", "turn_id": "t", "role": "assistant", "status": "paused", "parent_fork_tool_call_id": null})
         );
+    }
+
+    #[test]
+    fn the_book_keeps_each_calls_latest_state_for_its_updates() {
+        let mut book = ToolCallBook::new();
+        let announced = AgentEvent::ToolCall(ToolCallSnapshot {
+            tool_call_id: "c1".into(),
+            turn_id: "t".into(),
+            tool_name: "Read".into(),
+            title: "Read a.txt".into(),
+            kind: ToolKind::Read,
+            status: Pending,
+            raw_input: json!({"file_path": "a.txt"}),
+            locations: Vec::new(),
+        });
+        assert_eq!(book.apply(&announced).unwrap().title, "Read a.txt");
+        let done = AgentEvent::ToolCallUpdate(ToolCallUpdate {
+            title: Some("Read a.txt (3 lines)".into()),
+            ..ToolCallUpdate::status("c1".into(), Completed)
+        });
+        let call = book.apply(&done).unwrap();
+        assert_eq!(
+            (call.tool_name.as_str(), call.title.as_str(), call.status),
+            ("Read", "Read a.txt (3 lines)", Completed)
+        );
+        let unknown = AgentEvent::ToolCallUpdate(ToolCallUpdate::status("c2".into(), Failed));
+        assert!(book.apply(&unknown).is_none());
+        assert!(
+            book.apply(&AgentEvent::Notice {
+                message: String::new()
+            })
+            .is_none()
+        );
+        assert_eq!(book.get(&"c1".into()).unwrap().status, Completed);
     }
 }

@@ -1,23 +1,29 @@
 //! The [`Executor`]: the one place that moves a tool call through its life, for every tool and
 //! every front-end.
 //!
-//! 1. [`Executor::announce`] reads the model's arguments, validates them against the tool's
-//!    schema and emits the call as `pending` (title, kind, rawInput, locations);
-//! 2. [`Executor::run`] asks the [`PermissionPolicy`] (and, when it says ask, the front-end's
-//!    [`PermissionHandler`]); refused, invalid or cancelled calls go `pending → failed`;
+//! 1. The model client reads the call's arguments once ([`ToolCallRequest`]);
+//!    [`Executor::announce`] looks the tool up once, validates the arguments against its schema,
+//!    lets the tool prepare the call, and emits it as `pending` (title, kind, rawInput,
+//!    locations). The [`CallTracker`] holds the call from there: its id lives there alone.
+//! 2. [`Executor::run`] asks the [`PermissionPolicy`] and, when it says ask, the front-end's
+//!    [`PermissionHandler`]; the handler's answer is what the transcript records
+//!    ([`AgentEvent::PermissionResolved`]). A call that will not run goes `pending → failed`
+//!    with a typed [`Refusal`] (unknown tool, bad JSON, schema mismatch, invalid input, denied
+//!    by rule, rejected by the user, cancelled).
 //! 3. the call goes `in_progress`, runs, and its progress is forwarded as updates;
-//! 4. it ends `completed` or `failed`, with content and rawOutput.
+//! 4. it ends `completed` or `failed`, with content and rawOutput (and the [`Refusal`] when it
+//!    was cancelled while running).
 //!
-//! Every status change goes through a [`CallTracker`], which refuses illegal transitions.
+//! Every status change goes through the [`CallTracker`], which refuses illegal transitions.
 //! [`Executor::run_batch`] runs read-only calls concurrently and the others one at a time, in
 //! the order the model asked, and returns results in that order.
 
 use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
 use crate::ids::{SessionId, ToolCallId, TurnId};
-use crate::model::{ContentBlock, ToolResult};
+use crate::model::{ContentBlock, ToolArguments, ToolCallRequest, ToolResult};
 use crate::permission::{
-    CallSubject, Decision, PermissionHandler, PermissionOption, PermissionOutcome,
-    PermissionPolicy, PermissionRequest, RememberedAnswers,
+    CallSubject, Decision, PermissionHandler, PermissionOption, PermissionOptionKind,
+    PermissionOutcome, PermissionPolicy, PermissionRequest, RememberedAnswers,
 };
 use crate::provider::{RegisteredTool, ToolRegistry};
 use crate::sync::{lock, panic_message};
@@ -26,6 +32,7 @@ use crate::tool::{
     ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };
 use futures::FutureExt;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
 use std::path::{Component, Path, PathBuf};
@@ -36,15 +43,104 @@ use tokio_util::sync::CancellationToken;
 /// How long a cancelled tool gets to clean up (kill its processes, …) before it is dropped.
 pub const CANCEL_GRACE: Duration = Duration::from_secs(5);
 
-/// A tool call as the model asked for it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCallRequest {
-    /// The call's id.
-    pub id: ToolCallId,
-    /// The tool's name.
-    pub name: String,
-    /// The arguments as the model sent them (may be invalid JSON).
-    pub arguments: String,
+/// Why a call did not run, or stopped: the reasons the executor itself ends a call with,
+/// beside the tool's own failures. Its text is what the model reads, so it says what to do;
+/// a call's final update carries it too ([`ToolCallUpdate::refusal`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Refusal {
+    /// No tool has the name the model called.
+    UnknownTool {
+        /// The name called.
+        tool: String,
+        /// The tools there are, comma-separated.
+        available: String,
+    },
+    /// The arguments are not JSON.
+    BadJson {
+        /// The tool called.
+        tool: String,
+        /// What the JSON parser said.
+        error: String,
+    },
+    /// The arguments do not match the tool's input schema.
+    SchemaMismatch {
+        /// The tool called.
+        tool: String,
+        /// Every problem, with where it is.
+        problems: String,
+    },
+    /// The tool could not take the (schema-valid) input.
+    InvalidInput {
+        /// The tool called.
+        tool: String,
+        /// What it said.
+        problem: String,
+    },
+    /// The session's policy refused the call: a deny rule, plan mode, or an earlier "always
+    /// reject".
+    DeniedByRule {
+        /// Why, as the policy says it.
+        reason: String,
+    },
+    /// The user rejected the call when asked.
+    RejectedByUser {
+        /// The tool called.
+        tool: String,
+        /// Whether the user rejected every later call of the tool in this session too.
+        always: bool,
+    },
+    /// The chat was cancelled.
+    Cancelled {
+        /// Whether the call had started running.
+        started: bool,
+    },
+    /// The call was never run: the model response it came in did not finish.
+    NotRun {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::UnknownTool { tool, available } => write!(
+                f,
+                "There is no tool named `{tool}`. Available tools: {available}."
+            ),
+            Refusal::BadJson { tool, error } => write!(
+                f,
+                "The arguments are not valid JSON ({error}). Call {tool} again with a JSON object that matches its input schema."
+            ),
+            Refusal::SchemaMismatch { tool, problems } => write!(
+                f,
+                "The arguments do not match {tool}'s input schema: {problems}. Call {tool} again with corrected arguments."
+            ),
+            Refusal::InvalidInput { tool, problem } => write!(
+                f,
+                "{tool} cannot take this input: {problem}. Call it again with corrected arguments."
+            ),
+            Refusal::DeniedByRule { reason } => write!(f, "Permission denied: {reason}."),
+            Refusal::RejectedByUser { tool, always } => write!(
+                f,
+                "The user rejected this call of {tool}{}. Do not retry it; ask the user how to proceed if you need it.",
+                if *always {
+                    " and every later one in this session"
+                } else {
+                    ""
+                }
+            ),
+            Refusal::Cancelled { started: true } => {
+                f.write_str("Cancelled by the user while running.")
+            }
+            Refusal::Cancelled { started: false } => {
+                f.write_str("Cancelled by the user before it ran.")
+            }
+            Refusal::NotRun { reason } => f.write_str(reason),
+        }
+    }
 }
 
 /// Everything about the session and turn that the executor needs to run calls.
@@ -88,8 +184,8 @@ pub struct IllegalTransition {
 
 /// Emits a call's updates and guards its status: only legal transitions reach the event stream.
 pub struct CallTracker {
-    id: ToolCallId,
-    status: ToolCallStatus,
+    /// The call as announced, with its status kept current.
+    snapshot: ToolCallSnapshot,
     events: Arc<dyn EventSink>,
     started: Option<Instant>,
 }
@@ -97,27 +193,31 @@ pub struct CallTracker {
 impl CallTracker {
     /// Announces a call (status `pending`) and tracks it from there.
     pub fn announce(snapshot: ToolCallSnapshot, events: Arc<dyn EventSink>) -> Self {
-        let id = snapshot.tool_call_id.clone();
-        events.emit(AgentEvent::ToolCall(ToolCallSnapshot {
+        let snapshot = ToolCallSnapshot {
             status: ToolCallStatus::Pending,
             ..snapshot
-        }));
+        };
+        events.emit(AgentEvent::ToolCall(snapshot.clone()));
         Self {
-            id,
-            status: ToolCallStatus::Pending,
+            snapshot,
             events,
             started: None,
         }
     }
 
+    /// The call as announced, with its current status.
+    pub fn snapshot(&self) -> &ToolCallSnapshot {
+        &self.snapshot
+    }
+
     /// The call's status.
     pub fn status(&self) -> ToolCallStatus {
-        self.status
+        self.snapshot.status
     }
 
     /// Emits an update that does not change the status (progress).
     pub fn progress(&self, mut update: ToolCallUpdate) {
-        update.tool_call_id = self.id.clone();
+        update.tool_call_id = self.snapshot.tool_call_id.clone();
         update.status = None;
         self.events.emit(AgentEvent::ToolCallUpdate(update));
     }
@@ -128,10 +228,10 @@ impl CallTracker {
         to: ToolCallStatus,
         mut update: ToolCallUpdate,
     ) -> Result<(), IllegalTransition> {
-        if !self.status.can_become(to) {
+        if !self.status().can_become(to) {
             return Err(IllegalTransition {
-                id: self.id.clone(),
-                from: self.status,
+                id: self.snapshot.tool_call_id.clone(),
+                from: self.status(),
                 to,
             });
         }
@@ -142,8 +242,8 @@ impl CallTracker {
             }
             _ => {}
         }
-        self.status = to;
-        update.tool_call_id = self.id.clone();
+        self.snapshot.status = to;
+        update.tool_call_id = self.snapshot.tool_call_id.clone();
         update.status = Some(to);
         self.events.emit(AgentEvent::ToolCallUpdate(update));
         Ok(())
@@ -153,25 +253,20 @@ impl CallTracker {
 /// A call that has been announced and waits to run.
 pub struct PendingCall {
     tracker: CallTracker,
-    snapshot: ToolCallSnapshot,
-    ready: Result<ReadyCall, String>,
+    /// The prepared call, or why it will not run.
+    ready: Result<Box<dyn PreparedCall>, Refusal>,
 }
 
 impl PendingCall {
-    /// The call's id.
-    pub fn id(&self) -> &ToolCallId {
-        &self.snapshot.tool_call_id
+    /// The call as announced.
+    pub fn snapshot(&self) -> &ToolCallSnapshot {
+        self.tracker.snapshot()
     }
 
     /// Whether the call only reads (and may run beside other reads).
     pub fn is_read_only(&self) -> bool {
-        self.snapshot.kind.is_read_only()
+        self.snapshot().kind.is_read_only()
     }
-}
-
-struct ReadyCall {
-    tool: Arc<RegisteredTool>,
-    prepared: Box<dyn PreparedCall>,
 }
 
 /// Runs tool calls from a [`ToolRegistry`].
@@ -191,35 +286,32 @@ impl Executor {
         &self.registry
     }
 
-    /// Reads and validates a call's input and announces it as `pending`.
+    /// Looks the tool up, validates the call's input, prepares it and announces it as
+    /// `pending`.
     pub fn announce(&self, request: ToolCallRequest, scope: &CallScope) -> PendingCall {
-        let parsed: Result<Value, String> =
-            serde_json::from_str(&request.arguments).map_err(|e| {
-                format!(
-                    "The arguments are not valid JSON ({e}). Call {} again with a JSON object that matches its input schema.",
-                    request.name
-                )
-            });
-        let raw_input = match &parsed {
-            Ok(value) => value.clone(),
-            Err(_) => Value::String(request.arguments.clone()),
+        let ToolCallRequest {
+            id,
+            name,
+            arguments,
+        } = request;
+        let raw_input = arguments.raw_input();
+        let tool = self.registry.get(&name);
+        let kind = tool.as_ref().map_or(ToolKind::Other, |t| t.tool.kind());
+        let ready = match (tool, arguments) {
+            (None, _) => Err(Refusal::UnknownTool {
+                tool: name.clone(),
+                available: self.registry.names().join(", "),
+            }),
+            (Some(_), ToolArguments::Invalid { error, .. }) => Err(Refusal::BadJson {
+                tool: name.clone(),
+                error,
+            }),
+            (Some(tool), ToolArguments::Json(input)) => prepare(&tool, input, scope),
         };
-        let tool = self.registry.get(&request.name);
-        let ready = match (tool, parsed) {
-            (None, _) => Err(format!(
-                "There is no tool named `{}`. Available tools: {}.",
-                request.name,
-                self.registry.names().join(", ")
-            )),
-            (Some(_), Err(message)) => Err(message),
-            (Some(tool), Ok(input)) => prepare(tool, input, scope),
-        };
-        let (title, kind, locations) = match &ready {
-            Ok(ready) => (
-                ready.prepared.title(),
-                ready.tool.tool.kind(),
-                ready
-                    .prepared
+        let (title, locations) = match &ready {
+            Ok(prepared) => (
+                prepared.title(),
+                prepared
                     .locations()
                     .into_iter()
                     .map(|l| ToolCallLocation {
@@ -228,18 +320,12 @@ impl Executor {
                     })
                     .collect(),
             ),
-            Err(_) => (
-                request.name.clone(),
-                self.registry
-                    .get(&request.name)
-                    .map_or(ToolKind::Other, |t| t.tool.kind()),
-                Vec::new(),
-            ),
+            Err(_) => (name.clone(), Vec::new()),
         };
         let snapshot = ToolCallSnapshot {
-            tool_call_id: request.id,
+            tool_call_id: id,
             turn_id: scope.turn_id.clone(),
-            tool_name: request.name,
+            tool_name: name,
             title,
             kind,
             status: ToolCallStatus::Pending,
@@ -247,8 +333,7 @@ impl Executor {
             locations,
         };
         PendingCall {
-            tracker: CallTracker::announce(snapshot.clone(), scope.events.clone()),
-            snapshot,
+            tracker: CallTracker::announce(snapshot, scope.events.clone()),
             ready,
         }
     }
@@ -276,28 +361,25 @@ impl Executor {
 
     /// Runs one announced call to its final status and returns what the model reads.
     pub async fn run(&self, call: PendingCall, scope: &CallScope) -> ToolResult {
-        let PendingCall {
-            mut tracker,
-            snapshot,
-            ready,
-        } = call;
-        let ready = match ready {
-            Ok(ready) => ready,
-            Err(message) => return fail(&mut tracker, message, None),
+        let PendingCall { mut tracker, ready } = call;
+        let prepared = match ready {
+            Ok(prepared) => prepared,
+            Err(refusal) => return refuse(&mut tracker, refusal),
         };
         if scope.cancel.is_cancelled() {
-            return fail(&mut tracker, cancelled_message(false), None);
+            return refuse(&mut tracker, Refusal::Cancelled { started: false });
         }
-        let decision = decide(&ready, &snapshot, scope);
-        if let Err(message) = self.check_permission(decision, &snapshot, scope).await {
-            return fail(&mut tracker, message, None);
+        let decision = decide(prepared.as_ref(), tracker.snapshot(), scope);
+        if let Err(refusal) = check_permission(decision, tracker.snapshot(), scope).await {
+            return refuse(&mut tracker, refusal);
         }
+        let tool_call_id = tracker.snapshot().tool_call_id.clone();
         // Moving a pending call to in_progress is always legal.
         let _ = tracker.transition(ToolCallStatus::InProgress, ToolCallUpdate::default());
         let tracker = Arc::new(Mutex::new(tracker));
         let ctx = ToolContext {
             session_id: scope.session_id.clone(),
-            tool_call_id: snapshot.tool_call_id.clone(),
+            tool_call_id,
             cwd: scope.cwd.clone(),
             workspace_roots: scope.workspace_roots.clone(),
             cancel: scope.cancel.child_token(),
@@ -305,7 +387,7 @@ impl Executor {
             client: scope.client.clone(),
             state: scope.state.clone(),
         };
-        let outcome = run_cancellable(ready.prepared, ctx, &scope.cancel).await;
+        let outcome = run_cancellable(prepared, ctx, &scope.cancel).await;
         let mut tracker = lock(&tracker);
         finish(&mut tracker, outcome, &scope.cancel)
     }
@@ -313,56 +395,49 @@ impl Executor {
     /// Fails an announced call without running it (the response it came in was cut off).
     pub fn abandon(&self, call: PendingCall, reason: &str) -> ToolResult {
         let PendingCall { mut tracker, .. } = call;
-        fail(&mut tracker, reason.to_owned(), None)
+        let reason = reason.to_owned();
+        refuse(&mut tracker, Refusal::NotRun { reason })
     }
+}
 
-    /// Carries out the policy's decision, asking the user when it says so. (It holds no
-    /// reference to the prepared call, which is not `Sync`, so the turn's future stays `Send`.)
-    async fn check_permission(
-        &self,
-        decision: Decision,
-        snapshot: &ToolCallSnapshot,
-        scope: &CallScope,
-    ) -> Result<(), String> {
-        match decision {
-            Decision::Allow => Ok(()),
-            Decision::Deny(reason) => Err(format!("Permission denied: {reason}.")),
-            Decision::Ask => {
-                let options = PermissionOption::standard_set(&snapshot.tool_name);
-                scope.events.emit(AgentEvent::PermissionRequested {
-                    tool_call_id: snapshot.tool_call_id.clone(),
-                    options: options.clone(),
-                });
-                let request = PermissionRequest {
-                    session_id: scope.session_id.clone(),
-                    tool_call: snapshot.clone(),
-                    options,
-                };
-                let outcome = tokio::select! {
-                    outcome = scope.permissions.request_permission(request) => outcome,
-                    () = scope.cancel.cancelled() => PermissionOutcome::Cancelled,
-                };
-                scope.events.emit(AgentEvent::PermissionResolved {
-                    tool_call_id: snapshot.tool_call_id.clone(),
-                    outcome,
-                });
-                match outcome {
-                    PermissionOutcome::Cancelled => Err(cancelled_message(false)),
-                    PermissionOutcome::Selected { kind } => {
-                        lock(&scope.remembered).remember(&snapshot.tool_name, kind);
-                        if kind.allows() {
-                            Ok(())
-                        } else {
-                            Err(format!(
-                                "The user rejected this call of {}{}. Do not retry it; ask the user how to proceed if you need it.",
-                                snapshot.tool_name,
-                                if kind == crate::permission::PermissionOptionKind::RejectAlways {
-                                    " and every later one in this session"
-                                } else {
-                                    ""
-                                }
-                            ))
-                        }
+/// Carries out the policy's decision. Asking is one mechanism: the front-end's
+/// [`PermissionHandler`] is asked (and sees the whole call in its [`PermissionRequest`]); its
+/// answer, or the chat's cancellation, is what the transcript records, as
+/// [`AgentEvent::PermissionResolved`]. (This holds no reference to the prepared call, which is
+/// not `Sync`, so the chat's future stays `Send`.)
+async fn check_permission(
+    decision: Decision,
+    snapshot: &ToolCallSnapshot,
+    scope: &CallScope,
+) -> Result<(), Refusal> {
+    match decision {
+        Decision::Allow => Ok(()),
+        Decision::Deny(reason) => Err(Refusal::DeniedByRule { reason }),
+        Decision::Ask => {
+            let request = PermissionRequest {
+                session_id: scope.session_id.clone(),
+                tool_call: snapshot.clone(),
+                options: PermissionOption::standard_set(&snapshot.tool_name),
+            };
+            let outcome = tokio::select! {
+                outcome = scope.permissions.request_permission(request) => outcome,
+                () = scope.cancel.cancelled() => PermissionOutcome::Cancelled,
+            };
+            scope.events.emit(AgentEvent::PermissionResolved {
+                tool_call_id: snapshot.tool_call_id.clone(),
+                outcome,
+            });
+            match outcome {
+                PermissionOutcome::Cancelled => Err(Refusal::Cancelled { started: false }),
+                PermissionOutcome::Selected { kind } => {
+                    lock(&scope.remembered).remember(&snapshot.tool_name, kind);
+                    if kind.allows() {
+                        Ok(())
+                    } else {
+                        Err(Refusal::RejectedByUser {
+                            tool: snapshot.tool_name.clone(),
+                            always: kind == PermissionOptionKind::RejectAlways,
+                        })
                     }
                 }
             }
@@ -371,7 +446,7 @@ impl Executor {
 }
 
 /// What the session's policy says of a prepared call.
-fn decide(ready: &ReadyCall, snapshot: &ToolCallSnapshot, scope: &CallScope) -> Decision {
+fn decide(prepared: &dyn PreparedCall, snapshot: &ToolCallSnapshot, scope: &CallScope) -> Decision {
     let outside_workspace = snapshot.locations.iter().any(|location| {
         !scope
             .workspace_roots
@@ -381,7 +456,7 @@ fn decide(ready: &ReadyCall, snapshot: &ToolCallSnapshot, scope: &CallScope) -> 
     let subject = CallSubject {
         tool_name: &snapshot.tool_name,
         kind: snapshot.kind,
-        call: ready.prepared.as_ref(),
+        call: prepared,
         locations: &snapshot.locations,
         outside_workspace,
     };
@@ -389,23 +464,24 @@ fn decide(ready: &ReadyCall, snapshot: &ToolCallSnapshot, scope: &CallScope) -> 
     scope.policy.decide(&subject, &remembered)
 }
 
+/// Validates the input against the tool's schema and lets the tool read it.
 fn prepare(
-    tool: Arc<RegisteredTool>,
+    tool: &RegisteredTool,
     input: Value,
     scope: &CallScope,
-) -> Result<ReadyCall, String> {
-    let name = tool.tool.name().to_owned();
-    tool.validate(&input).map_err(|problems| {
-        format!(
-            "The arguments do not match {name}'s input schema: {problems}. Call {name} again with corrected arguments."
-        )
-    })?;
-    match tool.tool.prepare(input, &scope.cwd) {
-        Ok(prepared) => Ok(ReadyCall { tool, prepared }),
-        Err(error) => Err(format!(
-            "{name} cannot take this input: {error}. Call it again with corrected arguments."
-        )),
-    }
+) -> Result<Box<dyn PreparedCall>, Refusal> {
+    let name = tool.tool.name();
+    tool.validate(&input)
+        .map_err(|problems| Refusal::SchemaMismatch {
+            tool: name.to_owned(),
+            problems,
+        })?;
+    tool.tool
+        .prepare(input, &scope.cwd)
+        .map_err(|error| Refusal::InvalidInput {
+            tool: name.to_owned(),
+            problem: error.to_string(),
+        })
 }
 
 /// The path with symlinks and `..` resolved: the canonical form of its longest existing
@@ -490,7 +566,7 @@ fn finish(
     match outcome {
         Ok(output) => {
             let result = ToolResult {
-                tool_call_id: tracker.id.clone(),
+                tool_call_id: tracker.snapshot().tool_call_id.clone(),
                 content: model_content(&output),
                 is_error: false,
             };
@@ -504,23 +580,31 @@ fn finish(
             );
             result
         }
-        Err(ToolError::Cancelled) => fail(tracker, cancelled_message(true), None),
-        Err(_) if cancel.is_cancelled() => fail(tracker, cancelled_message(true), None),
+        Err(ToolError::Cancelled) => refuse(tracker, Refusal::Cancelled { started: true }),
+        Err(_) if cancel.is_cancelled() => refuse(tracker, Refusal::Cancelled { started: true }),
         Err(ToolError::Failed { message, output }) => fail(tracker, message, output),
         Err(error) => fail(tracker, error.to_string(), None),
     }
 }
 
-fn cancelled_message(started: bool) -> String {
-    if started {
-        "Cancelled by the user while running.".to_owned()
-    } else {
-        "Cancelled by the user before it ran.".to_owned()
-    }
+/// Ends the call for a reason of the executor's own; the model reads the reason.
+fn refuse(tracker: &mut CallTracker, refusal: Refusal) -> ToolResult {
+    let message = refusal.to_string();
+    end_failed(tracker, message, None, Some(refusal))
+}
+
+/// Fails the call with the tool's own error.
+fn fail(tracker: &mut CallTracker, message: String, output: Option<ToolOutput>) -> ToolResult {
+    end_failed(tracker, message, output, None)
 }
 
 /// Fails the call (from `pending` or `in_progress`) and returns the error the model reads.
-fn fail(tracker: &mut CallTracker, message: String, output: Option<ToolOutput>) -> ToolResult {
+fn end_failed(
+    tracker: &mut CallTracker,
+    message: String,
+    output: Option<ToolOutput>,
+    refusal: Option<Refusal>,
+) -> ToolResult {
     let mut content = output
         .as_ref()
         .map(|o| o.content.clone())
@@ -535,11 +619,12 @@ fn fail(tracker: &mut CallTracker, message: String, output: Option<ToolOutput>) 
         ToolCallUpdate {
             content: Some(content),
             raw_output: output.and_then(|o| o.raw_output),
+            refusal,
             ..ToolCallUpdate::default()
         },
     );
     ToolResult {
-        tool_call_id: tracker.id.clone(),
+        tool_call_id: tracker.snapshot().tool_call_id.clone(),
         content: vec![ContentBlock::Text { text: model_text }],
         is_error: true,
     }

@@ -16,7 +16,7 @@
 //! - [`session`]: the [`SessionStore`](session::SessionStore) and its SQLite default.
 //!
 //! ```
-//! use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
+//! use agentry::agent::{Agent, ChatOptions, SessionOptions, ChatIo};
 //! use agentry::model::{ContentBlock, scripted::{ScriptedModel, ScriptedResponse}};
 //! use std::sync::Arc;
 //!
@@ -26,7 +26,7 @@
 //! let agent = Agent::builder().model(Arc::new(model)).build()?;
 //! let mut session = agent.new_session(SessionOptions::new(std::env::temp_dir()))?;
 //! let (events, _receiver) = tokio::sync::mpsc::unbounded_channel();
-//! let io = TurnIo::new(events);
+//! let io = ChatIo::new(events);
 //! let prompt = vec![ContentBlock::text("Hi")];
 //! let summary = session.prompt(prompt, &ChatOptions::default(), &io).await?;
 //! assert_eq!(summary.result, "Hello!");
@@ -55,12 +55,16 @@ pub mod testing;
 pub use agentry_plugin::sync;
 pub use agentry_plugin::tool;
 
+/// The attribute [`PermissionHandler`](permission::PermissionHandler) implementations (and
+/// [`Model`](model::Model)s) are written with, re-exported so that agents need no dependency of
+/// their own on it.
+pub use async_trait::async_trait;
 pub use error::AgentError;
 
 /// The items most agents and tools use, for `use agentry::prelude::*;`.
 pub mod prelude {
     pub use crate::AgentError;
-    pub use crate::agent::{Agent, ChatOptions, Session, SessionOptions, TurnIo};
+    pub use crate::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
     pub use crate::event::{AgentEvent, StopReason};
     pub use crate::model::ContentBlock;
     pub use crate::provider::{Provider, SimpleProvider};

@@ -18,6 +18,7 @@ use crate::tool::{PreparedCall, ToolKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
+use std::future::Future;
 use std::str::FromStr;
 
 /// How much the agent may do without asking.
@@ -436,6 +437,44 @@ pub struct PermissionRequest {
 pub trait PermissionHandler: Send + Sync {
     /// Asks the user. The executor stops waiting (and reports `Cancelled`) when the turn is cancelled.
     async fn request_permission(&self, request: PermissionRequest) -> PermissionOutcome;
+}
+
+/// A handler made from an async function of the request: see [`handler_fn`].
+pub struct FnPermissionHandler<F>(F);
+
+/// A permission handler from an async function, for front-ends that ask their own way (a
+/// terminal prompt, a dialog, a policy of their own):
+///
+/// ```
+/// use agentry::permission::{PermissionOptionKind, PermissionOutcome, handler_fn};
+///
+/// let allow_reads = handler_fn(|request| async move {
+///     let kind = if request.tool_call.kind.is_read_only() {
+///         PermissionOptionKind::AllowOnce
+///     } else {
+///         PermissionOptionKind::RejectOnce
+///     };
+///     PermissionOutcome::Selected { kind }
+/// });
+/// # let _: std::sync::Arc<dyn agentry::permission::PermissionHandler> = std::sync::Arc::new(allow_reads);
+/// ```
+pub fn handler_fn<F, Fut>(answer: F) -> FnPermissionHandler<F>
+where
+    F: Fn(PermissionRequest) -> Fut + Send + Sync,
+    Fut: Future<Output = PermissionOutcome> + Send,
+{
+    FnPermissionHandler(answer)
+}
+
+#[async_trait::async_trait]
+impl<F, Fut> PermissionHandler for FnPermissionHandler<F>
+where
+    F: Fn(PermissionRequest) -> Fut + Send + Sync,
+    Fut: Future<Output = PermissionOutcome> + Send,
+{
+    async fn request_permission(&self, request: PermissionRequest) -> PermissionOutcome {
+        (self.0)(request).await
+    }
 }
 
 /// A handler for runs with nobody to ask: every question is answered "reject once".

@@ -13,8 +13,9 @@
 //! ```
 
 use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
-use crate::executor::{CallScope, Executor, ToolCallRequest, canonical_path};
+use crate::executor::{CallScope, Executor, canonical_path};
 use crate::model::ToolResult;
+use crate::model::{ToolArguments, ToolCallRequest};
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RejectWhenAsked};
 use crate::provider::{Provider, RegistryError, SimpleProvider, ToolRegistry};
 use crate::sync::lock;
@@ -127,7 +128,7 @@ impl ToolHarness {
         let request = ToolCallRequest {
             id: id.as_str().into(),
             name: tool.to_owned(),
-            arguments: input.to_string(),
+            arguments: ToolArguments::Json(input),
         };
         let pending = self.executor.announce(request, &scope);
         let result = self.executor.run(pending, &scope).await;

@@ -1,10 +1,10 @@
 //! One chat: the loop of model requests and tool batches, from the user's content to a stop reason.
 
 use super::compaction::{estimate_tokens, needs_compaction, split_point, summarise};
-use super::{ChatOptions, Session, TurnIo};
+use super::{ChatIo, ChatOptions, Session};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
-use crate::executor::{CallScope, Executor, PendingCall, ToolCallRequest};
+use crate::executor::{CallScope, Executor, PendingCall};
 use crate::ids::TurnId;
 use crate::model::{
     AssistantContent, ContentBlock, FinishReason, Message, ModelError, ModelEvent, ModelRequest,
@@ -48,7 +48,7 @@ struct Response {
 
 struct Chat<'s> {
     session: &'s mut Session,
-    io: &'s TurnIo,
+    io: &'s ChatIo,
     recorder: Arc<Recorder>,
     system: String,
     tools: Vec<ToolDefinition>,
@@ -67,7 +67,7 @@ pub(super) async fn run(
     session: &mut Session,
     content: Vec<ContentBlock>,
     options: &ChatOptions,
-    io: &TurnIo,
+    io: &ChatIo,
 ) -> Result<ChatSummary, AgentError> {
     let started = Instant::now();
     let output_checker = options
@@ -203,7 +203,7 @@ impl Chat<'_> {
         content: Vec<ContentBlock>,
     ) -> Result<(StopReason, Value), AgentError> {
         self.user_turn(content);
-        let max_requests = self.session.agent.inner.config.max_turn_requests;
+        let max_requests = self.session.agent.inner.config.max_chat_requests;
         loop {
             if self.io.cancel.is_cancelled() {
                 return Ok((StopReason::Cancelled, self.last_answer()));
@@ -454,22 +454,12 @@ impl Chat<'_> {
                     .content
                     .push(AssistantContent::RedactedThinking { data });
             }
-            ModelEvent::ToolCall {
-                id,
-                name,
-                arguments,
-            } => {
+            ModelEvent::ToolCall(request) => {
                 response.content.push(AssistantContent::ToolCall {
-                    id: id.clone(),
-                    name: name.clone(),
-                    arguments: serde_json::from_str(&arguments)
-                        .unwrap_or_else(|_| Value::String(arguments.clone())),
+                    id: request.id.clone(),
+                    name: request.name.clone(),
+                    arguments: request.arguments.raw_input(),
                 });
-                let request = ToolCallRequest {
-                    id,
-                    name,
-                    arguments,
-                };
                 response
                     .calls
                     .push(self.session.executor.announce(request, scope));

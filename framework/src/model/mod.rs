@@ -140,6 +140,68 @@ pub struct ModelRequest {
     pub tools: Vec<ToolDefinition>,
 }
 
+/// A tool call's arguments, read once, where the model client assembles the call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolArguments {
+    /// A JSON value.
+    Json(Value),
+    /// Text that is not JSON, kept as the model sent it.
+    Invalid {
+        /// The text.
+        raw: String,
+        /// What the JSON parser said.
+        error: String,
+    },
+}
+
+impl ToolArguments {
+    /// Reads the arguments a model sent; no text at all (a call without arguments, as some
+    /// APIs stream it) is `{}`.
+    pub fn parse(raw: &str) -> Self {
+        if raw.trim().is_empty() {
+            return ToolArguments::Json(Value::Object(Default::default()));
+        }
+        match serde_json::from_str(raw) {
+            Ok(value) => ToolArguments::Json(value),
+            Err(error) => ToolArguments::Invalid {
+                raw: raw.to_owned(),
+                error: error.to_string(),
+            },
+        }
+    }
+
+    /// The input as shown and kept in history: the value, or the text as a JSON string.
+    pub fn raw_input(&self) -> Value {
+        match self {
+            ToolArguments::Json(value) => value.clone(),
+            ToolArguments::Invalid { raw, .. } => Value::String(raw.clone()),
+        }
+    }
+}
+
+/// A tool call as the model asked for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallRequest {
+    /// The call's id.
+    pub id: ToolCallId,
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments.
+    pub arguments: ToolArguments,
+}
+
+impl ToolCallRequest {
+    /// A call with the arguments as the model sent them (read with [`ToolArguments::parse`]).
+    pub fn new(id: impl Into<ToolCallId>, name: impl Into<String>, raw_arguments: &str) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: ToolArguments::parse(raw_arguments),
+        }
+    }
+}
+
 /// What a model streams back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -164,15 +226,9 @@ pub enum ModelEvent {
         /// The opaque data.
         data: String,
     },
-    /// A complete tool call (the client assembles streamed fragments first).
-    ToolCall {
-        /// The call's id.
-        id: ToolCallId,
-        /// The tool's name.
-        name: String,
-        /// The arguments exactly as the model produced them (may be invalid JSON).
-        arguments: String,
-    },
+    /// A complete tool call (the client assembles streamed fragments and reads the
+    /// arguments first).
+    ToolCall(ToolCallRequest),
     /// Token usage so far (the last one of a response wins).
     Usage {
         /// The usage.

@@ -17,7 +17,10 @@
 //! has tool calls and `end_turn` otherwise. `{"raw_arguments": "…"}` in place of `arguments` sends
 //! arguments that are not valid JSON, as real models sometimes do.
 
-use super::{FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
+use super::{
+    FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream, ToolArguments,
+    ToolCallRequest,
+};
 use crate::event::Usage;
 use crate::ids::ToolCallId;
 use crate::sync::lock;
@@ -258,15 +261,17 @@ async fn play_next(
             Step::Script(_, _, ScriptStep::Signature(signature)) => {
                 ModelEvent::ThinkingSignature { signature }
             }
-            Step::Script(request, index, ScriptStep::ToolCall(call)) => ModelEvent::ToolCall {
-                id: ToolCallId(call.id.unwrap_or_else(|| format!("call_{request}_{index}"))),
-                name: call.name,
-                arguments: match (call.raw_arguments, call.arguments) {
-                    (Some(raw), _) => raw,
-                    (None, Some(value)) => value.to_string(),
-                    (None, None) => "{}".to_owned(),
-                },
-            },
+            Step::Script(request, index, ScriptStep::ToolCall(call)) => {
+                ModelEvent::ToolCall(ToolCallRequest {
+                    id: ToolCallId(call.id.unwrap_or_else(|| format!("call_{request}_{index}"))),
+                    name: call.name,
+                    arguments: match (call.raw_arguments, call.arguments) {
+                        (Some(raw), _) => ToolArguments::parse(&raw),
+                        (None, Some(value)) => ToolArguments::Json(value),
+                        (None, None) => ToolArguments::parse(""),
+                    },
+                })
+            }
         };
         return Some((Ok(event), steps));
     }
@@ -305,11 +310,11 @@ mod tests {
                     signature: "s".into()
                 },
                 ModelEvent::TextDelta { text: "a".into() },
-                ModelEvent::ToolCall {
+                ModelEvent::ToolCall(ToolCallRequest {
                     id: "call_1_3".into(),
                     name: "T".into(),
-                    arguments: r#"{"x":1}"#.into()
-                },
+                    arguments: ToolArguments::Json(json!({"x": 1}))
+                }),
                 ModelEvent::Finished {
                     reason: FinishReason::ToolUse
                 },

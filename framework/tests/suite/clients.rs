@@ -110,14 +110,10 @@ fn calls(events: &[ModelEvent]) -> Vec<(String, String, Value)> {
     events
         .iter()
         .filter_map(|e| match e {
-            ModelEvent::ToolCall {
-                id,
-                name,
-                arguments,
-            } => Some((
-                id.to_string(),
-                name.clone(),
-                serde_json::from_str(arguments).unwrap(),
+            ModelEvent::ToolCall(call) => Some((
+                call.id.to_string(),
+                call.name.clone(),
+                call.arguments.raw_input(),
             )),
             _ => None,
         })
@@ -575,7 +571,7 @@ async fn dropping_the_stream_hangs_up_the_request() {
 
 #[tokio::test]
 async fn cancelling_a_turn_mid_stream_ends_it_cancelled_and_hangs_up_the_request() {
-    use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
+    use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
     use agentry::event::{AgentEvent, StopReason};
     use std::sync::Arc;
 
@@ -590,7 +586,7 @@ async fn cancelling_a_turn_mid_stream_ends_it_cancelled_and_hangs_up_the_request
     let dir = tempfile::tempdir().unwrap();
     let mut session = agent.new_session(SessionOptions::new(dir.path())).unwrap();
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let io = TurnIo::new(sender);
+    let io = ChatIo::new(sender);
     let cancel = io.cancel.clone();
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {

@@ -3,7 +3,7 @@
 use super::support::*;
 use agentry::event::{AgentEvent, ToolCallSnapshot, ToolCallStatus::*, ToolCallUpdate};
 use agentry::event::{PlanEntry, PlanPriority, PlanStatus};
-use agentry::executor::CallTracker;
+use agentry::executor::{CallTracker, Refusal};
 use agentry::model::scripted::{ScriptStep, ScriptedResponse, ScriptedToolCall};
 use agentry::permission::{PermissionMode, PermissionPolicy};
 use agentry::tool::{Tool, ToolContent, ToolContext, ToolError, ToolKind, ToolProgress, erase};
@@ -148,6 +148,15 @@ async fn bad_input_fails_the_call_and_the_model_recovers() {
         assert_eq!(statuses(&events, id), [Pending, Failed], "{id}");
     }
     assert_eq!(statuses(&events, "good"), [Pending, InProgress, Completed]);
+    let refusal = |id| final_update(&events, id).refusal.unwrap();
+    assert!(matches!(refusal("bad_json"), Refusal::BadJson { tool, .. } if tool == "Look"));
+    assert!(
+        matches!(refusal("bad_schema"), Refusal::SchemaMismatch { problems, .. } if problems.contains("/path"))
+    );
+    assert!(
+        matches!(refusal("no_tool"), Refusal::UnknownTool { tool, available } if tool == "Nope" && available.contains("Look"))
+    );
+    assert_eq!(final_update(&events, "good").refusal, None);
     let sent = results_sent(&h.model, 1);
     assert!(sent.iter().all(|(_, is_error, _)| *is_error));
     assert!(sent[0].2.contains("not valid JSON"), "{}", sent[0].2);

@@ -3,7 +3,7 @@
 //! byte at a time, and in 7-byte pieces (which split UTF-8 characters and SSE lines).
 
 use agentry::model::wire::{StreamDecoder, anthropic, openai_chat, openai_responses, sse};
-use agentry::model::{FinishReason, ModelError, ModelEvent};
+use agentry::model::{FinishReason, ModelError, ModelEvent, ToolArguments};
 use bytes::Bytes;
 use futures::StreamExt;
 use std::path::PathBuf;
@@ -91,15 +91,14 @@ async fn decode(name: &str, piece: usize) -> Decoded {
             Ok(ModelEvent::ThinkingDelta { text }) => out.thinking.push_str(&text),
             Ok(ModelEvent::ThinkingSignature { .. }) => out.signatures += 1,
             Ok(ModelEvent::RedactedThinking { .. }) => out.redacted += 1,
-            Ok(ModelEvent::ToolCall {
-                id,
-                name,
-                arguments,
-            }) => {
-                let input = serde_json::from_str(&arguments).unwrap_or_else(|e| {
-                    panic!("{name}: arguments {arguments:?} are not JSON: {e}")
-                });
-                out.calls.push((id.to_string(), name, input));
+            Ok(ModelEvent::ToolCall(call)) => {
+                let input = match call.arguments {
+                    ToolArguments::Json(input) => input,
+                    ToolArguments::Invalid { raw, error } => {
+                        panic!("{}: arguments {raw:?} are not JSON: {error}", call.name)
+                    }
+                };
+                out.calls.push((call.id.to_string(), call.name, input));
             }
             Ok(ModelEvent::Usage { usage }) => {
                 out.input_tokens = usage.input_tokens;

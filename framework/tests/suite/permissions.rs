@@ -2,9 +2,11 @@
 
 use super::support::*;
 use agentry::event::{AgentEvent, ToolCallStatus::*};
+use agentry::executor::Refusal;
 use agentry::model::scripted::ScriptedResponse;
 use agentry::permission::{
-    PermissionMode, PermissionOptionKind::*, PermissionPolicy, PermissionRule, RuleAction,
+    PermissionMode, PermissionOptionKind::*, PermissionOutcome, PermissionPolicy, PermissionRule,
+    RuleAction,
 };
 use serde_json::json;
 
@@ -31,7 +33,19 @@ async fn default_mode_asks_for_edits_with_the_four_options_and_allow_once_asks_a
     let events = h.events();
     assert_eq!(statuses(&events, "c1"), [Pending, InProgress, Completed]);
     assert_eq!(statuses(&events, "c2"), [Pending, InProgress, Completed]);
-    assert!(events.iter().any(|e| matches!(e, AgentEvent::PermissionRequested { tool_call_id, .. } if tool_call_id.as_str() == "c1")));
+    // The handler's answer is what the transcript records.
+    let resolved: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::PermissionResolved {
+                tool_call_id,
+                outcome,
+            } => Some((tool_call_id.as_str(), *outcome)),
+            _ => None,
+        })
+        .collect();
+    let allowed_once = PermissionOutcome::Selected { kind: AllowOnce };
+    assert_eq!(resolved, [("c1", allowed_once), ("c2", allowed_once)]);
 }
 
 #[tokio::test]
@@ -62,6 +76,23 @@ async fn reject_once_fails_the_call_and_tells_the_model_and_reject_always_stops_
     for id in ["c1", "c2", "c3"] {
         assert_eq!(statuses(&events, id), [Pending, Failed], "{id}");
     }
+    let refusals = ["c1", "c2", "c3"].map(|id| final_update(&events, id).refusal.unwrap());
+    assert_eq!(
+        refusals[..2],
+        [
+            Refusal::RejectedByUser {
+                tool: "Change".into(),
+                always: false
+            },
+            Refusal::RejectedByUser {
+                tool: "Change".into(),
+                always: true
+            }
+        ]
+    );
+    assert!(
+        matches!(&refusals[2], Refusal::DeniedByRule { reason } if reason.contains("rest of this session"))
+    );
     let first = results_sent(&h.model, 1);
     assert!(first[0].1 && first[0].2.contains("The user rejected this call of Change"));
     let second = results_sent(&h.model, 2);

@@ -58,7 +58,7 @@ async fn a_resumed_session_continues_its_history_and_remembered_answers() {
 #[tokio::test]
 async fn a_history_too_long_for_the_window_is_summarised_kept_in_the_store_and_announced() {
     use agentry::agent::compaction::SUMMARY_HEADING;
-    use agentry::agent::{Agent, ChatOptions, TurnIo};
+    use agentry::agent::{Agent, ChatIo, ChatOptions};
     use agentry::model::ContentBlock;
     use agentry::model::scripted::ScriptedModel;
 
@@ -80,7 +80,7 @@ async fn a_history_too_long_for_the_window_is_summarised_kept_in_the_store_and_a
     let dir = tempfile::tempdir().unwrap();
     let mut session = agent.new_session(SessionOptions::new(dir.path())).unwrap();
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let io = TurnIo::new(sender);
+    let io = ChatIo::new(sender);
     let long = |topic: &str| {
         vec![ContentBlock::text(format!(
             "{topic}: {}",

@@ -63,7 +63,7 @@ async fn max_turn_requests_caps_model_requests_per_chat() {
     let looping = (0..5).map(|i| response([call(&format!("c{i}"), "Look", json!({"path": "a"}))]));
     let mut h = harness(looping)
         .config(AgentConfig {
-            max_turn_requests: 2,
+            max_chat_requests: 2,
             ..AgentConfig::default()
         })
         .build();

@@ -1,7 +1,7 @@
 //! Tools, permission handlers and a harness shared by the suite.
 
 use agentry::AgentError;
-use agentry::agent::{Agent, AgentConfig, ChatOptions, Session, SessionOptions, TurnIo};
+use agentry::agent::{Agent, AgentConfig, ChatIo, ChatOptions, Session, SessionOptions};
 use agentry::event::{AgentEvent, ChatSummary, ToolCallStatus};
 use agentry::model::ContentBlock;
 use agentry::model::scripted::{ScriptedModel, ScriptedResponse};
@@ -155,7 +155,7 @@ pub struct Harness {
     pub answers: Answers,
     pub cancel: CancellationToken,
     pub events: UnboundedReceiver<AgentEvent>,
-    io: TurnIo,
+    io: ChatIo,
     pub dir: tempfile::TempDir,
 }
 
@@ -210,7 +210,7 @@ impl HarnessBuilder {
         let session = agent.new_session(options).unwrap();
         let (sender, events) = unbounded_channel();
         let cancel = CancellationToken::new();
-        let io = TurnIo {
+        let io = ChatIo {
             events: Arc::new(sender),
             permissions: Arc::new(self.answers.clone()),
             cancel: cancel.clone(),
@@ -268,7 +268,7 @@ impl Harness {
         out
     }
 
-    pub fn io(&self) -> TurnIo {
+    pub fn io(&self) -> ChatIo {
         self.io.clone()
     }
 }

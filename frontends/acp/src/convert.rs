@@ -39,7 +39,6 @@ pub fn session_update(
         | AgentEvent::TurnStarted { .. }
         | AgentEvent::TurnEnded { .. }
         | AgentEvent::UserMessage { .. }
-        | AgentEvent::PermissionRequested { .. }
         | AgentEvent::PermissionResolved { .. }
         | AgentEvent::Notice { .. }
         | AgentEvent::ChatEnded(_)

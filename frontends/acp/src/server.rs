@@ -8,7 +8,7 @@ use crate::models::{config_options, set_option};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
-use agentry::agent::{Agent, ChatOptions, Session, SessionOptions, TurnIo};
+use agentry::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
 use agentry::commands::CommandSource;
 use agentry::ids::SessionId;
 use agentry::model::catalog::ModelChoices;
@@ -509,7 +509,7 @@ async fn run_turn(
         session.set_model(model);
     }
     let context_window = session.model().context_window();
-    let io = TurnIo {
+    let io = ChatIo {
         events: Arc::new(ClientUpdates {
             connection: connection.clone(),
             session_id: request.session_id.clone(),

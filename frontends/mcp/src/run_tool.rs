@@ -2,7 +2,7 @@
 //! sub-agent. The agent's tool calls are reported as progress notifications when the caller
 //! asks for progress; cancelling the request cancels the turn.
 
-use agentry::agent::{Agent, ChatOptions, SessionOptions, TurnIo};
+use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::event::{AgentEvent, EventSink, StopReason};
 use agentry::model::ContentBlock;
 use agentry::permission::{PermissionPolicy, RejectWhenAsked};
@@ -99,7 +99,7 @@ impl Runner {
             .meta
             .get_progress_token()
             .map(|token| tokio::spawn(report_progress(reported, context.peer.clone(), token)));
-        let io = TurnIo {
+        let io = ChatIo {
             events: Arc::new(Progress(events)),
             permissions: Arc::new(RejectWhenAsked),
             cancel: context.ct.clone(),

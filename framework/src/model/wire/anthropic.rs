@@ -8,8 +8,7 @@
 
 use super::{SseEvent, StreamDecoder, clip, count, parse_json};
 use crate::event::Usage;
-use crate::ids::ToolCallId;
-use crate::model::{FinishReason, ModelError, ModelEvent};
+use crate::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -138,15 +137,9 @@ impl Decoder {
             Some(Block::Thinking { signature }) if !signature.is_empty() => {
                 vec![ModelEvent::ThinkingSignature { signature }]
             }
-            Some(Block::ToolUse { id, name, json }) => vec![ModelEvent::ToolCall {
-                id: ToolCallId(id),
-                name,
-                arguments: if json.trim().is_empty() {
-                    "{}".to_owned()
-                } else {
-                    json
-                },
-            }],
+            Some(Block::ToolUse { id, name, json }) => {
+                vec![ModelEvent::ToolCall(ToolCallRequest::new(id, name, &json))]
+            }
             _ => vec![],
         }
     }

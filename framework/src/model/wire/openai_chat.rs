@@ -9,8 +9,7 @@
 
 use super::{SseEvent, StreamDecoder, clip, openai_usage, parse_json};
 use crate::event::Usage;
-use crate::ids::ToolCallId;
-use crate::model::{FinishReason, ModelError, ModelEvent};
+use crate::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -104,18 +103,13 @@ impl Decoder {
         self.done = true;
         let mut events: Vec<ModelEvent> = std::mem::take(&mut self.calls)
             .into_iter()
-            .map(|(index, call)| ModelEvent::ToolCall {
-                id: ToolCallId(if call.id.is_empty() {
+            .map(|(index, call)| {
+                let id = if call.id.is_empty() {
                     format!("call_{index}")
                 } else {
                     call.id
-                }),
-                name: call.name,
-                arguments: if call.arguments.trim().is_empty() {
-                    "{}".to_owned()
-                } else {
-                    call.arguments
-                },
+                };
+                ModelEvent::ToolCall(ToolCallRequest::new(id, call.name, &call.arguments))
             })
             .collect();
         if let Some(usage) = self.usage.take() {

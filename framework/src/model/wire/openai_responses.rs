@@ -7,8 +7,7 @@
 //! are errors.
 
 use super::{SseEvent, StreamDecoder, clip, count, openai_usage, parse_json};
-use crate::ids::ToolCallId;
-use crate::model::{FinishReason, ModelError, ModelEvent};
+use crate::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -127,15 +126,11 @@ impl StreamDecoder for Decoder {
                     .filter(|a| !a.trim().is_empty())
                     .map_or(streamed, str::to_owned);
                 let field = |key| item.get(key).and_then(Value::as_str).unwrap_or_default();
-                vec![ModelEvent::ToolCall {
-                    id: ToolCallId(field("call_id").to_owned()),
-                    name: field("name").to_owned(),
-                    arguments: if arguments.trim().is_empty() {
-                        "{}".to_owned()
-                    } else {
-                        arguments
-                    },
-                }]
+                vec![ModelEvent::ToolCall(ToolCallRequest::new(
+                    field("call_id"),
+                    field("name"),
+                    &arguments,
+                ))]
             }
             "response.completed" => {
                 self.complete(payload.get("response").unwrap_or(&Value::Null), false)

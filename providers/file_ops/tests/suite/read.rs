@@ -132,7 +132,7 @@ async fn a_symlink_out_of_the_workspace_is_seen_for_what_it_is_and_asks() {
         outcome
             .events
             .iter()
-            .any(|e| matches!(e, agentry::event::AgentEvent::PermissionRequested { .. }))
+            .any(|e| matches!(e, agentry::event::AgentEvent::PermissionResolved { .. }))
     );
     assert!(err(&outcome).contains("rejected"));
     assert!(!outcome.text().contains("secret\n"));
@@ -143,6 +143,6 @@ async fn a_symlink_out_of_the_workspace_is_seen_for_what_it_is_and_asks() {
         inside
             .events
             .iter()
-            .any(|e| matches!(e, agentry::event::AgentEvent::PermissionRequested { .. }))
+            .any(|e| matches!(e, agentry::event::AgentEvent::PermissionResolved { .. }))
     );
 }
