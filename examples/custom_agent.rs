@@ -1,4 +1,5 @@
-//! A custom agent in under 50 lines: a tool of its own, a model (scripted, to run offline), events.
+//! A custom agent in under 50 lines, on the framework without its optional parts: a tool, a
+//! scripted model (to run offline), an in-memory store, events.
 use agentry::model::scripted::{ScriptedModel, ScriptedResponse};
 use agentry::prelude::*;
 use std::sync::Arc;
@@ -25,7 +26,6 @@ impl Tool for WordCount {
         Ok(input.text.split_whitespace().count().to_string())
     }
 }
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let model = ScriptedModel::new([
@@ -33,7 +33,8 @@ async fn main() -> anyhow::Result<()> {
         ScriptedResponse::text("Your text has 3 words."),
     ]);
     let tools = SimpleProvider::new("words", "Text tools.").with_tool(WordCount);
-    let agent = Agent::builder().model(Arc::new(model));
+    let store = Arc::new(MemoryStore::new());
+    let agent = Agent::builder().model(Arc::new(model)).store(store);
     let agent = agent.provider(tools).build()?;
     let mut session = agent.new_session(SessionOptions::new(std::env::current_dir()?))?;
     let io = ChatIo::new(|event: AgentEvent| {

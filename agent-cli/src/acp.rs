@@ -2,7 +2,6 @@
 //! output carries only protocol messages; logs go to standard error.
 
 use crate::cli::AcpArgs;
-use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::providers::ServerStart;
 use agentry::model::Model;
@@ -13,7 +12,7 @@ use std::sync::Arc;
 /// Serves ACP on stdio until the client closes it.
 pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
-    let config = Config::load(&project).map_err(CliError::usage)?;
+    let config = crate::assemble::load_config(&project)?;
     let policy = crate::assemble::policy(&config, &args.agent)?;
     // An editor starts its agent before the user can see anything: without a model, serve
     // anyway and tell the client why (each session then fails with `auth_required`).
@@ -29,7 +28,7 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
                 )
             }
         };
-    let offered = crate::assemble::offered_models(&config, model.name());
+    let offered = config.offered_models(model.name());
     let agent = crate::assemble::agent(
         &config,
         &args.agent,

@@ -2,7 +2,6 @@
 //! the prompts of the configured MCP servers.
 
 use crate::cli::CommandsArgs;
-use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::providers::ServerStart;
 use agentry::commands::{CommandSource, SlashCommands};
@@ -13,7 +12,7 @@ use std::sync::Arc;
 /// Lists the slash commands, as text or JSON.
 pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
-    let config = Config::load(&project).map_err(CliError::usage)?;
+    let config = crate::assemble::load_config(&project)?;
     let mut sources: Vec<Arc<dyn CommandSource>> = vec![Arc::new(TemplateFolders::new(
         crate::assemble::prompt_folders(&project),
     ))];

@@ -4,7 +4,6 @@ mod acp;
 mod assemble;
 mod cli;
 mod commands;
-mod config;
 mod exit;
 #[cfg(feature = "mcp")]
 mod mcp;

@@ -4,9 +4,9 @@
 //! prompt templates and the agent itself over MCP.
 
 use crate::cli::{ConfigScope, McpAddArgs, McpArgs, McpCommand, McpServeArgs};
-use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::providers::ServerStart;
+use agentry::config::Config;
 use agentry_mcp_server::{RunSettings, ServeSettings};
 use anyhow::{Context, anyhow};
 use serde_json::json;
@@ -37,7 +37,7 @@ pub async fn mcp(args: McpArgs) -> Result<Exit, CliError> {
 /// `agentry mcp serve`: the prompt templates, and the agent as `agentry_run`. Without a usable
 /// model the prompts are still served; `agentry_run` then says what is missing.
 async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
-    let config = Config::load(project).map_err(CliError::usage)?;
+    let config = crate::assemble::load_config(project)?;
     let policy = crate::assemble::policy(&config, &args.agent)?;
     let agent = match crate::assemble::model(&config, &args.agent) {
         Ok(model) => {
@@ -200,9 +200,9 @@ fn remove_server(document: &mut DocumentMut, name: &str, project: &Path) -> anyh
 }
 
 async fn list(project: &Path, as_json: bool) -> Result<Exit, CliError> {
-    let config = Config::load(project).map_err(CliError::usage)?;
+    let config = crate::assemble::load_config(project)?;
     let servers = crate::providers::configured_mcp_servers(&config, project);
-    let options = config.mcp.options();
+    let options = crate::providers::mcp_options(&config);
     let connected = agentry_mcp::connect_all(&servers, project, &options).await;
     let rows: Vec<serde_json::Value> = connected
         .iter()

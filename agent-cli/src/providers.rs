@@ -2,9 +2,9 @@
 //! among them, and `agentry providers` / `agentry tools`.
 
 use crate::cli::ProvidersArgs;
-use crate::config::{Config, ToolSelection};
 use crate::exit::{CliError, Exit};
 use agentry::commands::CommandSource;
+use agentry::config::{Config, ToolSelection};
 use agentry::provider::{Provider, ProviderOrigin, ToolRegistry};
 use anyhow::anyhow;
 use serde_json::json;
@@ -137,8 +137,56 @@ pub async fn available(
     }
 }
 
+/// The configuration's `[mcp_servers.NAME]` tables, read by the MCP provider.
+#[cfg(feature = "mcp")]
+fn mcp_server_tables(
+    config: &Config,
+) -> Result<std::collections::BTreeMap<String, agentry_mcp::McpServerConfig>, CliError> {
+    config
+        .mcp_servers
+        .iter()
+        .map(|(name, table)| {
+            serde_json::from_value(table.clone())
+                .map(|server| (name.clone(), server))
+                .map_err(|e| {
+                    CliError::usage(anyhow!("invalid configuration: [mcp_servers.{name}]: {e}"))
+                })
+        })
+        .collect()
+}
+
+/// Fails on a `[mcp_servers.NAME]` table the MCP provider cannot read.
+#[cfg(feature = "mcp")]
+pub fn check_mcp_servers(config: &Config) -> Result<(), CliError> {
+    mcp_server_tables(config).map(drop)
+}
+
+/// This build has no MCP provider: the tables are not read (and are reported when used).
+#[cfg(not(feature = "mcp"))]
+pub fn check_mcp_servers(_config: &Config) -> Result<(), CliError> {
+    Ok(())
+}
+
+/// The MCP provider's options with the configuration's `[mcp]` timeouts.
+#[cfg(feature = "mcp")]
+pub fn mcp_options(config: &Config) -> agentry_mcp::McpOptions {
+    let defaults = agentry_mcp::McpOptions::default();
+    let seconds = std::time::Duration::from_secs;
+    agentry_mcp::McpOptions {
+        startup_timeout: config
+            .mcp
+            .startup_timeout_secs
+            .map_or(defaults.startup_timeout, seconds),
+        tool_timeout: config
+            .mcp
+            .tool_timeout_secs
+            .map_or(defaults.tool_timeout, seconds),
+        ..defaults
+    }
+}
+
 /// The MCP servers of the project's `.mcp.json` and of the configuration (which wins on a
-/// name both have).
+/// name both have). The configuration's were checked when it was loaded.
 #[cfg(feature = "mcp")]
 pub fn configured_mcp_servers(
     config: &Config,
@@ -149,7 +197,10 @@ pub fn configured_mcp_servers(
             eprintln!("agentry: {error}");
             Default::default()
         });
-    servers.extend(config.mcp_servers.clone());
+    match mcp_server_tables(config) {
+        Ok(tables) => servers.extend(tables),
+        Err(error) => eprintln!("agentry: {:#}", error.error),
+    }
     servers
 }
 
@@ -174,7 +225,7 @@ impl McpServers {
 #[cfg(feature = "mcp")]
 async fn mcp_servers(config: &Config, project: &Path, start: ServerStart) -> McpServers {
     let servers = configured_mcp_servers(config, project);
-    let options = config.mcp.options();
+    let options = mcp_options(config);
     let mut started = McpServers::default();
     if start == ServerStart::Background {
         for (name, server) in &servers {
@@ -305,7 +356,7 @@ fn summary(description: &str) -> &str {
 /// configuration leaves out.
 pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
-    let config = Config::load(&cwd).map_err(CliError::usage)?;
+    let config = crate::assemble::load_config(&cwd)?;
     let plugins = plugin_paths(&config, &args.plugin, &cwd);
     let available = available(&config, &plugins, &cwd, ServerStart::Wait).await;
     // Listed like the others, then the command fails: the user named it.

@@ -1,7 +1,6 @@
 //! `agentry run`: one prompt turn, headless.
 
 use crate::cli::RunArgs;
-use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::output::{print_failure, print_summary, render_events};
 use crate::providers::ServerStart;
@@ -17,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 /// Runs `agentry run` and returns the exit code its stop reason means.
 pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let cwd = working_directory(args.cwd.as_deref())?;
-    let config = Config::load(&cwd).map_err(CliError::usage)?;
+    let config = crate::assemble::load_config(&cwd)?;
     let policy = crate::assemble::policy(&config, &args.agent)?;
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
     let prompt = read_prompt(args.prompt.as_deref())?;

@@ -1,15 +1,14 @@
 //! `agentry sessions`: the stored sessions, most recent first.
 
 use crate::cli::SessionsArgs;
-use crate::config::{Config, database_path};
 use crate::exit::{CliError, Exit};
 use agentry::session::{SessionStore, SqliteStore};
 
 /// Lists the sessions of the configured store.
 pub fn list(args: &SessionsArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
-    let config = Config::load(&cwd).map_err(CliError::usage)?;
-    let store = SqliteStore::open(database_path(&config)).map_err(CliError::internal)?;
+    let config = crate::assemble::load_config(&cwd)?;
+    let store = SqliteStore::open(config.database_path()).map_err(CliError::internal)?;
     let sessions = store.list().map_err(CliError::internal)?;
     if args.json {
         let rows: Vec<_> = sessions

@@ -163,6 +163,9 @@ pub struct SessionOptions {
     pub policy: PermissionPolicy,
     /// What the front-end's client does for tools (its files, its terminals).
     pub client: ClientServices,
+    /// Instructions for this session only, added to the agent's system prompt (its tools are
+    /// the agent's plus those given with [`Session::add_provider`]).
+    pub instructions: Option<String>,
 }
 
 impl SessionOptions {
@@ -174,6 +177,7 @@ impl SessionOptions {
             cwd,
             policy: PermissionPolicy::default(),
             client: ClientServices::default(),
+            instructions: None,
         }
     }
 }

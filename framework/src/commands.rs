@@ -9,10 +9,62 @@
 //! [`changes`](CommandSource::changes) say its list changed.
 
 use crate::model::ContentBlock;
-use crate::templates::{PromptTemplate, TemplateArgument, argument_hint, arguments_from_text};
 use futures::future::BoxFuture;
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// One argument of a slash command: a template's or an MCP server's prompt's.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandArgument {
+    /// Its name (a template's placeholder is `{{name}}`).
+    pub name: String,
+    /// What it is for.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Whether the command needs it.
+    #[serde(default)]
+    pub required: bool,
+}
+
+/// The values of `arguments` in a command's free text (`/review src/main.rs quickly`): words
+/// fill them in order, the last argument taking the rest of the text.
+pub fn arguments_from_text(arguments: &[CommandArgument], text: &str) -> BTreeMap<String, String> {
+    let mut values = BTreeMap::new();
+    let mut rest = text.trim();
+    for (index, argument) in arguments.iter().enumerate() {
+        if rest.is_empty() {
+            break;
+        }
+        let value = if index + 1 == arguments.len() {
+            std::mem::take(&mut rest)
+        } else {
+            let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            rest = after.trim_start();
+            word
+        };
+        values.insert(argument.name.clone(), value.to_owned());
+    }
+    values
+}
+
+/// A one-line hint of `arguments` for command pickers: `<required> [optional]`.
+pub fn argument_hint(arguments: &[CommandArgument]) -> Option<String> {
+    (!arguments.is_empty()).then(|| {
+        arguments
+            .iter()
+            .map(|argument| {
+                if argument.required {
+                    format!("<{}>", argument.name)
+                } else {
+                    format!("[{}]", argument.name)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
 
 /// Something a user runs as `/name arguments…`.
 pub trait SlashCommand: Send + Sync {
@@ -24,37 +76,12 @@ pub trait SlashCommand: Send + Sync {
     /// What it does.
     fn description(&self) -> Option<String>;
     /// Its arguments, in order.
-    fn arguments(&self) -> &[TemplateArgument];
+    fn arguments(&self) -> &[CommandArgument];
     /// Its content with `arguments` filled in, or why it cannot be had.
     fn content(
         &self,
         arguments: BTreeMap<String, String>,
     ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>>;
-}
-
-impl SlashCommand for PromptTemplate {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn origin(&self) -> Option<&str> {
-        None
-    }
-
-    fn description(&self) -> Option<String> {
-        self.description.clone()
-    }
-
-    fn arguments(&self) -> &[TemplateArgument] {
-        &self.arguments
-    }
-
-    fn content(
-        &self,
-        arguments: BTreeMap<String, String>,
-    ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>> {
-        Box::pin(async move { self.render_content(&arguments).map_err(|e| e.to_string()) })
-    }
 }
 
 /// Where slash commands come from: a fixed list (prompt templates), or a provider whose list
@@ -155,15 +182,17 @@ impl SlashCommands {
 }
 
 #[cfg(test)]
+#[cfg(feature = "templates")]
 mod tests {
     use super::*;
+    use crate::templates::PromptTemplate;
     use std::path::Path;
 
     /// A command of an origin, with one required argument, `city`.
-    struct Remote(&'static str, &'static str, Vec<TemplateArgument>);
+    struct Remote(&'static str, &'static str, Vec<CommandArgument>);
 
     fn remote(origin: &'static str, name: &'static str) -> Arc<dyn SlashCommand> {
-        let city = TemplateArgument {
+        let city = CommandArgument {
             name: "city".to_owned(),
             description: None,
             required: true,
@@ -181,7 +210,7 @@ mod tests {
         fn description(&self) -> Option<String> {
             None
         }
-        fn arguments(&self) -> &[TemplateArgument] {
+        fn arguments(&self) -> &[CommandArgument] {
             &self.2
         }
         fn content(

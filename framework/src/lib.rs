@@ -38,18 +38,22 @@
 
 pub mod agent;
 pub mod commands;
+#[cfg(feature = "config")]
+pub mod config;
 pub mod error;
 pub mod event;
 pub mod executor;
 pub use agentry_plugin::ids;
 pub mod model;
 pub mod permission;
+#[cfg(feature = "plugins")]
 pub mod plugins;
 pub mod prompt;
 pub mod provider;
 pub mod schema;
 pub mod session;
 pub mod session_servers;
+#[cfg(feature = "templates")]
 pub mod templates;
 pub mod testing;
 pub use agentry_plugin::sync;
@@ -68,5 +72,6 @@ pub mod prelude {
     pub use crate::event::{AgentEvent, StopReason};
     pub use crate::model::ContentBlock;
     pub use crate::provider::{Provider, SimpleProvider};
+    pub use crate::session::MemoryStore;
     pub use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, erase};
 }

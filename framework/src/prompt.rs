@@ -15,6 +15,8 @@ call and go on.";
 pub struct SystemPromptParts<'a> {
     /// The base prompt.
     pub base: &'a str,
+    /// Instructions of the one session, after the base prompt.
+    pub session_instructions: Option<&'a str>,
     /// The tools offered.
     pub tools: &'a [ToolDefinition],
     /// The session's working directory.
@@ -26,6 +28,13 @@ pub struct SystemPromptParts<'a> {
 /// Builds the system prompt.
 pub fn build_system_prompt(parts: &SystemPromptParts<'_>) -> String {
     let mut prompt = parts.base.trim_end().to_owned();
+    if let Some(instructions) = parts.session_instructions {
+        let _ = write!(
+            prompt,
+            "\n\n# Instructions for this session\n{}",
+            instructions.trim_end()
+        );
+    }
     if !parts.tools.is_empty() {
         prompt.push_str("\n\n# Tools\n");
         for tool in parts.tools {
@@ -92,13 +101,19 @@ mod tests {
             description: "Reads a file.\nMore detail.".into(),
             input_schema: json!({"type": "object"}),
         }];
-        let prompt = build_system_prompt(&SystemPromptParts {
+        let mut parts = SystemPromptParts {
             base: "BASE",
+            session_instructions: None,
             tools: &tools,
             cwd: &cwd,
             date: "2026-11-22".into(),
-        });
+        };
+        let prompt = build_system_prompt(&parts);
         assert!(prompt.starts_with("BASE\n\n# Tools\n- Read: Reads a file.\n"));
+        parts.session_instructions = Some("Answer in French.");
+        assert!(build_system_prompt(&parts).starts_with(
+            "BASE\n\n# Instructions for this session\nAnswer in French.\n\n# Tools\n"
+        ));
         assert!(prompt.contains(&format!("Working directory: {}", cwd.display())));
         assert!(prompt.contains("Date: 2026-11-22"));
         let outer = prompt.find("Run cargo test.").unwrap();

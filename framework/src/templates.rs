@@ -21,10 +21,11 @@
 //! `@path` embeds a text file as a resource, and a line that is only `![description](path)`
 //! an image (PNG, JPEG, GIF or WebP). Paths are taken from the template's folder.
 
-use crate::commands::{CommandSource, SlashCommand};
+use crate::commands::{CommandArgument, CommandSource, SlashCommand};
 use crate::model::ContentBlock;
 use crate::tool::image_mime_type;
 use base64::Engine;
+use futures::future::BoxFuture;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -69,20 +70,6 @@ pub enum TemplateError {
     },
 }
 
-/// One argument of a template (or of an MCP server's prompt).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TemplateArgument {
-    /// Its name (the placeholder is `{{name}}`).
-    pub name: String,
-    /// What it is for.
-    #[serde(default)]
-    pub description: Option<String>,
-    /// Whether the template needs it.
-    #[serde(default)]
-    pub required: bool,
-}
-
 /// The front matter, as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -90,7 +77,7 @@ struct FrontMatter {
     name: Option<String>,
     description: Option<String>,
     #[serde(default)]
-    arguments: Vec<TemplateArgument>,
+    arguments: Vec<CommandArgument>,
 }
 
 /// A prompt template.
@@ -101,7 +88,7 @@ pub struct PromptTemplate {
     /// What it does.
     pub description: Option<String>,
     /// Its arguments, in order.
-    pub arguments: Vec<TemplateArgument>,
+    pub arguments: Vec<CommandArgument>,
     /// The file it came from.
     pub path: PathBuf,
     body: String,
@@ -235,44 +222,6 @@ impl PromptTemplate {
     }
 }
 
-/// The values of `arguments` in a command's free text (`/review src/main.rs quickly`): words
-/// fill them in order, the last argument taking the rest of the text.
-pub fn arguments_from_text(arguments: &[TemplateArgument], text: &str) -> BTreeMap<String, String> {
-    let mut values = BTreeMap::new();
-    let mut rest = text.trim();
-    for (index, argument) in arguments.iter().enumerate() {
-        if rest.is_empty() {
-            break;
-        }
-        let value = if index + 1 == arguments.len() {
-            std::mem::take(&mut rest)
-        } else {
-            let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-            rest = after.trim_start();
-            word
-        };
-        values.insert(argument.name.clone(), value.to_owned());
-    }
-    values
-}
-
-/// A one-line hint of `arguments` for command pickers: `<required> [optional]`.
-pub fn argument_hint(arguments: &[TemplateArgument]) -> Option<String> {
-    (!arguments.is_empty()).then(|| {
-        arguments
-            .iter()
-            .map(|argument| {
-                if argument.required {
-                    format!("<{}>", argument.name)
-                } else {
-                    format!("[{}]", argument.name)
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    })
-}
-
 /// A file a template line embeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Embedded<'a> {
@@ -311,6 +260,31 @@ fn split_front_matter(text: &str) -> (Option<&str>, &str) {
         offset += line.len();
     }
     (None, text)
+}
+
+impl SlashCommand for PromptTemplate {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn origin(&self) -> Option<&str> {
+        None
+    }
+
+    fn description(&self) -> Option<String> {
+        self.description.clone()
+    }
+
+    fn arguments(&self) -> &[CommandArgument] {
+        &self.arguments
+    }
+
+    fn content(
+        &self,
+        arguments: BTreeMap<String, String>,
+    ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>> {
+        Box::pin(async move { self.render_content(&arguments).map_err(|e| e.to_string()) })
+    }
 }
 
 /// The prompt templates of some folders as slash commands, read the first time they are
@@ -384,6 +358,7 @@ pub fn load_templates(folders: &[PathBuf]) -> (Vec<PromptTemplate>, Vec<Template
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::{argument_hint, arguments_from_text};
 
     const REVIEW: &str = "---\nname: review\ndescription: Review code\narguments:\n  - name: target\n    required: true\n  - name: focus\n---\nReview {{target}}, looking at {{focus}}.\n";
 

@@ -572,6 +572,7 @@ fn system_prompt(
 ) -> String {
     let mut system = build_system_prompt(&SystemPromptParts {
         base: &session.agent.inner.config.base_prompt,
+        session_instructions: session.options.instructions.as_deref(),
         tools,
         cwd: &session.options.cwd,
         date: chrono::Local::now().format("%Y-%m-%d").to_string(),

@@ -18,8 +18,11 @@
 //! A `[providers.NAME]` table in configuration ([`ProviderConfig`]) overrides any of these or adds
 //! a provider of its own.
 
+#[cfg(feature = "http-models")]
 use super::anthropic::{AnthropicModel, AnthropicSettings};
+#[cfg(feature = "http-models")]
 use super::http::HttpOptions;
+#[cfg(feature = "http-models")]
 use super::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
 use super::scripted::ScriptedModel;
 use super::{Model, ModelError};
@@ -217,7 +220,19 @@ impl ModelChoices for OfferedModels {
 pub struct ModelCatalog<'a> {
     providers: &'a BTreeMap<String, ProviderConfig>,
     env: &'a dyn Fn(&str) -> Option<String>,
+    #[cfg(feature = "http-models")]
     http: HttpOptions,
+}
+
+/// Where a hosted model is reached, once its provider is resolved. (Without the HTTP clients
+/// only its URL is read, to say what is missing.)
+#[cfg_attr(not(feature = "http-models"), allow(dead_code))]
+struct Endpoint {
+    api: ApiKind,
+    base_url: String,
+    api_key: Option<String>,
+    context_window: Option<u64>,
+    max_output_tokens: Option<u32>,
 }
 
 impl<'a> ModelCatalog<'a> {
@@ -229,11 +244,13 @@ impl<'a> ModelCatalog<'a> {
         Self {
             providers,
             env,
+            #[cfg(feature = "http-models")]
             http: HttpOptions::default(),
         }
     }
 
     /// Uses these timeouts and retries for every client.
+    #[cfg(feature = "http-models")]
     pub fn with_http(mut self, http: HttpOptions) -> Self {
         self.http = http;
         self
@@ -295,8 +312,31 @@ impl<'a> ModelCatalog<'a> {
             )));
         }
         let known = known_limits(model);
-        let context_window = config.context_window.or(known.map(|k| k.0));
-        let max_output = config.max_output_tokens;
+        let endpoint = Endpoint {
+            api,
+            base_url,
+            api_key,
+            context_window: config.context_window.or(known.map(|k| k.0)),
+            max_output_tokens: config.max_output_tokens,
+        };
+        self.client(spec, model, endpoint)
+    }
+
+    /// The HTTP client of a resolved model.
+    #[cfg(feature = "http-models")]
+    fn client(
+        &self,
+        spec: &str,
+        model: &str,
+        endpoint: Endpoint,
+    ) -> Result<Arc<dyn Model>, ModelError> {
+        let Endpoint {
+            api,
+            base_url,
+            api_key,
+            context_window,
+            max_output_tokens,
+        } = endpoint;
         Ok(match api {
             ApiKind::Anthropic => Arc::new(AnthropicModel::new(AnthropicSettings {
                 display_name: spec.to_owned(),
@@ -304,7 +344,9 @@ impl<'a> ModelCatalog<'a> {
                 base_url,
                 api_key: api_key.unwrap_or_default(),
                 context_window,
-                max_output_tokens: max_output.or(known.map(|k| k.1)).unwrap_or(8_192),
+                max_output_tokens: max_output_tokens
+                    .or(known_limits(model).map(|k| k.1))
+                    .unwrap_or(8_192),
                 http: self.http.clone(),
             })?),
             ApiKind::Openai | ApiKind::OpenaiResponses => {
@@ -319,11 +361,25 @@ impl<'a> ModelCatalog<'a> {
                         OpenAiApi::ChatCompletions
                     },
                     context_window,
-                    max_output_tokens: max_output,
+                    max_output_tokens,
                     http: self.http.clone(),
                 })?)
             }
         })
+    }
+
+    /// This build has no HTTP model clients: only scripted models open.
+    #[cfg(not(feature = "http-models"))]
+    fn client(
+        &self,
+        spec: &str,
+        _model: &str,
+        endpoint: Endpoint,
+    ) -> Result<Arc<dyn Model>, ModelError> {
+        Err(ModelError::Config(format!(
+            "`{spec}` is reached over HTTP ({}), and this build of agentry has no HTTP model clients (cargo feature `http-models`)",
+            endpoint.base_url
+        )))
     }
 
     fn var(&self, name: &str) -> Option<String> {

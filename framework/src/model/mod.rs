@@ -1,9 +1,12 @@
 //! The [`Model`] interface: streaming chat with tools. Real HTTP clients and the
 //! [`ScriptedModel`](scripted::ScriptedModel) for tests implement the same trait.
 
+#[cfg(feature = "http-models")]
 pub mod anthropic;
 pub mod catalog;
+#[cfg(feature = "http-models")]
 pub mod http;
+#[cfg(feature = "http-models")]
 pub mod openai;
 pub mod scripted;
 pub mod unavailable;

@@ -1,13 +1,18 @@
-//! Session persistence: the [`SessionStore`] trait and its default, [`SqliteStore`].
+//! Session persistence: the [`SessionStore`] trait, its default [`SqliteStore`] (cargo feature
+//! `sqlite`) and the [`MemoryStore`].
 //!
 //! A session keeps the model's history (messages) and, per chat, a condensed transcript of the
 //! events (consecutive text and thinking deltas merged), so a front-end can replay a session as
 //! it was shown. Each finished chat is written in one transaction: a crash loses at most the chat
 //! in flight.
 
+mod memory;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 mod transcript;
 
+pub use memory::MemoryStore;
+#[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use transcript::Transcript;
 
@@ -111,4 +116,86 @@ pub fn default_database_path() -> PathBuf {
 
 pub(crate) fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// What every store must do, checked against each of them.
+#[cfg(test)]
+mod contract {
+    use super::*;
+    use std::sync::Arc;
+
+    fn meta(id: &str) -> SessionMeta {
+        SessionMeta {
+            id: id.into(),
+            cwd: "/p".into(),
+            title: None,
+            created_at: now_rfc3339(),
+            updated_at: now_rfc3339(),
+        }
+    }
+
+    fn chat(text: &str) -> ChatRecord {
+        ChatRecord {
+            messages: vec![Message::user_text(text)],
+            events: vec![AgentEvent::Notice {
+                message: text.into(),
+            }],
+            stop_reason: Some(StopReason::EndTurn),
+            usage: Usage::default(),
+            remembered: RememberedAnswers {
+                allowed: ["Bash".to_owned()].into(),
+                ..RememberedAnswers::default()
+            },
+            title: Some(text.into()),
+            history: None,
+        }
+    }
+
+    /// Chats append in order and are read back by `reopen`ed stores; compaction restarts the
+    /// history; deleting and unknown ids.
+    pub fn check(store: Arc<dyn SessionStore>, reopen: impl FnOnce() -> Arc<dyn SessionStore>) {
+        store.create(&meta("s1")).unwrap();
+        store.create(&meta("s2")).unwrap();
+        store.append_chat(&"s1".into(), &chat("one")).unwrap();
+        store.append_chat(&"s1".into(), &chat("two")).unwrap();
+        drop(store);
+        let store = reopen();
+        let s1 = store.load(&"s1".into()).unwrap();
+        assert_eq!(
+            s1.messages,
+            [Message::user_text("one"), Message::user_text("two")]
+        );
+        assert_eq!(s1.events.len(), 2);
+        assert_eq!(s1.meta.title.as_deref(), Some("one"));
+        assert!(s1.remembered.allowed.contains("Bash"));
+        assert_eq!(store.list().unwrap()[0].id.as_str(), "s1");
+        // A compacting chat restarts the history from its own.
+        let mut compacting = chat("three");
+        compacting.history = Some(vec![Message::user_text("summary")]);
+        store.append_chat(&"s1".into(), &compacting).unwrap();
+        store.append_chat(&"s1".into(), &chat("four")).unwrap();
+        let s1 = store.load(&"s1".into()).unwrap();
+        assert_eq!(
+            s1.messages,
+            [
+                Message::user_text("summary"),
+                Message::user_text("three"),
+                Message::user_text("four")
+            ]
+        );
+        assert_eq!(s1.events.len(), 4, "the transcript keeps every chat");
+        store.delete(&"s2".into()).unwrap();
+        assert!(matches!(
+            store.load(&"s2".into()),
+            Err(StoreError::NotFound(_))
+        ));
+        assert!(matches!(
+            store.append_chat(&"nope".into(), &chat("x")),
+            Err(StoreError::NotFound(_))
+        ));
+        assert!(matches!(
+            store.delete(&"s2".into()),
+            Err(StoreError::NotFound(_))
+        ));
+    }
 }

@@ -272,79 +272,15 @@ impl SessionStore for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{StopReason, Usage};
-
-    fn meta(id: &str) -> SessionMeta {
-        SessionMeta {
-            id: id.into(),
-            cwd: "/p".into(),
-            title: None,
-            created_at: now_rfc3339(),
-            updated_at: now_rfc3339(),
-        }
-    }
-
-    fn chat(text: &str) -> ChatRecord {
-        ChatRecord {
-            messages: vec![Message::user_text(text)],
-            events: vec![AgentEvent::Notice {
-                message: text.into(),
-            }],
-            stop_reason: Some(StopReason::EndTurn),
-            usage: Usage::default(),
-            remembered: RememberedAnswers {
-                allowed: ["Bash".to_owned()].into(),
-                ..RememberedAnswers::default()
-            },
-            title: Some(text.into()),
-            history: None,
-        }
-    }
+    use std::sync::Arc;
 
     #[test]
     fn chats_append_in_order_and_survive_reopening() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nested/sessions.db");
-        {
-            let store = SqliteStore::open(&path).unwrap();
-            store.create(&meta("s1")).unwrap();
-            store.create(&meta("s2")).unwrap();
-            store.append_chat(&"s1".into(), &chat("one")).unwrap();
-            store.append_chat(&"s1".into(), &chat("two")).unwrap();
-        }
-        let store = SqliteStore::open(&path).unwrap();
-        let s1 = store.load(&"s1".into()).unwrap();
-        assert_eq!(
-            s1.messages,
-            [Message::user_text("one"), Message::user_text("two")]
-        );
-        assert_eq!(s1.events.len(), 2);
-        assert_eq!(s1.meta.title.as_deref(), Some("one"));
-        assert!(s1.remembered.allowed.contains("Bash"));
-        assert_eq!(store.list().unwrap()[0].id.as_str(), "s1");
-        // A compacting chat restarts the history from its own.
-        let mut compacting = chat("three");
-        compacting.history = Some(vec![Message::user_text("summary")]);
-        store.append_chat(&"s1".into(), &compacting).unwrap();
-        store.append_chat(&"s1".into(), &chat("four")).unwrap();
-        let s1 = store.load(&"s1".into()).unwrap();
-        assert_eq!(
-            s1.messages,
-            [
-                Message::user_text("summary"),
-                Message::user_text("three"),
-                Message::user_text("four")
-            ]
-        );
-        assert_eq!(s1.events.len(), 4, "the transcript keeps every chat");
-        store.delete(&"s2".into()).unwrap();
-        assert!(matches!(
-            store.load(&"s2".into()),
-            Err(StoreError::NotFound(_))
-        ));
-        assert!(matches!(
-            store.append_chat(&"nope".into(), &chat("x")),
-            Err(StoreError::NotFound(_))
-        ));
+        let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(&path).unwrap());
+        super::super::contract::check(store, || {
+            Arc::new(SqliteStore::open(&path).unwrap()) as Arc<dyn SessionStore>
+        });
     }
 }

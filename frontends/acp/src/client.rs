@@ -24,6 +24,16 @@ pub struct ClientUpdates {
 }
 
 impl ClientUpdates {
+    /// Updates of `session_id` to the client at the other end of `connection` (without a
+    /// context window: usage is then not reported).
+    pub fn new(connection: ConnectionTo<Client>, session_id: acp::SessionId) -> Self {
+        Self {
+            connection,
+            session_id,
+            context_window: None,
+        }
+    }
+
     /// Sends one update (a closed connection drops it: the turn is being torn down).
     pub fn send(&self, update: acp::SessionUpdate) {
         let notification = acp::SessionNotification::new(self.session_id.clone(), update);

@@ -209,11 +209,7 @@ impl Server {
         let Some(live) = self.sessions.get(&session_id.to_string()) else {
             return;
         };
-        let updates = ClientUpdates {
-            connection: connection.clone(),
-            session_id,
-            context_window: None,
-        };
+        let updates = ClientUpdates::new(connection.clone(), session_id);
         let commands = live.commands();
         if !commands.is_empty() {
             updates.send(commands.available());
@@ -397,11 +393,7 @@ impl Server {
             .load_session(&session_id)
             .map_err(|_| unknown_stored_session(id))?;
         if reopening.replay {
-            let updates = ClientUpdates {
-                connection: connection.clone(),
-                session_id: id.clone(),
-                context_window: None,
-            };
+            let updates = ClientUpdates::new(connection.clone(), id.clone());
             for event in &stored.events {
                 for update in replayed_updates(event) {
                     updates.send(update);
@@ -511,9 +503,8 @@ async fn run_turn(
     let context_window = session.model().context_window();
     let io = ChatIo {
         events: Arc::new(ClientUpdates {
-            connection: connection.clone(),
-            session_id: request.session_id.clone(),
             context_window,
+            ..ClientUpdates::new(connection.clone(), request.session_id.clone())
         }),
         permissions: Arc::new(ClientPermissions {
             connection,
@@ -664,14 +655,11 @@ fn connection(
                     Err(problem) => return responder.respond_with_error(problem),
                 };
                 responder.respond(acp::SetSessionModeResponse::new())?;
-                ClientUpdates {
-                    connection: cx,
-                    session_id: request.session_id,
-                    context_window: None,
-                }
-                .send(acp::SessionUpdate::CurrentModeUpdate(
-                    acp::CurrentModeUpdate::new(mode.as_str()),
-                ));
+                ClientUpdates::new(cx, request.session_id).send(
+                    acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(
+                        mode.as_str(),
+                    )),
+                );
                 Ok(())
             },
             agent_client_protocol::on_receive_request!(),

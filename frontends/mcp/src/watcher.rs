@@ -2,7 +2,8 @@
 //! renamed or given new arguments), the server tells its clients.
 
 use super::catalog::Catalog;
-use agentry::templates::{PromptTemplate, TemplateArgument};
+use agentry::commands::CommandArgument;
+use agentry::templates::PromptTemplate;
 use notify::{RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,7 +19,7 @@ const SETTLE: Duration = Duration::from_millis(100);
 struct Listed {
     name: String,
     description: Option<String>,
-    arguments: Vec<TemplateArgument>,
+    arguments: Vec<CommandArgument>,
 }
 
 fn listing(templates: Vec<PromptTemplate>) -> Vec<Listed> {

@@ -3,8 +3,8 @@
 
 use crate::content::block;
 use crate::link::Link;
+use agentry::commands::CommandArgument;
 use agentry::model::ContentBlock;
-use agentry::templates::TemplateArgument;
 use rmcp::model::{GetPromptRequestParams, JsonObject, Role};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ pub struct McpPrompt {
     /// What it does.
     pub description: Option<String>,
     /// Its arguments, in order.
-    pub arguments: Vec<TemplateArgument>,
+    pub arguments: Vec<CommandArgument>,
     link: Arc<Link>,
 }
 
@@ -41,7 +41,7 @@ impl McpPrompt {
                 .arguments
                 .unwrap_or_default()
                 .into_iter()
-                .map(|argument| TemplateArgument {
+                .map(|argument| CommandArgument {
                     name: argument.name,
                     description: argument.description,
                     required: argument.required.unwrap_or(false),
@@ -109,7 +109,7 @@ impl agentry::commands::SlashCommand for McpPrompt {
         self.description.clone()
     }
 
-    fn arguments(&self) -> &[TemplateArgument] {
+    fn arguments(&self) -> &[CommandArgument] {
         &self.arguments
     }
 

@@ -1,0 +1,323 @@
+//! The configuration the stock agent reads, as a library: `~/.config/agentry/config.toml`, then
+//! `.agentry/config.toml` in the project (later layers override single values and extend
+//! lists), and what it decides: the model ([`Config::open_model`]), the permission policy
+//! ([`Config::policy`]), the session database ([`Config::database_path`]).
+//!
+//! ```no_run
+//! use agentry::config::Config;
+//!
+//! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let project = std::env::current_dir()?;
+//! let config = Config::load(&project)?;
+//! let model = config.open_model(None)?;
+//! let policy = config.policy(None, &[], &[])?;
+//! # let _ = (model, policy);
+//! # Ok(()) }
+//! ```
+
+use crate::model::catalog::{ModelCatalog, OfferedModels, ProviderConfig};
+use crate::model::{Model, ModelError};
+use crate::permission::{
+    PermissionError, PermissionMode, PermissionPolicy, PermissionRule, RuleAction,
+};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Why the configuration could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A file exists but could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A file is not valid configuration (bad TOML, an unknown key, a wrong type).
+    #[error("invalid configuration in {path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        message: String,
+    },
+}
+
+/// One configuration file (every key optional).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The model (`PROVIDER/MODEL` or `scripted:PATH`).
+    pub model: Option<String>,
+    /// The permission mode.
+    pub permission_mode: Option<String>,
+    /// The most model requests per turn.
+    pub max_turn_requests: Option<u32>,
+    /// Where the session database lives.
+    pub data_dir: Option<PathBuf>,
+    /// Permission rules.
+    #[serde(default)]
+    pub permissions: PermissionRules,
+    /// Model providers of one's own, or overrides of the built-in ones, by name.
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderConfig>,
+    /// Which tool providers and tools the agent gets.
+    #[serde(default)]
+    pub tools: ToolSelection,
+    /// Plugin libraries to load.
+    #[serde(default)]
+    pub plugins: Vec<PathBuf>,
+    /// Models an editor may switch a session to (`PROVIDER/MODEL`), besides the default one.
+    #[serde(default)]
+    pub models: Vec<String>,
+    /// MCP servers whose tools the agent gets, by name (the project's `.mcp.json` adds more),
+    /// as written: the MCP provider reads them.
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, serde_json::Value>,
+    /// How agentry treats MCP servers (`[mcp]`).
+    #[serde(default)]
+    pub mcp: McpSettings,
+}
+
+/// `[mcp]`: timeouts for MCP servers.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpSettings {
+    /// Seconds a server has to start and list its tools (30 by default).
+    pub startup_timeout_secs: Option<u64>,
+    /// Seconds a tool call may go without an answer or a progress notification (120 by
+    /// default).
+    pub tool_timeout_secs: Option<u64>,
+}
+
+/// The `[tools]` table: tool providers and tools to leave out.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSelection {
+    /// Providers left out (`bash`, `file_ops`, …).
+    #[serde(default)]
+    pub disabled_providers: Vec<String>,
+    /// Tools left out, by name (`Write`, `Bash`, …).
+    #[serde(default)]
+    pub disabled: Vec<String>,
+}
+
+/// Permission rules as written in configuration.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionRules {
+    /// Rules that allow.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Rules that deny.
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Rules that ask.
+    #[serde(default)]
+    pub ask: Vec<String>,
+}
+
+impl Config {
+    /// Lays `other` over `self`.
+    pub fn merge(mut self, other: Config) -> Config {
+        self.model = other.model.or(self.model);
+        self.permission_mode = other.permission_mode.or(self.permission_mode);
+        self.max_turn_requests = other.max_turn_requests.or(self.max_turn_requests);
+        self.data_dir = other.data_dir.or(self.data_dir);
+        self.permissions.allow.extend(other.permissions.allow);
+        self.permissions.deny.extend(other.permissions.deny);
+        self.permissions.ask.extend(other.permissions.ask);
+        self.providers.extend(other.providers);
+        self.tools
+            .disabled_providers
+            .extend(other.tools.disabled_providers);
+        self.tools.disabled.extend(other.tools.disabled);
+        self.plugins.extend(other.plugins);
+        self.models.extend(other.models);
+        self.mcp_servers.extend(other.mcp_servers);
+        self.mcp.startup_timeout_secs = other
+            .mcp
+            .startup_timeout_secs
+            .or(self.mcp.startup_timeout_secs);
+        self.mcp.tool_timeout_secs = other.mcp.tool_timeout_secs.or(self.mcp.tool_timeout_secs);
+        self
+    }
+
+    /// The user's and the project's configuration, merged.
+    pub fn load(project_dir: &Path) -> Result<Config, ConfigError> {
+        let user = dirs::config_dir().map(|dir| dir.join("agentry").join("config.toml"));
+        let project = project_dir.join(".agentry").join("config.toml");
+        let mut config = Config::default();
+        for path in user.into_iter().chain([project]) {
+            if let Some(layer) = Self::read(&path)? {
+                config = config.merge(layer);
+            }
+        }
+        Ok(config)
+    }
+
+    /// One file's configuration; `None` when there is no such file.
+    pub fn read(path: &Path) -> Result<Option<Config>, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|e| ConfigError::Invalid {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })
+    }
+
+    /// Where the session database lives: the configured data directory, else the default.
+    pub fn database_path(&self) -> PathBuf {
+        match &self.data_dir {
+            Some(dir) => dir.join("sessions.db"),
+            None => crate::session::default_database_path(),
+        }
+    }
+
+    /// The model: `spec` (a flag, say), else the configuration's `model`, else the default for
+    /// the API keys set; opened with the configured providers and the process's environment.
+    pub fn open_model(&self, spec: Option<&str>) -> Result<Arc<dyn Model>, ModelError> {
+        let env = |name: &str| std::env::var(name).ok();
+        let catalog = ModelCatalog::new(&self.providers, &env);
+        let spec = match spec.map(str::to_owned).or_else(|| self.model.clone()) {
+            Some(spec) => spec,
+            None => catalog.default_model()?,
+        };
+        catalog.open(&spec)
+    }
+
+    /// The models a front-end may switch a session to: `default`, then the configuration's
+    /// `models`, opened through the same catalog.
+    pub fn offered_models(&self, default: String) -> OfferedModels {
+        OfferedModels::new(
+            self.providers.clone(),
+            std::iter::once(default).chain(self.models.iter().cloned()),
+        )
+    }
+
+    /// The permission policy: `mode` (a flag, say), else the configuration's, else `default`;
+    /// the configuration's rules, with `allow` and `deny` (flags) added.
+    pub fn policy(
+        &self,
+        mode: Option<&str>,
+        allow: &[String],
+        deny: &[String],
+    ) -> Result<PermissionPolicy, PermissionError> {
+        let mode = match mode.or(self.permission_mode.as_deref()) {
+            Some(mode) => mode.parse()?,
+            None => PermissionMode::Default,
+        };
+        let rules = [
+            (RuleAction::Deny, &self.permissions.deny, deny),
+            (RuleAction::Ask, &self.permissions.ask, &[][..]),
+            (RuleAction::Allow, &self.permissions.allow, allow),
+        ]
+        .into_iter()
+        .flat_map(|(action, from_config, from_flags)| {
+            from_config
+                .iter()
+                .chain(from_flags)
+                .map(move |target| PermissionRule::parse(action, target))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+        Ok(PermissionPolicy { mode, rules })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_layers_override_values_and_extend_lists() {
+        let user: Config = toml::from_str(
+            "model = \"a\"\nmax_turn_requests = 5\n[permissions]\nallow = [\"Read\"]",
+        )
+        .unwrap();
+        let project: Config =
+            toml::from_str("model = \"b\"\n[permissions]\nallow = [\"Write\"]\ndeny = [\"Bash\"]")
+                .unwrap();
+        let merged = user.merge(project);
+        assert_eq!(merged.model.as_deref(), Some("b"));
+        assert_eq!(merged.max_turn_requests, Some(5));
+        assert_eq!(merged.permissions.allow, ["Read", "Write"]);
+        assert_eq!(merged.permissions.deny, ["Bash"]);
+    }
+
+    #[test]
+    fn mcp_timeouts_layer() {
+        let user: Config = toml::from_str(
+            "[mcp]
+startup_timeout_secs = 5
+tool_timeout_secs = 600",
+        )
+        .unwrap();
+        let project: Config = toml::from_str(
+            "[mcp]
+tool_timeout_secs = 30",
+        )
+        .unwrap();
+        let merged = user.merge(project).mcp;
+        assert_eq!(merged.startup_timeout_secs, Some(5));
+        assert_eq!(merged.tool_timeout_secs, Some(30));
+    }
+
+    #[test]
+    fn the_policy_takes_the_flags_mode_and_adds_their_rules() {
+        let config: Config = toml::from_str(
+            "permission_mode = \"plan\"\n[permissions]\nallow = [\"Read\"]\ndeny = [\"Bash\"]",
+        )
+        .unwrap();
+        let policy = config.policy(None, &[], &[]).unwrap();
+        assert_eq!(policy.mode, PermissionMode::Plan);
+        assert_eq!(policy.rules.len(), 2);
+        let flagged = config
+            .policy(Some("bypass"), &["Write".to_owned()], &[])
+            .unwrap();
+        assert_eq!(flagged.mode, PermissionMode::Bypass);
+        assert_eq!(flagged.rules.len(), 3);
+        assert!(config.policy(Some("sometimes"), &[], &[]).is_err());
+    }
+
+    #[test]
+    fn the_model_comes_from_the_spec_then_the_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("s.json");
+        std::fs::write(&script, r#"{"responses": []}"#).unwrap();
+        let config = Config {
+            model: Some(format!("scripted:{}", script.display())),
+            ..Config::default()
+        };
+        assert_eq!(config.open_model(None).unwrap().name(), "scripted");
+        let unknown = config.open_model(Some("nowhere/model")).err().unwrap();
+        assert!(
+            unknown.to_string().contains("unknown provider `nowhere`"),
+            "{unknown}"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_that_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".agentry")).unwrap();
+        std::fs::write(dir.path().join(".agentry/config.toml"), "modle = \"x\"").unwrap();
+        let error = Config::read(&dir.path().join(".agentry/config.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(".agentry/config.toml"), "{error}");
+        assert!(error.contains("modle"), "{error}");
+    }
+}
