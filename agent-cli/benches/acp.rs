@@ -1,19 +1,27 @@
 //! `agentry acp` measured from outside, as an editor sees it, over raw JSON-RPC on stdio:
 //!
-//! - start-up: spawn → `initialize` answered, and → first `session/new` answered (median of 30);
+//! - start-up: spawn → `initialize` answered, and → first `session/new` answered (median of 30),
+//!   beside the floor: `acp-floor` (`agent-cli/benches/acp-floor`), an agent on the same
+//!   `agent-client-protocol` crate and runtime that only answers those two requests. The two
+//!   are run alternately and compared as a ratio (target: `initialize` within 1.3× the floor);
+//! - idle memory: resident set after `initialize` and one session (target: under 20 MiB), and
+//!   where it is (`/proc/PID/smaps`: the executable's pages, shared libraries, heap and other
+//!   anonymous memory), for both;
 //! - streaming: a turn whose mock model streams 50,000 one-character chunks: chunks per second
 //!   delivered to the client, and the model's last byte → the `session/prompt` response
-//!   (median of 5);
-//! - idle memory: resident set after `initialize` and one session.
+//!   (median of 5).
 //!
-//! Run with `cargo bench -p agentry-cli --bench acp`.
+//! Run with `cargo bench -p agentry-cli --bench acp` (the first run builds the floor, in
+//! `target/acp-floor`).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Lines, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const STARTUP_RUNS: usize = 30;
@@ -31,8 +39,19 @@ struct Agent {
 impl Agent {
     fn spawn(sb: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut command = sb.agentry(&[&["acp"], args].concat());
+        command.envs(env.iter().copied());
+        Self::start(command)
+    }
+
+    /// The floor agent, in the same sandbox environment.
+    fn spawn_floor(sb: &Sandbox, floor: &Path) -> Self {
+        let mut command = Command::new(floor);
+        command.envs(sb.environment()).current_dir(sb.project());
+        Self::start(command)
+    }
+
+    fn start(mut command: Command) -> Self {
         command
-            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
@@ -93,6 +112,32 @@ impl Agent {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .unwrap()
     }
+
+    /// Resident KiB by where it is: the executable's own pages, shared libraries, the heap,
+    /// other anonymous memory (thread stacks, the allocator's arenas).
+    fn memory_by_region(&self) -> BTreeMap<&'static str, u64> {
+        let smaps = std::fs::read_to_string(format!("/proc/{}/smaps", self.child.id())).unwrap();
+        let exe = std::fs::read_link(format!("/proc/{}/exe", self.child.id())).unwrap();
+        let mut regions = BTreeMap::new();
+        let mut region = "anonymous";
+        for line in smaps.lines() {
+            let mut fields = line.split_whitespace();
+            let first = fields.next().unwrap_or_default();
+            if first.contains('-') && first.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+                let path = fields.nth(4).unwrap_or_default();
+                region = match path {
+                    "[heap]" => "heap",
+                    p if Path::new(p) == exe => "executable",
+                    p if p.starts_with('/') => "shared libraries",
+                    _ => "anonymous",
+                };
+            } else if first == "Rss:" {
+                let kib: u64 = fields.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+                *regions.entry(region).or_default() += kib;
+            }
+        }
+        regions
+    }
 }
 
 impl Drop for Agent {
@@ -111,29 +156,98 @@ fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
 }
 
-fn startup(sb: &Sandbox, script: &str) {
-    let mut to_initialize = Vec::new();
-    let mut to_session = Vec::new();
-    let mut rss = Vec::new();
-    for _ in 0..STARTUP_RUNS {
-        let started = Instant::now();
-        let mut agent = Agent::spawn(sb, &["--model", script], &[]);
-        agent.initialize();
-        to_initialize.push(millis(started.elapsed()));
-        agent.new_session(&sb.project());
-        to_session.push(millis(started.elapsed()));
-        std::thread::sleep(Duration::from_millis(50));
-        rss.push(agent.rss_kib() as f64 / 1024.0);
+/// Builds the floor agent (once; later runs find it built) and returns its path.
+fn floor_binary() -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // A target directory of its own: the bench's own build holds the workspace's.
+    let target = workspace.join("target").join("acp-floor");
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--quiet",
+            "-p",
+            "agentry-acp-floor",
+        ])
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(&workspace)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "the floor agent did not build");
+    target.join("release").join("acp-floor")
+}
+
+/// One start of an agent: spawn → `initialize` answered and → `session/new` answered (ms),
+/// then its resident memory by region.
+struct Start {
+    to_initialize: f64,
+    to_session: f64,
+    memory: BTreeMap<&'static str, u64>,
+}
+
+fn start(sb: &Sandbox, spawn: impl Fn() -> Agent) -> Start {
+    let started = Instant::now();
+    let mut agent = spawn();
+    agent.initialize();
+    let to_initialize = millis(started.elapsed());
+    agent.new_session(&sb.project());
+    let to_session = millis(started.elapsed());
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(agent.rss_kib() > 0);
+    Start {
+        to_initialize,
+        to_session,
+        memory: agent.memory_by_region(),
     }
-    println!(
-        "start-up: spawn → initialize answered {:.1} ms, → first session/new answered {:.1} ms (medians of {STARTUP_RUNS})",
-        median(to_initialize),
-        median(to_session)
+}
+
+fn startup(sb: &Sandbox, script: &str) {
+    let floor = floor_binary();
+    let mut agentry = Vec::new();
+    let mut floors = Vec::new();
+    // Alternately, so both see the machine in the same state.
+    for _ in 0..STARTUP_RUNS {
+        agentry.push(start(sb, || Agent::spawn(sb, &["--model", script], &[])));
+        floors.push(start(sb, || Agent::spawn_floor(sb, &floor)));
+    }
+    let median_of = |starts: &[Start], value: &dyn Fn(&Start) -> f64| {
+        median(starts.iter().map(value).collect())
+    };
+    let initialize = |s: &Start| s.to_initialize;
+    let session = |s: &Start| s.to_session;
+    let (ours, theirs) = (
+        median_of(&agentry, &initialize),
+        median_of(&floors, &initialize),
     );
     println!(
-        "idle memory after initialize + one session: {:.1} MiB resident (median of {STARTUP_RUNS})",
-        median(rss)
+        "start-up, spawn → initialize answered: agentry {ours:.2} ms, floor {theirs:.2} ms, ratio {:.2}× (target ≤ 1.3×; medians of {STARTUP_RUNS})",
+        ours / theirs
     );
+    let (ours, theirs) = (median_of(&agentry, &session), median_of(&floors, &session));
+    println!(
+        "start-up, spawn → first session/new answered: agentry {ours:.2} ms, floor {theirs:.2} ms, ratio {:.2}×",
+        ours / theirs
+    );
+    for (name, starts) in [("agentry", &agentry), ("floor", &floors)] {
+        let total = median_of(starts, &|s| s.memory.values().sum::<u64>() as f64 / 1024.0);
+        let regions: Vec<String> = ["executable", "shared libraries", "heap", "anonymous"]
+            .iter()
+            .map(|region| {
+                let kib = median_of(starts, &|s| *s.memory.get(region).unwrap_or(&0) as f64);
+                format!("{region} {:.1}", kib / 1024.0)
+            })
+            .collect();
+        println!(
+            "memory after initialize + one session/new, {name}: {total:.1} MiB resident ({} MiB; medians of {STARTUP_RUNS}){}",
+            regions.join(", "),
+            if name == "agentry" {
+                " (target < 20 MiB)"
+            } else {
+                ""
+            }
+        );
+    }
 }
 
 fn streaming(sb: &Sandbox) {

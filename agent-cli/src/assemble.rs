@@ -8,7 +8,7 @@ use agentry::agent::{Agent, AgentConfig};
 use agentry::config::Config;
 use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
-use agentry::session::SqliteStore;
+use agentry::session::{LazyStore, SessionStore, SqliteStore};
 use agentry::templates::TemplateFolders;
 use std::path::Path;
 use std::sync::Arc;
@@ -35,7 +35,11 @@ pub async fn agent(
     model: Arc<dyn Model>,
     start: ServerStart,
 ) -> Result<Agent, CliError> {
-    let store = SqliteStore::open(config.database_path()).map_err(CliError::internal)?;
+    // Opened by the first session: an editor's agent answers `initialize` without it.
+    let database = config.database_path();
+    let store = LazyStore::new(move || {
+        SqliteStore::open(&database).map(|store| Arc::new(store) as Arc<dyn SessionStore>)
+    });
     let mut agent_config = AgentConfig::default();
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
         agent_config.max_chat_requests = max;

@@ -25,7 +25,7 @@ use crate::permission::{
     CallSubject, Decision, PermissionHandler, PermissionOption, PermissionOptionKind,
     PermissionOutcome, PermissionPolicy, PermissionRequest, RememberedAnswers,
 };
-use crate::provider::{RegisteredTool, ToolRegistry};
+use crate::provider::{InputProblem, RegisteredTool, ToolRegistry};
 use crate::sync::{lock, panic_message};
 use crate::tool::{
     ClientServices, PreparedCall, ProgressSink, SessionState, ToolCallLocation, ToolContent,
@@ -70,6 +70,13 @@ pub enum Refusal {
         tool: String,
         /// Every problem, with where it is.
         problems: String,
+    },
+    /// The tool's own input schema is not a valid JSON Schema, so no input can be checked.
+    BrokenSchema {
+        /// The tool called.
+        tool: String,
+        /// What the schema compiler said.
+        problem: String,
     },
     /// The tool could not take the (schema-valid) input.
     InvalidInput {
@@ -117,6 +124,10 @@ impl std::fmt::Display for Refusal {
             Refusal::SchemaMismatch { tool, problems } => write!(
                 f,
                 "The arguments do not match {tool}'s input schema: {problems}. Call {tool} again with corrected arguments."
+            ),
+            Refusal::BrokenSchema { tool, problem } => write!(
+                f,
+                "{tool} cannot be called: its input schema is not valid JSON Schema ({problem}). Do without it."
             ),
             Refusal::InvalidInput { tool, problem } => write!(
                 f,
@@ -471,11 +482,16 @@ fn prepare(
     scope: &CallScope,
 ) -> Result<Box<dyn PreparedCall>, Refusal> {
     let name = tool.tool.name();
-    tool.validate(&input)
-        .map_err(|problems| Refusal::SchemaMismatch {
+    tool.validate(&input).map_err(|problem| match problem {
+        InputProblem::Mismatch(problems) => Refusal::SchemaMismatch {
             tool: name.to_owned(),
             problems,
-        })?;
+        },
+        InputProblem::BrokenSchema(problem) => Refusal::BrokenSchema {
+            tool: name.to_owned(),
+            problem,
+        },
+    })?;
     tool.tool
         .prepare(input, &scope.cwd)
         .map_err(|error| Refusal::InvalidInput {

@@ -4,7 +4,7 @@ use crate::model::ToolDefinition;
 use crate::tool::DynTool;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use agentry_plugin::provider::{Provider, ProviderOrigin, SimpleProvider};
 
@@ -23,33 +23,45 @@ pub enum RegistryError {
         /// The provider that registered the name first.
         existing: String,
     },
-    /// A tool's input schema is not a valid JSON Schema.
-    #[error("tool `{tool}` from provider `{provider}` has an invalid input schema: {message}")]
-    InvalidSchema {
-        /// The tool's name.
-        tool: String,
-        /// Its provider.
-        provider: String,
-        /// What the schema validator said.
-        message: String,
-    },
 }
 
-/// A tool in the registry, with its compiled input validator.
+/// Why an input could not be accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputProblem {
+    /// The input does not match the schema: every problem, with where it is.
+    Mismatch(String),
+    /// The tool's own schema is not a valid JSON Schema (the tool's fault, not the input's).
+    BrokenSchema(String),
+}
+
+/// A tool in the registry. Its schema is read when the model first needs the tool definitions,
+/// and its validator compiled on its first call, not when it is registered: compiling a JSON
+/// Schema validator first loads the meta-schemas (about 10 ms and 13 MiB), which an agent that
+/// starts and waits (an editor's, before its first prompt) should not pay for.
 pub struct RegisteredTool {
     /// The tool.
     pub tool: Arc<dyn DynTool>,
     /// The provider it came from.
     pub provider: String,
-    /// Its input schema.
-    pub schema: Value,
-    validator: jsonschema::Validator,
+    schema: OnceLock<Value>,
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
 }
 
 impl RegisteredTool {
-    /// Checks an input against the tool's schema; the error lists every problem, with where it is.
-    pub fn validate(&self, input: &Value) -> Result<(), String> {
-        crate::schema::check(&self.validator, input)
+    /// Its input schema.
+    pub fn schema(&self) -> &Value {
+        self.schema.get_or_init(|| self.tool.input_schema())
+    }
+
+    /// Checks an input against the tool's schema.
+    pub fn validate(&self, input: &Value) -> Result<(), InputProblem> {
+        let validator = self
+            .validator
+            .get_or_init(|| jsonschema::validator_for(self.schema()).map_err(|e| e.to_string()));
+        match validator {
+            Ok(validator) => crate::schema::check(validator, input).map_err(InputProblem::Mismatch),
+            Err(problem) => Err(InputProblem::BrokenSchema(problem.clone())),
+        }
     }
 }
 
@@ -126,18 +138,11 @@ impl ToolRegistry {
                     existing,
                 });
             }
-            let schema = tool.input_schema();
-            let validator =
-                jsonschema::validator_for(&schema).map_err(|e| RegistryError::InvalidSchema {
-                    tool: name.clone(),
-                    provider: provider_name.clone(),
-                    message: e.to_string(),
-                })?;
             staged.push(RegisteredTool {
+                schema: OnceLock::new(),
                 tool,
                 provider: provider_name.clone(),
-                schema,
-                validator,
+                validator: OnceLock::new(),
             });
         }
         self.providers.push(ProviderEntry {
@@ -175,7 +180,7 @@ impl ToolRegistry {
 
     /// The registry read again from its providers when one of them changed its tools since
     /// (see [`Provider::revision`]); `None` when nothing changed. A provider whose new tools
-    /// are rejected (a name clash, an invalid schema) is left out, and the reason logged.
+    /// are rejected (a name clash) is left out, and the reason logged.
     pub fn refreshed(&self) -> Option<ToolRegistry> {
         let changed = self
             .providers
@@ -203,7 +208,7 @@ impl ToolRegistry {
             .map(|t| ToolDefinition {
                 name: t.tool.name().to_owned(),
                 description: t.tool.description(),
-                input_schema: t.schema.clone(),
+                input_schema: t.schema().clone(),
             })
             .collect()
     }

@@ -6,11 +6,13 @@
 //! it was shown. Each finished chat is written in one transaction: a crash loses at most the chat
 //! in flight.
 
+mod lazy;
 mod memory;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod transcript;
 
+pub use lazy::LazyStore;
 pub use memory::MemoryStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
@@ -24,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Why the store failed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// No session has that id.
     #[error("no session with id `{0}`")]

@@ -229,3 +229,56 @@ async fn a_panicking_tool_becomes_a_failed_call_and_plans_reach_the_stream() {
             .any(|e| matches!(e, AgentEvent::Plan { entries } if entries[0].content == "step"))
     );
 }
+
+/// A tool whose schema is not JSON Schema (`type` must be a string or a list).
+struct BrokenSchema;
+
+impl agentry::tool::DynTool for BrokenSchema {
+    fn name(&self) -> &str {
+        "Broken"
+    }
+    fn description(&self) -> String {
+        "Has a schema no validator compiles.".to_owned()
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Think
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        json!({"type": 12})
+    }
+    fn prepare(
+        &self,
+        _input: serde_json::Value,
+        _cwd: &std::path::Path,
+    ) -> Result<Box<dyn agentry::tool::PreparedCall>, ToolError> {
+        Err(ToolError::failed("prepared without a valid schema"))
+    }
+}
+
+#[tokio::test]
+async fn a_tool_whose_schema_does_not_compile_fails_its_calls_and_the_rest_work() {
+    let mut h = harness([
+        response([
+            call("b", "Broken", json!({})),
+            call("ok", "Look", json!({"path": "a.rs"})),
+        ]),
+        ScriptedResponse::text("done"),
+    ])
+    .tool(Arc::new(BrokenSchema))
+    .build();
+    h.prompt("go").await.unwrap();
+    let events = h.events();
+    assert_eq!(statuses(&events, "b"), [Pending, Failed]);
+    assert!(
+        matches!(final_update(&events, "b").refusal, Some(Refusal::BrokenSchema { tool, .. }) if tool == "Broken")
+    );
+    assert_eq!(statuses(&events, "ok"), [Pending, InProgress, Completed]);
+    let sent = results_sent(&h.model, 1);
+    assert!(
+        sent[0]
+            .2
+            .contains("its input schema is not valid JSON Schema"),
+        "{}",
+        sent[0].2
+    );
+}
