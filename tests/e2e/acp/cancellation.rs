@@ -73,13 +73,7 @@ fn cancelling_during_a_command_ends_the_turn_and_the_process() {
 #[test]
 fn cancelling_while_permission_is_asked_ends_the_turn_cancelled() {
     let sb = sandbox();
-    let server = write_then_answer(1);
-    let out = acp_with_model(
-        &sb,
-        &server,
-        &[],
-        json!({"permissions": ["cancel"], "steps": session_steps(&sb, vec![prompt("write it")])}),
-    );
+    let (server, out) = write_with_answers(&sb, 1, &["cancel"], &["write it"]);
     assert_eq!(out.of_kind("permission").len(), 1);
     assert_cancelled_cleanly(&out, 2);
     assert_eq!(final_status(&out, "call_0"), "failed");

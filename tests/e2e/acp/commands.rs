@@ -86,12 +86,7 @@ fn prompt_templates_are_slash_commands() {
         sent.contains("Review src/lib.rs; focus on error paths."),
         "{sent}"
     );
-    let missing = out.answer(3);
-    assert_eq!(missing["code"], -32602, "{missing}");
-    assert!(
-        missing["message"].as_str().unwrap().contains("file"),
-        "{missing}"
-    );
+    assert_invalid_params(&out, 3, "file");
 }
 
 #[test]
@@ -130,12 +125,7 @@ fn a_session_servers_prompts_are_slash_commands() {
     assert_eq!(out.result(3)["stopReason"], "end_turn");
     let sent = server.requests()[0].body["messages"].to_string();
     assert!(sent.contains("What's weather in Paris?"), "{sent}");
-    let missing = out.answer(4);
-    assert_eq!(missing["code"], -32602, "{missing}");
-    assert!(
-        missing["message"].as_str().unwrap().contains("city"),
-        "{missing}"
-    );
+    assert_invalid_params(&out, 4, "city");
 }
 
 #[test]

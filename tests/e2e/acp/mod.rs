@@ -91,6 +91,35 @@ pub(super) fn hello_script() -> String {
     .to_owned()
 }
 
+/// Step `step` was answered with -32602 (invalid params) and a message that mentions `word`.
+pub(super) fn assert_invalid_params(out: &Transcript, step: usize, word: &str) {
+    let answer = out.answer(step);
+    assert_eq!(answer["code"], -32602, "{answer}");
+    assert!(
+        answer["message"].as_str().unwrap().contains(word),
+        "{answer}"
+    );
+}
+
+/// `write_then_answer(turns)` under a client that answers the permission questions with
+/// `answers`, in a session that gets `prompts`.
+pub(super) fn write_with_answers(
+    sb: &Sandbox,
+    turns: usize,
+    answers: &[&str],
+    prompts: &[&str],
+) -> (MockModelServer, Transcript) {
+    let server = write_then_answer(turns);
+    let steps = session_steps(sb, prompts.iter().map(|text| prompt(text)).collect());
+    let out = acp_with_model(
+        sb,
+        &server,
+        &[],
+        json!({"permissions": answers, "steps": steps}),
+    );
+    (server, out)
+}
+
 /// `initialize`, then `session/new` with the reference MCP server (and `another`), then `steps`.
 pub(super) fn with_everything_server(
     sb: &Sandbox,

@@ -5,13 +5,7 @@ use super::*;
 #[test]
 fn allowing_once_runs_the_call_and_its_diff_reaches_the_client() {
     let sb = sandbox();
-    let server = write_then_answer(1);
-    let out = acp_with_model(
-        &sb,
-        &server,
-        &[],
-        json!({"permissions": ["allow_once"], "steps": session_steps(&sb, vec![prompt("write it")])}),
-    );
+    let (_, out) = write_with_answers(&sb, 1, &["allow_once"], &["write it"]);
     assert_eq!(out.result(2)["stopReason"], "end_turn");
     let asked = out.of_kind("permission");
     assert_eq!(asked.len(), 1);
@@ -59,13 +53,7 @@ fn allowing_once_runs_the_call_and_its_diff_reaches_the_client() {
 #[test]
 fn rejecting_once_fails_the_call_and_leaves_the_file_alone() {
     let sb = sandbox();
-    let server = write_then_answer(1);
-    let out = acp_with_model(
-        &sb,
-        &server,
-        &[],
-        json!({"permissions": ["reject_once"], "steps": session_steps(&sb, vec![prompt("write it")])}),
-    );
+    let (server, out) = write_with_answers(&sb, 1, &["reject_once"], &["write it"]);
     assert_eq!(out.result(2)["stopReason"], "end_turn");
     assert_eq!(final_status(&out, "call_0"), "failed");
     assert!(!sb.project().join("greeting0.txt").exists());
@@ -80,13 +68,7 @@ fn always_answers_are_not_asked_again_in_the_session() {
         ("reject_always", "failed", false),
     ] {
         let sb = sandbox();
-        let server = write_then_answer(2);
-        let out = acp_with_model(
-            &sb,
-            &server,
-            &[],
-            json!({"permissions": [answer], "steps": session_steps(&sb, vec![prompt("one"), prompt("two")])}),
-        );
+        let (_, out) = write_with_answers(&sb, 2, &[answer], &["one", "two"]);
         assert_eq!(out.of_kind("permission").len(), 1, "{answer}: asked once");
         assert_eq!(final_status(&out, "call_1"), second_status, "{answer}");
         assert_eq!(
