@@ -79,3 +79,4 @@ mod models;
 mod plugins;
 mod providers;
 mod run;
+mod tools;

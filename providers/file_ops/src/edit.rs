@@ -1,7 +1,12 @@
 //! **Edit** and **MultiEdit**: exact string replacements in a file the session has read,
-//! written atomically, reported as a diff with a numbered snippet of the result.
+//! written atomically, reported as a diff with a numbered snippet of the result. A file with
+//! CRLF line endings is matched as Read shows it (without `\r`) and keeps its endings; text
+//! that differs from `old_string` only in curly vs straight quotes is taken when the exact text
+//! is not there (see [`crate::matching`]). An empty `old_string` on a file that does not exist
+//! creates it with `new_string`.
 
 use crate::files::TextFiles;
+use crate::matching::{self, LineEndings};
 use crate::state::ReadFiles;
 use agentry::tool::{
     Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
@@ -61,35 +66,54 @@ pub struct MultiEditInput {
     pub edits: Vec<Replacement>,
 }
 
-/// Applies one replacement; returns the new text and the byte offset of the first change.
-fn replace(text: &str, edit: &Replacement, path: &Path) -> Result<(String, usize), String> {
+/// A replacement applied.
+#[derive(Debug, PartialEq, Eq)]
+struct Replaced {
+    /// The new text.
+    text: String,
+    /// The byte offset of the first change.
+    first: usize,
+    /// Whether `old_string` matched only with its quotes taken as curly or straight.
+    quotes_differ: bool,
+}
+
+/// Applies one replacement to `text`.
+fn replace(text: &str, edit: &Replacement, path: &Path) -> Result<Replaced, String> {
     if edit.old_string.is_empty() {
-        return Err("old_string is empty: to write a whole file use Write".to_owned());
+        return Err(format!(
+            "old_string is empty, and {} exists: to replace the whole file use Write",
+            path.display()
+        ));
     }
     if edit.old_string == edit.new_string {
         return Err(
             "old_string and new_string are the same, so there is nothing to change".to_owned(),
         );
     }
-    let count = text.matches(edit.old_string.as_str()).count();
-    let Some(first) = text.find(edit.old_string.as_str()) else {
+    let found = matching::find(text, &edit.old_string);
+    let count = found.ranges.len();
+    if count == 0 {
         return Err(format!(
             "old_string was not found in {}: Read the file again and copy the text exactly, with its whitespace and indentation",
             path.display()
         ));
-    };
+    }
     if count > 1 && !edit.replace_all {
         return Err(format!(
             "old_string occurs {count} times in {}: include more of the surrounding text to make it unique, or set replace_all to replace every occurrence",
             path.display()
         ));
     }
-    let new_text = if edit.replace_all {
-        text.replace(edit.old_string.as_str(), &edit.new_string)
+    let ranges = if edit.replace_all {
+        &found.ranges[..]
     } else {
-        text.replacen(edit.old_string.as_str(), &edit.new_string, 1)
+        &found.ranges[..1]
     };
-    Ok((new_text, first))
+    Ok(Replaced {
+        text: matching::replace_ranges(text, ranges, &edit.new_string),
+        first: ranges[0].0,
+        quotes_differ: found.quotes_differ,
+    })
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
@@ -108,25 +132,54 @@ fn snippet(text: &str, line: usize) -> String {
     out
 }
 
-/// Reads the file (enforcing read-before-edit), applies `edits`, writes it back.
+/// The file's text, or `None` when it does not exist (a client's file that cannot be read is
+/// taken as missing).
+async fn existing_text(path: &Path, files: &TextFiles) -> Result<Option<String>, ToolError> {
+    if files.through_client() {
+        return Ok(files.read(path).await.ok());
+    }
+    if !path.exists() {
+        return Ok(None);
+    }
+    files.read(path).await.map(Some)
+}
+
+/// Reads the file (enforcing read-before-edit), applies `edits`, writes it back. A file that
+/// does not exist is created when the first edit's `old_string` is empty.
 async fn apply(
     path: PathBuf,
     edits: &[Replacement],
     read_files: &ReadFiles,
     files: &TextFiles,
 ) -> Result<ToolOutput, ToolError> {
-    if !files.through_client() && !path.exists() {
-        return Err(ToolError::failed(format!(
-            "{} does not exist: to create a file use Write.",
-            path.display()
-        )));
-    }
-    let old_text = files.read(&path).await?;
-    files.check_fresh(read_files, &path, &old_text)?;
-    let mut text = old_text.clone();
+    let old_text = existing_text(&path, files).await?;
+    let (endings, mut text, edits) = match &old_text {
+        Some(old_text) => {
+            files.check_fresh(read_files, &path, old_text)?;
+            let endings = LineEndings::of(old_text);
+            (endings, endings.to_model(old_text), edits)
+        }
+        None => match edits.split_first() {
+            Some((first, rest)) if first.old_string.is_empty() => {
+                (LineEndings::Lf, first.new_string.clone(), rest)
+            }
+            _ => {
+                return Err(ToolError::failed(format!(
+                    "{} does not exist: to create a file use Write (or Edit with an empty old_string).",
+                    path.display()
+                )));
+            }
+        },
+    };
     let mut first_change: Option<usize> = None;
+    let mut quotes_differ = false;
     for (index, edit) in edits.iter().enumerate() {
-        let (next, at) = replace(&text, edit, &path).map_err(|reason| {
+        let edit = Replacement {
+            old_string: endings.to_model(&edit.old_string),
+            new_string: endings.to_model(&edit.new_string),
+            replace_all: edit.replace_all,
+        };
+        let replaced = replace(&text, &edit, &path).map_err(|reason| {
             ToolError::failed(if edits.len() == 1 {
                 format!("{reason}.")
             } else {
@@ -137,28 +190,46 @@ async fn apply(
                 )
             })
         })?;
-        let line = line_of(&text, at);
+        let line = line_of(&text, replaced.first);
         first_change = Some(first_change.map_or(line, |l| l.min(line)));
-        text = next;
+        quotes_differ |= replaced.quotes_differ;
+        text = replaced.text;
     }
-    files.write(&path, text.clone()).await?;
-    files.saw(read_files, &path, &text);
+    let new_text = endings.to_file(&text);
+    files.write(&path, new_text.clone()).await?;
+    files.saw(read_files, &path, &new_text);
     let line = first_change.unwrap_or(1);
-    let summary = format!(
-        "Edited {} ({} change{}). The result around line {line}:\n{}",
-        path.display(),
-        edits.len(),
-        if edits.len() == 1 { "" } else { "s" },
+    let changes = edits.len();
+    let mut summary = match &old_text {
+        None => format!("Created {}.", path.display()),
+        Some(_) => format!(
+            "Edited {} ({changes} change{}).",
+            path.display(),
+            if changes == 1 { "" } else { "s" },
+        ),
+    };
+    if quotes_differ {
+        summary.push_str(
+            " old_string matched text whose quotes are curly where yours were straight (or the other way round); new_string was put in as you wrote it.",
+        );
+    }
+    let _ = write!(
+        summary,
+        " The result around line {line}:\n{}",
         snippet(&text, line)
     );
     Ok(ToolOutput {
-        raw_output: Some(
-            serde_json::json!({"path": path, "edits": edits.len(), "first_changed_line": line}),
-        ),
+        raw_output: Some(serde_json::json!({
+            "path": path,
+            "edits": changes,
+            "first_changed_line": line,
+            "created": old_text.is_none(),
+            "crlf": endings == LineEndings::Crlf,
+        })),
         content: vec![ToolContent::Diff {
             path,
-            old_text: Some(old_text),
-            new_text: text,
+            old_text,
+            new_text,
         }],
         for_model: Some(summary),
     })
@@ -168,7 +239,11 @@ async fn apply(
 fn first_line(path: &Path, old_string: &str) -> u32 {
     std::fs::read_to_string(path)
         .ok()
-        .and_then(|text| text.find(old_string).map(|at| line_of(&text, at)))
+        .and_then(|text| {
+            let text = LineEndings::of(&text).to_model(&text);
+            let found = matching::find(&text, &old_string.replace("\r\n", "\n"));
+            found.ranges.first().map(|&(at, _)| line_of(&text, at))
+        })
         .and_then(|line| u32::try_from(line).ok())
         .unwrap_or(1)
 }
@@ -289,11 +364,13 @@ mod tests {
                 .unwrap_err()
                 .contains("the same")
         );
+        let all = replace(text, &edit("a", "y", true), path).unwrap();
+        assert_eq!((all.text.as_str(), all.first), ("y\nb\ny\n", 0));
+        let one = replace(text, &edit("b", "c", false), path).unwrap();
         assert_eq!(
-            replace(text, &edit("a", "y", true), path).unwrap(),
-            ("y\nb\ny\n".into(), 0)
+            (one.text.as_str(), line_of(text, one.first)),
+            ("a\nc\na\n", 2)
         );
-        let (new, at) = replace(text, &edit("b", "c", false), path).unwrap();
-        assert_eq!((new.as_str(), line_of(text, at)), ("a\nc\na\n", 2));
+        assert!(!one.quotes_differ);
     }
 }

@@ -1,4 +1,9 @@
 //! **Glob**: files whose path matches a glob pattern, newest first, honouring ignore files.
+//!
+//! Which files Glob and Grep see, as Claude Code's do: hidden files are included, version-control
+//! folders (`.git`, `.hg`, `.svn`, `.jj`, …) never; `.gitignore` counts inside a git repository
+//! and `.ignore` / `.rgignore` everywhere. An absolute pattern (`/repo/src/**/*.rs`) searches
+//! from the folder its fixed part names.
 
 use crate::FileOpsConfig;
 use agentry::sync::lock;
@@ -35,17 +40,54 @@ pub struct GlobInput {
     pub path: Option<String>,
 }
 
-/// A directory walker with ripgrep's rules: hidden files skipped; `.ignore` and `.rgignore`
-/// files honoured everywhere, `.gitignore` files inside a git repository (outside one they
-/// mean nothing to git, and a packaged tree may carry one that ignores everything).
+/// Version-control folders: never searched.
+const VCS_FOLDERS: &[&str] = &[".git", ".hg", ".svn", ".bzr", ".jj", ".sl"];
+
+/// A directory walker: hidden files included, version-control folders left out; `.ignore`
+/// and `.rgignore` files honoured everywhere, `.gitignore` files inside a git repository
+/// (outside one they mean nothing to git, and a packaged tree may carry one that ignores
+/// everything).
 pub(crate) fn walker(root: &Path) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
-        .hidden(true)
+        .hidden(false)
         .git_ignore(true)
         .ignore(true)
-        .parents(true);
+        .parents(true)
+        .filter_entry(|entry| {
+            let vcs = entry.file_type().is_some_and(|t| t.is_dir())
+                && VCS_FOLDERS.iter().any(|name| entry.file_name() == *name);
+            !vcs
+        });
     builder
+}
+
+/// Where to search and what to match there: an absolute pattern is split into the folder its
+/// fixed components name and the rest (`/repo/src/**/*.rs` → `/repo/src`, `**/*.rs`); any other
+/// pattern is matched under `path`.
+fn base_and_pattern(pattern: &str, path: PathBuf) -> (PathBuf, String) {
+    let pattern_path = Path::new(pattern);
+    if !pattern_path.is_absolute() {
+        return (path, pattern.to_owned());
+    }
+    let is_glob = |part: &str| part.contains(['*', '?', '[', ']', '{', '}']);
+    let mut base = PathBuf::new();
+    let mut rest = Vec::new();
+    let components: Vec<&str> = pattern.split('/').collect();
+    // The last component is what is matched, even when it has no metacharacter.
+    let fixed = components
+        .iter()
+        .take(components.len().saturating_sub(1))
+        .take_while(|part| !is_glob(part))
+        .count();
+    for (index, part) in components.iter().enumerate() {
+        if index < fixed {
+            base.push(if part.is_empty() { "/" } else { part });
+        } else {
+            rest.push(*part);
+        }
+    }
+    (base, rest.join("/"))
 }
 
 impl Tool for Glob {
@@ -57,9 +99,9 @@ impl Tool for Glob {
     }
 
     fn description(&self) -> String {
-        "Finds files whose path matches a glob pattern (`**/*.rs`, `src/**/*.{ts,tsx}`), newest \
-         first. Hidden files and files ignored by .gitignore (in a git repository) or .ignore \
-         are skipped."
+        "Finds files whose path matches a glob pattern (`**/*.rs`, `src/**/*.{ts,tsx}`, or an \
+         absolute `/repo/src/**/*.rs`), newest first. Hidden files are included; version-control \
+         folders and files ignored by .gitignore (in a git repository) or .ignore are skipped."
             .to_owned()
     }
 
@@ -75,14 +117,16 @@ impl Tool for Glob {
     }
 
     fn locations(&self, input: &GlobInput, cwd: &Path) -> Vec<ToolCallLocation> {
+        let path = cwd.join(input.path.as_deref().unwrap_or("."));
         vec![ToolCallLocation::path(
-            cwd.join(input.path.as_deref().unwrap_or(".")),
+            base_and_pattern(&input.pattern, path).0,
         )]
     }
 
     async fn call(&self, input: GlobInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let root = ctx.resolve_path(input.path.as_deref().unwrap_or("."));
-        let matcher = globset::GlobBuilder::new(&input.pattern)
+        let path = ctx.resolve_path(input.path.as_deref().unwrap_or("."));
+        let (root, pattern) = base_and_pattern(&input.pattern, path);
+        let matcher = globset::GlobBuilder::new(&pattern)
             .literal_separator(true)
             .build()
             .map_err(|e| ToolError::InvalidInput(format!("the pattern is not a valid glob: {e}")))?
@@ -162,4 +206,32 @@ fn list(root: &Path, mut found: Vec<(PathBuf, SystemTime)>, cap: usize) -> ToolO
         "matches": total,
         "shown": total.min(cap),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_patterns_search_from_their_fixed_folder() {
+        let cwd = PathBuf::from("/work");
+        let split = |pattern: &str| base_and_pattern(pattern, cwd.clone());
+        assert_eq!(
+            split("/repo/src/**/*.rs"),
+            (PathBuf::from("/repo/src"), "**/*.rs".to_owned())
+        );
+        assert_eq!(
+            split("/repo/Cargo.toml"),
+            (PathBuf::from("/repo"), "Cargo.toml".to_owned())
+        );
+        assert_eq!(
+            split("/repo/*/lib.rs"),
+            (PathBuf::from("/repo"), "*/lib.rs".to_owned())
+        );
+        assert_eq!(split("/*.md"), (PathBuf::from("/"), "*.md".to_owned()));
+        assert_eq!(
+            split("src/**/*.rs"),
+            (cwd.clone(), "src/**/*.rs".to_owned())
+        );
+    }
 }

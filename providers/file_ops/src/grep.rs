@@ -102,7 +102,8 @@ impl Tool for Grep {
         "Searches file contents with a regular expression (ripgrep syntax). output_mode \
          files_with_matches (default, newest first), content (matching lines, with -n, -A, -B, -C) \
          or count; filter with glob or type; -i for case-insensitive; multiline to match across \
-         lines; head_limit and offset to page. Ignored, hidden and binary files are skipped."
+         lines; head_limit and offset to page. Hidden files are searched; version-control \
+         folders and ignored and binary files are skipped."
             .to_owned()
     }
 

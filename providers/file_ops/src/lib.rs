@@ -22,6 +22,7 @@ mod edit;
 mod files;
 mod glob;
 mod grep;
+mod matching;
 mod read;
 mod state;
 mod write;

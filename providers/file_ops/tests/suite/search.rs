@@ -10,10 +10,11 @@ fn touch(path: &Path, seconds_ago: u64) {
         .unwrap();
 }
 
-/// A small repository: sources, an ignored build folder, a hidden file and a binary.
+/// A small repository: sources, an ignored build folder, a hidden file, a binary, and git's
+/// own folder with a file that would match.
 fn project() -> Workspace {
     let ws = Workspace::new();
-    std::fs::create_dir(ws.root().join(".git")).unwrap();
+    ws.write(".git/hooks/answer.rs", "fn answer() {}\n");
     ws.write(".gitignore", "target/\n*.log\n");
     ws.write(
         "src/main.rs",
@@ -33,6 +34,7 @@ fn project() -> Workspace {
     ws.write(".hidden.rs", "fn answer() {}\n");
     ws.write("data.bin", b"answer\x00\x01\x02");
     for (file, age) in [
+        (".hidden.rs", 50),
         ("src/main.rs", 300),
         ("src/lib.rs", 100),
         ("src/util/mod.rs", 200),
@@ -44,11 +46,12 @@ fn project() -> Workspace {
 }
 
 #[tokio::test]
-async fn glob_lists_newest_first_and_honours_ignore_files() {
+async fn glob_lists_newest_first_with_hidden_files_and_honours_ignore_files() {
     let ws = project();
     let text = ok(&ws.call("Glob", json!({"pattern": "**/*.rs"})).await);
     let root = ws.root();
-    let expected = ["src/lib.rs", "src/util/mod.rs", "src/main.rs"]
+    // The hidden file is listed; git's folder and the ignored build folder are not.
+    let expected = [".hidden.rs", "src/lib.rs", "src/util/mod.rs", "src/main.rs"]
         .map(|p| rel(&root, p))
         .join("\n")
         + "\n";
@@ -104,16 +107,23 @@ async fn glob_caps_its_list_and_says_how_many_were_left_out() {
 }
 
 #[tokio::test]
-async fn grep_files_with_matches_is_the_default_newest_first_skipping_ignored_hidden_and_binary() {
+async fn grep_files_with_matches_is_the_default_newest_first_with_hidden_skipping_ignored_vcs_and_binary()
+ {
     let ws = project();
     let text = ok(&ws.call("Grep", json!({"pattern": "answer"})).await);
     let root = ws.root();
-    let newest_first = ["src/util/mod.rs", "src/main.rs", "docs/notes.md"];
+    let newest_first = [
+        ".hidden.rs",
+        "src/util/mod.rs",
+        "src/main.rs",
+        "docs/notes.md",
+    ];
     assert_eq!(text, newest_first.map(|p| rel(&root, p)).join("\n") + "\n");
     let insensitive = ok(&ws
         .call("Grep", json!({"pattern": "answer", "-i": true}))
         .await);
     let with_lib = [
+        ".hidden.rs",
         "src/lib.rs",
         "src/util/mod.rs",
         "src/main.rs",
@@ -180,13 +190,17 @@ async fn grep_counts_pages_and_matches_across_lines() {
     );
     let page = ok(&ws.call("Grep", json!({"pattern": "answer", "-i": true, "output_mode": "content", "head_limit": 2, "offset": 1})).await);
     assert_eq!(page.lines().count(), 3, "{page}");
-    // Five matching lines by path: notes.md:1, lib.rs:1, main.rs:2, main.rs:3, util/mod.rs:2.
+    // Six matching lines by path: .hidden.rs:1, notes.md:1, lib.rs:1, main.rs:2, main.rs:3,
+    // util/mod.rs:2.
     assert!(
-        page.starts_with(&format!("{}:1:pub fn Answer", rel(&root, "src/lib.rs"))),
+        page.starts_with(&format!(
+            "{}:1:The answer is 42.",
+            rel(&root, "docs/notes.md")
+        )),
         "{page}"
     );
     assert!(
-        page.ends_with("(2 more lines not shown: page on with offset 3.)\n"),
+        page.ends_with("(3 more lines not shown: page on with offset 3.)\n"),
         "{page}"
     );
     let across = ok(&ws
@@ -218,5 +232,31 @@ async fn grep_rejects_bad_patterns_and_types_clearly() {
     );
     assert!(
         ok(&ws.call("Grep", json!({"pattern": "zebra"})).await).starts_with("No matches found")
+    );
+}
+
+#[tokio::test]
+async fn an_absolute_glob_searches_from_its_fixed_folder() {
+    let ws = project();
+    let root = ws.root();
+    let pattern = format!("{}/src/**/*.rs", root.display());
+    let text = ok(&ws.call("Glob", json!({"pattern": pattern})).await);
+    assert_eq!(
+        text,
+        ["src/lib.rs", "src/util/mod.rs", "src/main.rs"]
+            .map(|p| rel(&root, p))
+            .join("\n")
+            + "\n"
+    );
+    // It names where it looks, for the permission check and the editor.
+    let outcome = ws.call("Glob", json!({"pattern": pattern})).await;
+    assert_eq!(
+        outcome.announced().unwrap().locations[0].path,
+        root.canonicalize().unwrap().join("src")
+    );
+    let exact = format!("{}/docs/notes.md", root.display());
+    assert_eq!(
+        ok(&ws.call("Glob", json!({"pattern": exact})).await),
+        format!("{}\n", rel(&root, "docs/notes.md"))
     );
 }

@@ -269,3 +269,106 @@ async fn multi_edit_applies_in_order_and_is_all_or_nothing() {
     assert_eq!(ws.read("m.txt"), "two betas gamma\n");
     assert_eq!(done.announced().unwrap().title, "Edit m.txt (2 changes)");
 }
+
+#[tokio::test]
+async fn a_crlf_file_is_edited_as_read_shows_it_and_keeps_its_line_endings() {
+    let ws = Workspace::new();
+    ws.write("win.txt", "first\r\nsecond\r\nthird\r\n");
+    let read = ok(&ws.call("Read", json!({"file_path": "win.txt"})).await);
+    assert!(
+        !read.contains('\r'),
+        "Read shows no carriage returns: {read:?}"
+    );
+    // A multi-line old_string copied from Read (LF only).
+    let edited = ws
+        .call(
+            "Edit",
+            json!({"file_path": "win.txt", "old_string": "first\nsecond", "new_string": "one\ntwo\nthree"}),
+        )
+        .await;
+    assert!(ok(&edited).starts_with("Edited"), "{}", ok(&edited));
+    assert_eq!(ws.read("win.txt"), "one\r\ntwo\r\nthree\r\nthird\r\n");
+    let multi = ws
+        .call(
+            "MultiEdit",
+            json!({"file_path": "win.txt", "edits": [
+                {"old_string": "two\nthree", "new_string": "2\n3"},
+                {"old_string": "third\n", "new_string": "last\n"}
+            ]}),
+        )
+        .await;
+    ok(&multi);
+    assert_eq!(ws.read("win.txt"), "one\r\n2\r\n3\r\nlast\r\n");
+    // A file that mixes endings is matched byte for byte and left as it was elsewhere.
+    ws.write("mixed.txt", "a\r\nb\nc\r\n");
+    ok(&ws.call("Read", json!({"file_path": "mixed.txt"})).await);
+    ok(&ws
+        .call(
+            "Edit",
+            json!({"file_path": "mixed.txt", "old_string": "b", "new_string": "B"}),
+        )
+        .await);
+    assert_eq!(ws.read("mixed.txt"), "a\r\nB\nc\r\n");
+}
+
+#[tokio::test]
+async fn straight_quotes_match_curly_ones_when_the_exact_text_is_absent_and_the_result_says_so() {
+    let ws = Workspace::new();
+    ws.write(
+        "note.md",
+        "He said \u{201C}hello\u{201D} and it\u{2019}s fine.\n",
+    );
+    ok(&ws.call("Read", json!({"file_path": "note.md"})).await);
+    let edited = ws
+        .call(
+            "Edit",
+            json!({"file_path": "note.md", "old_string": "\"hello\" and it's", "new_string": "\"bye\" and it's"}),
+        )
+        .await;
+    let text = ok(&edited);
+    assert!(
+        text.contains("quotes are curly where yours were straight"),
+        "{text}"
+    );
+    assert_eq!(ws.read("note.md"), "He said \"bye\" and it's fine.\n");
+    // Where the exact text is there, nothing is said.
+    let exact = ws
+        .call(
+            "Edit",
+            json!({"file_path": "note.md", "old_string": "fine", "new_string": "good"}),
+        )
+        .await;
+    assert!(!ok(&exact).contains("curly"));
+}
+
+#[tokio::test]
+async fn an_empty_old_string_creates_a_missing_file_and_is_refused_on_an_existing_one() {
+    let ws = Workspace::new();
+    let created = ws
+        .call(
+            "Edit",
+            json!({"file_path": "new/made.rs", "old_string": "", "new_string": "fn main() {}\n"}),
+        )
+        .await;
+    assert!(ok(&created).starts_with("Created"), "{}", ok(&created));
+    assert_eq!(ws.read("new/made.rs"), "fn main() {}\n");
+    assert_eq!(diff(&created).1, None, "a diff from nothing");
+    // The file was written by this session, so it may be edited at once.
+    ok(&ws
+        .call(
+            "Edit",
+            json!({"file_path": "new/made.rs", "old_string": "main", "new_string": "start"}),
+        )
+        .await);
+    let refused = err(&ws
+        .call(
+            "Edit",
+            json!({"file_path": "new/made.rs", "old_string": "", "new_string": "x"}),
+        )
+        .await);
+    assert!(
+        refused.contains("old_string is empty") && refused.contains("exists"),
+        "{refused}"
+    );
+    assert_eq!(ws.read("new/made.rs"), "fn start() {}\n");
+}

@@ -1,0 +1,63 @@
+//! The stock tools in the real binary, driven by the mock model: what models trip over when
+//! a tool differs from the ones they were trained on.
+
+use crate::{run_openai, sandbox};
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use serde_json::json;
+
+/// The text of the tool result the model got in request `n` (the last message).
+fn tool_result_in(server: &MockModelServer, n: usize) -> String {
+    let requests = server.requests();
+    let messages = requests[n].body["messages"].as_array().unwrap();
+    messages.last().unwrap()["content"].to_string()
+}
+
+#[test]
+fn a_crlf_file_is_edited_with_the_lines_read_showed_and_keeps_crlf() {
+    let sb = sandbox();
+    sb.write("project/win.txt", "first\r\nsecond\r\nthird\r\n");
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "r",
+            "Read",
+            json!({"file_path": "win.txt"}),
+        )),
+        MockTurn::Reply(MockReply::tool_call(
+            "e",
+            "Edit",
+            json!({"file_path": "win.txt", "old_string": "first\nsecond", "new_string": "one\ntwo"}),
+        )),
+        MockTurn::Reply(MockReply::text("Edited.")),
+    ]);
+    let out = run_openai(&sb, &server, &["--allow", "Edit", "edit the file"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        !tool_result_in(&server, 1).contains("\\r"),
+        "Read shows no \\r"
+    );
+    let edited = tool_result_in(&server, 2);
+    assert!(edited.contains("Edited"), "{edited}");
+    let text = std::fs::read_to_string(sb.project().join("win.txt")).unwrap();
+    assert_eq!(text, "one\r\ntwo\r\nthird\r\n");
+}
+
+#[test]
+fn an_absolute_glob_pattern_finds_files() {
+    let sb = sandbox();
+    sb.write("project/src/deep/lib.rs", "pub fn f() {}\n");
+    sb.write("project/README.md", "# p\n");
+    let pattern = format!("{}/src/**/*.rs", sb.project().display());
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "g",
+            "Glob",
+            json!({"pattern": pattern}),
+        )),
+        MockTurn::Reply(MockReply::text("Found it.")),
+    ]);
+    let out = run_openai(&sb, &server, &["find the sources"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let found = tool_result_in(&server, 1);
+    assert!(found.contains("src/deep/lib.rs"), "{found}");
+    assert!(!found.contains("README.md"), "{found}");
+}
