@@ -482,11 +482,24 @@ fn prepare(
     scope: &CallScope,
 ) -> Result<Box<dyn PreparedCall>, Refusal> {
     let name = tool.tool.name();
+    let input = crate::coerce::coerce(tool.schema(), input);
     tool.validate(&input).map_err(|problem| match problem {
-        InputProblem::Mismatch(problems) => Refusal::SchemaMismatch {
-            tool: name.to_owned(),
-            problems,
-        },
+        InputProblem::Mismatch(mut problems) => {
+            let unknown = crate::coerce::unknown_fields(tool.schema(), &input);
+            if let (false, Some(expected)) = (
+                unknown.is_empty(),
+                crate::coerce::expected_fields(tool.schema()),
+            ) {
+                problems.push_str(&format!(
+                    " ({name} takes no `{}`; its fields are: {expected})",
+                    unknown.join("`, `")
+                ));
+            }
+            Refusal::SchemaMismatch {
+                tool: name.to_owned(),
+                problems,
+            }
+        }
         InputProblem::BrokenSchema(problem) => Refusal::BrokenSchema {
             tool: name.to_owned(),
             problem,

@@ -37,6 +37,7 @@
 #![forbid(clippy::todo, clippy::dbg_macro)]
 
 pub mod agent;
+pub mod coerce;
 pub mod commands;
 #[cfg(feature = "config")]
 pub mod config;

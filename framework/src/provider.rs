@@ -208,7 +208,7 @@ impl ToolRegistry {
             .map(|t| ToolDefinition {
                 name: t.tool.name().to_owned(),
                 description: t.tool.description(),
-                input_schema: t.schema().clone(),
+                input_schema: crate::coerce::for_model(t.schema()),
             })
             .collect()
     }

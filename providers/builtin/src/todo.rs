@@ -32,6 +32,9 @@ pub struct Todo {
     /// How much it matters (medium when not said).
     #[serde(default)]
     pub priority: Option<TodoPriority>,
+    /// An identifier, as earlier versions of this tool asked for (accepted, not needed).
+    #[serde(default)]
+    pub id: Option<String>,
 }
 
 /// Where a task stands.
@@ -173,6 +176,29 @@ mod tests {
         assert_eq!(plan[2].priority, PlanPriority::Medium);
         assert!(outcome.text().contains("[x] Read the code"));
         assert!(outcome.text().contains("[~] Fix the bug"));
+    }
+
+    #[tokio::test]
+    async fn items_with_an_id_are_taken_and_unknown_fields_named() {
+        let (harness, _dir) = harness();
+        let outcome = harness
+            .call(
+                "TodoWrite",
+                json!({"todos": [{"id": "1", "content": "Ship", "status": "pending"}]}),
+            )
+            .await;
+        assert!(!outcome.result.is_error, "{}", outcome.text());
+        let refused = harness
+            .call("TodoWrite", json!({"todos": [], "items": []}))
+            .await;
+        assert!(refused.result.is_error);
+        assert!(
+            refused
+                .text()
+                .contains("TodoWrite takes no `items`; its fields are: todos"),
+            "{}",
+            refused.text()
+        );
     }
 
     #[tokio::test]

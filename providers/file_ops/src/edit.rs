@@ -36,9 +36,11 @@ pub struct Replacement {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Edit;
 
-/// Edit's input.
+/// Edit's input. (`old_str`, `new_str` and `path` are taken for `old_string`, `new_string` and
+/// `file_path`, as Claude Code takes them.)
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("x-agentry-aliases" = {"old_str": "old_string", "new_str": "new_string", "path": "file_path"}))]
 pub struct EditInput {
     /// The file to edit (absolute, or relative to the working directory).
     pub file_path: String,

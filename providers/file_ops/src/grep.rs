@@ -42,15 +42,17 @@ pub enum OutputMode {
     Count,
 }
 
-/// Grep's input.
+/// Grep's input. (`context` is taken for `-C`, as Claude Code takes it.)
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("x-agentry-aliases" = {"context": "-C"}))]
 pub struct GrepInput {
     /// The regular expression (Rust regex syntax, as ripgrep's).
     pub pattern: String,
     /// The file or directory to search (default: the working directory).
     pub path: Option<String>,
-    /// Only files matching this glob (`*.rs`, `!*_test.go`).
+    /// Only files matching this glob (`*.rs`, `!*_test.go`); several globs may be separated by
+    /// commas or spaces (`*.rs, *.toml`).
     pub glob: Option<String>,
     /// Only files of this ripgrep type (`rust`, `py`, `js`, …).
     #[serde(rename = "type")]
@@ -80,6 +82,28 @@ pub struct GrepInput {
     pub head_limit: Option<usize>,
     /// Skip this many entries first.
     pub offset: Option<usize>,
+}
+
+/// The globs of Grep's `glob`: separated by commas or whitespace, except inside braces
+/// (`*.{ts,tsx}` is one glob).
+fn split_globs(text: &str) -> Vec<&str> {
+    let mut globs = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' | ' ' | '\t' | '\n' if depth == 0 => {
+                globs.push(&text[start..at]);
+                start = at + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    globs.push(&text[start..]);
+    globs.retain(|glob| !glob.is_empty());
+    globs
 }
 
 /// What one file yielded.
@@ -186,11 +210,13 @@ fn walk_builder(root: &Path, input: &GrepInput) -> Result<ignore::WalkBuilder, T
         })?;
         builder.types(types);
     }
-    if let Some(glob) = &input.glob {
+    if let Some(globs) = &input.glob {
         let mut overrides = ignore::overrides::OverrideBuilder::new(root);
-        overrides
-            .add(glob)
-            .map_err(|e| ToolError::InvalidInput(format!("the glob is not valid: {e}")))?;
+        for glob in split_globs(globs) {
+            overrides.add(glob).map_err(|e| {
+                ToolError::InvalidInput(format!("the glob `{glob}` is not valid: {e}"))
+            })?;
+        }
         let overrides = overrides
             .build()
             .map_err(|e| ToolError::InvalidInput(format!("the glob is not valid: {e}")))?;
@@ -397,4 +423,16 @@ fn render(mut hits: Vec<FileHits>, input: &GrepInput, max_chars: usize) -> ToolO
         "entries": available,
         "shown": shown,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_split_on_commas_and_spaces_but_not_inside_braces() {
+        assert_eq!(split_globs("*.rs"), ["*.rs"]);
+        assert_eq!(split_globs("*.rs, *.toml"), ["*.rs", "*.toml"]);
+        assert_eq!(split_globs("*.{ts,tsx} !*.d.ts"), ["*.{ts,tsx}", "!*.d.ts"]);
+    }
 }

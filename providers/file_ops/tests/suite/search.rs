@@ -260,3 +260,30 @@ async fn an_absolute_glob_searches_from_its_fixed_folder() {
         format!("{}\n", rel(&root, "docs/notes.md"))
     );
 }
+
+#[tokio::test]
+async fn grep_takes_claude_codes_spellings_strings_for_numbers_and_several_globs() {
+    let ws = project();
+    let root = ws.root();
+    let text = ok(&ws
+        .call(
+            "Grep",
+            json!({"pattern": "42", "output_mode": "content", "context": "1", "-i": "true", "glob": "*.md, lib.rs", "head_limit": "3"}),
+        )
+        .await);
+    let notes = rel(&root, "docs/notes.md");
+    let lib = rel(&root, "src/lib.rs");
+    assert_eq!(
+        text,
+        format!(
+            "{notes}:1:The answer is 42.\n--\n{lib}-1-pub fn Answer() -> u32 {{\n(2 more lines not shown: page on with offset 3.)\n"
+        )
+    );
+    let unknown = err(&ws
+        .call("Grep", json!({"pattern": "42", "contexts": 1}))
+        .await);
+    assert!(
+        unknown.contains("Grep takes no `contexts`; its fields are: -A, -B, -C, -i, -n, glob"),
+        "{unknown}"
+    );
+}

@@ -372,3 +372,17 @@ async fn an_empty_old_string_creates_a_missing_file_and_is_refused_on_an_existin
     );
     assert_eq!(ws.read("new/made.rs"), "fn start() {}\n");
 }
+
+#[tokio::test]
+async fn edit_takes_old_str_new_str_and_path_as_claude_code_does() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "alpha\n");
+    ok(&ws.call("Read", json!({"file_path": "a.txt"})).await);
+    ok(&ws
+        .call(
+            "Edit",
+            json!({"path": "a.txt", "old_str": "alpha", "new_str": "beta", "replace_all": "false"}),
+        )
+        .await);
+    assert_eq!(ws.read("a.txt"), "beta\n");
+}
