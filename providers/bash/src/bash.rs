@@ -4,6 +4,7 @@
 use crate::ShellConfig;
 use crate::background;
 use crate::client_terminal;
+use crate::exit_code::{self, Meaning};
 use crate::output::Captured;
 use crate::process::{Running, spawn, stop_group};
 use crate::session::ShellSession;
@@ -134,7 +135,13 @@ impl Tool for Bash {
             if let (Ending::Exited(_), Some(file)) = (&run.ending, &cwd_file) {
                 shell.take_cwd_from(file);
             }
-            return self.result(run.ending, &run.captured, run.terminal_id, timeout);
+            return self.result(
+                &input.command,
+                run.ending,
+                &run.captured,
+                run.terminal_id,
+                timeout,
+            );
         }
         let mut running = spawn(&script, &cwd).map_err(ToolError::failed)?;
         ctx.progress
@@ -152,13 +159,14 @@ impl Tool for Bash {
         if let (Ending::Exited(_), Some(file)) = (&ending, &cwd_file) {
             shell.take_cwd_from(file);
         }
-        self.result(ending, &captured, terminal_id, timeout)
+        self.result(&input.command, ending, &captured, terminal_id, timeout)
     }
 }
 
 impl Bash {
     fn result(
         &self,
+        command: &str,
         ending: Ending,
         captured: &Captured,
         terminal_id: String,
@@ -183,24 +191,29 @@ impl Bash {
             for_model: Some(text.clone()),
         };
         match ending {
-            Ending::Exited(Some(0)) => {
-                let mut done = output("exited");
-                done.for_model = Some(format!("{}\n[exit code 0]", text.trim_end_matches('\n')));
-                if let Some(raw) = &mut done.raw_output {
-                    raw["exit_code"] = 0.into();
-                }
-                Ok(done)
-            }
             Ending::Exited(Some(code)) => {
-                let mut failed = output("exited");
-                if let Some(raw) = &mut failed.raw_output {
+                let mut done = output("exited");
+                if let Some(raw) = &mut done.raw_output {
                     raw["exit_code"] = code.into();
                 }
-                failed.for_model = Some(text.trim_end_matches('\n').to_owned());
-                Err(ToolError::Failed {
-                    message: format!("[exit code {code}]"),
-                    output: Some(failed),
-                })
+                let text = text.trim_end_matches('\n');
+                match exit_code::meaning(command, code) {
+                    Meaning::Success => {
+                        done.for_model = Some(format!("{text}\nExit code 0"));
+                        Ok(done)
+                    }
+                    Meaning::Answer(answer) => {
+                        done.for_model = Some(format!("{text}\nExit code {code} ({answer})"));
+                        Ok(done)
+                    }
+                    Meaning::Failure => {
+                        done.for_model = Some(text.to_owned());
+                        Err(ToolError::Failed {
+                            message: format!("Exit code {code}"),
+                            output: Some(done),
+                        })
+                    }
+                }
             }
             Ending::Exited(None) => Err(ToolError::Failed {
                 message: "[the command was killed by a signal]".to_owned(),

@@ -21,6 +21,7 @@
 mod background;
 mod bash;
 mod client_terminal;
+mod exit_code;
 mod output;
 mod process;
 mod session;

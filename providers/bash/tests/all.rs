@@ -49,15 +49,48 @@ async fn assert_none_left(marker: &str) {
 }
 
 #[tokio::test]
+async fn exit_1_of_grep_diff_and_test_is_an_answer_not_a_failed_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "two\n").unwrap();
+    let none = bash(&h, "grep zebra a.txt").await;
+    assert_eq!(none.statuses(), [Pending, InProgress, Completed]);
+    assert_eq!(none.text(), "(no output)\nExit code 1 (no lines matched)");
+    let differ = bash(&h, "diff a.txt b.txt > /dev/null").await;
+    assert_eq!(differ.statuses(), [Pending, InProgress, Completed]);
+    assert!(
+        differ.text().ends_with("Exit code 1 (the files differ)"),
+        "{}",
+        differ.text()
+    );
+    let test = bash(&h, "[ -d a.txt ]").await;
+    assert!(
+        test.text()
+            .ends_with("Exit code 1 (the condition is false)")
+    );
+    // Exit 2 from grep is an error, and exit 1 from anything else a failure.
+    let missing = bash(&h, "grep zebra nowhere.txt").await;
+    assert_eq!(missing.statuses(), [Pending, InProgress, Failed]);
+    assert!(
+        missing.text().ends_with("Exit code 2"),
+        "{}",
+        missing.text()
+    );
+    let other = bash(&h, "false").await;
+    assert_eq!(other.statuses(), [Pending, InProgress, Failed]);
+}
+
+#[tokio::test]
 async fn exit_codes_end_the_output_and_a_failure_is_a_failed_call() {
     let dir = tempfile::tempdir().unwrap();
     let h = harness(&dir);
     let ok = bash(&h, "echo hello").await;
     assert_eq!(ok.statuses(), [Pending, InProgress, Completed]);
-    assert_eq!(ok.text(), "hello\n[exit code 0]");
+    assert_eq!(ok.text(), "hello\nExit code 0");
     let failed = bash(&h, "echo partial; exit 3").await;
     assert_eq!(failed.statuses(), [Pending, InProgress, Failed]);
-    assert_eq!(failed.text(), "partial\n[exit code 3]");
+    assert_eq!(failed.text(), "partial\nExit code 3");
     assert!(matches!(
         failed.content().first(),
         Some(ToolContent::Terminal { .. })
@@ -69,7 +102,7 @@ async fn commands_run_in_a_real_terminal_with_a_quiet_environment() {
     let dir = tempfile::tempdir().unwrap();
     let h = harness(&dir);
     let text = bash(&h, "test -t 1 && echo is-a-tty; echo \"$TERM $NO_COLOR $PAGER $GIT_PAGER\"; printf '\\033[31mred\\033[0m\\r\\n'").await.text();
-    assert_eq!(text, "is-a-tty\ndumb 1 cat cat\nred\n[exit code 0]");
+    assert_eq!(text, "is-a-tty\ndumb 1 cat cat\nred\nExit code 0");
 }
 
 #[tokio::test]
@@ -80,7 +113,7 @@ async fn the_working_directory_persists_and_the_environment_does_not() {
     bash(&h, "cd sub && export FOO=bar").await;
     let text = bash(&h, "pwd; echo ${FOO:-unset}").await.text();
     let sub = dir.path().canonicalize().unwrap().join("sub");
-    assert_eq!(text, format!("{}\nunset\n[exit code 0]", sub.display()));
+    assert_eq!(text, format!("{}\nunset\nExit code 0", sub.display()));
     // A failing command still moves the directory it reached.
     bash(&h, "cd .. && false").await;
     assert!(bash(&h, "pwd").await.text().starts_with(&format!(
@@ -142,7 +175,7 @@ async fn leftover_background_children_do_not_outlive_a_finished_command() {
     let h = harness(&dir);
     let started = Instant::now();
     let outcome = bash(&h, "sleep 987655 & echo done").await;
-    assert_eq!(outcome.text(), "done\n[exit code 0]");
+    assert_eq!(outcome.text(), "done\nExit code 0");
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_none_left("987655").await;
 }
@@ -154,7 +187,7 @@ async fn huge_output_reaches_the_model_as_head_and_tail_within_the_cap() {
     let text = bash(&h, "seq 1 2000000").await.text();
     assert!(text.len() < 31_000, "{} characters", text.len());
     assert!(text.starts_with("1\n2\n3\n"));
-    assert!(text.ends_with("1999999\n2000000\n[exit code 0]"));
+    assert!(text.ends_with("1999999\n2000000\nExit code 0"));
     assert!(text.contains(" characters omitted …]"));
 }
 
@@ -258,7 +291,7 @@ async fn bash_always_goes_through_the_policy_where_prefixes_can_be_allowed() {
             .call("Bash", json!({"command": "echo hi"}))
             .await
             .text(),
-        "hi\n[exit code 0]"
+        "hi\nExit code 0"
     );
     assert!(
         allowed

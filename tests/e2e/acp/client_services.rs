@@ -83,7 +83,7 @@ fn bash_runs_in_the_clients_terminal_when_offered() {
     assert_eq!(final_status(&out, "call_bash"), "failed", "exit code 3");
     let told = server.requests()[1].body["messages"].to_string();
     assert!(
-        told.contains("from-the-editor") && told.contains("exit code 3"),
+        told.contains("from-the-editor") && told.contains("Exit code 3"),
         "{told}"
     );
 }
