@@ -45,6 +45,31 @@ impl EventSink for Collect {
     }
 }
 
+/// A provider's tools as a model is shown them, one JSON object a tool (`name`, `kind`,
+/// `description`, `input_schema`), by name: for snapshot tests of what models see.
+pub fn tool_definitions(
+    provider: Arc<dyn Provider>,
+) -> Result<Vec<(String, Value)>, RegistryError> {
+    let mut registry = ToolRegistry::new();
+    registry.register(provider)?;
+    Ok(registry
+        .definitions()
+        .into_iter()
+        .map(|definition| {
+            let kind = registry
+                .get(&definition.name)
+                .map(|tool| tool.tool.kind().as_str());
+            let shown = serde_json::json!({
+                "name": definition.name,
+                "kind": kind,
+                "description": definition.description,
+                "input_schema": definition.input_schema,
+            });
+            (definition.name, shown)
+        })
+        .collect())
+}
+
 impl ToolHarness {
     /// A harness for a provider's tools, in `cwd`, in `bypass` mode (no questions asked).
     pub fn new(provider: &dyn Provider, cwd: impl Into<PathBuf>) -> Result<Self, RegistryError> {

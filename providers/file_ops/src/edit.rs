@@ -36,8 +36,9 @@ pub struct Replacement {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Edit;
 
-/// Edit's input. (`old_str`, `new_str` and `path` are taken for `old_string`, `new_string` and
-/// `file_path`, as Claude Code takes them.)
+/// Edit's input.
+// `old_str`, `new_str` and `path` are taken for `old_string`, `new_string` and `file_path`, as
+// Claude Code takes them (the executor renames them; models are not shown the aliases).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("x-agentry-aliases" = {"old_str": "old_string", "new_str": "new_string", "path": "file_path"}))]

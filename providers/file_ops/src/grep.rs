@@ -42,7 +42,9 @@ pub enum OutputMode {
     Count,
 }
 
-/// Grep's input. (`context` is taken for `-C`, as Claude Code takes it.)
+/// Grep's input.
+// `context` is taken for `-C`, as Claude Code takes it (the executor renames it; models are
+// not shown the alias).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("x-agentry-aliases" = {"context": "-C"}))]

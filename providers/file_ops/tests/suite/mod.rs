@@ -1,5 +1,6 @@
 mod client_files;
 mod read;
+mod schemas;
 mod search;
 mod write_edit;
 

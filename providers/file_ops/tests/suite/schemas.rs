@@ -1,0 +1,14 @@
+//! What the model is shown of each file tool, as reviewed snapshots: a change to a name, a
+//! description or a schema is a visible diff in `tests/suite/snapshots/`.
+
+use std::sync::Arc;
+
+#[test]
+fn every_file_tool_as_the_model_sees_it() {
+    let provider = Arc::new(agentry_file_ops::FileOps::default());
+    for (name, shown) in agentry::testing::tool_definitions(provider).unwrap() {
+        insta::with_settings!({sort_maps => true, prepend_module_to_snapshot => false}, {
+            insta::assert_json_snapshot!(name, shown);
+        });
+    }
+}
