@@ -5,6 +5,7 @@ use crate::cli::AgentArgs;
 use crate::exit::CliError;
 use crate::providers::ServerStart;
 use agentry::agent::{Agent, AgentConfig};
+use agentry::commands::CommandSource;
 use agentry::config::Config;
 use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
@@ -57,10 +58,8 @@ pub async fn agent(
         .disable_tools(selected.disabled_tools)
         .model(model)
         .store(Arc::new(store))
-        .config(agent_config)
-        .command_source(Arc::new(TemplateFolders::new(prompt_folders(project))));
-    let builder = available
-        .command_sources
+        .config(agent_config);
+    let builder = command_sources(project, available.command_sources)
         .into_iter()
         .fold(builder, |builder, source| builder.command_source(source));
     #[cfg(feature = "mcp")]
@@ -68,6 +67,16 @@ pub async fn agent(
         crate::providers::mcp_options(config),
     )));
     Ok(builder.build()?)
+}
+
+/// The slash commands' sources: the prompt templates of `project`, then `servers` (MCP
+/// servers' prompts).
+pub fn command_sources(
+    project: &Path,
+    servers: Vec<Arc<dyn CommandSource>>,
+) -> Vec<Arc<dyn CommandSource>> {
+    let templates: Arc<dyn CommandSource> = Arc::new(TemplateFolders::new(prompt_folders(project)));
+    std::iter::once(templates).chain(servers).collect()
 }
 
 /// The folders of the prompt templates, the user's before the project's.

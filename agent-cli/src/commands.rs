@@ -4,23 +4,17 @@
 use crate::cli::CommandsArgs;
 use crate::exit::{CliError, Exit};
 use crate::providers::ServerStart;
-use agentry::commands::{CommandSource, SlashCommands};
-use agentry::templates::TemplateFolders;
+use agentry::commands::SlashCommands;
 use serde_json::json;
-use std::sync::Arc;
 
 /// Lists the slash commands, as text or JSON.
 pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::assemble::load_config(&project)?;
-    let mut sources: Vec<Arc<dyn CommandSource>> = vec![Arc::new(TemplateFolders::new(
-        crate::assemble::prompt_folders(&project),
-    ))];
-    sources.extend(
-        crate::providers::available(&config, &[], &project, ServerStart::Wait)
-            .await
-            .command_sources,
-    );
+    let servers = crate::providers::available(&config, &[], &project, ServerStart::Wait)
+        .await
+        .command_sources;
+    let sources = crate::assemble::command_sources(&project, servers);
     let commands = SlashCommands::from_sources(&sources);
     let rows: Vec<serde_json::Value> = commands
         .iter()

@@ -60,19 +60,17 @@ pub fn connect(agent: &Agent, servers: &[acp::McpServer], cwd: &Path) -> Vec<Con
         return Vec::new();
     };
     // One server per name: a later one of the same name replaces an earlier one.
-    let mut specs: Vec<ServerSpec> = Vec::new();
+    let mut specs = std::collections::BTreeMap::new();
     for server in servers {
         match spec(server) {
             Ok(spec) => {
-                specs.retain(|known| known.name() != spec.name());
-                specs.push(spec);
+                specs.insert(spec.name().to_owned(), spec);
             }
             Err(problem) => tracing::warn!("{problem}"),
         }
     }
-    specs.sort_by(|a, b| a.name().cmp(b.name()));
     specs
-        .iter()
+        .values()
         .filter_map(|spec| connect_one(hook.as_ref(), spec, cwd))
         .collect()
 }

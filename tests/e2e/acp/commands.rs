@@ -50,15 +50,10 @@ fn prompt_templates_are_slash_commands() {
         "config/agentry/prompts/explain.md",
         "Explain the project.\n",
     );
-    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("reviewed"))]);
-    let out = acp_with_model(
+    let (server, out) = answering(
         &sb,
-        &server,
-        &[],
-        json!({"steps": session_steps(&sb, vec![
-            prompt("/review src/lib.rs error paths"),
-            prompt("/review"),
-        ])}),
+        "reviewed",
+        vec![prompt("/review src/lib.rs error paths"), prompt("/review")],
     );
     let announced = out
         .updates()
@@ -185,15 +180,13 @@ fn the_configured_servers_prompts_are_slash_commands_too() {
         "project/.mcp.json",
         &json!({"mcpServers": {"everything": {"command": command, "args": args}}}).to_string(),
     );
-    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("simple"))]);
-    let out = acp_with_model(
+    let (server, out) = answering(
         &sb,
-        &server,
-        &[],
-        json!({"steps": session_steps(&sb, vec![
+        "simple",
+        vec![
             json!({"op": "wait_for_command", "name": "simple-prompt"}),
             prompt("/simple-prompt"),
-        ])}),
+        ],
     );
     assert_eq!(out.result(3)["stopReason"], "end_turn");
     let sent = server.requests()[0].body["messages"].to_string();
@@ -207,13 +200,7 @@ fn a_configured_server_that_hangs_holds_up_nothing() {
         "project/.mcp.json",
         &json!({"mcpServers": {"silent": {"command": "sleep", "args": ["600"]}}}).to_string(),
     );
-    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("here"))]);
-    let out = acp_with_model(
-        &sb,
-        &server,
-        &[],
-        json!({"steps": session_steps(&sb, vec![prompt("hi")])}),
-    );
+    let (server, out) = answering(&sb, "here", vec![prompt("hi")]);
     assert_eq!(out.result(2)["stopReason"], "end_turn");
     // Waiting for it would have taken its 30 s startup timeout, and said so.
     assert!(!out.stderr.contains("no answer within"), "{}", out.stderr);
@@ -233,13 +220,7 @@ fn a_starting_servers_tools_are_disabled_by_the_names_the_mcp_provider_gives_the
         "project/.agentry/config.toml",
         "[tools]\ndisabled = [\"mcp__docs_v2__search\"]\n",
     );
-    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("here"))]);
-    let out = acp_with_model(
-        &sb,
-        &server,
-        &[],
-        json!({"steps": session_steps(&sb, vec![prompt("hi")])}),
-    );
+    let (_, out) = answering(&sb, "here", vec![prompt("hi")]);
     assert_eq!(out.result(2)["stopReason"], "end_turn", "{}", out.stderr);
     assert!(!out.stderr.contains("[tools] disabled"), "{}", out.stderr);
 }

@@ -101,6 +101,17 @@ pub(super) fn assert_invalid_params(out: &Transcript, step: usize, word: &str) {
     );
 }
 
+/// A session in the sandbox's project that runs `steps` with a model that answers `text` once.
+pub(super) fn answering(
+    sb: &Sandbox,
+    text: &str,
+    steps: Vec<Value>,
+) -> (MockModelServer, Transcript) {
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text(text))]);
+    let out = acp_with_model(sb, &server, &[], json!({"steps": session_steps(sb, steps)}));
+    (server, out)
+}
+
 /// `write_then_answer(turns)` under a client that answers the permission questions with
 /// `answers`, in a session that gets `prompts`.
 pub(super) fn write_with_answers(
