@@ -357,6 +357,13 @@ impl Session {
         &self.options
     }
 
+    /// What the session keeps for its tools: their state, its temporary folder, and the
+    /// notices waiting for the model's next request (an application may post its own there:
+    /// "the user changed `config.toml`").
+    pub fn state(&self) -> &SessionState {
+        &self.state
+    }
+
     /// Adds a provider's tools to this session only (an MCP server the front-end's client
     /// passed, say); the model sees them from its next request.
     pub fn add_provider(&mut self, provider: Arc<dyn Provider>) -> Result<(), RegistryError> {

@@ -4,8 +4,10 @@
 //! - **Aliases**, declared per tool in its input schema under [`ALIASES`]: an object mapping
 //!   another name to the field's own (`{"context": "-C"}`); an alias is renamed when the field
 //!   itself is absent. Tools declare them with schemars:
-//!   `#[schemars(extend("x-agentry-aliases" = {"context": "-C"}))]`. The keyword is taken out of
-//!   the definitions models see.
+//!   `#[schemars(extend("x-agentry-aliases" = {"context": "-C"}))]`. An alias may also bring the
+//!   defaults of the tool version that spelt it so, for fields the input leaves out:
+//!   `{"bash_id": {"field": "task_id", "defaults": {"block": false}}}`. The keyword is taken out
+//!   of the definitions models see.
 //! - **Scalars as strings**: `"5"` where the schema says integer or number, `"true"` /
 //!   `"false"` where it says boolean, at the top level of the input.
 //!
@@ -66,14 +68,26 @@ pub fn unknown_fields<'a>(schema: &Value, input: &'a Value) -> Vec<&'a str> {
 }
 
 fn rename_aliases(fields: &mut Map<String, Value>, aliases: &Map<String, Value>) {
-    for (alias, field) in aliases {
-        let Some(field) = field.as_str() else {
+    for (alias, declared) in aliases {
+        let (field, defaults) = match declared {
+            Value::String(field) => (field.as_str(), None),
+            Value::Object(declared) => match declared.get("field").and_then(Value::as_str) {
+                Some(field) => (field, declared.get("defaults").and_then(Value::as_object)),
+                None => continue,
+            },
+            _ => continue,
+        };
+        if fields.contains_key(field) {
+            continue;
+        }
+        let Some(value) = fields.remove(alias) else {
             continue;
         };
-        if !fields.contains_key(field)
-            && let Some(value) = fields.remove(alias)
-        {
-            fields.insert(field.to_owned(), value);
+        fields.insert(field.to_owned(), value);
+        for (name, default) in defaults.into_iter().flatten() {
+            fields
+                .entry(name.clone())
+                .or_insert_with(|| default.clone());
         }
     }
 }
@@ -149,6 +163,29 @@ mod tests {
             coerce(&schema(), input),
             json!({"pattern": "x", "-C": 3, "-i": true, "ratio": 0.5, "name": "7"})
         );
+    }
+
+    #[test]
+    fn an_alias_brings_its_versions_defaults_for_fields_left_out() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"task_id": {"type": "string"}, "block": {"type": "boolean"}},
+            ALIASES: {
+                "bash_id": {"field": "task_id", "defaults": {"block": false}},
+                "shell_id": "task_id"
+            }
+        });
+        let coerce = |input| coerce(&schema, input);
+        assert_eq!(
+            coerce(json!({"bash_id": "b1"})),
+            json!({"task_id": "b1", "block": false})
+        );
+        assert_eq!(
+            coerce(json!({"bash_id": "b1", "block": "true"})),
+            json!({"task_id": "b1", "block": true})
+        );
+        assert_eq!(coerce(json!({"task_id": "b1"})), json!({"task_id": "b1"}));
+        assert_eq!(coerce(json!({"shell_id": "b1"})), json!({"task_id": "b1"}));
     }
 
     #[test]

@@ -458,10 +458,16 @@ async fn check_permission(
 
 /// What the session's policy says of a prepared call.
 fn decide(prepared: &dyn PreparedCall, snapshot: &ToolCallSnapshot, scope: &CallScope) -> Decision {
+    // The session's temporary folder holds what tools saved for the model to read back.
+    let temp_dir = scope
+        .state
+        .existing_temp_dir()
+        .map(|dir| canonical_path(&dir));
     let outside_workspace = snapshot.locations.iter().any(|location| {
         !scope
             .workspace_roots
             .iter()
+            .chain(&temp_dir)
             .any(|root| location.path.starts_with(root))
     });
     let subject = CallSubject {

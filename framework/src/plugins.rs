@@ -295,6 +295,10 @@ impl DynTool for PluginTool {
         self.tool.kind
     }
 
+    fn aliases(&self) -> Vec<String> {
+        self.tool.aliases.clone()
+    }
+
     fn input_schema(&self) -> Value {
         self.tool.input_schema.clone()
     }
@@ -409,6 +413,7 @@ impl PreparedCall for PluginCall {
                 workspace_roots: ctx.workspace_roots.clone(),
                 session_id: ctx.session_id.to_string(),
                 tool_call_id: ctx.tool_call_id.to_string(),
+                temp_dir: ctx.state.temp_dir().ok(),
             })
             .map_err(|e| ToolError::failed(e.to_string()))?;
             let (done, mut ended) = tokio::sync::oneshot::channel();

@@ -92,6 +92,8 @@ struct ProviderEntry {
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<RegisteredTool>>,
+    /// Other names tools accept, each with the tool's own name.
+    aliases: BTreeMap<String, String>,
     providers: Vec<ProviderEntry>,
 }
 
@@ -157,15 +159,21 @@ impl ToolRegistry {
             disabled: disabled.to_vec(),
         });
         for tool in staged {
+            for alias in tool.tool.aliases() {
+                self.aliases.insert(alias, tool.tool.name().to_owned());
+            }
             self.tools
                 .insert(tool.tool.name().to_owned(), Arc::new(tool));
         }
         Ok(())
     }
 
-    /// The tool of that name.
+    /// The tool of that name, or else the tool that accepts it as an alias.
     pub fn get(&self, name: &str) -> Option<Arc<RegisteredTool>> {
-        self.tools.get(name).cloned()
+        self.tools
+            .get(name)
+            .or_else(|| self.tools.get(self.aliases.get(name)?))
+            .cloned()
     }
 
     /// Every tool's name, sorted.

@@ -45,7 +45,7 @@ fn providers_lists_every_linked_provider_with_origin_and_tools() {
         "{}",
         text.stdout
     );
-    // Names are padded to the longest (BashOutput, MultiEdit: 10 characters).
+    // Names are padded to the longest (TaskOutput: 10 characters).
     assert!(
         text.stdout.contains("\n  Edit       edit     "),
         "{}",

@@ -103,6 +103,7 @@ fn start_plugin(provider: Box<dyn Provider>) -> Result<Plugin, String> {
                 description: tool.description(),
                 kind: tool.kind(),
                 input_schema: tool.input_schema(),
+                aliases: tool.aliases(),
             })
             .collect(),
     };
@@ -293,7 +294,10 @@ extern "C" fn start(
     };
     let state = lock(&plugin.sessions)
         .entry(request.session_id.clone())
-        .or_default()
+        .or_insert_with(|| match &request.temp_dir {
+            Some(folder) => SessionState::with_temp_dir(folder.clone()),
+            None => SessionState::default(),
+        })
         .clone();
     let progress_host = host.clone();
     let ctx = ToolContext {

@@ -27,6 +27,9 @@ pub struct ToolDescription {
     pub kind: ToolKind,
     /// Its input's JSON Schema.
     pub input_schema: Value,
+    /// Other names calls may use for it (accepted, never offered).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
 }
 
 /// `prepare`'s request.
@@ -63,6 +66,10 @@ pub struct CallRequest {
     pub session_id: String,
     /// The call.
     pub tool_call_id: String,
+    /// The session's temporary folder (the host makes and removes it); absent from hosts
+    /// older than ABI 1.1, where the plugin makes its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temp_dir: Option<PathBuf>,
 }
 
 /// How a call ended (the payload of `EVENT_DONE`).

@@ -212,6 +212,7 @@ impl Chat<'_> {
                 return Ok((StopReason::MaxTurnRequests, self.last_answer()));
             }
             self.refresh_tools();
+            self.deliver_notices();
             self.fit_context().await?;
             if self.io.cancel.is_cancelled() {
                 return Ok((StopReason::Cancelled, self.last_answer()));
@@ -292,6 +293,28 @@ impl Chat<'_> {
                 Some(stop) => return Ok((stop, self.last_answer())),
                 None => continue,
             }
+        }
+    }
+
+    /// Adds the notices that tools left for the model (a background command finished) to the
+    /// conversation, as a reminder at the end of the latest user message or after the latest tool
+    /// results.
+    fn deliver_notices(&mut self) {
+        let notices = self.session.state.notices().take();
+        if notices.is_empty() {
+            return;
+        }
+        let reminder = ContentBlock::Text {
+            text: format!(
+                "<system-reminder>\n{}\n</system-reminder>",
+                notices.join("\n")
+            ),
+        };
+        match self.new_messages.last_mut() {
+            Some(Message::User { content }) => content.push(reminder),
+            _ => self.new_messages.push(Message::User {
+                content: vec![reminder],
+            }),
         }
     }
 

@@ -188,6 +188,12 @@ impl ScriptedModel {
         })
     }
 
+    /// Adds responses after those still to be played (a test that learns what to answer only
+    /// after the session exists, say).
+    pub fn push_responses(&self, responses: impl IntoIterator<Item = ScriptedResponse>) {
+        lock(&self.responses).extend(responses);
+    }
+
     /// Every request received so far, in order.
     pub fn requests(&self) -> Vec<ModelRequest> {
         lock(&self.requests).clone()

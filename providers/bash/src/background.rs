@@ -1,22 +1,38 @@
-//! Background shells: `run_in_background`, **BashOutput** and **KillShell**.
+//! Background commands: `run_in_background`, **TaskOutput** (alias `BashOutput`) and
+//! **TaskStop** (alias `KillShell`). Each command's whole output also goes to a file in the
+//! session's temporary folder, and the model is told when a command it has not waited for ends.
 
 use crate::ShellConfig;
-use crate::output::Captured;
+use crate::output::{Captured, OutputFile};
 use crate::process::{Running, spawn, stop_group};
 use crate::session::{BackgroundShell, ShellSession, lock};
-use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use agentry::tool::{Notices, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// What a background shell has produced since it was last read.
+/// What a background command has produced since it was last read.
 #[derive(Default)]
 pub(crate) struct ShellOutput {
     unread: Captured,
+    /// Its whole output, cleaned (`None` without a temporary folder, or once writing failed).
+    log: Option<OutputFile>,
     /// `Some(code)` once it has ended (`Some(None)`: killed by a signal).
     exit: Option<Option<i32>>,
+}
+
+impl ShellOutput {
+    fn take(&mut self, bytes: &[u8]) {
+        self.unread.push(bytes);
+        if let Some(log) = &mut self.log
+            && !log.write(bytes)
+        {
+            self.log = None;
+        }
+    }
 }
 
 /// Starts a command in the background and registers it with the session.
@@ -24,13 +40,31 @@ pub(crate) fn start(
     shell: &Arc<ShellSession>,
     command: &str,
     cwd: &Path,
+    notices: &Notices,
 ) -> Result<ToolOutput, ToolError> {
     let running = spawn(command, cwd).map_err(ToolError::failed)?;
     let id = shell.next_id();
-    let state = Arc::new(Mutex::new(ShellOutput::default()));
+    let log_path = shell.temp_file(&format!("{id}.output.txt"));
+    let log = log_path
+        .as_deref()
+        .and_then(|path| OutputFile::create(path).ok());
+    let log_path = log_path.filter(|_| log.is_some());
+    let state = Arc::new(Mutex::new(ShellOutput {
+        log,
+        ..ShellOutput::default()
+    }));
     let stop = CancellationToken::new();
+    let ended = CancellationToken::new();
     let group = running.group;
-    tokio::spawn(follow(running, state.clone(), stop.clone()));
+    let watcher = Watcher {
+        state: state.clone(),
+        stop: stop.clone(),
+        ended: ended.clone(),
+        notices: notices.clone(),
+        id: id.clone(),
+        command: command.to_owned(),
+    };
+    tokio::spawn(watcher.follow(running));
     lock(&shell.background).insert(
         id.clone(),
         BackgroundShell {
@@ -38,71 +72,147 @@ pub(crate) fn start(
             group,
             state,
             stop,
+            ended,
+            log_path: log_path.clone(),
         },
     );
+    let saved = log_path
+        .map(|path| format!(" Its whole output also goes to {}.", path.display()))
+        .unwrap_or_default();
     Ok(ToolOutput::text(format!(
-        "Started background shell {id}. Read its new output with BashOutput (bash_id: \"{id}\"); stop it with KillShell (shell_id: \"{id}\")."
+        "Started {id} in the background. TaskOutput (task_id: \"{id}\") waits for it and reads \
+         its output; TaskStop stops it. You will be told when it ends.{saved}"
     ))
-    .with_raw_output(serde_json::json!({"shell_id": id})))
+    .with_raw_output(serde_json::json!({"task_id": id})))
 }
 
-/// Collects a background command's output until it ends or is stopped.
-async fn follow(mut running: Running, state: Arc<Mutex<ShellOutput>>, stop: CancellationToken) {
-    let mut reading = true;
-    loop {
-        tokio::select! {
-            chunk = running.output.recv(), if reading => match chunk {
-                Some(bytes) => lock(&state).unread.push(&bytes),
-                None => reading = false,
-            },
-            code = &mut running.exit => {
-                lock(&state).exit = Some(code.ok().flatten());
-                // Read what is left, briefly: a grandchild may still hold the terminal.
-                let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(200);
-                while let Ok(Some(bytes)) = tokio::time::timeout_at(deadline, running.output.recv()).await {
-                    lock(&state).unread.push(&bytes);
+/// Follows one background command.
+struct Watcher {
+    state: Arc<Mutex<ShellOutput>>,
+    stop: CancellationToken,
+    ended: CancellationToken,
+    notices: Notices,
+    id: String,
+    command: String,
+}
+
+impl Watcher {
+    /// Collects the command's output until it ends (then tells the model) or is stopped.
+    async fn follow(self, mut running: Running) {
+        let mut reading = true;
+        loop {
+            tokio::select! {
+                chunk = running.output.recv(), if reading => match chunk {
+                    Some(bytes) => lock(&self.state).take(&bytes),
+                    None => reading = false,
+                },
+                code = &mut running.exit => {
+                    let code = code.ok().flatten();
+                    // Read what is left, briefly: a grandchild may still hold the terminal.
+                    let deadline = tokio::time::Instant::now() + Duration::from_millis(200);
+                    while let Ok(Some(bytes)) = tokio::time::timeout_at(deadline, running.output.recv()).await {
+                        lock(&self.state).take(&bytes);
+                    }
+                    self.finish(code);
+                    return;
                 }
-                return;
+                () = self.stop.cancelled() => return,
             }
-            () = stop.cancelled() => return,
         }
+    }
+
+    fn finish(self, code: Option<i32>) {
+        {
+            let mut state = lock(&self.state);
+            state.exit = Some(code);
+            if let Some(log) = &mut state.log
+                && !log.flush()
+            {
+                state.log = None;
+            }
+        }
+        let command: String = self.command.chars().take(200).collect();
+        self.notices.post(
+            self.id.clone(),
+            format!(
+                "Background command {} (`{command}`) {}. Read its output with TaskOutput \
+                 (task_id: \"{}\").",
+                self.id,
+                ending(Some(code)),
+                self.id
+            ),
+        );
+        self.ended.cancel();
     }
 }
 
-/// Reads a background shell's new output.
+/// How a background command stands, in words.
+fn ending(exit: Option<Option<i32>>) -> String {
+    match exit {
+        None => "is still running".to_owned(),
+        Some(Some(code)) => format!("exited with code {code}"),
+        Some(None) => "was killed by a signal".to_owned(),
+    }
+}
+
+/// Waits for a background command and reads its new output.
 #[derive(Debug, Clone)]
-pub struct BashOutput {
+pub struct TaskOutput {
     config: ShellConfig,
 }
 
-impl BashOutput {
+impl TaskOutput {
     /// The tool with these limits.
     pub fn new(config: ShellConfig) -> Self {
         Self { config }
     }
 }
 
-/// BashOutput's input.
+/// TaskOutput's input.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BashOutputInput {
-    /// The shell's id, from Bash with run_in_background.
-    pub bash_id: String,
+#[schemars(extend("x-agentry-aliases" = {
+    "bash_id": {"field": "task_id", "defaults": {"block": false}},
+    "shell_id": "task_id"
+}))]
+pub struct TaskOutputInput {
+    /// The command's task id, from Bash with run_in_background.
+    pub task_id: String,
+    /// Wait for the command to end (or the timeout to pass) before answering (default true).
+    #[serde(default = "yes")]
+    pub block: bool,
+    /// How long to wait, in milliseconds (default 30000, at most 600000).
+    #[schemars(range(min = 0, max = 600_000))]
+    pub timeout: Option<u64>,
     /// Only lines matching this regular expression (the others are discarded).
     pub filter: Option<String>,
 }
 
-impl Tool for BashOutput {
-    type Input = BashOutputInput;
+fn yes() -> bool {
+    true
+}
+
+/// How long TaskOutput waits when the model gives no timeout.
+const DEFAULT_WAIT: Duration = Duration::from_millis(30_000);
+/// The longest TaskOutput waits.
+const MAX_WAIT: Duration = Duration::from_millis(600_000);
+
+impl Tool for TaskOutput {
+    type Input = TaskOutputInput;
     type Output = ToolOutput;
 
     fn name(&self) -> &str {
-        "BashOutput"
+        "TaskOutput"
+    }
+
+    fn aliases(&self) -> Vec<String> {
+        vec!["BashOutput".to_owned()]
     }
 
     fn description(&self) -> String {
-        "Returns a background shell's output since the last read, and whether it is still \
-         running; `filter` keeps only matching lines."
+        "Reads a background command's output since the last read, and whether it is still \
+         running. By default it first waits until the command ends or `timeout` passes; \
+         `block: false` answers at once. `filter` keeps only matching lines."
             .to_owned()
     }
 
@@ -110,13 +220,13 @@ impl Tool for BashOutput {
         ToolKind::Read
     }
 
-    fn title(&self, input: &BashOutputInput) -> String {
-        format!("Output of {}", input.bash_id)
+    fn title(&self, input: &TaskOutputInput) -> String {
+        format!("Output of {}", input.task_id)
     }
 
     async fn call(
         &self,
-        input: BashOutputInput,
+        input: TaskOutputInput,
         ctx: ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let filter = input
@@ -128,15 +238,35 @@ impl Tool for BashOutput {
                 ToolError::InvalidInput(format!("the filter is not a valid regex: {e}"))
             })?;
         let shell = ShellSession::of(&ctx);
-        // The lookup's guard must be gone before `unknown_shell` locks the map again.
+        // The lookup's guard must be gone before `unknown_task` locks the map again.
         let found = lock(&shell.background)
-            .get(&input.bash_id)
-            .map(|s| s.state.clone());
-        let state = found.ok_or_else(|| unknown_shell(&shell, &input.bash_id))?;
-        let (unread, exit) = {
+            .get(&input.task_id)
+            .map(|s| (s.state.clone(), s.ended.clone(), s.log_path.clone()));
+        let (state, ended, log_path) = found.ok_or_else(|| unknown_task(&shell, &input.task_id))?;
+        if input.block {
+            let wait = input
+                .timeout
+                .map_or(DEFAULT_WAIT, Duration::from_millis)
+                .min(MAX_WAIT);
+            tokio::select! {
+                () = ended.cancelled() => {}
+                () = tokio::time::sleep(wait) => {}
+                () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
+            }
+        }
+        let (mut unread, exit) = {
             let mut state = lock(&state);
+            if let Some(log) = &mut state.log
+                && !log.flush()
+            {
+                state.log = None;
+            }
             (std::mem::take(&mut state.unread), state.exit)
         };
+        if exit.is_some() {
+            // Told here: the notice would say it again.
+            ctx.state.notices().withdraw(&input.task_id);
+        }
         let mut text = unread.for_model(self.config.max_output_chars);
         if let Some(filter) = filter {
             text = text
@@ -145,77 +275,91 @@ impl Tool for BashOutput {
                 .map(|l| format!("{l}\n"))
                 .collect();
         }
-        let status = match exit {
-            None => "running".to_owned(),
-            Some(Some(code)) => format!("exited with code {code}"),
-            Some(None) => "killed by a signal".to_owned(),
-        };
         let body = if text.is_empty() {
             "(no new output)".to_owned()
         } else {
             text
         };
+        let saved = log_path
+            .map(|path| format!("; its whole output is in {}", path.display()))
+            .unwrap_or_default();
+        let status = ending(exit);
         Ok(ToolOutput::text(format!(
-            "{}\n[{} is {status}]",
+            "{}\n[{} {status}{saved}]",
             body.trim_end_matches('\n'),
-            input.bash_id
+            input.task_id
         ))
-        .with_raw_output(serde_json::json!({"status": status, "new_bytes": unread.total_bytes()})))
+        .with_raw_output(serde_json::json!({
+            "task_id": input.task_id,
+            "status": if exit.is_some() { "completed" } else { "running" },
+            "exit_code": exit.flatten(),
+            "new_bytes": unread.total_bytes(),
+        })))
     }
 }
 
-/// Stops a background shell.
+/// Stops a background command.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct KillShell;
+pub struct TaskStop;
 
-/// KillShell's input.
+/// TaskStop's input.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct KillShellInput {
-    /// The shell's id, from Bash with run_in_background.
-    pub shell_id: String,
+#[schemars(extend("x-agentry-aliases" = {"shell_id": "task_id", "bash_id": "task_id"}))]
+pub struct TaskStopInput {
+    /// The command's task id, from Bash with run_in_background.
+    pub task_id: String,
 }
 
-impl Tool for KillShell {
-    type Input = KillShellInput;
+impl Tool for TaskStop {
+    type Input = TaskStopInput;
     type Output = ToolOutput;
 
     fn name(&self) -> &str {
-        "KillShell"
+        "TaskStop"
+    }
+
+    fn aliases(&self) -> Vec<String> {
+        vec!["KillShell".to_owned()]
     }
 
     fn description(&self) -> String {
-        "Stops a background shell and every process it started.".to_owned()
+        "Stops a background command and every process it started.".to_owned()
     }
 
     fn kind(&self) -> ToolKind {
         ToolKind::Execute
     }
 
-    fn title(&self, input: &KillShellInput) -> String {
-        format!("Stop {}", input.shell_id)
+    fn title(&self, input: &TaskStopInput) -> String {
+        format!("Stop {}", input.task_id)
     }
 
-    async fn call(&self, input: KillShellInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, input: TaskStopInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let shell = ShellSession::of(&ctx);
-        let removed = lock(&shell.background).remove(&input.shell_id);
-        let removed = removed.ok_or_else(|| unknown_shell(&shell, &input.shell_id))?;
+        let removed = lock(&shell.background).remove(&input.task_id);
+        let removed = removed.ok_or_else(|| unknown_task(&shell, &input.task_id))?;
         removed.stop.cancel();
+        ctx.state.notices().withdraw(&input.task_id);
+        let exit = lock(&removed.state).exit;
+        // Even after the command ended, what it left running in its group is stopped.
         stop_group(removed.group, ShellConfig::default().kill_grace).await;
-        Ok(ToolOutput::text(format!(
-            "Stopped {} ({}).",
-            input.shell_id, removed.command
-        )))
+        let what = match exit {
+            Some(_) => format!("{} had already ended: it {}", input.task_id, ending(exit)),
+            None => format!("Stopped {}", input.task_id),
+        };
+        Ok(ToolOutput::text(format!("{what} ({}).", removed.command)))
     }
 }
 
-fn unknown_shell(shell: &ShellSession, id: &str) -> ToolError {
+/// A task id that names no background command of the session.
+fn unknown_task(shell: &ShellSession, id: &str) -> ToolError {
     let known: Vec<String> = lock(&shell.background).keys().cloned().collect();
     ToolError::failed(if known.is_empty() {
-        format!("There is no background shell `{id}`: none is running in this session.")
+        format!("There is no background command `{id}`: none was started in this session.")
     } else {
         format!(
-            "There is no background shell `{id}`; running: {}.",
+            "There is no background command `{id}`; there are: {}.",
             known.join(", ")
         )
     })

@@ -3,7 +3,7 @@
 
 use crate::ShellConfig;
 use crate::background;
-use crate::client_terminal;
+use crate::client_terminal::{self, ClientCommand};
 use crate::exit_code::{self, Meaning};
 use crate::output::Captured;
 use crate::process::{Running, spawn, stop_group};
@@ -47,8 +47,8 @@ pub struct BashInput {
     pub timeout: Option<u64>,
     /// What the command does, in 5–10 words (shown to the user).
     pub description: Option<String>,
-    /// Start it in the background and return at once with a shell id (read its output with
-    /// BashOutput, stop it with KillShell).
+    /// Start it in the background and return at once with a task id (wait for it and read its
+    /// output with TaskOutput, stop it with TaskStop).
     #[serde(default)]
     pub run_in_background: bool,
 }
@@ -74,8 +74,9 @@ impl Tool for Bash {
     fn description(&self) -> String {
         "Runs a shell command with `bash -c` in a terminal. The working directory carries over \
          to the next command (a `cd` sticks); environment changes do not. Output is cut to \
-         30,000 characters (start and end kept). Use run_in_background for servers and watchers, \
-         then BashOutput and KillShell. Prefer Read, Glob and Grep over cat, find and grep."
+         30,000 characters (start and end kept; the whole output is saved to a file you can \
+         Read). Use run_in_background for servers, watchers and long builds, then TaskOutput \
+         and TaskStop. Prefer Read, Glob and Grep over cat, find and grep."
             .to_owned()
     }
 
@@ -117,7 +118,7 @@ impl Tool for Bash {
         let shell = ShellSession::of(&ctx);
         let cwd = shell.cwd(&ctx.cwd);
         if input.run_in_background {
-            return background::start(&shell, &input.command, &cwd);
+            return background::start(&shell, &input.command, &cwd, ctx.state.notices());
         }
         let timeout = Duration::from_millis(
             input
@@ -126,19 +127,28 @@ impl Tool for Bash {
         )
         .min(self.config.max_timeout);
         let terminal_id = format!("term_{}", ctx.tool_call_id);
-        let cwd_file = shell.cwd_file(&terminal_id);
+        let cwd_file = shell.temp_file(&format!("{terminal_id}.cwd"));
         let script = remembering_cwd(&input.command, cwd_file.as_deref());
+        // Output beyond what the model is shown is kept whole in a file it can read.
+        let captured = match shell.temp_file(&format!("{terminal_id}.output.txt")) {
+            Some(file) => Captured::spilling_to(file, self.config.max_output_chars as u64),
+            None => Captured::default(),
+        };
         if let Some(terminals) = &ctx.client.terminals {
-            let run =
-                client_terminal::run(terminals, script, &cwd, timeout, CLIENT_OUTPUT_BYTES, &ctx)
-                    .await?;
+            let command = ClientCommand {
+                script,
+                cwd: &cwd,
+                timeout,
+                output_byte_limit: CLIENT_OUTPUT_BYTES,
+            };
+            let mut run = client_terminal::run(terminals, command, captured, &ctx).await?;
             if let (Ending::Exited(_), Some(file)) = (&run.ending, &cwd_file) {
                 shell.take_cwd_from(file);
             }
             return self.result(
                 &input.command,
                 run.ending,
-                &run.captured,
+                &mut run.captured,
                 run.terminal_id,
                 timeout,
             );
@@ -148,7 +158,7 @@ impl Tool for Bash {
             .report(ToolProgress::Content(vec![ToolContent::Terminal {
                 terminal_id: terminal_id.clone(),
             }]));
-        let mut captured = Captured::default();
+        let mut captured = captured;
         let ending = watch(&mut running, &mut captured, timeout, &ctx, &terminal_id).await;
         stop_group(running.group, self.config.kill_grace).await;
         if !matches!(ending, Ending::Exited(_)) {
@@ -159,7 +169,7 @@ impl Tool for Bash {
         if let (Ending::Exited(_), Some(file)) = (&ending, &cwd_file) {
             shell.take_cwd_from(file);
         }
-        self.result(&input.command, ending, &captured, terminal_id, timeout)
+        self.result(&input.command, ending, &mut captured, terminal_id, timeout)
     }
 }
 
@@ -168,7 +178,7 @@ impl Bash {
         &self,
         command: &str,
         ending: Ending,
-        captured: &Captured,
+        captured: &mut Captured,
         terminal_id: String,
         timeout: Duration,
     ) -> Result<ToolOutput, ToolError> {

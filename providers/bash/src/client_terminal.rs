@@ -23,20 +23,31 @@ pub(crate) struct ClientRun {
     pub captured: Captured,
 }
 
-/// Runs `script` with `bash -c` in a new client terminal in `cwd`.
+/// A script for a client terminal.
+pub(crate) struct ClientCommand<'a> {
+    /// What `bash -c` runs.
+    pub script: String,
+    /// Where.
+    pub cwd: &'a Path,
+    /// How long it may take.
+    pub timeout: Duration,
+    /// The most output the client keeps.
+    pub output_byte_limit: u64,
+}
+
+/// Runs a script in a new client terminal; its output goes to `captured`.
 pub(crate) async fn run(
     terminals: &Arc<dyn ClientTerminals>,
-    script: String,
-    cwd: &Path,
-    timeout: Duration,
-    output_byte_limit: u64,
+    command: ClientCommand<'_>,
+    mut captured: Captured,
     ctx: &ToolContext,
 ) -> Result<ClientRun, ToolError> {
+    let timeout = command.timeout;
     let command = TerminalCommand {
         command: "bash".to_owned(),
-        args: vec!["-c".to_owned(), script],
-        cwd: cwd.to_path_buf(),
-        output_byte_limit: Some(output_byte_limit),
+        args: vec!["-c".to_owned(), command.script],
+        cwd: command.cwd.to_path_buf(),
+        output_byte_limit: Some(command.output_byte_limit),
     };
     let terminal_id = terminals
         .create(command)
@@ -64,7 +75,6 @@ pub(crate) async fn run(
         let _ =
             tokio::time::timeout(STOP_GRACE, terminals.wait_for_exit(terminal_id.clone())).await;
     }
-    let mut captured = Captured::default();
     match terminals.output(terminal_id.clone()).await {
         Ok(text) => captured.push(text.as_bytes()),
         Err(message) => tracing::warn!("terminal/output failed: {message}"),

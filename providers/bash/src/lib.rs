@@ -4,9 +4,12 @@
 //! (portable-pty), in its own session and process group, so a timeout or a cancellation stops
 //! the command and everything it started. The working directory persists between calls of a
 //! session (a `cd` sticks); environment changes do not. Output streams to the front-end while
-//! the command runs; the model gets it without ANSI escapes, at most 30,000 characters (head
-//! and tail), ending with the exit code. **BashOutput** and **KillShell** manage commands run
-//! with `run_in_background`, which end with their session. When the front-end's client runs
+//! the command runs; the model gets it without terminal escapes, at most 30,000 characters (head
+//! and tail, the whole output saved to a file in the session's temporary folder, which the model
+//! may Read), ending with the exit code. **TaskOutput** (which waits by default) and
+//! **TaskStop** manage commands run with `run_in_background`, which end with their session;
+//! when one ends the model is told with its next request. They also answer to their earlier
+//! names, `BashOutput` and `KillShell`. When the front-end's client runs
 //! terminals (an ACP editor), foreground commands run in the client's terminal instead, which
 //! the tool call embeds; timeouts and cancellation kill them there.
 //!
@@ -26,7 +29,7 @@ mod output;
 mod process;
 mod session;
 
-pub use background::{BashOutput, KillShell};
+pub use background::{TaskOutput, TaskStop};
 pub use bash::Bash;
 
 use agentry::provider::Provider;
@@ -83,8 +86,8 @@ impl Provider for Shell {
     fn tools(&self) -> Vec<Arc<dyn DynTool>> {
         vec![
             erase(Bash::new(self.config.clone())),
-            erase(BashOutput::new(self.config.clone())),
-            erase(KillShell),
+            erase(TaskOutput::new(self.config.clone())),
+            erase(TaskStop),
         ]
     }
 }

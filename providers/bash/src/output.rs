@@ -1,8 +1,12 @@
 //! Command output kept within a fixed memory bound: the first and the last bytes, and a count of
-//! what was in between; turned into what the model reads (no ANSI escapes, `\n` line ends, at
-//! most N characters as head + tail with an "N characters omitted" marker).
+//! what was in between; turned into what the model reads (no terminal escapes, `\n` line ends, at
+//! most N characters as head + tail with an "N characters omitted" marker). Output that will not
+//! fit is also written whole, cleaned, to a file the model can read back.
 
 use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 /// Bytes kept from each end: comfortably more than half the model's share, in any encoding.
 const KEEP_BYTES: usize = 128 * 1024;
@@ -14,11 +18,75 @@ pub(crate) struct Captured {
     tail: VecDeque<u8>,
     total_bytes: u64,
     dropped_chars: u64,
+    spill: Option<Spill>,
+}
+
+/// Where the whole output goes once it outgrows what the model is shown.
+#[derive(Debug)]
+struct Spill {
+    /// The file's path.
+    path: PathBuf,
+    /// Output beyond this many bytes opens the file.
+    after_bytes: u64,
+    /// The open file (`None` before it is needed, or after writing it failed).
+    file: Option<OutputFile>,
+    /// Whether writing it failed (the model is then not pointed at it).
+    failed: bool,
 }
 
 impl Captured {
+    /// A record that also writes the whole output to `path` once there is more than
+    /// `after_bytes` of it (at most [`KEEP_BYTES`], so nothing has been dropped by then).
+    pub fn spilling_to(path: PathBuf, after_bytes: u64) -> Self {
+        Self {
+            spill: Some(Spill {
+                path,
+                after_bytes: after_bytes.min(KEEP_BYTES as u64),
+                file: None,
+                failed: false,
+            }),
+            ..Self::default()
+        }
+    }
+
     /// Takes more output.
-    pub fn push(&mut self, mut bytes: &[u8]) {
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.spill(bytes);
+        self.keep(bytes);
+    }
+
+    fn spill(&mut self, bytes: &[u8]) {
+        let Some(spill) = &mut self.spill else {
+            return;
+        };
+        if spill.failed {
+            return;
+        }
+        if spill.file.is_none() {
+            if self.total_bytes + bytes.len() as u64 <= spill.after_bytes {
+                return;
+            }
+            // Everything so far is still in `head`: the threshold is within it.
+            match OutputFile::create(&spill.path) {
+                Ok(mut file) => {
+                    file.write(&self.head);
+                    spill.file = Some(file);
+                }
+                Err(error) => {
+                    tracing::warn!("cannot save output to {}: {error}", spill.path.display());
+                    spill.failed = true;
+                    return;
+                }
+            }
+        }
+        if let Some(file) = &mut spill.file
+            && !file.write(bytes)
+        {
+            spill.failed = true;
+        }
+    }
+
+    fn keep(&mut self, mut bytes: &[u8]) {
         self.total_bytes += bytes.len() as u64;
         let room = KEEP_BYTES.saturating_sub(self.head.len());
         if room > 0 && self.tail.is_empty() {
@@ -45,6 +113,16 @@ impl Captured {
         self.total_bytes
     }
 
+    /// The file holding the whole output, once it has been written there (flushed).
+    pub fn saved_to(&mut self) -> Option<&Path> {
+        let spill = self.spill.as_mut()?;
+        let file = spill.file.as_mut()?;
+        if !file.flush() {
+            spill.failed = true;
+        }
+        (!spill.failed).then_some(spill.path.as_path())
+    }
+
     /// The last `max_chars` characters, cleaned (for live display).
     pub fn tail_text(&self, max_chars: usize) -> String {
         let source: Vec<u8> = if self.tail.is_empty() {
@@ -58,30 +136,64 @@ impl Captured {
     }
 
     /// What the model reads: at most `max_chars` characters, head and tail, with a marker
-    /// saying how many characters were left out.
-    pub fn for_model(&self, max_chars: usize) -> String {
+    /// saying how many characters were left out (and where the whole output is, if saved).
+    pub fn for_model(&mut self, max_chars: usize) -> String {
         let head = clean(&self.head);
         let tail_bytes: Vec<u8> = self.tail.iter().copied().collect();
         let tail = clean(&tail_bytes);
         let half = max_chars / 2;
         let head_chars = head.chars().count();
         let tail_chars = tail.chars().count();
-        if head_chars + tail_chars <= max_chars {
-            return if self.dropped_chars == 0 {
-                head + &tail
-            } else {
-                format!(
-                    "{head}\n[… {} characters omitted …]\n{tail}",
-                    self.dropped_chars
-                )
-            };
-        }
-        let whole = head + &tail;
-        let whole_chars = head_chars + tail_chars;
-        let start: String = whole.chars().take(half).collect();
-        let end: String = whole.chars().skip(whole_chars - half).collect();
-        let omitted = (whole_chars - 2 * half) as u64 + self.dropped_chars;
-        format!("{start}\n[… {omitted} characters omitted …]\n{end}")
+        let (start, omitted, end) = if head_chars + tail_chars <= max_chars {
+            if self.dropped_chars == 0 {
+                return head + &tail;
+            }
+            (head, self.dropped_chars, tail)
+        } else {
+            let whole = head + &tail;
+            let whole_chars = head_chars + tail_chars;
+            let start: String = whole.chars().take(half).collect();
+            let end: String = whole.chars().skip(whole_chars - half).collect();
+            let omitted = (whole_chars - 2 * half) as u64 + self.dropped_chars;
+            (start, omitted, end)
+        };
+        let marker = match self.saved_to() {
+            Some(path) => format!(
+                "[… {omitted} characters omitted; the whole output is in {} (Read it in parts \
+                 with offset and limit, or Grep it) …]",
+                path.display()
+            ),
+            None => format!("[… {omitted} characters omitted …]"),
+        };
+        format!("{start}\n{marker}\n{end}")
+    }
+}
+
+/// A command's whole output, cleaned as the model reads it, written to a file as it arrives.
+#[derive(Debug)]
+pub(crate) struct OutputFile {
+    writer: BufWriter<File>,
+    cleaner: Cleaner,
+}
+
+impl OutputFile {
+    /// Creates (or empties) the file.
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        Ok(Self {
+            writer: BufWriter::new(File::create(path)?),
+            cleaner: Cleaner::default(),
+        })
+    }
+
+    /// Writes more output; `false` if writing failed.
+    pub fn write(&mut self, bytes: &[u8]) -> bool {
+        let text = self.cleaner.clean(bytes);
+        self.writer.write_all(text.as_bytes()).is_ok()
+    }
+
+    /// Makes what was written readable; `false` if that failed.
+    pub fn flush(&mut self) -> bool {
+        self.writer.flush().is_ok()
     }
 }
 
@@ -90,10 +202,47 @@ fn chars_in(bytes: &[u8]) -> u64 {
     bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
 }
 
-/// Terminal output as plain text: escapes removed, `\r\n` as `\n`.
+/// Terminal output as plain text, a chunk at a time (an escape sequence or a character split
+/// between chunks is read whole): escape sequences dropped, tabs and line feeds kept, carriage
+/// returns and other control characters dropped (so `\r\n` reads as `\n`).
+#[derive(Default)]
+pub(crate) struct Cleaner {
+    parser: vte::Parser,
+}
+
+impl std::fmt::Debug for Cleaner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Cleaner")
+    }
+}
+
+impl Cleaner {
+    /// The text of the next chunk.
+    pub fn clean(&mut self, bytes: &[u8]) -> String {
+        let mut text = Text(String::with_capacity(bytes.len()));
+        self.parser.advance(&mut text, bytes);
+        text.0
+    }
+}
+
+/// Collects what a terminal would print.
+struct Text(String);
+
+impl vte::Perform for Text {
+    fn print(&mut self, c: char) {
+        self.0.push(c);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        if byte == b'\n' || byte == b'\t' {
+            self.0.push(char::from(byte));
+        }
+    }
+}
+
+/// Terminal output as plain text (see [`Cleaner`]).
 pub(crate) fn clean(bytes: &[u8]) -> String {
-    let stripped = strip_ansi_escapes::strip(bytes);
-    String::from_utf8_lossy(&stripped).replace("\r\n", "\n")
+    Cleaner::default().clean(bytes)
 }
 
 #[cfg(test)]
@@ -103,8 +252,17 @@ mod tests {
     #[test]
     fn short_output_comes_back_whole_and_clean() {
         let mut captured = Captured::default();
-        captured.push(b"\x1b[31mred\x1b[0m line\r\nnext\r\n");
-        assert_eq!(captured.for_model(100), "red line\nnext\n");
+        captured.push(b"\x1b[31mred\x1b[0m line\r\nnext\tcolumn\r\n");
+        assert_eq!(captured.for_model(100), "red line\nnext\tcolumn\n");
+    }
+
+    #[test]
+    fn escapes_and_characters_split_between_chunks_are_cleaned_whole() {
+        let mut cleaner = Cleaner::default();
+        let mut text = cleaner.clean(b"a\x1b[3");
+        text += &cleaner.clean(b"1mb \xc3");
+        text += &cleaner.clean(b"\xa9\r\n");
+        assert_eq!(text, "ab é\n");
     }
 
     #[test]
@@ -121,6 +279,38 @@ mod tests {
             shown.contains(&format!("[… {} characters omitted …]", 60_000 - 1000)),
             "{shown:.80}"
         );
+    }
+
+    #[test]
+    fn output_beyond_the_threshold_is_saved_whole_and_clean_and_the_marker_says_where() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let mut captured = Captured::spilling_to(path.clone(), 1000);
+        let lines: String = (0..100_000)
+            .map(|i| format!("\x1b[1m{i:06}\x1b[0m\r\n"))
+            .collect();
+        for chunk in lines.as_bytes().chunks(4093) {
+            captured.push(chunk);
+        }
+        let shown = captured.for_model(1000);
+        let saved = std::fs::read_to_string(&path).unwrap();
+        let expected: String = (0..100_000).map(|i| format!("{i:06}\n")).collect();
+        assert_eq!(saved.len(), expected.len());
+        assert!(saved == expected, "the saved output differs");
+        assert!(
+            shown.contains(&format!("the whole output is in {}", path.display())),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn output_within_the_threshold_is_not_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let mut captured = Captured::spilling_to(path.clone(), 1000);
+        captured.push(&[b'x'; 1000]);
+        assert_eq!(captured.for_model(1000).len(), 1000);
+        assert!(!path.exists());
     }
 
     #[test]

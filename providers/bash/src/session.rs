@@ -1,5 +1,5 @@
-//! What the shell tools keep per session: the working directory, a scratch folder, and the
-//! background shells (stopped when the session ends).
+//! What the shell tools keep per session: the working directory, where files go (the session's
+//! temporary folder), and the background commands (stopped when the session ends).
 
 use crate::process::kill_group_now;
 pub(crate) use agentry::sync::lock;
@@ -15,16 +15,21 @@ pub(crate) struct BackgroundShell {
     pub command: String,
     /// Its process group.
     pub group: i32,
-    /// Output not yet read by BashOutput, and the exit code once it has exited.
+    /// Output not yet read by TaskOutput, and the exit code once it has exited.
     pub state: Arc<Mutex<crate::background::ShellOutput>>,
     /// Cancels the task that watches it.
     pub stop: tokio_util::sync::CancellationToken,
+    /// Cancelled when the command has ended.
+    pub ended: tokio_util::sync::CancellationToken,
+    /// The file its whole output goes to, if there is one.
+    pub log_path: Option<PathBuf>,
 }
 
 /// The shell state of one session.
 pub(crate) struct ShellSession {
     cwd: Mutex<Option<PathBuf>>,
-    scratch: Option<tempfile::TempDir>,
+    /// The session's temporary folder (`None` if it could not be made).
+    temp_dir: Option<PathBuf>,
     next_id: AtomicU64,
     pub background: Mutex<BTreeMap<String, BackgroundShell>>,
 }
@@ -34,9 +39,10 @@ impl ShellSession {
     pub fn of(ctx: &ToolContext) -> Arc<ShellSession> {
         ctx.state.get_or_init(|| ShellSession {
             cwd: Mutex::new(None),
-            scratch: tempfile::Builder::new()
-                .prefix("agentry-shell-")
-                .tempdir()
+            temp_dir: ctx
+                .state
+                .temp_dir()
+                .inspect_err(|e| tracing::warn!("no temporary folder for the shell: {e}"))
                 .ok(),
             next_id: AtomicU64::new(1),
             background: Mutex::new(BTreeMap::new()),
@@ -51,11 +57,9 @@ impl ShellSession {
             .unwrap_or_else(|| session_cwd.to_path_buf())
     }
 
-    /// The file a command writes its final directory to (`None` without a scratch folder).
-    pub fn cwd_file(&self, id: &str) -> Option<PathBuf> {
-        self.scratch
-            .as_ref()
-            .map(|dir| dir.path().join(format!("{id}.cwd")))
+    /// A file named `name` in the session's temporary folder (`None` without one).
+    pub fn temp_file(&self, name: &str) -> Option<PathBuf> {
+        self.temp_dir.as_ref().map(|dir| dir.join(name))
     }
 
     /// Takes the directory a finished command left in `file`.

@@ -188,7 +188,20 @@ async fn huge_output_reaches_the_model_as_head_and_tail_within_the_cap() {
     assert!(text.len() < 31_000, "{} characters", text.len());
     assert!(text.starts_with("1\n2\n3\n"));
     assert!(text.ends_with("1999999\n2000000\nExit code 0"));
-    assert!(text.contains(" characters omitted …]"));
+    // The rest is not lost: it is in a file in the session's temporary folder.
+    let marker = "the whole output is in ";
+    let path = text[text.find(marker).unwrap() + marker.len()..]
+        .split(" (Read it")
+        .next()
+        .unwrap();
+    assert!(path.starts_with(h.state().existing_temp_dir().unwrap().to_str().unwrap()));
+    let saved = std::fs::read_to_string(path).unwrap();
+    let expected: String = (1..=2_000_000).map(|i| format!("{i}\n")).collect();
+    assert!(
+        saved == expected,
+        "the saved output differs ({} bytes)",
+        saved.len()
+    );
 }
 
 #[tokio::test]
@@ -210,27 +223,32 @@ async fn output_streams_to_the_front_end_while_the_command_runs() {
 }
 
 #[tokio::test]
-async fn background_shells_report_new_output_and_stop_on_request_or_with_the_session() {
+async fn background_commands_report_new_output_and_stop_on_request_or_with_the_session() {
     let dir = tempfile::tempdir().unwrap();
     let h = harness(&dir);
     let started = h
         .call("Bash", json!({"command": "for i in $(seq 1 40); do echo tick$i; sleep 0.05; done; sleep 987656", "run_in_background": true}))
         .await;
     assert!(
-        started.text().contains("Started background shell bash_1"),
+        started
+            .text()
+            .starts_with("Started bash_1 in the background."),
         "{}",
         started.text()
     );
     tokio::time::sleep(Duration::from_millis(600)).await;
     let first = h
-        .call("BashOutput", json!({"bash_id": "bash_1"}))
+        .call("TaskOutput", json!({"task_id": "bash_1", "block": false}))
         .await
         .text();
     assert!(
-        first.contains("tick1\n") && first.ends_with("[bash_1 is running]"),
+        first.contains("tick1\n")
+            && first.contains("[bash_1 is still running; its whole output is in "),
         "{first}"
     );
     tokio::time::sleep(Duration::from_millis(1800)).await;
+    // The earlier name and field, which never waited, still do not.
+    let asked = Instant::now();
     let second = h
         .call(
             "BashOutput",
@@ -238,6 +256,7 @@ async fn background_shells_report_new_output_and_stop_on_request_or_with_the_ses
         )
         .await
         .text();
+    assert!(asked.elapsed() < Duration::from_secs(5));
     assert!(!second.contains("tick1\n"), "already read: {second}");
     assert!(second.contains("tick40"), "{second}");
     assert!(
@@ -247,14 +266,22 @@ async fn background_shells_report_new_output_and_stop_on_request_or_with_the_ses
         "{second}"
     );
     let stopped = h.call("KillShell", json!({"shell_id": "bash_1"})).await;
-    assert!(stopped.text().starts_with("Stopped bash_1"));
-    assert_none_left("987656").await;
     assert!(
-        h.call("BashOutput", json!({"bash_id": "bash_1"}))
-            .await
-            .result
-            .is_error
+        stopped.text().starts_with("Stopped bash_1"),
+        "{}",
+        stopped.text()
     );
+    assert_none_left("987656").await;
+    let gone = h.call("TaskOutput", json!({"task_id": "bash_1"})).await;
+    assert!(gone.result.is_error);
+    assert!(
+        gone.text()
+            .contains("There is no background command `bash_1`"),
+        "{}",
+        gone.text()
+    );
+    // Stopped by the model: nothing to tell it.
+    assert!(h.state().notices().take().is_empty());
 
     h.call(
         "Bash",
@@ -265,6 +292,109 @@ async fn background_shells_report_new_output_and_stop_on_request_or_with_the_ses
     assert!(!processes_with("987657").is_empty());
     drop(h);
     assert_none_left("987657").await;
+}
+
+#[tokio::test]
+async fn task_output_waits_for_the_end_or_its_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    h.call(
+        "Bash",
+        json!({"command": "sleep 0.5; echo finished; exit 3", "run_in_background": true}),
+    )
+    .await;
+    let waited = h.call("TaskOutput", json!({"task_id": "bash_1"})).await;
+    assert_eq!(waited.statuses(), [Pending, InProgress, Completed]);
+    let text = waited.text();
+    assert!(
+        text.starts_with("finished\n[bash_1 exited with code 3; its whole output is in "),
+        "{text}"
+    );
+    let raw = waited
+        .final_update()
+        .and_then(|u| u.raw_output.clone())
+        .unwrap();
+    assert_eq!(raw["exit_code"], 3);
+    // The model read the ending itself: no notice repeats it.
+    assert!(h.state().notices().take().is_empty());
+
+    h.call(
+        "Bash",
+        json!({"command": "echo begun; sleep 987658", "run_in_background": true}),
+    )
+    .await;
+    let asked = Instant::now();
+    let waited = h
+        .call("TaskOutput", json!({"task_id": "bash_2", "timeout": "400"}))
+        .await;
+    assert!(asked.elapsed() >= Duration::from_millis(400));
+    assert!(
+        waited.text().starts_with("begun\n[bash_2 is still running"),
+        "{}",
+        waited.text()
+    );
+    let stopped = h.call("TaskStop", json!({"task_id": "bash_2"})).await;
+    assert!(stopped.text().starts_with("Stopped bash_2"));
+    assert_none_left("987658").await;
+}
+
+#[tokio::test]
+async fn the_model_is_told_when_a_background_command_it_did_not_wait_for_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    h.call(
+        "Bash",
+        json!({"command": "echo built; exit 0", "run_in_background": true}),
+    )
+    .await;
+    let mut notices = Vec::new();
+    for _ in 0..300 {
+        notices = h.state().notices().take();
+        if !notices.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        notices,
+        [
+            "Background command bash_1 (`echo built; exit 0`) exited with code 0. Read its output \
+          with TaskOutput (task_id: \"bash_1\")."
+        ]
+    );
+    let stopped = h.call("TaskStop", json!({"task_id": "bash_1"})).await;
+    assert_eq!(
+        stopped.text(),
+        "bash_1 had already ended: it exited with code 0 (echo built; exit 0)."
+    );
+}
+
+#[tokio::test]
+async fn a_background_commands_whole_output_is_in_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    h.call(
+        "Bash",
+        json!({"command": "seq 1 300000", "run_in_background": true}),
+    )
+    .await;
+    let text = h
+        .call("TaskOutput", json!({"task_id": "bash_1"}))
+        .await
+        .text();
+    assert!(text.contains(" characters omitted …]"), "{text:.200}");
+    let path = text
+        .rsplit_once("its whole output is in ")
+        .unwrap()
+        .1
+        .trim_end_matches(']');
+    let saved = std::fs::read_to_string(path).unwrap();
+    let expected: String = (1..=300_000).map(|i| format!("{i}\n")).collect();
+    assert!(
+        saved == expected,
+        "the saved output differs ({} bytes)",
+        saved.len()
+    );
 }
 
 #[tokio::test]

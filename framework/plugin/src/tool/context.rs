@@ -129,13 +129,42 @@ impl std::fmt::Debug for ProgressSink {
 }
 
 /// Per-session state that providers keep between calls (a shell's working directory, which files
-/// were read, …), one value per type. Lives as long as the session.
+/// were read, …), one value per type; the session's temporary folder; and the notices waiting
+/// for the model's next request. Lives as long as the session.
 #[derive(Clone, Default)]
 pub struct SessionState {
     values: Arc<Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>,
+    temp_dir: Arc<TempFolder>,
+    notices: Notices,
 }
 
 impl SessionState {
+    /// A session state whose temporary folder is `folder`, which someone else made and removes
+    /// (a plugin's side of a session the host owns).
+    pub fn with_temp_dir(folder: PathBuf) -> Self {
+        Self {
+            temp_dir: Arc::new(TempFolder::Given(folder)),
+            ..Self::default()
+        }
+    }
+
+    /// The session's temporary folder, made on first use and removed with the session. Tools
+    /// keep what the model may read later there (a long command's whole output); the
+    /// executor lets calls touch it as if it were one of the session's workspace roots.
+    pub fn temp_dir(&self) -> std::io::Result<PathBuf> {
+        self.temp_dir.path()
+    }
+
+    /// The session's temporary folder if it has been made.
+    pub fn existing_temp_dir(&self) -> Option<PathBuf> {
+        self.temp_dir.existing()
+    }
+
+    /// Notices for the model, delivered with its next request.
+    pub fn notices(&self) -> &Notices {
+        &self.notices
+    }
+
     /// The session's value of type `T`, created with `init` the first time it is asked for.
     pub fn get_or_init<T: Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Arc<T> {
         let mut values = lock(&self.values);
@@ -148,6 +177,88 @@ impl SessionState {
         let value = Arc::new(init());
         values.insert(TypeId::of::<T>(), value.clone());
         value
+    }
+}
+
+/// A session's temporary folder.
+enum TempFolder {
+    /// Made on first use (a failed attempt is tried again next time); removed when dropped.
+    Owned(Mutex<Option<tempfile::TempDir>>),
+    /// A folder someone else made and removes.
+    Given(PathBuf),
+}
+
+impl Default for TempFolder {
+    fn default() -> Self {
+        Self::Owned(Mutex::new(None))
+    }
+}
+
+impl TempFolder {
+    fn path(&self) -> std::io::Result<PathBuf> {
+        match self {
+            Self::Given(folder) => Ok(folder.clone()),
+            Self::Owned(made) => {
+                let mut made = lock(made);
+                let dir = match made.take() {
+                    Some(dir) => made.insert(dir),
+                    None => made.insert(
+                        tempfile::Builder::new()
+                            .prefix("agentry-session-")
+                            .tempdir()?,
+                    ),
+                };
+                Ok(dir.path().to_path_buf())
+            }
+        }
+    }
+
+    fn existing(&self) -> Option<PathBuf> {
+        match self {
+            Self::Given(folder) => Some(folder.clone()),
+            Self::Owned(made) => lock(made).as_ref().map(|dir| dir.path().to_path_buf()),
+        }
+    }
+}
+
+/// Notices for the model, each under a key, delivered (and cleared) with the model's next
+/// request: a background command that finished, say. A tool that tells the model the same thing
+/// first withdraws the notice. Cheap to clone; every clone is the same queue.
+#[derive(Clone, Default)]
+pub struct Notices {
+    pending: Arc<Mutex<Vec<(String, String)>>>,
+}
+
+impl Notices {
+    /// Posts a notice, replacing one posted earlier under the same key.
+    pub fn post(&self, key: impl Into<String>, text: impl Into<String>) {
+        let (key, text) = (key.into(), text.into());
+        let mut pending = lock(&self.pending);
+        match pending.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = text,
+            None => pending.push((key, text)),
+        }
+    }
+
+    /// Withdraws the notice posted under `key`, if it is still waiting.
+    pub fn withdraw(&self, key: &str) {
+        lock(&self.pending).retain(|(k, _)| k != key);
+    }
+
+    /// Takes every waiting notice's text, oldest first.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.pending))
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect()
+    }
+}
+
+impl std::fmt::Debug for Notices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Notices")
+            .field("pending", &lock(&self.pending).len())
+            .finish()
     }
 }
 
@@ -215,6 +326,30 @@ mod tests {
         assert_eq!(again.load(Ordering::SeqCst), 2);
         let other = state.get_or_init(|| String::from("x"));
         assert_eq!(other.as_str(), "x");
+    }
+
+    #[test]
+    fn the_temp_folder_is_made_once_on_first_use_and_removed_with_the_session() {
+        let state = SessionState::default();
+        assert_eq!(state.existing_temp_dir(), None);
+        let folder = state.temp_dir().unwrap();
+        assert!(folder.is_dir());
+        assert_eq!(state.clone().temp_dir().unwrap(), folder);
+        assert_eq!(state.existing_temp_dir(), Some(folder.clone()));
+        drop(state);
+        assert!(!folder.exists());
+    }
+
+    #[test]
+    fn notices_replace_by_key_can_be_withdrawn_and_are_taken_once_in_order() {
+        let notices = Notices::default();
+        notices.post("a", "first");
+        notices.clone().post("b", "second");
+        notices.post("a", "first, again");
+        notices.post("c", "third");
+        notices.withdraw("c");
+        assert_eq!(notices.take(), ["first, again", "second"]);
+        assert!(notices.take().is_empty());
     }
 
     #[test]

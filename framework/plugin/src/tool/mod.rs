@@ -10,8 +10,8 @@ pub use content::{
     ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput, image_mime_type,
 };
 pub use context::{
-    ClientFiles, ClientServices, ClientTerminals, ProgressSink, SessionState, TerminalCommand,
-    TerminalExit, ToolContext, ToolProgress,
+    ClientFiles, ClientServices, ClientTerminals, Notices, ProgressSink, SessionState,
+    TerminalCommand, TerminalExit, ToolContext, ToolProgress,
 };
 pub use from_fn::{FnTool, tool_fn};
 pub use kind::{ToolKind, UnknownToolKind};
@@ -98,6 +98,11 @@ pub trait Tool: Send + Sync + 'static {
     fn description(&self) -> String;
     /// The tool's kind.
     fn kind(&self) -> ToolKind;
+    /// Other names a call may use for the tool (an earlier version's name that models were
+    /// trained on); they are accepted, never offered. None by default.
+    fn aliases(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// A human-readable title for one call ("Read src/main.rs"). Defaults to the tool's name.
     fn title(&self, input: &Self::Input) -> String {
         let _ = input;
@@ -136,6 +141,10 @@ pub trait DynTool: Send + Sync {
     fn description(&self) -> String;
     /// The tool's kind.
     fn kind(&self) -> ToolKind;
+    /// Other names a call may use for the tool; accepted, never offered. None by default.
+    fn aliases(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// The JSON Schema of the input.
     fn input_schema(&self) -> Value;
     /// Reads the (already schema-valid) input into a call ready to run.
@@ -207,6 +216,10 @@ impl<T: Tool> DynTool for Erased<T> {
 
     fn kind(&self) -> ToolKind {
         self.0.kind()
+    }
+
+    fn aliases(&self) -> Vec<String> {
+        self.0.aliases()
     }
 
     fn input_schema(&self) -> Value {
