@@ -58,6 +58,7 @@ pub mod session_servers;
 pub mod templates;
 pub mod testing;
 pub use agentry_plugin::sync;
+pub use agentry_plugin::terminal_text;
 pub use agentry_plugin::tool;
 
 /// The attribute [`PermissionHandler`](permission::PermissionHandler) implementations (and

@@ -3,6 +3,7 @@
 //! most N characters as head + tail with an "N characters omitted" marker). Output that will not
 //! fit is also written whole, cleaned, to a file the model can read back.
 
+use agentry::terminal_text::{TerminalText, plain_text};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -130,7 +131,7 @@ impl Captured {
         } else {
             self.tail.iter().copied().collect()
         };
-        let text = clean(&source);
+        let text = plain_text(&source);
         let skip = text.chars().count().saturating_sub(max_chars);
         text.chars().skip(skip).collect()
     }
@@ -138,9 +139,9 @@ impl Captured {
     /// What the model reads: at most `max_chars` characters, head and tail, with a marker
     /// saying how many characters were left out (and where the whole output is, if saved).
     pub fn for_model(&mut self, max_chars: usize) -> String {
-        let head = clean(&self.head);
+        let head = plain_text(&self.head);
         let tail_bytes: Vec<u8> = self.tail.iter().copied().collect();
-        let tail = clean(&tail_bytes);
+        let tail = plain_text(&tail_bytes);
         let half = max_chars / 2;
         let head_chars = head.chars().count();
         let tail_chars = tail.chars().count();
@@ -173,7 +174,7 @@ impl Captured {
 #[derive(Debug)]
 pub(crate) struct OutputFile {
     writer: BufWriter<File>,
-    cleaner: Cleaner,
+    cleaner: TerminalText,
 }
 
 impl OutputFile {
@@ -181,7 +182,7 @@ impl OutputFile {
     pub fn create(path: &Path) -> std::io::Result<Self> {
         Ok(Self {
             writer: BufWriter::new(File::create(path)?),
-            cleaner: Cleaner::default(),
+            cleaner: TerminalText::default(),
         })
     }
 
@@ -202,49 +203,6 @@ fn chars_in(bytes: &[u8]) -> u64 {
     bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
 }
 
-/// Terminal output as plain text, a chunk at a time (an escape sequence or a character split
-/// between chunks is read whole): escape sequences dropped, tabs and line feeds kept, carriage
-/// returns and other control characters dropped (so `\r\n` reads as `\n`).
-#[derive(Default)]
-pub(crate) struct Cleaner {
-    parser: vte::Parser,
-}
-
-impl std::fmt::Debug for Cleaner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Cleaner")
-    }
-}
-
-impl Cleaner {
-    /// The text of the next chunk.
-    pub fn clean(&mut self, bytes: &[u8]) -> String {
-        let mut text = Text(String::with_capacity(bytes.len()));
-        self.parser.advance(&mut text, bytes);
-        text.0
-    }
-}
-
-/// Collects what a terminal would print.
-struct Text(String);
-
-impl vte::Perform for Text {
-    fn print(&mut self, c: char) {
-        self.0.push(c);
-    }
-
-    fn execute(&mut self, byte: u8) {
-        if byte == b'\n' || byte == b'\t' {
-            self.0.push(char::from(byte));
-        }
-    }
-}
-
-/// Terminal output as plain text (see [`Cleaner`]).
-pub(crate) fn clean(bytes: &[u8]) -> String {
-    Cleaner::default().clean(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,15 +212,6 @@ mod tests {
         let mut captured = Captured::default();
         captured.push(b"\x1b[31mred\x1b[0m line\r\nnext\tcolumn\r\n");
         assert_eq!(captured.for_model(100), "red line\nnext\tcolumn\n");
-    }
-
-    #[test]
-    fn escapes_and_characters_split_between_chunks_are_cleaned_whole() {
-        let mut cleaner = Cleaner::default();
-        let mut text = cleaner.clean(b"a\x1b[3");
-        text += &cleaner.clean(b"1mb \xc3");
-        text += &cleaner.clean(b"\xa9\r\n");
-        assert_eq!(text, "ab é\n");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! # agentry-file-ops
 //!
 //! The file tools agents are expected to have, with the names and semantics Claude Code users
-//! know: **Read**, **Write**, **Edit**, **MultiEdit**, **Glob** and **Grep**. Every call goes
+//! know: **Read** (text, images, PDFs, Jupyter notebooks), **Write**, **Edit**, **MultiEdit**,
+//! **NotebookEdit**, **Glob** and **Grep**. Every call goes
 //! through agentry's executor, so each has its kind, title and locations, Write and Edit report
 //! diffs, and the permission policy sees canonical paths.
 //!
@@ -23,6 +24,8 @@ mod files;
 mod glob;
 mod grep;
 mod matching;
+mod notebook;
+mod pdf;
 mod read;
 mod state;
 mod write;
@@ -30,6 +33,7 @@ mod write;
 pub use edit::{Edit, MultiEdit};
 pub use glob::Glob;
 pub use grep::Grep;
+pub use notebook::NotebookEdit;
 pub use read::Read;
 pub use write::Write;
 
@@ -46,6 +50,8 @@ pub struct FileOpsConfig {
     pub max_glob_results: usize,
     /// The most characters of Grep output the model gets.
     pub max_grep_chars: usize,
+    /// Whether Read gives a PDF's pages as images too (for models that take images).
+    pub pdf_page_images: bool,
 }
 
 impl Default for FileOpsConfig {
@@ -54,6 +60,7 @@ impl Default for FileOpsConfig {
             max_read_bytes: 256 * 1024,
             max_glob_results: 100,
             max_grep_chars: 30_000,
+            pdf_page_images: true,
         }
     }
 }
@@ -87,6 +94,7 @@ impl Provider for FileOps {
             erase(Write),
             erase(Edit),
             erase(MultiEdit),
+            erase(NotebookEdit),
             erase(Glob::new(config.clone())),
             erase(Grep::new(config)),
         ]

@@ -1,7 +1,10 @@
-//! **Read**: a file's lines numbered like `cat -n`, or an image as image content.
+//! **Read**: a file's lines numbered like `cat -n`; an image as image content; a PDF's pages
+//! (text, and images); a notebook's cells with their outputs.
 
 use crate::FileOpsConfig;
 use crate::files::TextFiles;
+use crate::notebook::{self, is_notebook};
+use crate::pdf::{PdfReading, read_pdf};
 use crate::state::ReadFiles;
 use agentry::model::ContentBlock;
 use agentry::tool::{
@@ -49,6 +52,9 @@ pub struct ReadInput {
     /// How many lines to read (default 2000).
     #[schemars(range(min = 1))]
     pub limit: Option<u64>,
+    /// For a PDF: the pages to read, like "1-5" or "3" or "1-3,7" (at most 20 a call; needed
+    /// for PDFs of more than 10 pages).
+    pub pages: Option<String>,
 }
 
 impl Tool for Read {
@@ -62,8 +68,9 @@ impl Tool for Read {
     fn description(&self) -> String {
         "Reads a file from the filesystem. Lines come numbered like `cat -n`, 2000 lines from the \
          start unless `offset` (1-based) and `limit` say otherwise; lines over 2000 characters are \
-         cut. Images (PNG, JPEG, GIF, WebP) come back as images. Read a file before changing it \
-         with Write or Edit."
+         cut. Images (PNG, JPEG, GIF, WebP) come back as images; PDFs as the text of their \
+         `pages` (at most 20 a call) with each page as an image; Jupyter notebooks (.ipynb) as \
+         their cells with outputs. Read a file before changing it with Write or Edit."
             .to_owned()
     }
 
@@ -93,7 +100,12 @@ impl Tool for Read {
         let config = self.config.clone();
         let read_files = ReadFiles::of(&ctx);
         let files = TextFiles::of(&ctx);
-        if files.through_client() && image_mime_type(&path).is_none() {
+        if is_notebook(&path) {
+            let text = files.read(&path).await?;
+            files.saw(&read_files, &path, &text);
+            return notebook::render(&path, &text);
+        }
+        if files.through_client() && image_mime_type(&path).is_none() && !is_pdf(&path) {
             // The client's text, with its unsaved changes.
             let text = files.read(&path).await?;
             files.saw(&read_files, &path, &text);
@@ -126,6 +138,13 @@ fn read(path: &Path, input: &ReadInput, config: &FileOpsConfig) -> Result<ToolOu
     if let Some(mime_type) = image_mime_type(path) {
         return read_image(path, metadata.len(), mime_type);
     }
+    if is_pdf(path) {
+        let how = PdfReading {
+            pages: input.pages.as_deref(),
+            images: config.pdf_page_images,
+        };
+        return read_pdf(path, metadata.len(), how);
+    }
     let ranged = input.offset.is_some() || input.limit.is_some();
     if !ranged && metadata.len() > config.max_read_bytes {
         return Err(ToolError::failed(format!(
@@ -148,6 +167,12 @@ fn read(path: &Path, input: &ReadInput, config: &FileOpsConfig) -> Result<ToolOu
         )));
     }
     numbered_lines(path, reader, input)
+}
+
+/// Whether a path names a PDF.
+fn is_pdf(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("pdf"))
 }
 
 fn read_image(path: &Path, len: u64, mime_type: &str) -> Result<ToolOutput, ToolError> {

@@ -1,4 +1,5 @@
 mod client_files;
+mod documents;
 mod read;
 mod schemas;
 mod search;
