@@ -8,7 +8,7 @@
 use crate::FileOpsConfig;
 use agentry::sync::lock;
 use agentry::tool::{Tool, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput};
-use ignore::WalkState;
+use ignore::{ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -126,11 +126,18 @@ impl Tool for Glob {
     async fn call(&self, input: GlobInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve_path(input.path.as_deref().unwrap_or("."));
         let (root, pattern) = base_and_pattern(&input.pattern, path);
-        let matcher = globset::GlobBuilder::new(&pattern)
+        let invalid = |e: globset::Error| {
+            ToolError::InvalidInput(format!("the pattern is not a valid glob: {e}"))
+        };
+        let glob = globset::GlobBuilder::new(&pattern)
             .literal_separator(true)
             .build()
-            .map_err(|e| ToolError::InvalidInput(format!("the pattern is not a valid glob: {e}")))?
-            .compile_matcher();
+            .map_err(invalid)?;
+        // A set, not a lone matcher: it takes the fast paths (`**/*.rs` is an extension test).
+        let matcher = globset::GlobSetBuilder::new()
+            .add(glob)
+            .build()
+            .map_err(invalid)?;
         let cap = self.config.max_glob_results;
         let cancel = ctx.cancel.clone();
         tokio::task::spawn_blocking(move || {
@@ -151,38 +158,82 @@ impl Tool for Glob {
     }
 }
 
-/// Every file under `root` whose relative path matches, with its modification time.
+/// Every file under `root` whose relative path matches, with its modification time. Each
+/// walker thread keeps its own list (no lock per match); the lists are joined at the end.
 pub(crate) fn find(
     root: &Path,
-    matcher: &globset::GlobMatcher,
+    matcher: &globset::GlobSet,
     cancel: &CancellationToken,
 ) -> Vec<(PathBuf, SystemTime)> {
     let found = Mutex::new(Vec::new());
-    walker(root).build_parallel().run(|| {
-        Box::new(|entry| {
-            if cancel.is_cancelled() {
-                return WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if entry.file_type().is_some_and(|t| t.is_file()) {
-                let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
-                if matcher.is_match(relative) {
-                    let modified = entry
-                        .metadata()
-                        .ok()
-                        .and_then(|m| m.modified().ok())
-                        .unwrap_or(SystemTime::UNIX_EPOCH);
-                    lock(&found).push((entry.into_path(), modified));
-                }
-            }
-            WalkState::Continue
-        })
-    });
+    let mut collectors = Collectors {
+        root,
+        matcher,
+        cancel,
+        found: &found,
+    };
+    walker(root).build_parallel().visit(&mut collectors);
     found
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Makes one [`Collector`] per walker thread.
+struct Collectors<'a> {
+    root: &'a Path,
+    matcher: &'a globset::GlobSet,
+    cancel: &'a CancellationToken,
+    found: &'a Mutex<Vec<(PathBuf, SystemTime)>>,
+}
+
+impl<'a> ParallelVisitorBuilder<'a> for Collectors<'a> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 'a> {
+        Box::new(Collector {
+            root: self.root,
+            matcher: self.matcher,
+            cancel: self.cancel,
+            found: self.found,
+            mine: Vec::new(),
+        })
+    }
+}
+
+/// One walker thread's matches, added to the shared list when the thread is done.
+struct Collector<'a> {
+    root: &'a Path,
+    matcher: &'a globset::GlobSet,
+    cancel: &'a CancellationToken,
+    found: &'a Mutex<Vec<(PathBuf, SystemTime)>>,
+    mine: Vec<(PathBuf, SystemTime)>,
+}
+
+impl ParallelVisitor for Collector<'_> {
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> WalkState {
+        if self.cancel.is_cancelled() {
+            return WalkState::Quit;
+        }
+        let Ok(entry) = entry else {
+            return WalkState::Continue;
+        };
+        if entry.file_type().is_some_and(|t| t.is_file()) {
+            let relative = entry.path().strip_prefix(self.root).unwrap_or(entry.path());
+            if self.matcher.is_match(relative) {
+                let modified = entry
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .unwrap_or(SystemTime::UNIX_EPOCH);
+                self.mine.push((entry.into_path(), modified));
+            }
+        }
+        WalkState::Continue
+    }
+}
+
+impl Drop for Collector<'_> {
+    fn drop(&mut self) {
+        lock(self.found).append(&mut self.mine);
+    }
 }
 
 fn list(root: &Path, mut found: Vec<(PathBuf, SystemTime)>, cap: usize) -> ToolOutput {

@@ -372,4 +372,3 @@ async fn cells_of_notebooks_without_ids_are_named_by_position() {
         "nbformat 4.4 cells have no ids"
     );
 }
-
