@@ -109,6 +109,7 @@ fn models(server: &MockModelServer) -> Vec<(&'static str, Arc<dyn Model>)> {
                     api_key: Some("k".into()),
                     api: OpenAiApi::ChatCompletions,
                     context_window: None,
+                    images: true,
                     max_output_tokens: None,
                     http: http.clone(),
                 })
@@ -124,6 +125,7 @@ fn models(server: &MockModelServer) -> Vec<(&'static str, Arc<dyn Model>)> {
                     base_url: server.url(),
                     api_key: "k".into(),
                     context_window: None,
+                    images: true,
                     max_output_tokens: 1024,
                     http,
                 })

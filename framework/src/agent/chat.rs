@@ -392,19 +392,18 @@ impl Chat<'_> {
             usage: Usage::default(),
             end: StreamEnd::Cancelled,
         };
-        let request = ModelRequest {
-            system: self.system.clone(),
-            messages: self
-                .session
+        let model = &self.session.model;
+        let request = ModelRequest::for_model(
+            model.as_ref(),
+            self.system.clone(),
+            self.session
                 .history
                 .iter()
                 .chain(&self.new_messages)
-                .cloned()
-                .collect(),
-            tools: self.tools.clone(),
-        };
+                .cloned(),
+            self.tools.clone(),
+        );
         let cancel = &self.io.cancel;
-        let model = &self.session.model;
         let mut stream = tokio::select! {
             biased;
             () = cancel.cancelled() => return response,

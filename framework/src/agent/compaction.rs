@@ -70,12 +70,8 @@ pub async fn summarise(
 ) -> Result<Message, AgentError> {
     let mut messages = older.to_vec();
     messages.push(Message::user_text(SUMMARY_REQUEST));
-    let request = ModelRequest {
-        system: system.to_owned(),
-        messages,
-        // The older turns hold tool calls; APIs want the tools defined to read them.
-        tools: tools.to_vec(),
-    };
+    // The older turns hold tool calls; APIs want the tools defined to read them.
+    let request = ModelRequest::for_model(model, system.to_owned(), messages, tools.to_vec());
     let mut stream = model.stream(request).await?;
     let mut summary = String::new();
     while let Some(event) = stream.next().await {

@@ -26,6 +26,8 @@ pub struct AnthropicSettings {
     pub api_key: String,
     /// The model's context window, in tokens.
     pub context_window: Option<u64>,
+    /// Whether the model takes images.
+    pub images: bool,
     /// `max_tokens` for each request (the API requires one).
     pub max_output_tokens: u32,
     /// Timeouts and retries.
@@ -70,6 +72,10 @@ impl Model for AnthropicModel {
 
     fn context_window(&self) -> Option<u64> {
         self.settings.context_window
+    }
+
+    fn accepts_images(&self) -> bool {
+        self.settings.images
     }
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {

@@ -55,6 +55,9 @@ pub struct ProviderConfig {
     pub api: Option<ApiKind>,
     /// The context window of its models, in tokens (overrides the built-in table).
     pub context_window: Option<u64>,
+    /// Whether its models take images (default yes); with `false` each image is sent as a
+    /// short note instead.
+    pub images: Option<bool>,
     /// The most output tokens per response.
     pub max_output_tokens: Option<u32>,
 }
@@ -233,6 +236,7 @@ struct Endpoint {
     api_key: Option<String>,
     context_window: Option<u64>,
     max_output_tokens: Option<u32>,
+    images: bool,
 }
 
 impl<'a> ModelCatalog<'a> {
@@ -318,6 +322,7 @@ impl<'a> ModelCatalog<'a> {
             api_key,
             context_window: config.context_window.or(known.map(|k| k.0)),
             max_output_tokens: config.max_output_tokens,
+            images: config.images.unwrap_or(true),
         };
         self.client(spec, model, endpoint)
     }
@@ -336,6 +341,7 @@ impl<'a> ModelCatalog<'a> {
             api_key,
             context_window,
             max_output_tokens,
+            images,
         } = endpoint;
         Ok(match api {
             ApiKind::Anthropic => Arc::new(AnthropicModel::new(AnthropicSettings {
@@ -344,6 +350,7 @@ impl<'a> ModelCatalog<'a> {
                 base_url,
                 api_key: api_key.unwrap_or_default(),
                 context_window,
+                images,
                 max_output_tokens: max_output_tokens
                     .or(known_limits(model).map(|k| k.1))
                     .unwrap_or(8_192),
@@ -361,6 +368,7 @@ impl<'a> ModelCatalog<'a> {
                         OpenAiApi::ChatCompletions
                     },
                     context_window,
+                    images,
                     max_output_tokens,
                     http: self.http.clone(),
                 })?)
@@ -468,14 +476,18 @@ mod tests {
                 base_url: Some("http://127.0.0.1:9/v1".into()),
                 api_key_env: Some("WORK_KEY".into()),
                 context_window: Some(8_000),
+                images: Some(false),
                 ..ProviderConfig::default()
             },
         );
         let env = |name: &str| (name == "WORK_KEY").then(|| "k".to_owned());
         let catalog = catalog_with(&providers, &env);
-        assert_eq!(
-            catalog.open("work/any-model").unwrap().context_window(),
-            Some(8_000)
+        let model = catalog.open("work/any-model").unwrap();
+        assert_eq!(model.context_window(), Some(8_000));
+        assert!(!model.accepts_images());
+        assert!(
+            catalog.open("openai/gpt-4.1").is_err()
+                || catalog.open("ollama/m").unwrap().accepts_images()
         );
         let no_key = |_: &str| None;
         let catalog = catalog_with(&providers, &no_key);

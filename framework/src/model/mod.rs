@@ -61,6 +61,34 @@ impl Message {
             content: vec![ContentBlock::Text { text: text.into() }],
         }
     }
+
+    /// The message for a model that takes no images: each image (in the user's content or a
+    /// tool result) becomes a short note saying one was left out.
+    pub fn with_images_as_notes(self) -> Self {
+        let note = |block: ContentBlock| match block {
+            ContentBlock::Image { mime_type, .. } => ContentBlock::Text {
+                text: format!(
+                    "[an image ({mime_type}) was left out: this model does not take images]"
+                ),
+            },
+            other => other,
+        };
+        match self {
+            Message::User { content } => Message::User {
+                content: content.into_iter().map(note).collect(),
+            },
+            Message::ToolResults { results } => Message::ToolResults {
+                results: results
+                    .into_iter()
+                    .map(|result| ToolResult {
+                        content: result.content.into_iter().map(note).collect(),
+                        ..result
+                    })
+                    .collect(),
+            },
+            assistant @ Message::Assistant { .. } => assistant,
+        }
+    }
 }
 
 /// A part of an assistant message.
@@ -141,6 +169,27 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     /// The tools the model may call.
     pub tools: Vec<ToolDefinition>,
+}
+
+impl ModelRequest {
+    /// A request for `model`: for one that takes no images, each image becomes a note.
+    pub fn for_model(
+        model: &dyn Model,
+        system: String,
+        messages: impl IntoIterator<Item = Message>,
+        tools: Vec<ToolDefinition>,
+    ) -> Self {
+        let messages = messages.into_iter();
+        Self {
+            system,
+            messages: if model.accepts_images() {
+                messages.collect()
+            } else {
+                messages.map(Message::with_images_as_notes).collect()
+            },
+            tools,
+        }
+    }
 }
 
 /// A tool call's arguments, read once, where the model client assembles the call.
@@ -300,6 +349,11 @@ pub trait Model: Send + Sync {
     /// before a request that would not fit.
     fn context_window(&self) -> Option<u64> {
         None
+    }
+    /// Whether the model takes images (in the user's messages and in tool results). When it
+    /// does not, the agent sends it a short note in each image's place. Yes by default.
+    fn accepts_images(&self) -> bool {
+        true
     }
     /// Starts a response. The stream ends after [`ModelEvent::Finished`] or an error.
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError>;

@@ -35,6 +35,8 @@ pub struct OpenAiSettings {
     pub api: OpenAiApi,
     /// The model's context window, in tokens.
     pub context_window: Option<u64>,
+    /// Whether the model takes images.
+    pub images: bool,
     /// The most output tokens to ask for (the server's default when `None`).
     pub max_output_tokens: Option<u32>,
     /// Timeouts and retries.
@@ -76,6 +78,10 @@ impl Model for OpenAiModel {
 
     fn context_window(&self) -> Option<u64> {
         self.settings.context_window
+    }
+
+    fn accepts_images(&self) -> bool {
+        self.settings.images
     }
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {

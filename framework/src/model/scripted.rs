@@ -40,6 +40,17 @@ pub struct Script {
     /// The context window the model claims, in tokens (none by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_window: Option<u64>,
+    /// Whether the model claims to take images (yes by default).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub images: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 /// One scripted model response.
@@ -156,6 +167,7 @@ pub struct ScriptedModel {
     responses: Mutex<VecDeque<ScriptedResponse>>,
     requests: Mutex<Vec<ModelRequest>>,
     context_window: Option<u64>,
+    text_only: bool,
 }
 
 impl ScriptedModel {
@@ -165,12 +177,19 @@ impl ScriptedModel {
             responses: Mutex::new(responses.into_iter().collect()),
             requests: Mutex::default(),
             context_window: None,
+            text_only: false,
         }
     }
 
     /// Claims a context window (so the agent compacts history to fit it).
     pub fn with_context_window(mut self, tokens: u64) -> Self {
         self.context_window = Some(tokens);
+        self
+    }
+
+    /// Claims to take no images (so the agent sends notes in their place).
+    pub fn without_images(mut self) -> Self {
+        self.text_only = true;
         self
     }
 
@@ -181,11 +200,10 @@ impl ScriptedModel {
         })?;
         let script: Script = serde_json::from_str(&text)
             .map_err(|e| ModelError::Script(format!("invalid script {}: {e}", path.display())))?;
-        let model = Self::new(script.responses);
-        Ok(match script.context_window {
-            Some(window) => model.with_context_window(window),
-            None => model,
-        })
+        let mut model = Self::new(script.responses);
+        model.context_window = script.context_window;
+        model.text_only = !script.images;
+        Ok(model)
     }
 
     /// Adds responses after those still to be played (a test that learns what to answer only
@@ -208,6 +226,10 @@ impl Model for ScriptedModel {
 
     fn context_window(&self) -> Option<u64> {
         self.context_window
+    }
+
+    fn accepts_images(&self) -> bool {
+        !self.text_only
     }
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {

@@ -31,6 +31,7 @@ fn openai(server: &MockModelServer, api: OpenAiApi) -> OpenAiModel {
         api_key: Some("sk-test".into()),
         api,
         context_window: None,
+        images: true,
         max_output_tokens: None,
         http: http(5000),
     })
@@ -44,6 +45,7 @@ fn anthropic_with(server: &MockModelServer, http: HttpOptions) -> AnthropicModel
         base_url: server.url(),
         api_key: "ak-test".into(),
         context_window: None,
+        images: true,
         max_output_tokens: 1024,
         http,
     })

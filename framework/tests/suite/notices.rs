@@ -1,4 +1,5 @@
-//! Notices for the model, the session's temporary folder, and tool aliases, through whole chats.
+//! What reaches the model besides tool results — notices, images or notes in their place — and
+//! the session's temporary folder and tool aliases, through whole chats.
 
 use super::support::*;
 use agentry::model::scripted::ScriptedResponse;
@@ -165,4 +166,83 @@ async fn a_tool_answers_to_its_aliases_which_are_never_offered() {
         final_update(&events, "old").status,
         Some(agentry::event::ToolCallStatus::Completed)
     );
+}
+
+/// A tool whose result holds an image.
+struct Shot;
+
+impl agentry::tool::Tool for Shot {
+    type Input = Nothing;
+    type Output = agentry::tool::ToolOutput;
+
+    fn name(&self) -> &str {
+        "Shot"
+    }
+    fn description(&self) -> String {
+        "Takes a picture.".to_owned()
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+    async fn call(
+        &self,
+        _: Nothing,
+        _: agentry::tool::ToolContext,
+    ) -> Result<agentry::tool::ToolOutput, ToolError> {
+        Ok(agentry::tool::ToolOutput {
+            content: vec![
+                agentry::tool::ToolContent::text("a picture"),
+                agentry::tool::ToolContent::Content {
+                    content: ContentBlock::Image {
+                        data: "iVBORw0KGgo=".into(),
+                        mime_type: "image/png".into(),
+                    },
+                },
+            ],
+            ..Default::default()
+        })
+    }
+}
+
+/// The blocks of the tool results the model got in its second request.
+fn second_results(h: &Harness) -> Vec<ContentBlock> {
+    match h.model.requests()[1].messages.last() {
+        Some(Message::ToolResults { results }) => results[0].content.clone(),
+        other => panic!("not tool results: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn images_reach_a_model_that_takes_them_and_a_note_replaces_them_for_one_that_does_not() {
+    let script = || {
+        [
+            response([call("s", "Shot", json!({}))]),
+            ScriptedResponse::text("seen"),
+        ]
+    };
+    let mut seeing = harness(script()).tool(erase(Shot)).build();
+    seeing.prompt("look").await.unwrap();
+    assert!(matches!(
+        second_results(&seeing).as_slice(),
+        [ContentBlock::Text { .. }, ContentBlock::Image { .. }]
+    ));
+
+    let mut blind = harness(script()).tool(erase(Shot)).text_only().build();
+    blind.prompt("look").await.unwrap();
+    assert_eq!(
+        second_results(&blind),
+        [
+            ContentBlock::Text {
+                text: "a picture".into()
+            },
+            ContentBlock::Text {
+                text: "[an image (image/png) was left out: this model does not take images]".into()
+            }
+        ]
+    );
+    // The history keeps the image, for a model that takes images later.
+    assert!(blind.session.history().iter().any(|message| matches!(
+        message,
+        Message::ToolResults { results } if results[0].content.iter().any(|b| matches!(b, ContentBlock::Image { .. }))
+    )));
 }

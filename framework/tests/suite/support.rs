@@ -166,6 +166,7 @@ pub struct HarnessBuilder {
     config: AgentConfig,
     extra_tools: Vec<Arc<dyn DynTool>>,
     store: Option<Arc<dyn agentry::session::SessionStore>>,
+    text_only: bool,
 }
 
 impl HarnessBuilder {
@@ -189,13 +190,23 @@ impl HarnessBuilder {
         self.store = Some(store);
         self
     }
+    /// A model that takes no images.
+    pub fn text_only(mut self) -> Self {
+        self.text_only = true;
+        self
+    }
     pub fn build(self) -> Harness {
         let log = Log::default();
         let mut provider = SimpleProvider::new("probes", "Test tools.");
         for tool in probes(&log).into_iter().chain(self.extra_tools) {
             provider = provider.with_dyn_tool(tool);
         }
-        let model = Arc::new(ScriptedModel::new(self.responses));
+        let model = ScriptedModel::new(self.responses);
+        let model = Arc::new(if self.text_only {
+            model.without_images()
+        } else {
+            model
+        });
         let mut builder = Agent::builder()
             .model(model.clone())
             .provider(provider)
@@ -237,6 +248,7 @@ pub fn harness(responses: impl IntoIterator<Item = ScriptedResponse>) -> Harness
         config: AgentConfig::default(),
         extra_tools: Vec::new(),
         store: None,
+        text_only: false,
     }
 }
 

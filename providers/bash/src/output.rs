@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 /// Bytes kept from each end: comfortably more than half the model's share, in any encoding.
 const KEEP_BYTES: usize = 128 * 1024;
+/// The most a saved output file holds (a runaway command must not fill the disk).
+const MAX_SAVED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A bounded record of a stream of output.
 #[derive(Debug, Default)]
@@ -170,11 +172,15 @@ impl Captured {
     }
 }
 
-/// A command's whole output, cleaned as the model reads it, written to a file as it arrives.
+/// A command's whole output, cleaned as the model reads it, written to a file as it arrives (up
+/// to [`MAX_SAVED_BYTES`], then a line saying the rest was not saved).
 #[derive(Debug)]
 pub(crate) struct OutputFile {
     writer: BufWriter<File>,
     cleaner: TerminalText,
+    written: u64,
+    /// Whether the bound was reached (and said so in the file).
+    full: bool,
 }
 
 impl OutputFile {
@@ -183,13 +189,39 @@ impl OutputFile {
         Ok(Self {
             writer: BufWriter::new(File::create(path)?),
             cleaner: TerminalText::default(),
+            written: 0,
+            full: false,
         })
     }
 
     /// Writes more output; `false` if writing failed.
     pub fn write(&mut self, bytes: &[u8]) -> bool {
+        if self.full {
+            return true;
+        }
         let text = self.cleaner.clean(bytes);
-        self.writer.write_all(text.as_bytes()).is_ok()
+        let room = usize::try_from(MAX_SAVED_BYTES - self.written).unwrap_or(usize::MAX);
+        let kept = if text.len() <= room {
+            text.as_str()
+        } else {
+            let mut cut = room;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            &text[..cut]
+        };
+        self.written += kept.len() as u64;
+        let mut written = self.writer.write_all(kept.as_bytes()).is_ok();
+        if kept.len() < text.len() {
+            self.full = true;
+            written &= writeln!(
+                self.writer,
+                "\n[… the output went on; only its first {} MiB were saved …]",
+                MAX_SAVED_BYTES / (1024 * 1024)
+            )
+            .is_ok();
+        }
+        written
     }
 
     /// Makes what was written readable; `false` if that failed.
@@ -250,6 +282,23 @@ mod tests {
             shown.contains(&format!("the whole output is in {}", path.display())),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn a_saved_output_stops_at_its_bound_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let mut file = OutputFile::create(&path).unwrap();
+        let block = vec![b'y'; 1 << 20];
+        for _ in 0..70 {
+            assert!(file.write(&block));
+        }
+        assert!(file.flush());
+        let saved = std::fs::read(&path).unwrap();
+        let note =
+            b"\n[\xe2\x80\xa6 the output went on; only its first 64 MiB were saved \xe2\x80\xa6]\n";
+        assert_eq!(saved.len() as u64, MAX_SAVED_BYTES + note.len() as u64);
+        assert!(saved.ends_with(note));
     }
 
     #[test]
