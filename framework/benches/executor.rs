@@ -59,6 +59,7 @@ fn executor_overhead(c: &mut Criterion) {
         }),
         permissions: Arc::new(RejectWhenAsked),
         cancel: Default::default(),
+        extensions: Default::default(),
     };
     let request = ToolCallRequest {
         id: "c".into(),

@@ -23,6 +23,7 @@ use crate::prompt::DEFAULT_BASE_PROMPT;
 use crate::provider::{Provider, RegistryError, ToolRegistry};
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
 use crate::session_servers::SessionServers;
+use crate::subagent::Fork;
 use crate::sync::lock;
 use crate::tool::{ClientServices, SessionState};
 use serde_json::Value;
@@ -40,6 +41,9 @@ pub struct AgentConfig {
     pub max_chat_requests: u32,
     /// How many times the model may correct an answer that does not satisfy the output schema.
     pub output_schema_retries: u32,
+    /// How deep sub-agents may nest (a sub-agent of the main loop is 1 deep); a deeper fork
+    /// fails as a tool error.
+    pub max_fork_depth: u32,
 }
 
 impl Default for AgentConfig {
@@ -48,6 +52,7 @@ impl Default for AgentConfig {
             base_prompt: DEFAULT_BASE_PROMPT.to_owned(),
             max_chat_requests: 100,
             output_schema_retries: 2,
+            max_fork_depth: 2,
         }
     }
 }
@@ -226,6 +231,11 @@ impl Agent {
         AgentBuilder::default()
     }
 
+    /// The agent's configuration.
+    pub fn config(&self) -> &AgentConfig {
+        &self.inner.config
+    }
+
     /// The agent's tool registry.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         self.inner.executor.registry()
@@ -323,6 +333,7 @@ impl Agent {
             remembered: Arc::new(Mutex::new(remembered)),
             state: SessionState::default(),
             history,
+            fork: None,
         }
     }
 }
@@ -339,9 +350,34 @@ pub struct Session {
     remembered: Arc<Mutex<RememberedAnswers>>,
     state: SessionState,
     history: Vec<Message>,
+    /// Set for a sub-agent's session: where it sits, its system prompt and limits.
+    fork: Option<Fork>,
 }
 
 impl Session {
+    /// A sub-agent's session: the calling session's options, these tools and model, its own
+    /// history and state; never stored on its own (its events are the calling chat's).
+    pub(crate) fn forked(
+        agent: &Agent,
+        options: SessionOptions,
+        registry: Arc<ToolRegistry>,
+        model: Arc<dyn Model>,
+        remembered: Arc<Mutex<RememberedAnswers>>,
+        fork: Fork,
+    ) -> Session {
+        Session {
+            agent: agent.clone(),
+            executor: Executor::new(registry),
+            model,
+            id: SessionId::generate(),
+            options,
+            remembered,
+            state: SessionState::default(),
+            history: Vec::new(),
+            fork: Some(fork),
+        }
+    }
+
     /// The session's id.
     pub fn id(&self) -> &SessionId {
         &self.id

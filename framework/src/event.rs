@@ -61,6 +61,10 @@ pub enum AgentEvent {
         status: TurnStatus,
         /// The fork tool call whose sub-agent this turn belongs to; `None` for the root agent.
         parent_fork_tool_call_id: Option<ToolCallId>,
+        /// The loop the turn belongs to: [`ROOT_LOOP`](crate::subagent::ROOT_LOOP) for the
+        /// chat's main loop, the sub-agent's own for a sub-agent's.
+        #[serde(default = "root_loop")]
+        loop_id: String,
     },
     /// The user's message (the content of a user turn).
     UserMessage {
@@ -122,6 +126,9 @@ pub enum AgentEvent {
         status: TurnStatus,
         /// As in `TurnStarted`.
         parent_fork_tool_call_id: Option<ToolCallId>,
+        /// As in `TurnStarted`.
+        #[serde(default = "root_loop")]
+        loop_id: String,
     },
     /// The chat ended with a stop reason.
     ChatEnded(ChatSummary),
@@ -132,6 +139,11 @@ pub enum AgentEvent {
         /// What went wrong.
         message: String,
     },
+}
+
+/// The loop of turns recorded before loops had ids.
+fn root_loop() -> String {
+    crate::subagent::ROOT_LOOP.to_owned()
 }
 
 /// How a chat ended, with what headless callers need.
@@ -440,12 +452,19 @@ mod tests {
             turn_id: "t".into(),
             role: Role::Assistant,
             status: TurnStatus::Paused,
-            parent_fork_tool_call_id: None,
+            parent_fork_tool_call_id: Some("fork_1".into()),
+            loop_id: "loop_fork_1".into(),
         };
-        assert_eq!(
-            serde_json::to_value(&end).unwrap(),
-            json!({"type": "turn_ended", "turn_id": "t", "role": "assistant", "status": "paused", "parent_fork_tool_call_id": null})
-        );
+        let json = json!({"type": "turn_ended", "turn_id": "t", "role": "assistant", "status": "paused",
+                          "parent_fork_tool_call_id": "fork_1", "loop_id": "loop_fork_1"});
+        assert_eq!(serde_json::to_value(&end).unwrap(), json);
+        // Transcripts stored before loops had ids read as the main loop's.
+        let stored = json!({"type": "turn_ended", "turn_id": "t", "role": "user", "status": "completed",
+                            "parent_fork_tool_call_id": null});
+        assert!(matches!(
+            serde_json::from_value::<AgentEvent>(stored).unwrap(),
+            AgentEvent::TurnEnded { loop_id, .. } if loop_id == "root"
+        ));
     }
 
     #[test]

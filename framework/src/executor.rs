@@ -28,8 +28,8 @@ use crate::permission::{
 use crate::provider::{InputProblem, RegisteredTool, ToolRegistry};
 use crate::sync::{lock, panic_message};
 use crate::tool::{
-    ClientServices, PreparedCall, ProgressSink, SessionState, ToolCallLocation, ToolContent,
-    ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
+    ClientServices, Extensions, PreparedCall, ProgressSink, SessionState, ToolCallLocation,
+    ToolContent, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
@@ -179,6 +179,8 @@ pub struct CallScope {
     pub permissions: Arc<dyn PermissionHandler>,
     /// The turn's cancellation.
     pub cancel: CancellationToken,
+    /// Services offered to the calls (the chat's sub-agent runner).
+    pub extensions: Extensions,
 }
 
 /// A status change that the tool-call lifecycle does not allow.
@@ -397,6 +399,7 @@ impl Executor {
             progress: progress_sink(Arc::clone(&tracker), scope.events.clone()),
             client: scope.client.clone(),
             state: scope.state.clone(),
+            extensions: scope.extensions.clone(),
         };
         let outcome = run_cancellable(prepared, ctx, &scope.cancel).await;
         let mut tracker = lock(&tracker);

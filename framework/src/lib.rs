@@ -54,6 +54,7 @@ pub mod provider;
 pub mod schema;
 pub mod session;
 pub mod session_servers;
+pub mod subagent;
 #[cfg(feature = "templates")]
 pub mod templates;
 pub mod testing;

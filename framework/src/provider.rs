@@ -94,6 +94,8 @@ pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<RegisteredTool>>,
     /// Other names tools accept, each with the tool's own name.
     aliases: BTreeMap<String, String>,
+    /// When set, the only tools kept (a sub-agent's).
+    only: Option<Vec<String>>,
     providers: Vec<ProviderEntry>,
 }
 
@@ -168,6 +170,28 @@ impl ToolRegistry {
         Ok(())
     }
 
+    /// The registry with only the tools named in `names` (also when its providers' tools are
+    /// read again).
+    pub fn only(&self, names: &[String]) -> ToolRegistry {
+        let mut narrowed = self.clone();
+        narrowed.only = Some(names.to_vec());
+        narrowed.narrow();
+        narrowed
+    }
+
+    /// Leaves out what `only` does not name.
+    fn narrow(&mut self) {
+        let Some(names) = &self.only else {
+            return;
+        };
+        let keep = |name: &str| names.iter().any(|kept| kept == name);
+        self.tools.retain(|name, _| keep(name));
+        self.aliases.retain(|_, name| keep(name));
+        for entry in &mut self.providers {
+            entry.info.tools.retain(|name| keep(name));
+        }
+    }
+
     /// The tool of that name, or else the tool that accepts it as an alias.
     pub fn get(&self, name: &str) -> Option<Arc<RegisteredTool>> {
         self.tools
@@ -206,6 +230,8 @@ impl ToolRegistry {
                 );
             }
         }
+        fresh.only = self.only.clone();
+        fresh.narrow();
         Some(fresh)
     }
 

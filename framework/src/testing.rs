@@ -99,6 +99,7 @@ impl ToolHarness {
                 events: Arc::new(Collect(events.clone())),
                 permissions: Arc::new(RejectWhenAsked),
                 cancel: CancellationToken::new(),
+                extensions: Default::default(),
             },
             events,
             calls: AtomicU64::new(0),

@@ -8,7 +8,8 @@ use crate::ids::{SessionId, ToolCallId};
 use crate::provider::Provider;
 use crate::sync::{lock, panic_message};
 use crate::tool::{
-    ClientServices, DynTool, PreparedCall, ProgressSink, SessionState, ToolContext, ToolError,
+    ClientServices, DynTool, Extensions, PreparedCall, ProgressSink, SessionState, ToolContext,
+    ToolError,
 };
 use crate::wire::{CallEnd, CallRequest, Description, PrepareRequest, Prepared, ToolDescription};
 use futures::FutureExt;
@@ -313,6 +314,7 @@ extern "C" fn start(
         }),
         client: ClientServices::default(),
         state,
+        extensions: Extensions::default(),
     };
     let mut work = Box::pin(async move {
         let end = run(prepared, ctx).await;

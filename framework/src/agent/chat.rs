@@ -5,14 +5,16 @@ use super::{ChatIo, ChatOptions, Session};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
 use crate::executor::{CallScope, Executor, PendingCall};
-use crate::ids::TurnId;
+use crate::ids::{ToolCallId, TurnId};
 use crate::model::{
     AssistantContent, ContentBlock, FinishReason, Message, ModelError, ModelEvent, ModelRequest,
     ToolDefinition,
 };
 use crate::prompt::{SystemPromptParts, build_system_prompt};
 use crate::session::{ChatRecord, Transcript};
+use crate::subagent::{ROOT_LOOP, SubAgents};
 use crate::sync::lock;
+use crate::tool::Extensions;
 use futures::StreamExt;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -148,13 +150,28 @@ impl Chat<'_> {
         self.recorder.emit(event);
     }
 
+    /// The call whose sub-agent this chat is, if it is one.
+    fn parent_fork_tool_call_id(&self) -> Option<ToolCallId> {
+        let fork = self.session.fork.as_ref()?;
+        Some(fork.origin.parent_tool_call_id.clone())
+    }
+
+    /// The id of this chat's loop.
+    fn loop_id(&self) -> String {
+        self.session
+            .fork
+            .as_ref()
+            .map_or_else(|| ROOT_LOOP.to_owned(), |fork| fork.origin.loop_id.clone())
+    }
+
     fn user_turn(&mut self, content: Vec<ContentBlock>) {
         let turn_id = TurnId::generate();
         self.emit(AgentEvent::TurnStarted {
             turn_id: turn_id.clone(),
             role: Role::User,
             status: TurnStatus::Completed,
-            parent_fork_tool_call_id: None,
+            parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
+            loop_id: self.loop_id(),
         });
         self.emit(AgentEvent::UserMessage {
             turn_id: turn_id.clone(),
@@ -164,13 +181,25 @@ impl Chat<'_> {
             turn_id,
             role: Role::User,
             status: TurnStatus::Completed,
-            parent_fork_tool_call_id: None,
+            parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
+            loop_id: self.loop_id(),
         });
         self.new_messages.push(Message::User { content });
     }
 
     fn scope(&self, turn_id: &TurnId) -> CallScope {
         let session = &self.session;
+        let mut extensions = Extensions::default();
+        extensions.insert(Arc::new(SubAgents {
+            agent: session.agent.clone(),
+            options: session.options.clone(),
+            model: session.model.clone(),
+            registry: session.executor.registry().clone(),
+            remembered: session.remembered.clone(),
+            events: self.recorder.clone(),
+            permissions: self.io.permissions.clone(),
+            depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
+        }));
         CallScope {
             session_id: session.id.clone(),
             turn_id: turn_id.clone(),
@@ -183,6 +212,7 @@ impl Chat<'_> {
             events: self.recorder.clone(),
             permissions: self.io.permissions.clone(),
             cancel: self.io.cancel.clone(),
+            extensions,
         }
     }
 
@@ -203,7 +233,12 @@ impl Chat<'_> {
         content: Vec<ContentBlock>,
     ) -> Result<(StopReason, Value), AgentError> {
         self.user_turn(content);
-        let max_requests = self.session.agent.inner.config.max_chat_requests;
+        let max_requests = self
+            .session
+            .fork
+            .as_ref()
+            .and_then(|fork| fork.max_requests)
+            .unwrap_or(self.session.agent.inner.config.max_chat_requests);
         loop {
             if self.io.cancel.is_cancelled() {
                 return Ok((StopReason::Cancelled, self.last_answer()));
@@ -223,7 +258,8 @@ impl Chat<'_> {
                 turn_id: turn_id.clone(),
                 role: Role::Assistant,
                 status: TurnStatus::Streaming,
-                parent_fork_tool_call_id: None,
+                parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
+                loop_id: self.loop_id(),
             });
             let scope = self.scope(&turn_id);
             let response = self.stream_response(&scope).await;
@@ -367,7 +403,8 @@ impl Chat<'_> {
             turn_id,
             role: Role::Assistant,
             status,
-            parent_fork_tool_call_id: None,
+            parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
+            loop_id: self.loop_id(),
         });
     }
 
@@ -555,7 +592,13 @@ impl Chat<'_> {
     ) -> Result<(), AgentError> {
         let events = std::mem::take(&mut *lock(&self.recorder.transcript)).into_events();
         let messages = std::mem::take(&mut self.new_messages);
-        if let Some(store) = self.session.agent.store() {
+        // A sub-agent's chat is recorded in the calling chat's transcript, not on its own.
+        let store = self
+            .session
+            .agent
+            .store()
+            .filter(|_| self.session.fork.is_none());
+        if let Some(store) = store {
             store.append_chat(
                 &self.session.id,
                 &ChatRecord {
@@ -592,8 +635,12 @@ fn system_prompt(
     tools: &[ToolDefinition],
     output_schema: Option<&Value>,
 ) -> String {
+    let base = match &session.fork {
+        Some(fork) => &fork.system_prompt,
+        None => &session.agent.inner.config.base_prompt,
+    };
     let mut system = build_system_prompt(&SystemPromptParts {
-        base: &session.agent.inner.config.base_prompt,
+        base,
         session_instructions: session.options.instructions.as_deref(),
         tools,
         cwd: &session.options.cwd,

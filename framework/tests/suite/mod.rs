@@ -8,4 +8,5 @@ mod permissions;
 mod plugins;
 mod sessions;
 mod stop_reasons;
+mod subagents;
 mod support;

@@ -268,6 +268,35 @@ impl std::fmt::Debug for SessionState {
     }
 }
 
+/// Services the host offers tools for one call, one value per type (the framework's sub-agent
+/// runner, say): a tool that knows the type asks for it; others never see it. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Extensions {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl Extensions {
+    /// Offers `value` (replacing an earlier value of its type).
+    pub fn insert<T: Any + Send + Sync>(&mut self, value: Arc<T>) {
+        self.values.insert(TypeId::of::<T>(), value);
+    }
+
+    /// The value of type `T`, if the host offers one.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|value| Arc::clone(value).downcast::<T>().ok())
+    }
+}
+
+impl std::fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Extensions")
+            .field("values", &self.values.len())
+            .finish()
+    }
+}
+
 /// What a tool gets for one call.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -287,6 +316,8 @@ pub struct ToolContext {
     pub client: ClientServices,
     /// State the session keeps for providers.
     pub state: SessionState,
+    /// Services the host offers for this call.
+    pub extensions: Extensions,
 }
 
 impl ToolContext {
@@ -302,6 +333,7 @@ impl ToolContext {
             progress: ProgressSink::discard(),
             client: ClientServices::default(),
             state: SessionState::default(),
+            extensions: Extensions::default(),
         }
     }
 

@@ -10,7 +10,7 @@ pub use content::{
     ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput, image_mime_type,
 };
 pub use context::{
-    ClientFiles, ClientServices, ClientTerminals, Notices, ProgressSink, SessionState,
+    ClientFiles, ClientServices, ClientTerminals, Extensions, Notices, ProgressSink, SessionState,
     TerminalCommand, TerminalExit, ToolContext, ToolProgress,
 };
 pub use from_fn::{FnTool, tool_fn};

@@ -1,0 +1,267 @@
+//! Sub-agents: a tool call that runs a nested agent loop — its own history, system prompt, tools
+//! and model — inside the chat that made the call (the `fork` provider's `Agent` tool).
+//!
+//! The chat offers every tool call a [`SubAgents`] runner in its
+//! [`Extensions`](crate::tool::Extensions). A sub-agent's events flow into the chat's one event
+//! stream (and its transcript, so they are stored with the session): its turns carry
+//! `parent_fork_tool_call_id` (the call that started it) and their own `loop_id` (the root loop's
+//! is [`ROOT_LOOP`]); a sub-agent's own sub-agents chain the same way. It asks its permission
+//! questions through the chat's handler, stops when the chat is cancelled, and may not nest
+//! deeper than [`AgentConfig::max_fork_depth`](crate::agent::AgentConfig::max_fork_depth).
+//!
+//! ```
+//! use agentry::subagent::{SubAgentSpec, SubAgents};
+//! use agentry::tool::{ToolContext, ToolError};
+//!
+//! async fn delegate(ctx: &ToolContext, task: String) -> Result<String, ToolError> {
+//!     let runner = SubAgents::of(ctx)
+//!         .ok_or_else(|| ToolError::failed("sub-agents are not available here"))?;
+//!     let spec = SubAgentSpec::new("You review code. Answer briefly.");
+//!     let outcome = runner.run(ctx, spec, task).await?;
+//!     Ok(outcome.answer)
+//! }
+//! ```
+
+use crate::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
+use crate::event::{AgentEvent, EventSink, StopReason, Usage};
+use crate::ids::ToolCallId;
+use crate::model::{ContentBlock, Model};
+use crate::permission::{PermissionHandler, PermissionMode, RememberedAnswers};
+use crate::provider::ToolRegistry;
+use crate::tool::ToolContext;
+use std::sync::{Arc, Mutex};
+
+/// The `loop_id` of a chat's main loop.
+pub const ROOT_LOOP: &str = "root";
+
+/// Where a sub-agent's loop sits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForkOrigin {
+    /// The tool call that started it.
+    pub parent_tool_call_id: ToolCallId,
+    /// Its loop's id.
+    pub loop_id: String,
+    /// How deep it is (1 for a sub-agent of the main loop).
+    pub depth: u32,
+}
+
+/// What a sub-agent is.
+#[derive(Clone)]
+pub struct SubAgentSpec {
+    /// Its system prompt (in place of the agent's base prompt).
+    pub system_prompt: String,
+    /// The tools it may call, by name; `None` for all of the calling loop's.
+    pub tools: Option<Vec<String>>,
+    /// Its model; `None` for the calling loop's.
+    pub model: Option<Arc<dyn Model>>,
+    /// The most model requests it may make; `None` for the agent's limit.
+    pub max_requests: Option<u32>,
+    /// Its permission mode; `None` for the calling loop's.
+    pub permission_mode: Option<PermissionMode>,
+}
+
+impl SubAgentSpec {
+    /// A sub-agent with this system prompt and everything else inherited.
+    pub fn new(system_prompt: impl Into<String>) -> Self {
+        Self {
+            system_prompt: system_prompt.into(),
+            tools: None,
+            model: None,
+            max_requests: None,
+            permission_mode: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for SubAgentSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SubAgentSpec")
+            .field("tools", &self.tools)
+            .field("model", &self.model.as_ref().map(|m| m.name()))
+            .field("max_requests", &self.max_requests)
+            .field("permission_mode", &self.permission_mode)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a sub-agent's run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubAgentOutcome {
+    /// Its final answer.
+    pub answer: String,
+    /// Why it stopped.
+    pub stop_reason: StopReason,
+    /// The tokens it used.
+    pub usage: Usage,
+    /// How many model requests it made.
+    pub model_requests: u32,
+    /// Its loop's id.
+    pub loop_id: String,
+}
+
+/// Why a sub-agent could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SubAgentError {
+    /// It would nest deeper than allowed.
+    #[error(
+        "sub-agents may nest {max} deep and this one would be {depth} deep: do the work here, or \
+         hand it to a sub-agent from a shallower level"
+    )]
+    TooDeep {
+        /// The depth it would have.
+        depth: u32,
+        /// The limit.
+        max: u32,
+    },
+    /// A tool it names does not exist.
+    #[error("the sub-agent names tools that do not exist: {0}")]
+    UnknownTools(String),
+    /// Its loop failed.
+    #[error("the sub-agent failed: {0}")]
+    Failed(#[from] crate::AgentError),
+}
+
+impl From<SubAgentError> for crate::tool::ToolError {
+    /// A sub-agent that could not run fails its call, with the reason for the model.
+    fn from(error: SubAgentError) -> Self {
+        crate::tool::ToolError::failed(error.to_string())
+    }
+}
+
+/// Runs sub-agents for the tool calls of one chat. Found with [`SubAgents::of`].
+#[derive(Clone)]
+pub struct SubAgents {
+    pub(crate) agent: Agent,
+    pub(crate) options: SessionOptions,
+    pub(crate) model: Arc<dyn Model>,
+    pub(crate) registry: Arc<ToolRegistry>,
+    pub(crate) remembered: Arc<Mutex<RememberedAnswers>>,
+    pub(crate) events: Arc<dyn EventSink>,
+    pub(crate) permissions: Arc<dyn PermissionHandler>,
+    /// The depth of the loop whose calls this runner serves (0 for the main loop).
+    pub(crate) depth: u32,
+}
+
+impl SubAgents {
+    /// The runner the chat offers a tool call, if any.
+    pub fn of(ctx: &ToolContext) -> Option<Arc<SubAgents>> {
+        ctx.extensions.get::<SubAgents>()
+    }
+
+    /// How deep the calling loop is (0 for the main loop).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// How deep sub-agents may nest.
+    pub fn max_depth(&self) -> u32 {
+        self.agent.config().max_fork_depth
+    }
+
+    /// The tools the calling loop has, by name.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.registry
+            .names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Runs a sub-agent on `prompt` for the call `ctx` belongs to, and waits for its answer.
+    /// Cancelling the call cancels it.
+    pub async fn run(
+        &self,
+        ctx: &ToolContext,
+        spec: SubAgentSpec,
+        prompt: String,
+    ) -> Result<SubAgentOutcome, SubAgentError> {
+        let depth = self.depth + 1;
+        let max = self.max_depth();
+        if depth > max {
+            return Err(SubAgentError::TooDeep { depth, max });
+        }
+        let registry = match &spec.tools {
+            Some(names) => {
+                let unknown: Vec<&str> = names
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|name| self.registry.get(name).is_none())
+                    .collect();
+                if !unknown.is_empty() {
+                    return Err(SubAgentError::UnknownTools(unknown.join(", ")));
+                }
+                Arc::new(self.registry.only(names))
+            }
+            None => self.registry.clone(),
+        };
+        let origin = ForkOrigin {
+            parent_tool_call_id: ctx.tool_call_id.clone(),
+            loop_id: format!("loop_{}", ctx.tool_call_id),
+            depth,
+        };
+        let mut options = self.options.clone();
+        if let Some(mode) = spec.permission_mode {
+            options.policy.mode = mode;
+        }
+        let mut session = Session::forked(
+            &self.agent,
+            options,
+            registry,
+            spec.model.unwrap_or_else(|| self.model.clone()),
+            self.remembered.clone(),
+            Fork {
+                origin: origin.clone(),
+                system_prompt: spec.system_prompt,
+                max_requests: spec.max_requests,
+            },
+        );
+        let io = ChatIo {
+            events: Arc::new(ChatBoundariesDropped(self.events.clone())),
+            permissions: self.permissions.clone(),
+            cancel: ctx.cancel.child_token(),
+        };
+        let content = vec![ContentBlock::Text { text: prompt }];
+        let summary = session
+            .prompt(content, &ChatOptions::default(), &io)
+            .await?;
+        let answer = match summary.result {
+            serde_json::Value::String(text) => text,
+            other => other.to_string(),
+        };
+        Ok(SubAgentOutcome {
+            answer,
+            stop_reason: summary.stop_reason,
+            usage: summary.usage,
+            model_requests: summary.model_requests,
+            loop_id: origin.loop_id,
+        })
+    }
+}
+
+/// What makes a session a sub-agent's.
+#[derive(Debug, Clone)]
+pub(crate) struct Fork {
+    /// Where it sits.
+    pub origin: ForkOrigin,
+    /// Its system prompt.
+    pub system_prompt: String,
+    /// Its request limit, if not the agent's.
+    pub max_requests: Option<u32>,
+}
+
+/// A sub-agent's events for the calling chat's stream: its chat boundaries are its own business
+/// (the chat that called it is still running).
+struct ChatBoundariesDropped(Arc<dyn EventSink>);
+
+impl EventSink for ChatBoundariesDropped {
+    fn emit(&self, event: AgentEvent) {
+        if !matches!(
+            event,
+            AgentEvent::ChatStarted { .. }
+                | AgentEvent::ChatEnded(_)
+                | AgentEvent::ChatFailed { .. }
+        ) {
+            self.0.emit(event);
+        }
+    }
+}
