@@ -45,6 +45,9 @@ pub async fn agent(
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
         agent_config.max_chat_requests = max;
     }
+    if let Some(depth) = config.max_fork_depth {
+        agent_config.max_fork_depth = depth;
+    }
     let plugins = crate::providers::plugin_paths(config, &args.plugin, project);
     let available = crate::providers::available(config, &plugins, project, start).await;
     available.check_named_plugins()?;

@@ -113,7 +113,7 @@ pub async fn available(
     project: &Path,
     start: ServerStart,
 ) -> Available {
-    let mut providers = linked();
+    let mut providers = linked(config, project);
     let mut failed_plugins = Vec::new();
     for plugin in plugins {
         match agentry::plugins::load(&plugin.path) {
@@ -255,8 +255,10 @@ async fn mcp_servers(config: &Config, _project: &Path, _start: ServerStart) -> M
     McpServers::default()
 }
 
-/// Every provider linked into this binary.
-pub fn linked() -> Vec<Arc<dyn Provider>> {
+/// Every provider linked into this binary, for `project`.
+pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
+    #[cfg(not(feature = "fork"))]
+    let _ = (config, project);
     vec![
         #[cfg(feature = "file-ops")]
         Arc::new(agentry_file_ops::FileOps::default()),
@@ -264,7 +266,31 @@ pub fn linked() -> Vec<Arc<dyn Provider>> {
         Arc::new(agentry_bash::Shell::default()),
         #[cfg(feature = "builtin")]
         Arc::new(agentry_builtin::Builtin),
+        #[cfg(feature = "fork")]
+        Arc::new(sub_agents(config, project)),
     ]
+}
+
+/// The sub-agents defined for the user and the project (unusable definitions are reported and
+/// left out); their `model`s open through the configuration, Claude Code's `sonnet`, `opus` and
+/// `haiku` as Anthropic's models.
+#[cfg(feature = "fork")]
+fn sub_agents(config: &Config, project: &Path) -> agentry_fork::Forks {
+    let user = dirs::config_dir().map(|dir| dir.join("agentry"));
+    let (forks, problems) = agentry_fork::Forks::load(project, user.as_deref());
+    for problem in problems {
+        eprintln!("agentry: sub-agent not loaded: {problem}");
+    }
+    let config = config.clone();
+    forks.with_models(Arc::new(move |name: &str| {
+        let spec = match name {
+            "sonnet" => "anthropic/claude-sonnet-4-5",
+            "opus" => "anthropic/claude-opus-4-1",
+            "haiku" => "anthropic/claude-haiku-4-5",
+            other => other,
+        };
+        config.open_model(Some(spec))
+    }))
 }
 
 /// What the configuration selects: the providers kept and the tools left out.

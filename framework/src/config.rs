@@ -56,6 +56,8 @@ pub struct Config {
     pub permission_mode: Option<String>,
     /// The most model requests per turn.
     pub max_turn_requests: Option<u32>,
+    /// How deep sub-agents may nest (2 by default).
+    pub max_fork_depth: Option<u32>,
     /// Where the session database lives.
     pub data_dir: Option<PathBuf>,
     /// Permission rules.

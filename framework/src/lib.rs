@@ -44,6 +44,8 @@ pub mod config;
 pub mod error;
 pub mod event;
 pub mod executor;
+#[cfg(feature = "templates")]
+pub mod front_matter;
 pub use agentry_plugin::ids;
 pub mod model;
 pub mod permission;

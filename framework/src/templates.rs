@@ -101,12 +101,8 @@ impl PromptTemplate {
             path: path.to_path_buf(),
             message,
         };
-        let (front, body) = split_front_matter(text);
-        let front: FrontMatter = match front {
-            Some(yaml) if !yaml.trim().is_empty() => serde_saphyr::from_str(yaml)
-                .map_err(|e| invalid(format!("invalid front matter: {e}")))?,
-            _ => FrontMatter::default(),
-        };
+        let (front, body): (FrontMatter, &str) = crate::front_matter::read(text)
+            .map_err(|e| invalid(format!("invalid front matter: {e}")))?;
         let name = match front.name {
             Some(name) => name,
             None => path
@@ -241,25 +237,6 @@ fn embedded(line: &str) -> Option<Embedded<'_>> {
     let (_, target) = rest.split_once("](")?;
     let path = target.strip_suffix(')')?;
     (!path.is_empty() && !path.contains(char::is_whitespace)).then_some(Embedded::Image(path))
-}
-
-/// Splits `---`-fenced front matter from the body.
-fn split_front_matter(text: &str) -> (Option<&str>, &str) {
-    let Some(after_open) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return (None, text);
-    };
-    let mut offset = 0;
-    for line in after_open.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            let body = &after_open[offset + line.len()..];
-            return (Some(&after_open[..offset]), body);
-        }
-        offset += line.len();
-    }
-    (None, text)
 }
 
 impl SlashCommand for PromptTemplate {

@@ -61,3 +61,75 @@ fn an_absolute_glob_pattern_finds_files() {
     assert!(found.contains("src/deep/lib.rs"), "{found}");
     assert!(!found.contains("README.md"), "{found}");
 }
+
+#[test]
+fn a_claude_code_sub_agent_definition_runs_as_a_tagged_nested_loop() {
+    let sb = sandbox();
+    sb.write(
+        "project/.claude/agents/finder.md",
+        "---\nname: file-finder\ndescription: Finds files.\ntools: Glob\n---\nYou find files.\n",
+    );
+    sb.write("project/src/main.rs", "fn main() {}\n");
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "fork_1",
+            "Agent",
+            json!({"description": "Find sources", "prompt": "Find the Rust files", "subagent_type": "file-finder"}),
+        )),
+        MockTurn::Reply(MockReply::tool_call(
+            "g",
+            "Glob",
+            json!({"pattern": "**/*.rs"}),
+        )),
+        MockTurn::Reply(MockReply::text("src/main.rs is the only one.")),
+        MockTurn::Reply(MockReply::text("There is one Rust file.")),
+    ]);
+    let out = run_openai(
+        &sb,
+        &server,
+        &["--output-format", "stream-json", "find the sources"],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let requests = server.requests();
+    let child_tools: Vec<&str> = requests[1].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(child_tools, ["Glob"]);
+    assert!(
+        requests[1].body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("You find files."),
+        "{}",
+        requests[1].body["messages"][0]
+    );
+    assert!(tool_result_in(&server, 3).contains("src/main.rs is the only one."));
+    let turns: Vec<(serde_json::Value, serde_json::Value)> = out
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|event| event["type"] == "turn_started")
+        .map(|event| {
+            (
+                event["parent_fork_tool_call_id"].clone(),
+                event["loop_id"].clone(),
+            )
+        })
+        .collect();
+    let root = (json!(null), json!("root"));
+    let child = (json!("fork_1"), json!("loop_fork_1"));
+    assert_eq!(
+        turns,
+        [
+            root.clone(),
+            root.clone(),
+            child.clone(),
+            child.clone(),
+            child,
+            root
+        ]
+    );
+}

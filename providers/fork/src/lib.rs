@@ -1,0 +1,90 @@
+//! # agentry-fork
+//!
+//! Sub-agents: the **Agent** tool hands a task to a sub-agent, which runs as a nested agent loop
+//! (the framework's [`SubAgents`](agentry::subagent::SubAgents)) with its own system prompt,
+//! tools and model, and answers once. Its turns join the session's event stream tagged with
+//! the Agent call's id (`parent_fork_tool_call_id`) and their own `loop_id`.
+//!
+//! Sub-agents are defined in Markdown files with YAML front matter, in the format Claude Code
+//! users already have, read from `~/.config/agentry/agents/`, the project's `.claude/agents/`
+//! and its `.agentry/agents/` (the later wins on a shared name). A general-purpose sub-agent
+//! always exists.
+//!
+//! ```
+//! use agentry::prelude::*;
+//! use agentry_fork::Forks;
+//!
+//! let (forks, problems) = Forks::load(std::path::Path::new("."), None);
+//! assert!(problems.is_empty());
+//! let builder = Agent::builder().provider(forks);
+//! # let _ = builder;
+//! ```
+
+mod agent_tool;
+mod definition;
+
+pub use agent_tool::{AgentInput, AgentTool};
+pub use definition::{DefinitionError, GENERAL_PURPOSE, SubAgentDefinition, folders, load};
+
+use agentry::model::{Model, ModelError};
+use agentry::provider::Provider;
+use agentry::tool::{DynTool, erase};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Opens the model a definition names (`PROVIDER/MODEL`, `sonnet`, …).
+pub type ModelOpener = Arc<dyn Fn(&str) -> Result<Arc<dyn Model>, ModelError> + Send + Sync>;
+
+/// The `fork` provider: the Agent tool over a set of sub-agent definitions.
+#[derive(Clone)]
+pub struct Forks {
+    definitions: Arc<Vec<SubAgentDefinition>>,
+    models: Option<ModelOpener>,
+}
+
+impl Forks {
+    /// The provider over these definitions (add the general-purpose one yourself, or use
+    /// [`Forks::load`]).
+    pub fn new(definitions: Vec<SubAgentDefinition>) -> Self {
+        Self {
+            definitions: Arc::new(definitions),
+            models: None,
+        }
+    }
+
+    /// The general-purpose sub-agent and those defined for `project` (and the user, when
+    /// `user_config` is their agentry configuration folder), with the files that could not be
+    /// used.
+    pub fn load(project: &Path, user_config: Option<&Path>) -> (Self, Vec<DefinitionError>) {
+        let (definitions, errors) = load(&folders(project, user_config));
+        (Self::new(definitions), errors)
+    }
+
+    /// Opens definitions' models with `open` (without it, every sub-agent uses the caller's).
+    pub fn with_models(mut self, open: ModelOpener) -> Self {
+        self.models = Some(open);
+        self
+    }
+
+    /// The sub-agents offered.
+    pub fn definitions(&self) -> &[SubAgentDefinition] {
+        &self.definitions
+    }
+}
+
+impl Provider for Forks {
+    fn name(&self) -> &str {
+        "fork"
+    }
+
+    fn description(&self) -> String {
+        "Sub-agents that work on a task in their own loop.".to_owned()
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn DynTool>> {
+        vec![erase(AgentTool::new(
+            self.definitions.clone(),
+            self.models.clone(),
+        ))]
+    }
+}
