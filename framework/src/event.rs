@@ -354,10 +354,15 @@ impl ToolCallUpdate {
     }
 }
 
-/// The latest state of every tool call seen in an event stream: a front-end feeds it the
-/// events and reads a call's title, tool name, kind and status with any update.
+/// The latest state of every tool call seen in an event stream, and which turns belong to
+/// sub-agents: a front-end feeds it the events and reads a call's title, tool name, kind and
+/// status with any update, and the fork call a sub-agent's turn (or call) belongs to.
 #[derive(Debug, Clone, Default)]
-pub struct ToolCallBook(HashMap<ToolCallId, ToolCallSnapshot>);
+pub struct ToolCallBook {
+    calls: HashMap<ToolCallId, ToolCallSnapshot>,
+    /// Sub-agents' turns, each with the call that started its sub-agent.
+    fork_turns: HashMap<TurnId, ToolCallId>,
+}
 
 impl ToolCallBook {
     /// An empty book.
@@ -369,13 +374,21 @@ impl ToolCallBook {
     /// (an update of a call never announced is ignored).
     pub fn apply(&mut self, event: &AgentEvent) -> Option<&ToolCallSnapshot> {
         match event {
+            AgentEvent::TurnStarted {
+                turn_id,
+                parent_fork_tool_call_id: Some(parent),
+                ..
+            } => {
+                self.fork_turns.insert(turn_id.clone(), parent.clone());
+                None
+            }
             AgentEvent::ToolCall(snapshot) => {
                 let id = snapshot.tool_call_id.clone();
-                self.0.insert(id.clone(), snapshot.clone());
-                self.0.get(&id)
+                self.calls.insert(id.clone(), snapshot.clone());
+                self.calls.get(&id)
             }
             AgentEvent::ToolCallUpdate(update) => {
-                let call = self.0.get_mut(&update.tool_call_id)?;
+                let call = self.calls.get_mut(&update.tool_call_id)?;
                 if let Some(status) = update.status {
                     call.status = status;
                 }
@@ -393,7 +406,18 @@ impl ToolCallBook {
 
     /// A call, as last seen.
     pub fn get(&self, id: &ToolCallId) -> Option<&ToolCallSnapshot> {
-        self.0.get(id)
+        self.calls.get(id)
+    }
+
+    /// The call whose sub-agent a turn belongs to (`None` for the main loop's turns). A
+    /// front-end folds that turn's text and calls under it.
+    pub fn fork_of_turn(&self, turn_id: &TurnId) -> Option<&ToolCallId> {
+        self.fork_turns.get(turn_id)
+    }
+
+    /// The call whose sub-agent made the call `id` (`None` for the main loop's calls).
+    pub fn fork_of_call(&self, id: &ToolCallId) -> Option<&ToolCallId> {
+        self.fork_of_turn(&self.calls.get(id)?.turn_id)
     }
 }
 
@@ -499,5 +523,42 @@ mod tests {
             .is_none()
         );
         assert_eq!(book.get(&"c1".into()).unwrap().status, Completed);
+    }
+
+    #[test]
+    fn the_book_knows_which_turns_and_calls_are_a_sub_agents() {
+        let mut book = ToolCallBook::new();
+        for (turn, parent) in [("root_turn", None), ("child_turn", Some("fork_1"))] {
+            book.apply(&AgentEvent::TurnStarted {
+                turn_id: turn.into(),
+                role: Role::Assistant,
+                status: TurnStatus::Streaming,
+                parent_fork_tool_call_id: parent.map(Into::into),
+                loop_id: parent.map_or("root".to_owned(), |p| format!("loop_{p}")),
+            });
+        }
+        for (call, turn) in [("fork_1", "root_turn"), ("inner", "child_turn")] {
+            book.apply(&AgentEvent::ToolCall(ToolCallSnapshot {
+                tool_call_id: call.into(),
+                turn_id: turn.into(),
+                tool_name: "T".into(),
+                title: "T".into(),
+                kind: ToolKind::Other,
+                status: Pending,
+                raw_input: json!({}),
+                locations: Vec::new(),
+            }));
+        }
+        assert_eq!(book.fork_of_turn(&"root_turn".into()), None);
+        assert_eq!(
+            book.fork_of_turn(&"child_turn".into())
+                .map(ToString::to_string),
+            Some("fork_1".to_owned())
+        );
+        assert_eq!(book.fork_of_call(&"fork_1".into()), None);
+        assert_eq!(
+            book.fork_of_call(&"inner".into()).map(ToString::to_string),
+            Some("fork_1".to_owned())
+        );
     }
 }

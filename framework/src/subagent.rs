@@ -119,12 +119,18 @@ pub enum SubAgentError {
     /// Its loop failed.
     #[error("the sub-agent failed: {0}")]
     Failed(#[from] crate::AgentError),
+    /// The call was cancelled, and the sub-agent with it.
+    #[error("the sub-agent was cancelled")]
+    Cancelled,
 }
 
 impl From<SubAgentError> for crate::tool::ToolError {
     /// A sub-agent that could not run fails its call, with the reason for the model.
     fn from(error: SubAgentError) -> Self {
-        crate::tool::ToolError::failed(error.to_string())
+        match error {
+            SubAgentError::Cancelled => crate::tool::ToolError::Cancelled,
+            other => crate::tool::ToolError::failed(other.to_string()),
+        }
     }
 }
 
@@ -224,6 +230,9 @@ impl SubAgents {
         let summary = session
             .prompt(content, &ChatOptions::default(), &io)
             .await?;
+        if summary.stop_reason == StopReason::Cancelled {
+            return Err(SubAgentError::Cancelled);
+        }
         let answer = match summary.result {
             serde_json::Value::String(text) => text,
             other => other.to_string(),

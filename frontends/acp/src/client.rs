@@ -5,13 +5,15 @@ use crate::convert::{permission_option, permission_subject, session_update};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema as acp;
-use agentry::event::{AgentEvent, EventSink};
+use agentry::event::{AgentEvent, EventSink, ToolCallBook};
 use agentry::permission::{
     PermissionHandler, PermissionOptionKind, PermissionOutcome, PermissionRequest,
 };
+use agentry::sync::lock;
 use agentry::tool::{ClientFiles, ClientTerminals, TerminalCommand, TerminalExit};
 use futures::future::BoxFuture;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 /// Sends a session's events to the client as `session/update` notifications, in order.
 pub struct ClientUpdates {
@@ -21,6 +23,8 @@ pub struct ClientUpdates {
     pub session_id: acp::SessionId,
     /// The model's context window, for `usage_update`.
     pub context_window: Option<u64>,
+    /// The turn's calls and sub-agents so far (shared with its [`ClientPermissions`]).
+    pub book: Arc<Mutex<ToolCallBook>>,
 }
 
 impl ClientUpdates {
@@ -31,6 +35,7 @@ impl ClientUpdates {
             connection,
             session_id,
             context_window: None,
+            book: Arc::default(),
         }
     }
 
@@ -48,7 +53,12 @@ impl EventSink for ClientUpdates {
         if let AgentEvent::Notice { message } = &event {
             tracing::info!(session = %self.session_id, "{message}");
         }
-        if let Some(update) = session_update(&event, self.context_window) {
+        let update = {
+            let mut book = lock(&self.book);
+            book.apply(&event);
+            session_update(&event, self.context_window, &book)
+        };
+        if let Some(update) = update {
             self.send(update);
         }
     }
@@ -60,6 +70,9 @@ pub struct ClientPermissions {
     pub connection: ConnectionTo<Client>,
     /// The session asking.
     pub session_id: acp::SessionId,
+    /// The turn's calls and sub-agents (its [`ClientUpdates`]' book), to say which sub-agent
+    /// asks.
+    pub book: Arc<Mutex<ToolCallBook>>,
 }
 
 #[async_trait::async_trait]
@@ -67,7 +80,7 @@ impl PermissionHandler for ClientPermissions {
     async fn request_permission(&self, request: PermissionRequest) -> PermissionOutcome {
         let question = acp::RequestPermissionRequest::new(
             self.session_id.clone(),
-            permission_subject(&request.tool_call),
+            permission_subject(&request.tool_call, &lock(&self.book)),
             request.options.iter().map(permission_option).collect(),
         );
         match self.connection.send_request(question).block_task().await {

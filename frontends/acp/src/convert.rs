@@ -1,22 +1,35 @@
 //! The ACP projection of agentry's event model (the table in `agentry::event`), and ACP prompt
-//! content as agentry content. Pure functions: no connection, no state.
+//! content as agentry content. Pure functions: no connection; what they need of earlier events
+//! (which turns and calls are a sub-agent's) comes in a [`ToolCallBook`] the caller keeps.
+//!
+//! Sub-agents: their text and thinking stay inside them (the Agent call's result carries their
+//! answer); their tool calls are the session's tool calls, titled `AGENT CALL › CALL` and
+//! carrying the Agent call's id in `_meta.agentry.parentToolCallId`.
 
 use agent_client_protocol::v1::schema as acp;
 use agentry::event::{
-    AgentEvent, PlanEntry, PlanPriority, PlanStatus, StopReason, ToolCallSnapshot, ToolCallStatus,
-    ToolCallUpdate,
+    AgentEvent, PlanEntry, PlanPriority, PlanStatus, StopReason, ToolCallBook, ToolCallSnapshot,
+    ToolCallStatus, ToolCallUpdate,
 };
+use agentry::ids::ToolCallId;
 use agentry::model::ContentBlock;
 use agentry::permission::{PermissionOption, PermissionOptionKind};
 use agentry::tool::{ToolCallLocation, ToolContent, ToolKind};
 
-/// The `session/update` an event becomes, if any. `context_window` (the model's, in tokens)
-/// sizes `usage_update`; without it no usage is reported.
+/// The `session/update` an event becomes, if any. `book` has taken in the event already;
+/// `context_window` (the model's, in tokens) sizes `usage_update`; without it no usage is
+/// reported.
 pub fn session_update(
     event: &AgentEvent,
     context_window: Option<u64>,
+    book: &ToolCallBook,
 ) -> Option<acp::SessionUpdate> {
     match event {
+        AgentEvent::TextDelta { turn_id, .. } | AgentEvent::ThinkingDelta { turn_id, .. }
+            if book.fork_of_turn(turn_id).is_some() =>
+        {
+            None
+        }
         AgentEvent::TextDelta { text, .. } => Some(acp::SessionUpdate::AgentMessageChunk(
             acp::ContentChunk::new(text_block(text)),
         )),
@@ -24,9 +37,21 @@ pub fn session_update(
             acp::ContentChunk::new(text_block(text)),
         )),
         AgentEvent::Plan { entries } => Some(acp::SessionUpdate::Plan(plan(entries))),
-        AgentEvent::ToolCall(call) => Some(acp::SessionUpdate::ToolCall(tool_call(call))),
+        AgentEvent::ToolCall(call) => {
+            let fork = Fork::of(book, &call.tool_call_id);
+            let mut shown = tool_call(call).meta(fork.as_ref().map(Fork::meta));
+            if let Some(fork) = &fork {
+                shown.title = fork.title(&call.title);
+            }
+            Some(acp::SessionUpdate::ToolCall(shown))
+        }
         AgentEvent::ToolCallUpdate(update) => {
-            Some(acp::SessionUpdate::ToolCallUpdate(tool_call_update(update)))
+            let fork = Fork::of(book, &update.tool_call_id);
+            let mut shown = tool_call_update(update).meta(fork.as_ref().map(Fork::meta));
+            if let (Some(fork), Some(title)) = (&fork, &update.title) {
+                shown.fields.title = Some(fork.title(title));
+            }
+            Some(acp::SessionUpdate::ToolCallUpdate(shown))
         }
         AgentEvent::Usage { usage, .. } => context_window.map(|size| {
             let used = usage.input_tokens
@@ -46,9 +71,44 @@ pub fn session_update(
     }
 }
 
+/// The sub-agent a call belongs to: the Agent call that started it.
+struct Fork {
+    parent_id: String,
+    parent_title: String,
+}
+
+impl Fork {
+    /// The sub-agent of call `id`, if a sub-agent made it.
+    fn of(book: &ToolCallBook, id: &ToolCallId) -> Option<Fork> {
+        let parent = book.fork_of_call(id)?;
+        Some(Fork {
+            parent_id: parent.to_string(),
+            parent_title: book
+                .get(parent)
+                .map_or_else(|| parent.to_string(), |call| call.title.clone()),
+        })
+    }
+
+    /// A sub-agent's call's title, saying which sub-agent made it.
+    fn title(&self, own: &str) -> String {
+        format!("{} \u{203a} {own}", self.parent_title)
+    }
+
+    /// `_meta` naming the Agent call.
+    fn meta(&self) -> acp::Meta {
+        let mut meta = acp::Meta::new();
+        meta.insert(
+            "agentry".to_owned(),
+            serde_json::json!({"parentToolCallId": self.parent_id}),
+        );
+        meta
+    }
+}
+
 /// The updates that replay a stored event in `session/load`: as [`session_update`], plus the
-/// user's messages (`user_message_chunk`), which a live turn does not echo.
-pub fn replayed_updates(event: &AgentEvent) -> Vec<acp::SessionUpdate> {
+/// user's messages (`user_message_chunk`), which a live turn does not echo. `book` has taken in
+/// the event already.
+pub fn replayed_updates(event: &AgentEvent, book: &ToolCallBook) -> Vec<acp::SessionUpdate> {
     match event {
         AgentEvent::UserMessage { content, .. } => content
             .iter()
@@ -56,7 +116,7 @@ pub fn replayed_updates(event: &AgentEvent) -> Vec<acp::SessionUpdate> {
                 acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(content_block(block)))
             })
             .collect(),
-        other => session_update(other, None).into_iter().collect(),
+        other => session_update(other, None, book).into_iter().collect(),
     }
 }
 
@@ -172,15 +232,22 @@ pub fn tool_call_update(update: &ToolCallUpdate) -> acp::ToolCallUpdate {
     acp::ToolCallUpdate::new(update.tool_call_id.to_string(), fields)
 }
 
-/// The tool call a permission request is about, with everything the client needs to show it.
-pub fn permission_subject(call: &ToolCallSnapshot) -> acp::ToolCallUpdate {
+/// The tool call a permission request is about, with everything the client needs to show it
+/// (a sub-agent's call says which sub-agent asks, as its updates do).
+pub fn permission_subject(call: &ToolCallSnapshot, book: &ToolCallBook) -> acp::ToolCallUpdate {
+    let fork = Fork::of(book, &call.tool_call_id);
+    let title = match &fork {
+        Some(fork) => fork.title(&call.title),
+        None => call.title.clone(),
+    };
     let fields = acp::ToolCallUpdateFields::new()
-        .title(call.title.clone())
+        .title(title)
         .kind(tool_kind(call.kind))
         .status(tool_status(call.status))
         .raw_input(call.raw_input.clone())
         .locations(call.locations.iter().map(location).collect::<Vec<_>>());
     acp::ToolCallUpdate::new(call.tool_call_id.to_string(), fields)
+        .meta(fork.as_ref().map(Fork::meta))
 }
 
 fn tool_content(content: &ToolContent) -> acp::ToolCallContent {
@@ -297,7 +364,8 @@ mod tests {
             raw_input: json!({"file_path": "/p/src/main.rs"}),
             locations: vec![ToolCallLocation::line("/p/src/main.rs", 3)],
         };
-        let announced = wire(&session_update(&AgentEvent::ToolCall(call), None).unwrap());
+        let announced =
+            wire(&session_update(&AgentEvent::ToolCall(call), None, &ToolCallBook::new()).unwrap());
         assert_eq!(
             announced,
             // `pending` is the default status, which the SDK leaves out of the wire.
@@ -322,7 +390,14 @@ mod tests {
             raw_output: Some(json!({"ok": true})),
             ..ToolCallUpdate::default()
         };
-        let updated = wire(&session_update(&AgentEvent::ToolCallUpdate(update), None).unwrap());
+        let updated = wire(
+            &session_update(
+                &AgentEvent::ToolCallUpdate(update),
+                None,
+                &ToolCallBook::new(),
+            )
+            .unwrap(),
+        );
         assert_eq!(
             updated,
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "call_1", "status": "completed",
@@ -341,7 +416,7 @@ mod tests {
             text: "Hi".into(),
         };
         assert_eq!(
-            wire(&session_update(&text, None).unwrap()),
+            wire(&session_update(&text, None, &ToolCallBook::new()).unwrap()),
             json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hi"}})
         );
         let thought = AgentEvent::ThinkingDelta {
@@ -349,7 +424,7 @@ mod tests {
             text: "hm".into(),
         };
         assert_eq!(
-            wire(&session_update(&thought, None).unwrap())["sessionUpdate"],
+            wire(&session_update(&thought, None, &ToolCallBook::new()).unwrap())["sessionUpdate"],
             "agent_thought_chunk"
         );
         let plan = AgentEvent::Plan {
@@ -360,7 +435,7 @@ mod tests {
             }],
         };
         assert_eq!(
-            wire(&session_update(&plan, None).unwrap()),
+            wire(&session_update(&plan, None, &ToolCallBook::new()).unwrap()),
             json!({"sessionUpdate": "plan", "entries": [{"content": "Check", "priority": "high", "status": "in_progress"}]})
         );
         let usage = AgentEvent::Usage {
@@ -373,16 +448,16 @@ mod tests {
             },
         };
         assert!(
-            session_update(&usage, None).is_none(),
+            session_update(&usage, None, &ToolCallBook::new()).is_none(),
             "no window, no usage"
         );
-        let projected = wire(&session_update(&usage, Some(1000)).unwrap());
+        let projected = wire(&session_update(&usage, Some(1000), &ToolCallBook::new()).unwrap());
         assert_eq!(projected["used"], 150);
         assert_eq!(projected["size"], 1000);
         let notice = AgentEvent::Notice {
             message: "retrying".into(),
         };
-        assert!(session_update(&notice, Some(1)).is_none());
+        assert!(session_update(&notice, Some(1), &ToolCallBook::new()).is_none());
     }
 
     #[test]
@@ -422,13 +497,13 @@ mod tests {
                 text: "hello".into(),
             }],
         };
-        let updates = replayed_updates(&event);
+        let updates = replayed_updates(&event, &ToolCallBook::new());
         assert_eq!(
             wire(&updates[0]),
             json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hello"}})
         );
         assert!(
-            session_update(&event, None).is_none(),
+            session_update(&event, None, &ToolCallBook::new()).is_none(),
             "live turns do not echo the prompt"
         );
     }

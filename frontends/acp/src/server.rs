@@ -394,8 +394,10 @@ impl Server {
             .map_err(|_| unknown_stored_session(id))?;
         if reopening.replay {
             let updates = ClientUpdates::new(connection.clone(), id.clone());
+            let mut book = agentry::event::ToolCallBook::new();
             for event in &stored.events {
-                for update in replayed_updates(event) {
+                book.apply(event);
+                for update in replayed_updates(event, &book) {
                     updates.send(update);
                 }
             }
@@ -501,15 +503,18 @@ async fn run_turn(
         session.set_model(model);
     }
     let context_window = session.model().context_window();
+    let updates = ClientUpdates {
+        context_window,
+        ..ClientUpdates::new(connection.clone(), request.session_id.clone())
+    };
+    let permissions = ClientPermissions {
+        connection,
+        session_id: request.session_id.clone(),
+        book: updates.book.clone(),
+    };
     let io = ChatIo {
-        events: Arc::new(ClientUpdates {
-            context_window,
-            ..ClientUpdates::new(connection.clone(), request.session_id.clone())
-        }),
-        permissions: Arc::new(ClientPermissions {
-            connection,
-            session_id: request.session_id.clone(),
-        }),
+        events: Arc::new(updates),
+        permissions: Arc::new(permissions),
         cancel,
     };
     let prompt = live.commands().expand(request.prompt).await?;

@@ -154,4 +154,5 @@ mod client_services;
 mod commands;
 mod permissions;
 mod sessions;
+mod subagents;
 mod turns;

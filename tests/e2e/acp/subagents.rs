@@ -1,0 +1,77 @@
+//! Sub-agents seen from an editor: their tool calls are the session's, titled with the Agent
+//! call and carrying its id in `_meta`; their own text stays inside them.
+
+use super::*;
+
+#[test]
+fn a_sub_agents_calls_show_under_its_agent_call_and_its_text_stays_inside() {
+    let sb = sandbox();
+    sb.write("project/src/lib.rs", "pub fn f() {}\n");
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "fork_1",
+            "Agent",
+            json!({"description": "Find sources", "prompt": "List the Rust files"}),
+        )),
+        MockTurn::Reply(MockReply::tool_call(
+            "g",
+            "Glob",
+            json!({"pattern": "**/*.rs"}),
+        )),
+        MockTurn::Reply(MockReply::text("SUB-AGENT REPORT: src/lib.rs")),
+        MockTurn::Reply(MockReply::text("One Rust file.")),
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("find the sources")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    // Only the main loop's answer is the agent's message.
+    assert_eq!(out.agent_text(), "One Rust file.");
+    let agent_call = tool_updates(&out, "fork_1");
+    assert_eq!(agent_call[0]["title"], "Find sources");
+    assert_eq!(agent_call[0]["kind"], "think");
+    assert_eq!(final_status(&out, "fork_1"), "completed");
+    let glob = tool_updates(&out, "g");
+    assert_eq!(glob[0]["sessionUpdate"], "tool_call");
+    assert_eq!(glob[0]["title"], "Find sources \u{203a} Glob **/*.rs");
+    for update in &glob {
+        assert_eq!(
+            update["_meta"]["agentry"]["parentToolCallId"], "fork_1",
+            "{update}"
+        );
+    }
+    assert_eq!(final_status(&out, "g"), "completed");
+}
+
+#[test]
+fn cancelling_the_turn_stops_a_sub_agents_running_command() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "fork_1",
+            "Agent",
+            json!({"description": "Wait a while", "prompt": "Run the long job"}),
+        )),
+        MockTurn::Reply(MockReply::tool_call(
+            "sub_bash",
+            "Bash",
+            json!({"command": "echo $$ > pid.txt; exec sleep 30", "description": "wait"}),
+        )),
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--allow", "Bash"],
+        json!({"steps": session_steps(&sb, vec![json!({"op": "prompt", "text": "wait", "cancelAfterMs": 1500})])}),
+    );
+    assert_cancelled_cleanly(&out, 2);
+    assert_eq!(final_status(&out, "sub_bash"), "failed");
+    assert_eq!(final_status(&out, "fork_1"), "failed");
+    assert!(
+        process_gone(pid_in(&sb, "pid.txt")),
+        "the sub-agent's command still runs"
+    );
+}
