@@ -257,15 +257,22 @@ async fn mcp_servers(config: &Config, _project: &Path, _start: ServerStart) -> M
 
 /// Every provider linked into this binary, for `project`.
 pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
+    #[cfg(not(any(feature = "fork", feature = "builtin")))]
+    let _ = config;
     #[cfg(not(feature = "fork"))]
-    let _ = (config, project);
+    let _ = project;
     vec![
         #[cfg(feature = "file-ops")]
         Arc::new(agentry_file_ops::FileOps::default()),
         #[cfg(feature = "bash")]
         Arc::new(agentry_bash::Shell::default()),
         #[cfg(feature = "builtin")]
-        Arc::new(agentry_builtin::Builtin),
+        Arc::new(agentry_builtin::Builtin::with_task_style(
+            match config.tools.task_list {
+                Some(agentry::config::TaskListStyle::Tasks) => agentry_builtin::TaskStyle::Tasks,
+                _ => agentry_builtin::TaskStyle::Todo,
+            },
+        )),
         #[cfg(feature = "fork")]
         Arc::new(sub_agents(config, project)),
     ]

@@ -105,6 +105,19 @@ pub struct ToolSelection {
     /// Tools left out, by name (`Write`, `Bash`, …).
     #[serde(default)]
     pub disabled: Vec<String>,
+    /// Which tools keep the agent's task list: `todo` (TodoWrite, the default) or `tasks`
+    /// (TaskCreate, TaskUpdate, TaskList, TaskGet).
+    pub task_list: Option<TaskListStyle>,
+}
+
+/// `[tools] task_list`: the style of the task-list tools the model is offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskListStyle {
+    /// TodoWrite.
+    Todo,
+    /// TaskCreate, TaskUpdate, TaskList, TaskGet.
+    Tasks,
 }
 
 /// Permission rules as written in configuration.
@@ -128,6 +141,7 @@ impl Config {
         self.model = other.model.or(self.model);
         self.permission_mode = other.permission_mode.or(self.permission_mode);
         self.max_turn_requests = other.max_turn_requests.or(self.max_turn_requests);
+        self.max_fork_depth = other.max_fork_depth.or(self.max_fork_depth);
         self.data_dir = other.data_dir.or(self.data_dir);
         self.permissions.allow.extend(other.permissions.allow);
         self.permissions.deny.extend(other.permissions.deny);
@@ -137,6 +151,7 @@ impl Config {
             .disabled_providers
             .extend(other.tools.disabled_providers);
         self.tools.disabled.extend(other.tools.disabled);
+        self.tools.task_list = other.tools.task_list.or(self.tools.task_list);
         self.plugins.extend(other.plugins);
         self.models.extend(other.models);
         self.mcp_servers.extend(other.mcp_servers);
@@ -246,7 +261,7 @@ mod tests {
     #[test]
     fn later_layers_override_values_and_extend_lists() {
         let user: Config = toml::from_str(
-            "model = \"a\"\nmax_turn_requests = 5\n[permissions]\nallow = [\"Read\"]",
+            "model = \"a\"\nmax_turn_requests = 5\nmax_fork_depth = 1\n[permissions]\nallow = [\"Read\"]\n[tools]\ntask_list = \"tasks\"",
         )
         .unwrap();
         let project: Config =
@@ -255,6 +270,8 @@ mod tests {
         let merged = user.merge(project);
         assert_eq!(merged.model.as_deref(), Some("b"));
         assert_eq!(merged.max_turn_requests, Some(5));
+        assert_eq!(merged.max_fork_depth, Some(1));
+        assert_eq!(merged.tools.task_list, Some(TaskListStyle::Tasks));
         assert_eq!(merged.permissions.allow, ["Read", "Write"]);
         assert_eq!(merged.permissions.deny, ["Bash"]);
     }

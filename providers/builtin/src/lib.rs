@@ -1,28 +1,68 @@
 //! # agentry-builtin
 //!
-//! Tools that need nothing outside the agent. **TodoWrite** keeps the agent's task list (the
-//! same shape Claude Code's has): each call replaces the whole list, and front-ends show it as
-//! the plan (ACP's `plan` update, the WebSocket protocol's plan patch).
+//! Tools that need nothing outside the agent: the agent's task list, shown by front-ends as its
+//! plan (ACP's `plan` update, the WebSocket protocol's plan patch) after every change. Two
+//! styles, as Claude Code has had them, work on the same list: **TodoWrite** replaces it whole;
+//! **TaskCreate**, **TaskUpdate**, **TaskList** and **TaskGet** change it a task at a time.
+//! [`Builtin`] offers TodoWrite; [`Builtin::with_task_style`] chooses.
 //!
 //! ```
 //! use agentry::prelude::*;
 //! use agentry_builtin::Builtin;
 //!
-//! let builder = Agent::builder().provider(Builtin);
+//! let builder = Agent::builder().provider(Builtin::default());
 //! # let _ = builder;
 //! ```
 
+mod tasks;
 mod todo;
 
+pub use tasks::{
+    SessionTasks, Task, TaskCreate, TaskCreateInput, TaskGet, TaskGetInput, TaskList,
+    TaskListInput, TaskStatus, TaskUpdate, TaskUpdateInput,
+};
 pub use todo::{Todo, TodoStatus, TodoWrite, TodoWriteInput};
 
 use agentry::provider::Provider;
 use agentry::tool::{DynTool, erase};
 use std::sync::Arc;
 
+/// Which tools the model gets for its task list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskStyle {
+    /// TodoWrite, which replaces the whole list.
+    #[default]
+    Todo,
+    /// TaskCreate, TaskUpdate, TaskList and TaskGet.
+    Tasks,
+}
+
+impl std::str::FromStr for TaskStyle {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "todo" => Ok(TaskStyle::Todo),
+            "tasks" => Ok(TaskStyle::Tasks),
+            other => Err(format!(
+                "unknown task list style `{other}` (expected todo or tasks)"
+            )),
+        }
+    }
+}
+
 /// The `builtin` provider.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Builtin;
+pub struct Builtin {
+    style: TaskStyle,
+}
+
+impl Builtin {
+    /// The provider offering this style of task tools.
+    pub fn with_task_style(style: TaskStyle) -> Self {
+        Self { style }
+    }
+}
 
 impl Provider for Builtin {
     fn name(&self) -> &str {
@@ -34,6 +74,14 @@ impl Provider for Builtin {
     }
 
     fn tools(&self) -> Vec<Arc<dyn DynTool>> {
-        vec![erase(TodoWrite)]
+        match self.style {
+            TaskStyle::Todo => vec![erase(TodoWrite)],
+            TaskStyle::Tasks => vec![
+                erase(TaskCreate),
+                erase(TaskUpdate),
+                erase(TaskList),
+                erase(TaskGet),
+            ],
+        }
     }
 }

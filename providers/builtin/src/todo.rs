@@ -1,7 +1,8 @@
-//! **TodoWrite**: the agent's task list, shown to the user as its plan.
+//! **TodoWrite**: the agent's task list, shown to the user as its plan, replaced whole.
 
-use agentry::event::{PlanEntry, PlanPriority, PlanStatus};
-use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress};
+use crate::tasks::{SessionTasks, Task, TaskStatus};
+use agentry::event::PlanPriority;
+use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -102,8 +103,9 @@ impl Tool for TodoWrite {
                 "{in_progress} tasks are in_progress: keep one in progress at a time"
             )));
         }
-        let entries: Vec<PlanEntry> = input.todos.iter().map(plan_entry).collect();
-        ctx.progress.report(ToolProgress::Plan(entries));
+        let list = SessionTasks::of(&ctx);
+        list.replace(input.todos.iter().map(task));
+        list.report(&ctx);
         let mut summary = String::from("The task list is updated:\n");
         for todo in &input.todos {
             let mark = match todo.status {
@@ -117,26 +119,31 @@ impl Tool for TodoWrite {
     }
 }
 
-fn plan_entry(todo: &Todo) -> PlanEntry {
-    PlanEntry {
-        content: todo.content.clone(),
+/// A todo as a task of the session's list (numbered by the list).
+fn task(todo: &Todo) -> Task {
+    Task {
+        id: String::new(),
+        subject: todo.content.clone(),
+        description: String::new(),
+        active_form: todo.active_form.clone(),
+        status: match todo.status {
+            TodoStatus::Pending => TaskStatus::Pending,
+            TodoStatus::InProgress => TaskStatus::InProgress,
+            TodoStatus::Completed => TaskStatus::Completed,
+        },
         priority: match todo.priority.unwrap_or(TodoPriority::Medium) {
             TodoPriority::High => PlanPriority::High,
             TodoPriority::Medium => PlanPriority::Medium,
             TodoPriority::Low => PlanPriority::Low,
         },
-        status: match todo.status {
-            TodoStatus::Pending => PlanStatus::Pending,
-            TodoStatus::InProgress => PlanStatus::InProgress,
-            TodoStatus::Completed => PlanStatus::Completed,
-        },
+        blocked_by: Vec::new(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentry::event::AgentEvent;
+    use agentry::event::{AgentEvent, PlanStatus};
     use agentry::provider::SimpleProvider;
     use agentry::testing::ToolHarness;
     use serde_json::json;

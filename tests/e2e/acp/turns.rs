@@ -267,6 +267,56 @@ fn a_turn_with_a_plan_sends_plan_updates() {
 }
 
 #[test]
+fn the_task_tools_chosen_in_configuration_send_the_whole_plan_with_each_change() {
+    let sb = sandbox();
+    sb.write(
+        "config/agentry/config.toml",
+        "[tools]\ntask_list = \"tasks\"\n",
+    );
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "create",
+            "TaskCreate",
+            json!({"subject": "Write the parser", "description": "Tokens first"}),
+        )),
+        MockTurn::Reply(MockReply::tool_call(
+            "start",
+            "TaskUpdate",
+            json!({"taskId": "1", "status": "in_progress"}),
+        )),
+        MockTurn::Reply(MockReply::text("working on it")),
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("plan it")])}),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn");
+    let offered: Vec<String> = server.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(offered.contains(&"TaskCreate".to_owned()), "{offered:?}");
+    assert!(!offered.contains(&"TodoWrite".to_owned()), "{offered:?}");
+    let plans: Vec<Value> = out
+        .updates()
+        .into_iter()
+        .filter(|u| u["sessionUpdate"] == "plan")
+        .map(|u| u["entries"].clone())
+        .collect();
+    assert_eq!(
+        plans,
+        [
+            json!([{"content": "Write the parser", "priority": "medium", "status": "pending"}]),
+            json!([{"content": "Write the parser", "priority": "medium", "status": "in_progress"}]),
+        ]
+    );
+}
+
+#[test]
 fn prompts_carry_images_embedded_resources_and_links_to_the_model() {
     let sb = sandbox();
     let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("seen"))]);
