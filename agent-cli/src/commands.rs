@@ -1,5 +1,5 @@
-//! `agentry commands`: the slash commands a prompt can start with — the prompt templates and
-//! the prompts of the configured MCP servers.
+//! `agentry commands`: the slash commands a prompt can start with — the prompt templates, the
+//! skills and the prompts of the configured MCP servers.
 
 use crate::cli::CommandsArgs;
 use crate::exit::{CliError, Exit};
@@ -19,9 +19,10 @@ pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
     let rows: Vec<serde_json::Value> = commands
         .iter()
         .map(|(name, command)| {
-            let origin = match command.origin() {
-                Some(server) => format!("MCP server {server}"),
-                None => "prompt template".to_owned(),
+            let origin = match (command.kind_label(), command.origin()) {
+                (Some(kind), _) => kind.to_owned(),
+                (None, Some(server)) => format!("MCP server {server}"),
+                (None, None) => "prompt template".to_owned(),
             };
             json!({
                 "name": name,

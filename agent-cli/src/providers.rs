@@ -69,7 +69,7 @@ pub struct FailedPlugin {
 pub struct Available {
     /// The providers: linked, plugins, MCP servers.
     pub providers: Vec<Arc<dyn Provider>>,
-    /// The MCP servers that started, as sources of slash commands.
+    /// The MCP servers that started and the skills, as sources of slash commands.
     pub command_sources: Vec<Arc<dyn CommandSource>>,
     /// The MCP servers that did not start, with why.
     pub failed_servers: Vec<(String, String)>,
@@ -129,9 +129,17 @@ pub async fn available(
     }
     let servers = mcp_servers(config, project, start).await;
     providers.extend(servers.providers);
+    #[cfg_attr(not(feature = "skill"), allow(unused_mut))]
+    let mut command_sources = servers.command_sources;
+    #[cfg(feature = "skill")]
+    {
+        let skills = skills(project);
+        providers.push(Arc::new(skills.clone()));
+        command_sources.push(Arc::new(skills));
+    }
     Available {
         providers,
-        command_sources: servers.command_sources,
+        command_sources,
         failed_servers: servers.failed,
         failed_plugins,
     }
@@ -276,6 +284,18 @@ pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
         #[cfg(feature = "fork")]
         Arc::new(sub_agents(config, project)),
     ]
+}
+
+/// The skills of the user and the project (unusable `SKILL.md` files are reported and left
+/// out).
+#[cfg(feature = "skill")]
+fn skills(project: &Path) -> agentry_skill::Skills {
+    let user = dirs::config_dir().map(|dir| dir.join("agentry"));
+    let (skills, problems) = agentry_skill::Skills::load(project, user.as_deref());
+    for problem in problems {
+        eprintln!("agentry: skill not loaded: {problem}");
+    }
+    skills
 }
 
 /// The sub-agents defined for the user and the project (unusable definitions are reported and

@@ -73,6 +73,11 @@ pub trait SlashCommand: Send + Sync {
     /// Where it comes from when that can clash (an MCP server's name); `None` for the
     /// user's own templates, which keep their names.
     fn origin(&self) -> Option<&str>;
+    /// What kind of command it is, for listings ("skill"); `None` leaves it to `origin`
+    /// (an MCP server's prompt, or else a prompt template).
+    fn kind_label(&self) -> Option<&str> {
+        None
+    }
     /// What it does.
     fn description(&self) -> Option<String>;
     /// Its arguments, in order.

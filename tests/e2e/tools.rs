@@ -133,3 +133,54 @@ fn a_claude_code_sub_agent_definition_runs_as_a_tagged_nested_loop() {
         ]
     );
 }
+
+#[test]
+fn skills_are_offered_by_name_loaded_by_the_skill_tool_and_run_as_slash_commands() {
+    let sb = sandbox();
+    sb.write(
+        "project/.agents/skills/haiku-writer/SKILL.md",
+        "---\nname: haiku-writer\ndescription: Writes haiku.\n---\nCount five, seven, five syllables.\n",
+    );
+    let listed = sb.run(&["commands", "--json"]).json();
+    assert_eq!(listed[0]["name"], "haiku-writer");
+    assert_eq!(listed[0]["origin"], "skill");
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "s",
+            "Skill",
+            json!({"skill": "haiku-writer"}),
+        )),
+        MockTurn::Reply(MockReply::text("An old pond.")),
+        MockTurn::Reply(MockReply::text("Frog jumps in.")),
+    ]);
+    let out = run_openai(&sb, &server, &["write a haiku"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let requests = server.requests();
+    let skill_tool = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["function"]["name"] == "Skill")
+        .unwrap()
+        .clone();
+    let description = skill_tool["function"]["description"].as_str().unwrap();
+    assert!(
+        description.contains("- haiku-writer: Writes haiku."),
+        "{description}"
+    );
+    assert!(
+        !description.contains("syllables"),
+        "only names and descriptions up front"
+    );
+    assert!(tool_result_in(&server, 1).contains("Count five, seven, five syllables."));
+    let out = run_openai(&sb, &server, &["/haiku-writer about frogs"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let prompt = server.requests()[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .to_string();
+    assert!(prompt.contains("# Skill: haiku-writer"), "{prompt}");
+    assert!(prompt.contains("ARGUMENTS: about frogs"), "{prompt}");
+}
