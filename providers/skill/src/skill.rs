@@ -115,7 +115,7 @@ impl Skill {
         })
     }
 
-    /// The files bundled with it (not `SKILL.md`), sorted, at most [`MAX_LISTED_FILES`].
+    /// The files bundled with it (not `SKILL.md`), sorted, at most 100.
     pub fn bundled_files(&self) -> Vec<PathBuf> {
         let mut files = Vec::new();
         let mut folders = vec![self.folder.clone()];
