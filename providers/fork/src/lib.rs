@@ -19,6 +19,31 @@
 //! let builder = Agent::builder().provider(forks);
 //! # let _ = builder;
 //! ```
+//!
+//! A team's own sub-agent types, defined in code:
+//!
+//! ```
+//! use agentry::permission::PermissionMode;
+//! use agentry::prelude::*;
+//! use agentry_fork::{Forks, SubAgentDefinition};
+//!
+//! let auditor = SubAgentDefinition {
+//!     name: "dependency-auditor".into(),
+//!     description: "Checks a crate's dependencies for known problems.".into(),
+//!     tools: Some(vec!["Read".into(), "Grep".into()]),
+//!     model: None,
+//!     max_turns: Some(20),
+//!     permission_mode: Some(PermissionMode::Plan),
+//!     system_prompt: "You audit Cargo.toml files. Report each problem with its line.".into(),
+//!     path: None,
+//! };
+//! let forks = Forks::new(vec![SubAgentDefinition::general_purpose(), auditor]);
+//! let builder = Agent::builder().provider(forks);
+//! # let _ = builder;
+//! ```
+//!
+//! For sub-agents that are not Markdown-defined at all, a tool of one's own can run them with
+//! [`SubAgents`](agentry::subagent::SubAgents), which every tool call is offered.
 
 mod agent_tool;
 mod definition;

@@ -75,3 +75,63 @@ fn cancelling_the_turn_stops_a_sub_agents_running_command() {
         "the sub-agent's command still runs"
     );
 }
+
+#[test]
+fn a_reloaded_session_shows_its_sub_agents_calls_under_their_agent_call() {
+    let sb = sandbox();
+    sb.write("project/src/lib.rs", "pub fn f() {}\n");
+    let first = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "fork_1",
+            "Agent",
+            json!({"description": "Find sources", "prompt": "List the Rust files"}),
+        )),
+        MockTurn::Reply(MockReply::tool_call(
+            "g",
+            "Glob",
+            json!({"pattern": "**/*.rs"}),
+        )),
+        MockTurn::Reply(MockReply::text("SUB-AGENT REPORT")),
+        MockTurn::Reply(MockReply::text("One Rust file.")),
+    ]);
+    let before = acp_with_model(
+        &sb,
+        &first,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("find the sources")])}),
+    );
+    let id = before.result(1)["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(before.result(2)["stopReason"], "end_turn");
+
+    let second = MockModelServer::start_blocking([]);
+    let project = sb.project().display().to_string();
+    let after = acp_with_model(
+        &sb,
+        &second,
+        &[],
+        json!({"steps": [
+            {"op": "initialize"},
+            {"op": "request", "method": "session/load", "params": {"sessionId": id, "cwd": project, "mcpServers": []}},
+        ]}),
+    );
+    assert!(after.result(1).is_object());
+    let replayed: Vec<&Value> = after
+        .records
+        .iter()
+        .take(after.position_of_answer(1))
+        .filter(|r| r["kind"] == "update")
+        .map(|r| &r["update"])
+        .collect();
+    let glob = replayed
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call" && u["toolCallId"] == "g")
+        .expect("the sub-agent's call is replayed");
+    assert_eq!(glob["title"], "Find sources \u{203a} Glob **/*.rs");
+    assert_eq!(glob["_meta"]["agentry"]["parentToolCallId"], "fork_1");
+    let text: String = replayed
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert_eq!(text, "One Rust file.");
+}
