@@ -122,6 +122,10 @@ pub struct RunArgs {
     /// The working directory of the session.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Answers to the model's questions (AskUserQuestion), in order, as a JSON list; without
+    /// it a headless run does not offer the tool.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
 }
 
 /// Arguments of `agentry mcp`.

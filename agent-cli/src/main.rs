@@ -1,6 +1,7 @@
 //! The `agentry` binary: argument parsing, configuration and wiring; the work is the framework's.
 
 mod acp;
+mod answers;
 mod assemble;
 mod cli;
 mod commands;

@@ -1,5 +1,6 @@
 //! `agentry run`: one prompt turn, headless.
 
+use crate::answers::FileAnswers;
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Exit};
 use crate::output::{print_failure, print_summary, render_events};
@@ -7,6 +8,7 @@ use crate::providers::ServerStart;
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::model::ContentBlock;
 use agentry::permission::{PermissionOptionKind, PermissionOutcome, PermissionRequest, handler_fn};
+use agentry::question::QuestionHandler;
 use anyhow::{Context, anyhow};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -19,6 +21,12 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let config = crate::assemble::load_config(&cwd)?;
     let policy = crate::assemble::policy(&config, &args.agent)?;
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
+    let answers = args
+        .answers
+        .as_deref()
+        .map(FileAnswers::read)
+        .transpose()
+        .map_err(CliError::usage)?;
     let prompt = read_prompt(args.prompt.as_deref())?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
     let agent =
@@ -48,6 +56,7 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
             }
         })),
         cancel,
+        questions: answers.map(|answers| Arc::new(answers) as Arc<dyn QuestionHandler>),
     };
     let outcome = session
         .prompt(prompt, &ChatOptions { output_schema }, &io)

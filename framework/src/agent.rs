@@ -21,6 +21,7 @@ use crate::model::{ContentBlock, Message, Model};
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RememberedAnswers};
 use crate::prompt::DEFAULT_BASE_PROMPT;
 use crate::provider::{Provider, RegistryError, ToolRegistry};
+use crate::question::QuestionHandler;
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
 use crate::session_servers::SessionServers;
 use crate::subagent::Fork;
@@ -197,6 +198,9 @@ pub struct ChatIo {
     pub permissions: Arc<dyn PermissionHandler>,
     /// Cancel it to cancel the chat.
     pub cancel: CancellationToken,
+    /// Who answers the model's questions to the user; without one, tools that need a person
+    /// are not offered.
+    pub questions: Option<Arc<dyn QuestionHandler>>,
 }
 
 impl ChatIo {
@@ -207,7 +211,14 @@ impl ChatIo {
             events: Arc::new(events),
             permissions: Arc::new(crate::permission::RejectWhenAsked),
             cancel: CancellationToken::new(),
+            questions: None,
         }
+    }
+
+    /// Lets `handler` answer the model's questions to the user.
+    pub fn with_questions(mut self, handler: Arc<dyn QuestionHandler>) -> Self {
+        self.questions = Some(handler);
+        self
     }
 
     /// Lets `handler` answer permission questions.

@@ -53,6 +53,7 @@ pub mod permission;
 pub mod plugins;
 pub mod prompt;
 pub mod provider;
+pub mod question;
 pub mod schema;
 pub mod session;
 pub mod session_servers;

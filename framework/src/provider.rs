@@ -237,8 +237,15 @@ impl ToolRegistry {
 
     /// The definitions sent to the model, sorted by name.
     pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.definitions_offered(true)
+    }
+
+    /// The definitions sent to the model in a chat where someone can (or cannot) answer
+    /// questions: tools that need a person are left out when nobody can.
+    pub fn definitions_offered(&self, someone_answers: bool) -> Vec<ToolDefinition> {
         self.tools
             .values()
+            .filter(|t| someone_answers || !t.tool.needs_user())
             .map(|t| ToolDefinition {
                 name: t.tool.name().to_owned(),
                 description: t.tool.description(),

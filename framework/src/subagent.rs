@@ -28,6 +28,7 @@ use crate::ids::ToolCallId;
 use crate::model::{ContentBlock, Model};
 use crate::permission::{PermissionHandler, PermissionMode, RememberedAnswers};
 use crate::provider::ToolRegistry;
+use crate::question::QuestionHandler;
 use crate::tool::ToolContext;
 use std::sync::{Arc, Mutex};
 
@@ -144,6 +145,7 @@ pub struct SubAgents {
     pub(crate) remembered: Arc<Mutex<RememberedAnswers>>,
     pub(crate) events: Arc<dyn EventSink>,
     pub(crate) permissions: Arc<dyn PermissionHandler>,
+    pub(crate) questions: Option<Arc<dyn QuestionHandler>>,
     /// The depth of the loop whose calls this runner serves (0 for the main loop).
     pub(crate) depth: u32,
 }
@@ -225,6 +227,7 @@ impl SubAgents {
             events: Arc::new(ChatBoundariesDropped(self.events.clone())),
             permissions: self.permissions.clone(),
             cancel: ctx.cancel.child_token(),
+            questions: self.questions.clone(),
         };
         let content = vec![ContentBlock::Text { text: prompt }];
         let summary = session

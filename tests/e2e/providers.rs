@@ -46,9 +46,9 @@ fn providers_lists_every_linked_provider_with_origin_and_tools() {
         "{}",
         text.stdout
     );
-    // Names are padded to the longest (NotebookEdit: 12 characters).
+    // Names are padded to the longest (AskUserQuestion: 15 characters).
     assert!(
-        text.stdout.contains("\n  Edit         edit     "),
+        text.stdout.contains("\n  Edit            edit     "),
         "{}",
         text.stdout
     );

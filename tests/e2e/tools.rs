@@ -184,3 +184,47 @@ fn skills_are_offered_by_name_loaded_by_the_skill_tool_and_run_as_slash_commands
     assert!(prompt.contains("# Skill: haiku-writer"), "{prompt}");
     assert!(prompt.contains("ARGUMENTS: about frogs"), "{prompt}");
 }
+
+#[test]
+fn a_headless_run_asks_questions_only_with_an_answers_file() {
+    let sb = sandbox();
+    let question = json!({"questions": [{
+        "question": "Which license?",
+        "header": "License",
+        "options": [{"label": "MIT"}, {"label": "Apache-2.0"}],
+    }]});
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("I will pick one myself.")),
+        MockTurn::Reply(MockReply::tool_call("q", "AskUserQuestion", question)),
+        MockTurn::Reply(MockReply::text("Apache-2.0 it is.")),
+    ]);
+    let offered = |n: usize| {
+        server.requests()[n].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|tool| tool["function"]["name"] == "AskUserQuestion")
+    };
+    let out = run_openai(&sb, &server, &["choose a license"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(!offered(0), "nobody can answer a headless run");
+    sb.write("project/answers.json", r#"[{"selections": {"0": [1]}}]"#);
+    let answers = sb.project().join("answers.json").display().to_string();
+    let out = run_openai(&sb, &server, &["--answers", &answers, "choose a license"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(offered(1));
+    let result = tool_result_in(&server, 2);
+    assert!(
+        result.contains(r#"\"Which license?\" = \"Apache-2.0\""#),
+        "{result}"
+    );
+    sb.write("project/bad.json", "{\"selections\": 1}");
+    let bad = sb.project().join("bad.json").display().to_string();
+    let out = run_openai(&sb, &server, &["--answers", &bad, "choose"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("is not a list of answers"),
+        "{}",
+        out.stderr
+    );
+}

@@ -11,6 +11,7 @@ use crate::model::{
     ToolDefinition,
 };
 use crate::prompt::{SystemPromptParts, build_system_prompt};
+use crate::question::UserQuestions;
 use crate::session::{ChatRecord, Transcript};
 use crate::subagent::{ROOT_LOOP, SubAgents};
 use crate::sync::lock;
@@ -80,7 +81,10 @@ pub(super) async fn run(
                 .map_err(|e| AgentError::InvalidOutputSchema(e.to_string()))
         })
         .transpose()?;
-    let tools = session.executor.registry().definitions();
+    let tools = session
+        .executor
+        .registry()
+        .definitions_offered(io.questions.is_some());
     let system = system_prompt(session, &tools, options.output_schema.as_ref());
     let title = session
         .history
@@ -198,8 +202,15 @@ impl Chat<'_> {
             remembered: session.remembered.clone(),
             events: self.recorder.clone(),
             permissions: self.io.permissions.clone(),
+            questions: self.io.questions.clone(),
             depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
         }));
+        if let Some(handler) = &self.io.questions {
+            extensions.insert(Arc::new(UserQuestions {
+                handler: handler.clone(),
+                fork: self.parent_fork_tool_call_id(),
+            }));
+        }
         CallScope {
             session_id: session.id.clone(),
             turn_id: turn_id.clone(),
@@ -223,7 +234,11 @@ impl Chat<'_> {
             return;
         };
         self.session.executor = Executor::new(Arc::new(registry));
-        self.tools = self.session.executor.registry().definitions();
+        self.tools = self
+            .session
+            .executor
+            .registry()
+            .definitions_offered(self.io.questions.is_some());
         self.system = system_prompt(self.session, &self.tools, self.output_schema.as_ref());
     }
 

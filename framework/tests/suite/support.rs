@@ -225,6 +225,7 @@ impl HarnessBuilder {
             events: Arc::new(sender),
             permissions: Arc::new(self.answers.clone()),
             cancel: cancel.clone(),
+            questions: None,
         };
         Harness {
             model,

@@ -516,6 +516,7 @@ async fn run_turn(
         events: Arc::new(updates),
         permissions: Arc::new(permissions),
         cancel,
+        questions: None,
     };
     let prompt = live.commands().expand(request.prompt).await?;
     let content = prompt.into_iter().map(prompt_block).collect();

@@ -103,6 +103,7 @@ impl Runner {
             events: Arc::new(Progress(events)),
             permissions: Arc::new(RejectWhenAsked),
             cancel: context.ct.clone(),
+            questions: None,
         };
         let outcome = session
             .prompt(

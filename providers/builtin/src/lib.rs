@@ -4,7 +4,8 @@
 //! plan (ACP's `plan` update, the WebSocket protocol's plan patch) after every change. Two
 //! styles, as Claude Code has had them, work on the same list: **TodoWrite** replaces it whole;
 //! **TaskCreate**, **TaskUpdate**, **TaskList** and **TaskGet** change it a task at a time.
-//! [`Builtin`] offers TodoWrite; [`Builtin::with_task_style`] chooses.
+//! [`Builtin`] offers TodoWrite; [`Builtin::with_task_style`] chooses. **AskUserQuestion**
+//! asks the user multiple-choice questions, in chats whose front-end can ask.
 //!
 //! ```
 //! use agentry::prelude::*;
@@ -14,9 +15,11 @@
 //! # let _ = builder;
 //! ```
 
+mod ask;
 mod tasks;
 mod todo;
 
+pub use ask::{AskUserQuestion, AskUserQuestionInput};
 pub use tasks::{
     SessionTasks, Task, TaskCreate, TaskCreateInput, TaskGet, TaskGetInput, TaskList,
     TaskListInput, TaskStatus, TaskUpdate, TaskUpdateInput,
@@ -70,11 +73,11 @@ impl Provider for Builtin {
     }
 
     fn description(&self) -> String {
-        "The agent's own tools: its task list.".to_owned()
+        "The agent's own tools: its task list, and questions to the user.".to_owned()
     }
 
     fn tools(&self) -> Vec<Arc<dyn DynTool>> {
-        match self.style {
+        let tasks = match self.style {
             TaskStyle::Todo => vec![erase(TodoWrite)],
             TaskStyle::Tasks => vec![
                 erase(TaskCreate),
@@ -82,6 +85,7 @@ impl Provider for Builtin {
                 erase(TaskList),
                 erase(TaskGet),
             ],
-        }
+        };
+        tasks.into_iter().chain([erase(AskUserQuestion)]).collect()
     }
 }

@@ -103,6 +103,11 @@ pub trait Tool: Send + Sync + 'static {
     fn aliases(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Whether a call needs a person to answer it (AskUserQuestion): such a tool is offered
+    /// only in chats whose front-end can ask. No by default.
+    fn needs_user(&self) -> bool {
+        false
+    }
     /// A human-readable title for one call ("Read src/main.rs"). Defaults to the tool's name.
     fn title(&self, input: &Self::Input) -> String {
         let _ = input;
@@ -144,6 +149,10 @@ pub trait DynTool: Send + Sync {
     /// Other names a call may use for the tool; accepted, never offered. None by default.
     fn aliases(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// Whether a call needs a person to answer it; see [`Tool::needs_user`].
+    fn needs_user(&self) -> bool {
+        false
     }
     /// The JSON Schema of the input.
     fn input_schema(&self) -> Value;
@@ -220,6 +229,10 @@ impl<T: Tool> DynTool for Erased<T> {
 
     fn aliases(&self) -> Vec<String> {
         self.0.aliases()
+    }
+
+    fn needs_user(&self) -> bool {
+        self.0.needs_user()
     }
 
     fn input_schema(&self) -> Value {

@@ -1,0 +1,274 @@
+//! Questions for the user (the builtin `AskUserQuestion` tool): the front-end's
+//! [`QuestionHandler`] shows them and returns the answers, the way a
+//! [`PermissionHandler`](crate::permission::PermissionHandler) answers permission questions.
+//! A chat whose front-end has no handler does not offer tools that need one
+//! ([`Tool::needs_user`](crate::tool::Tool::needs_user)).
+//!
+//! The shapes are the chat-flow protocol's: 1–4 questions, each with a `header` of at most 12
+//! characters and 2–4 options; answers give, per question index, the chosen options'
+//! indexes (`selections`) and/or free text (`custom`).
+
+use crate::ids::ToolCallId;
+use crate::tool::ToolContext;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Question {
+    /// The question, ending with a question mark.
+    pub question: String,
+    /// A very short label for it (at most 12 characters: "Auth method").
+    pub header: String,
+    /// The choices (2–4); the user may always answer in their own words instead.
+    pub options: Vec<QuestionOption>,
+    /// Whether several options may be chosen.
+    #[serde(default, rename = "multiSelect")]
+    pub multi_select: bool,
+}
+
+/// One choice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionOption {
+    /// The choice (1–5 words).
+    pub label: String,
+    /// What it means.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// What a tool asks the front-end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuestionRequest {
+    /// The call asking.
+    pub tool_call_id: ToolCallId,
+    /// The questions.
+    pub questions: Vec<Question>,
+    /// The Agent call whose sub-agent asks, when a sub-agent does.
+    pub asked_by_fork: Option<ToolCallId>,
+}
+
+/// The user's answers: per question index (`"0"`, `"1"`, …), the chosen options' indexes and/or
+/// text of their own.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answers {
+    /// Chosen options, by question.
+    #[serde(default)]
+    pub selections: BTreeMap<String, Vec<usize>>,
+    /// Answers in the user's own words, by question.
+    #[serde(default)]
+    pub custom: BTreeMap<String, String>,
+}
+
+/// How a question ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QuestionOutcome {
+    /// The user answered.
+    Answered(Answers),
+    /// The user chose not to answer.
+    Declined,
+    /// The chat was cancelled while asking.
+    Cancelled,
+}
+
+/// The front-end's side of questions: shows them and returns the answers.
+#[async_trait::async_trait]
+pub trait QuestionHandler: Send + Sync {
+    /// Asks the user.
+    async fn ask(&self, request: QuestionRequest) -> QuestionOutcome;
+}
+
+/// The chat's question handler, as offered to a tool call (in its
+/// [`Extensions`](crate::tool::Extensions)).
+pub struct UserQuestions {
+    pub(crate) handler: Arc<dyn QuestionHandler>,
+    /// The Agent call whose sub-agent's loop the calls run in, if any.
+    pub(crate) fork: Option<ToolCallId>,
+}
+
+impl UserQuestions {
+    /// The handler offered to this call, if its front-end can ask.
+    pub fn of(ctx: &ToolContext) -> Option<Arc<UserQuestions>> {
+        ctx.extensions.get::<UserQuestions>()
+    }
+
+    /// Asks the user `questions` for the call `ctx` belongs to; a cancelled call stops waiting.
+    pub async fn ask(&self, ctx: &ToolContext, questions: Vec<Question>) -> QuestionOutcome {
+        let request = QuestionRequest {
+            tool_call_id: ctx.tool_call_id.clone(),
+            questions,
+            asked_by_fork: self.fork.clone(),
+        };
+        tokio::select! {
+            outcome = self.handler.ask(request) => outcome,
+            () = ctx.cancel.cancelled() => QuestionOutcome::Cancelled,
+        }
+    }
+}
+
+/// Why questions or answers do not have the protocol's shape (naming the field).
+pub fn check_questions(questions: &[Question]) -> Result<(), String> {
+    if !(1..=4).contains(&questions.len()) {
+        return Err(format!(
+            "`questions` has {} questions; ask 1 to 4",
+            questions.len()
+        ));
+    }
+    for (index, question) in questions.iter().enumerate() {
+        let at = |field: &str| format!("`questions[{index}].{field}`");
+        if question.question.trim().is_empty() {
+            return Err(format!("{} is empty", at("question")));
+        }
+        let header = question.header.chars().count();
+        if header == 0 || header > 12 {
+            return Err(format!(
+                "{} has {header} characters; give 1 to 12",
+                at("header")
+            ));
+        }
+        if !(2..=4).contains(&question.options.len()) {
+            return Err(format!(
+                "{} has {} options; give 2 to 4 (the user can always answer in their own words)",
+                at("options"),
+                question.options.len()
+            ));
+        }
+        if let Some(option) = question
+            .options
+            .iter()
+            .position(|o| o.label.trim().is_empty())
+        {
+            return Err(format!(
+                "`questions[{index}].options[{option}].label` is empty"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The answers as the model reads them: each question quoted with its answer. Fails (for the
+/// front-end to say) when a question has no answer or an answer names no option.
+pub fn answers_text(questions: &[Question], answers: &Answers) -> Result<String, String> {
+    let mut lines = Vec::with_capacity(questions.len());
+    for (index, question) in questions.iter().enumerate() {
+        let key = index.to_string();
+        let mut parts: Vec<String> = Vec::new();
+        for &chosen in answers.selections.get(&key).into_iter().flatten() {
+            let option = question.options.get(chosen).ok_or_else(|| {
+                format!(
+                    "question {index} has no option {chosen} (it has {})",
+                    question.options.len()
+                )
+            })?;
+            parts.push(option.label.clone());
+        }
+        if !question.multi_select && parts.len() > 1 {
+            return Err(format!(
+                "question {index} takes one option, not {}",
+                parts.len()
+            ));
+        }
+        if let Some(own) = answers.custom.get(&key).filter(|t| !t.trim().is_empty()) {
+            parts.push(own.trim().to_owned());
+        }
+        if parts.is_empty() {
+            return Err(format!(
+                "question {index} (\"{}\") has no answer",
+                question.question
+            ));
+        }
+        lines.push(format!(
+            "\"{}\" = \"{}\"",
+            question.question,
+            parts.join(", ")
+        ));
+    }
+    Ok(format!(
+        "The user answered: {}. Go on with these answers in mind.",
+        lines.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question(multi: bool) -> Question {
+        Question {
+            question: "Which database?".into(),
+            header: "Database".into(),
+            options: vec![
+                QuestionOption {
+                    label: "PostgreSQL".into(),
+                    description: None,
+                },
+                QuestionOption {
+                    label: "SQLite".into(),
+                    description: Some("A file".into()),
+                },
+            ],
+            multi_select: multi,
+        }
+    }
+
+    #[test]
+    fn bad_shapes_name_the_field() {
+        assert!(check_questions(&[]).unwrap_err().contains("ask 1 to 4"));
+        let mut long = question(false);
+        long.header = "Database engine".into();
+        assert_eq!(
+            check_questions(&[long]).unwrap_err(),
+            "`questions[0].header` has 15 characters; give 1 to 12"
+        );
+        let mut one = question(false);
+        one.options.truncate(1);
+        assert!(
+            check_questions(&[question(false), one])
+                .unwrap_err()
+                .starts_with("`questions[1].options` has 1 options")
+        );
+        assert!(check_questions(&[question(false)]).is_ok());
+    }
+
+    #[test]
+    fn answers_quote_each_question_with_its_options_or_own_words() {
+        let questions = [question(false), question(true)];
+        let answers = Answers {
+            selections: [("0".into(), vec![1]), ("1".into(), vec![0, 1])].into(),
+            custom: [("1".into(), "and Redis".into())].into(),
+        };
+        assert_eq!(
+            answers_text(&questions, &answers).unwrap(),
+            "The user answered: \"Which database?\" = \"SQLite\", \"Which database?\" = \"PostgreSQL, SQLite, and Redis\". Go on with these answers in mind."
+        );
+        let missing = Answers {
+            selections: [("0".into(), vec![0])].into(),
+            ..Answers::default()
+        };
+        assert!(
+            answers_text(&questions, &missing)
+                .unwrap_err()
+                .contains("question 1")
+        );
+        let two = Answers {
+            selections: [("0".into(), vec![0, 1]), ("1".into(), vec![0])].into(),
+            ..Answers::default()
+        };
+        assert!(
+            answers_text(&questions, &two)
+                .unwrap_err()
+                .contains("takes one option")
+        );
+        let no_such = Answers {
+            selections: [("0".into(), vec![5]), ("1".into(), vec![0])].into(),
+            ..Answers::default()
+        };
+        assert!(
+            answers_text(&questions, &no_such)
+                .unwrap_err()
+                .contains("no option 5")
+        );
+    }
+}
