@@ -4,8 +4,8 @@
 //   node tests/peers/acp-client.mjs SCENARIO.json
 //
 // It spawns the agent named in the scenario, runs the scenario's steps in order and prints one
-// JSON line per thing it saw: {"kind": "response" | "error" | "update" | "permission" | "fs" |
-// "terminal", ...}. The Rust tests read those lines and check them.
+// JSON line per thing it saw: {"kind": "response" | "error" | "update" | "permission" |
+// "elicitation" | "fs" | "terminal", ...}. The Rust tests read those lines and check them.
 //
 // Scenario: {
 //   "agent": {"command": "...", "args": [...], "env": {...}, "cwd": "..."},
@@ -13,6 +13,9 @@
 //   "buffers": {"/abs/path": "text"},     // unsaved editor buffers fs/read_text_file sees
 //   "permissions": ["allow_once", ...],   // answers to permission requests, in order;
 //                                         // "cancel" cancels the turn and answers cancelled
+//   "elicitations": [{"action": "accept", "content": {...}}, {"action": "decline"}, ...],
+//                                         // answers to elicitation/create, in order
+//                                         // (advertise "elicitation": {"form": {}} too)
 //   "steps": [{"op": "initialize"}, {"op": "new_session", "cwd": "/abs"},
 //             {"op": "prompt", "text": "...", "cancelOn": "tool_call" | null, "cancelAfterMs": n},
 //             {"op": "request", "method": "...", "params": {...}},   // any other method
@@ -43,6 +46,7 @@ const exited = new Promise((resolve) => agent.on("exit", (code, signal) => resol
 let sessionId = null;
 let turn = null; // {onUpdate, cancel} of the prompt being run
 const answers = [...(scenario.permissions ?? [])];
+const elicitationAnswers = [...(scenario.elicitations ?? [])];
 const buffers = { ...(scenario.buffers ?? {}) };
 const terminals = new Map();
 // The commands the agent last announced, and the steps waiting for one of them.
@@ -118,6 +122,11 @@ const app = acp
     }
     const option = params.options.find((o) => o.kind === answer);
     return { outcome: { outcome: "selected", optionId: option.optionId } };
+  })
+  .onRequest(acp.methods.client.elicitation.create, async ({ params }) => {
+    const answer = elicitationAnswers.shift() ?? { action: "decline" };
+    print({ kind: "elicitation", params, answer });
+    return answer;
   });
 
 const stream = acp.ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));

@@ -47,6 +47,7 @@ mod convert;
 mod live;
 mod mcp;
 mod models;
+mod questions;
 mod server;
 mod stdio;
 

@@ -5,6 +5,7 @@ use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, Cl
 use crate::convert::{prompt_block, replayed_updates, stop_reason};
 use crate::live::{LiveSession, LiveSessions, lock};
 use crate::models::{config_options, set_option};
+use crate::questions::ClientQuestions;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
@@ -13,6 +14,7 @@ use agentry::commands::CommandSource;
 use agentry::ids::SessionId;
 use agentry::model::catalog::ModelChoices;
 use agentry::permission::{PermissionMode, PermissionPolicy};
+use agentry::question::QuestionHandler;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -468,8 +470,13 @@ impl Server {
                 ),
             ));
         }
+        // A client that renders forms answers the model's questions.
+        let asks = lock(&self.client)
+            .elicitation
+            .as_ref()
+            .is_some_and(|elicitation| elicitation.form.is_some());
         let turn = async move {
-            let answer = run_turn(&live, request, connection, cancel).await;
+            let answer = run_turn(&live, request, connection, cancel, asks).await;
             live.end_turn();
             let sent = match answer {
                 Ok(response) => responder.respond(response),
@@ -496,6 +503,7 @@ async fn run_turn(
     request: acp::PromptRequest,
     connection: ConnectionTo<Client>,
     cancel: CancellationToken,
+    client_asks: bool,
 ) -> Result<acp::PromptResponse, Error> {
     let mut session = live.session.lock().await;
     session.set_mode(live.mode());
@@ -507,6 +515,13 @@ async fn run_turn(
         context_window,
         ..ClientUpdates::new(connection.clone(), request.session_id.clone())
     };
+    let questions = client_asks.then(|| {
+        Arc::new(ClientQuestions {
+            connection: connection.clone(),
+            session_id: request.session_id.clone(),
+            book: updates.book.clone(),
+        }) as Arc<dyn QuestionHandler>
+    });
     let permissions = ClientPermissions {
         connection,
         session_id: request.session_id.clone(),
@@ -516,7 +531,7 @@ async fn run_turn(
         events: Arc::new(updates),
         permissions: Arc::new(permissions),
         cancel,
-        questions: None,
+        questions,
     };
     let prompt = live.commands().expand(request.prompt).await?;
     let content = prompt.into_iter().map(prompt_block).collect();

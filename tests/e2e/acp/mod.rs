@@ -153,6 +153,7 @@ mod cancellation;
 mod client_services;
 mod commands;
 mod permissions;
+mod questions;
 mod sessions;
 mod subagents;
 mod turns;
