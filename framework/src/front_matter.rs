@@ -2,6 +2,78 @@
 //! sub-agent definitions, skills. Errors give the line in the whole file.
 
 use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A document that cannot be used: which file, which line, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct DocumentError {
+    /// The file.
+    pub path: PathBuf,
+    /// The line, when known.
+    pub line: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl DocumentError {
+    /// A problem with `path`, at `line` when known.
+    pub fn new(path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// The front matter of the file `path` (whose text is `text`) read as `T`, and the body; an
+/// error names the file and the line.
+pub fn read_document<'t, T: DeserializeOwned + Default>(
+    path: &Path,
+    text: &'t str,
+) -> Result<(T, &'t str), DocumentError> {
+    read(text).map_err(|e| {
+        DocumentError::new(path, e.line, format!("invalid front matter: {}", e.message))
+    })
+}
+
+/// The line (1-based) of the first line of `text` that starts with `key` (leading spaces
+/// aside): where a front matter key is set, for an error about its value.
+pub fn line_of(text: &str, key: &str) -> Option<u64> {
+    text.lines()
+        .position(|line| line.trim_start().starts_with(key))
+        .map(|index| index as u64 + 1)
+}
+
+/// Reads every file in `files` with `parse`, by name (`name_of`): a later file's document
+/// replaces an earlier one of the same name (the project's over the user's). Files that cannot
+/// be read or used come back as errors beside the documents.
+pub fn load_named<T>(
+    files: impl IntoIterator<Item = PathBuf>,
+    parse: impl Fn(&Path, &str) -> Result<T, DocumentError>,
+    name_of: impl Fn(&T) -> &str,
+) -> (BTreeMap<String, T>, Vec<DocumentError>) {
+    let mut found = BTreeMap::new();
+    let mut errors = Vec::new();
+    for file in files {
+        let parsed = std::fs::read_to_string(&file)
+            .map_err(|e| DocumentError {
+                path: file.clone(),
+                line: None,
+                message: e.to_string(),
+            })
+            .and_then(|text| parse(&file, &text));
+        match parsed {
+            Ok(document) => {
+                found.insert(name_of(&document).to_owned(), document);
+            }
+            Err(error) => errors.push(error),
+        }
+    }
+    (found, errors)
+}
 
 /// Why a document's front matter cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -82,6 +82,23 @@ impl ScriptedResponse {
         Self::default().then_tool_call(name, arguments)
     }
 
+    /// A response that calls one tool, under a call id the test chooses.
+    pub fn tool_call_with_id(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: Value,
+    ) -> Self {
+        Self {
+            events: vec![ScriptStep::ToolCall(ScriptedToolCall {
+                id: Some(id.into()),
+                name: name.into(),
+                arguments: Some(arguments),
+                raw_arguments: None,
+            })],
+            ..Self::default()
+        }
+    }
+
     /// Adds streamed text.
     pub fn then_text(mut self, text: impl Into<String>) -> Self {
         self.events.push(ScriptStep::Text(text.into()));

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
-use agentry::model::scripted::{ScriptStep, ScriptedModel, ScriptedResponse, ScriptedToolCall};
+use agentry::model::scripted::{ScriptedModel, ScriptedResponse};
 use agentry::model::{ContentBlock, Message, ModelRequest};
 use agentry::provider::SimpleProvider;
 use agentry::question::{Answers, QuestionHandler, QuestionOutcome, QuestionRequest};
@@ -14,15 +14,7 @@ use serde_json::json;
 use std::sync::{Arc, Mutex};
 
 fn call(id: &str, name: &str, arguments: serde_json::Value) -> ScriptedResponse {
-    ScriptedResponse {
-        events: vec![ScriptStep::ToolCall(ScriptedToolCall {
-            id: Some(id.into()),
-            name: name.into(),
-            arguments: Some(arguments),
-            raw_arguments: None,
-        })],
-        ..ScriptedResponse::default()
-    }
+    ScriptedResponse::tool_call_with_id(id, name, arguments)
 }
 
 fn database_question() -> serde_json::Value {

@@ -5,7 +5,6 @@
 use agentry::front_matter;
 use agentry::permission::PermissionMode;
 use serde::Deserialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The name of the sub-agent that always exists.
@@ -57,13 +56,8 @@ impl SubAgentDefinition {
 
     /// Reads a definition from the text of `path`.
     pub fn parse(path: &Path, text: &str) -> Result<Self, DefinitionError> {
-        let invalid = |line: Option<u64>, message: String| DefinitionError {
-            path: path.to_path_buf(),
-            line,
-            message,
-        };
-        let (front, body): (FrontMatter, &str) = front_matter::read(text)
-            .map_err(|e| invalid(e.line, format!("invalid front matter: {}", e.message)))?;
+        let invalid = |line, message: String| DefinitionError::new(path, line, message);
+        let (front, body): (FrontMatter, &str) = front_matter::read_document(path, text)?;
         let name = front
             .name
             .ok_or_else(|| invalid(Some(1), "a sub-agent needs a `name`".to_owned()))?;
@@ -73,7 +67,7 @@ impl SubAgentDefinition {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         {
             return Err(invalid(
-                line_of(text, "name"),
+                front_matter::line_of(text, "name"),
                 format!(
                     "`{name}` is not a sub-agent name: use lowercase letters, digits and hyphens"
                 ),
@@ -92,7 +86,7 @@ impl SubAgentDefinition {
             .permission_mode
             .map(|mode| permission_mode(&mode))
             .transpose()
-            .map_err(|message| invalid(line_of(text, "permission"), message))?;
+            .map_err(|message| invalid(front_matter::line_of(text, "permission"), message))?;
         let system_prompt = body.trim().to_owned();
         if system_prompt.is_empty() {
             return Err(invalid(
@@ -116,16 +110,7 @@ impl SubAgentDefinition {
 }
 
 /// A definition that cannot be used: which file, which line, what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct DefinitionError {
-    /// The file.
-    pub path: PathBuf,
-    /// The line, when known.
-    pub line: Option<u64>,
-    /// What is wrong.
-    pub message: String,
-}
+pub type DefinitionError = front_matter::DocumentError;
 
 /// The front matter, as written (Claude Code's camelCase keys or snake_case ones).
 #[derive(Debug, Default, Deserialize)]
@@ -177,45 +162,23 @@ fn permission_mode(text: &str) -> Result<PermissionMode, String> {
     }
 }
 
-/// The line of the file where `key` is set in the front matter.
-fn line_of(text: &str, key: &str) -> Option<u64> {
-    text.lines()
-        .position(|line| line.trim_start().starts_with(key))
-        .map(|index| index as u64 + 1)
-}
-
 /// The sub-agents of `folders` (`*.md`), the general-purpose one first; a later folder's
 /// definition replaces an earlier one of the same name. Unusable files come back as errors.
 pub fn load(folders: &[PathBuf]) -> (Vec<SubAgentDefinition>, Vec<DefinitionError>) {
-    let mut found: BTreeMap<String, SubAgentDefinition> = BTreeMap::new();
-    let general = SubAgentDefinition::general_purpose();
-    found.insert(general.name.clone(), general);
-    let mut errors = Vec::new();
-    for folder in folders {
-        let Ok(entries) = std::fs::read_dir(folder) else {
-            continue;
-        };
-        let mut files: Vec<PathBuf> = entries
+    let files = folders.iter().flat_map(|folder| {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+            .into_iter()
+            .flatten()
             .filter_map(|entry| entry.ok().map(|entry| entry.path()))
             .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
             .collect();
         files.sort();
-        for file in files {
-            let parsed = std::fs::read_to_string(&file)
-                .map_err(|e| DefinitionError {
-                    path: file.clone(),
-                    line: None,
-                    message: e.to_string(),
-                })
-                .and_then(|text| SubAgentDefinition::parse(&file, &text));
-            match parsed {
-                Ok(definition) => {
-                    found.insert(definition.name.clone(), definition);
-                }
-                Err(error) => errors.push(error),
-            }
-        }
-    }
+        files
+    });
+    let (mut found, errors) =
+        front_matter::load_named(files, SubAgentDefinition::parse, |d| d.name.as_str());
+    let general = SubAgentDefinition::general_purpose();
+    found.entry(general.name.clone()).or_insert(general);
     let mut definitions: Vec<SubAgentDefinition> = found.into_values().collect();
     definitions.sort_by_key(|d| (d.name != GENERAL_PURPOSE, d.name.clone()));
     (definitions, errors)

@@ -4,7 +4,7 @@
 
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::event::AgentEvent;
-use agentry::model::scripted::{ScriptStep, ScriptedModel, ScriptedResponse, ScriptedToolCall};
+use agentry::model::scripted::{ScriptedModel, ScriptedResponse};
 use agentry::model::{ContentBlock, Message};
 use agentry::provider::SimpleProvider;
 use agentry::tool::{ToolError, ToolKind, tool_fn};
@@ -37,15 +37,7 @@ fn file_tools() -> SimpleProvider {
 }
 
 fn call(id: &str, name: &str, arguments: serde_json::Value) -> ScriptedResponse {
-    ScriptedResponse {
-        events: vec![ScriptStep::ToolCall(ScriptedToolCall {
-            id: Some(id.into()),
-            name: name.into(),
-            arguments: Some(arguments),
-            raw_arguments: None,
-        })],
-        ..ScriptedResponse::default()
-    }
+    ScriptedResponse::tool_call_with_id(id, name, arguments)
 }
 
 struct Run {

@@ -34,16 +34,7 @@ pub struct Skill {
 }
 
 /// A `SKILL.md` that cannot be used: which file, which line, what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct SkillError {
-    /// The file.
-    pub path: PathBuf,
-    /// The line, when known.
-    pub line: Option<u64>,
-    /// What is wrong.
-    pub message: String,
-}
+pub type SkillError = front_matter::DocumentError;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -61,17 +52,12 @@ impl Skill {
     /// Reads the skill in `folder` from the text of its `SKILL.md`.
     pub fn parse(folder: &Path, text: &str) -> Result<Self, SkillError> {
         let path = folder.join("SKILL.md");
-        let invalid = |line: Option<u64>, message: String| SkillError {
-            path: path.clone(),
-            line,
-            message,
-        };
-        let (front, body): (FrontMatter, &str) = front_matter::read(text)
-            .map_err(|e| invalid(e.line, format!("invalid front matter: {}", e.message)))?;
+        let invalid = |line, message: String| SkillError::new(&path, line, message);
+        let (front, body): (FrontMatter, &str) = front_matter::read_document(&path, text)?;
         let name = front
             .name
             .ok_or_else(|| invalid(Some(1), "a skill needs a `name`".to_owned()))?;
-        let name_line = line_of(text, "name:");
+        let name_line = front_matter::line_of(text, "name:");
         if name.is_empty()
             || name.len() > 64
             || !name
@@ -99,7 +85,7 @@ impl Skill {
             .ok_or_else(|| invalid(Some(1), format!("the skill `{name}` needs a `description`")))?;
         if description.chars().count() > MAX_DESCRIPTION {
             return Err(invalid(
-                line_of(text, "description:"),
+                front_matter::line_of(text, "description:"),
                 format!("the description is over {MAX_DESCRIPTION} characters"),
             ));
         }
@@ -159,45 +145,22 @@ impl Skill {
     }
 }
 
-/// The line of the file that starts with `key`.
-fn line_of(text: &str, key: &str) -> Option<u64> {
-    text.lines()
-        .position(|line| line.trim_start().starts_with(key))
-        .map(|index| index as u64 + 1)
-}
-
 /// The skills of `roots` (each a folder of skill folders), by name; a later root's skill
 /// replaces an earlier one of the same name. Unusable ones come back as errors.
 pub fn load(roots: &[PathBuf]) -> (Vec<Skill>, Vec<SkillError>) {
-    let mut found: BTreeMap<String, Skill> = BTreeMap::new();
-    let mut errors = Vec::new();
-    for root in roots {
-        let Ok(entries) = std::fs::read_dir(root) else {
-            continue;
-        };
-        let mut folders: Vec<PathBuf> = entries
+    let files = roots.iter().flat_map(|root| {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root)
+            .into_iter()
             .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.join("SKILL.md").is_file())
+            .flatten()
+            .map(|entry| entry.path().join("SKILL.md"))
+            .filter(|file| file.is_file())
             .collect();
-        folders.sort();
-        for folder in folders {
-            let file = folder.join("SKILL.md");
-            let parsed = std::fs::read_to_string(&file)
-                .map_err(|e| SkillError {
-                    path: file.clone(),
-                    line: None,
-                    message: e.to_string(),
-                })
-                .and_then(|text| Skill::parse(&folder, &text));
-            match parsed {
-                Ok(skill) => {
-                    found.insert(skill.name.clone(), skill);
-                }
-                Err(error) => errors.push(error),
-            }
-        }
-    }
+        files.sort();
+        files
+    });
+    let parse = |file: &Path, text: &str| Skill::parse(file.parent().unwrap_or(file), text);
+    let (found, errors) = front_matter::load_named(files, parse, |skill| skill.name.as_str());
     (found.into_values().collect(), errors)
 }
 

@@ -3,11 +3,10 @@
 
 use super::*;
 
-#[test]
-fn a_sub_agents_calls_show_under_its_agent_call_and_its_text_stays_inside() {
-    let sb = sandbox();
-    sb.write("project/src/lib.rs", "pub fn f() {}\n");
-    let server = MockModelServer::start_blocking([
+/// A model whose Agent call `fork_1` ("Find sources") runs a sub-agent that globs `**/*.rs` and
+/// reports `report`, after which the main loop answers "One Rust file.".
+fn find_sources(report: &str) -> MockModelServer {
+    MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
             "fork_1",
             "Agent",
@@ -18,9 +17,16 @@ fn a_sub_agents_calls_show_under_its_agent_call_and_its_text_stays_inside() {
             "Glob",
             json!({"pattern": "**/*.rs"}),
         )),
-        MockTurn::Reply(MockReply::text("SUB-AGENT REPORT: src/lib.rs")),
+        MockTurn::Reply(MockReply::text(report)),
         MockTurn::Reply(MockReply::text("One Rust file.")),
-    ]);
+    ])
+}
+
+#[test]
+fn a_sub_agents_calls_show_under_its_agent_call_and_its_text_stays_inside() {
+    let sb = sandbox();
+    sb.write("project/src/lib.rs", "pub fn f() {}\n");
+    let server = find_sources("SUB-AGENT REPORT: src/lib.rs");
     let out = acp_with_model(
         &sb,
         &server,
@@ -80,20 +86,7 @@ fn cancelling_the_turn_stops_a_sub_agents_running_command() {
 fn a_reloaded_session_shows_its_sub_agents_calls_under_their_agent_call() {
     let sb = sandbox();
     sb.write("project/src/lib.rs", "pub fn f() {}\n");
-    let first = MockModelServer::start_blocking([
-        MockTurn::Reply(MockReply::tool_call(
-            "fork_1",
-            "Agent",
-            json!({"description": "Find sources", "prompt": "List the Rust files"}),
-        )),
-        MockTurn::Reply(MockReply::tool_call(
-            "g",
-            "Glob",
-            json!({"pattern": "**/*.rs"}),
-        )),
-        MockTurn::Reply(MockReply::text("SUB-AGENT REPORT")),
-        MockTurn::Reply(MockReply::text("One Rust file.")),
-    ]);
+    let first = find_sources("SUB-AGENT REPORT");
     let before = acp_with_model(
         &sb,
         &first,
