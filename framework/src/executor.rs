@@ -382,7 +382,7 @@ impl Executor {
         if scope.cancel.is_cancelled() {
             return refuse(&mut tracker, Refusal::Cancelled { started: false });
         }
-        let decision = decide(prepared.as_ref(), tracker.snapshot(), scope);
+        let decision = decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
         if let Err(refusal) = check_permission(decision, tracker.snapshot(), scope).await {
             return refuse(&mut tracker, refusal);
         }
@@ -460,17 +460,30 @@ async fn check_permission(
 }
 
 /// What the session's policy says of a prepared call.
-fn decide(prepared: &dyn PreparedCall, snapshot: &ToolCallSnapshot, scope: &CallScope) -> Decision {
-    // The session's temporary folder holds what tools saved for the model to read back.
+fn decide(
+    prepared: &dyn PreparedCall,
+    snapshot: &ToolCallSnapshot,
+    scope: &CallScope,
+    registry: &ToolRegistry,
+) -> Decision {
+    // The session's temporary folder holds what tools saved for the model to read back; the
+    // providers' readable roots (skills' files) may be read, not changed.
     let temp_dir = scope
         .state
         .existing_temp_dir()
         .map(|dir| canonical_path(&dir));
+    let readable: Vec<&Path> = if snapshot.kind.is_read_only() {
+        registry.readable_roots().collect()
+    } else {
+        Vec::new()
+    };
     let outside_workspace = snapshot.locations.iter().any(|location| {
         !scope
             .workspace_roots
             .iter()
-            .chain(&temp_dir)
+            .map(PathBuf::as_path)
+            .chain(temp_dir.as_deref())
+            .chain(readable.iter().copied())
             .any(|root| location.path.starts_with(root))
     });
     let subject = CallSubject {

@@ -4,6 +4,7 @@ use crate::model::ToolDefinition;
 use crate::tool::DynTool;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 pub use agentry_plugin::provider::{Provider, ProviderOrigin, SimpleProvider};
@@ -86,6 +87,8 @@ struct ProviderEntry {
     /// The provider's revision when its tools were read.
     revision: u64,
     disabled: Vec<String>,
+    /// Folders the model may read without asking (canonical).
+    readable_roots: Vec<PathBuf>,
 }
 
 /// Every tool an agent can call, by name. Cloning is cheap (the tools are shared).
@@ -156,6 +159,11 @@ impl ToolRegistry {
                 origin: provider.origin(),
                 tools: staged.iter().map(|t| t.tool.name().to_owned()).collect(),
             },
+            readable_roots: provider
+                .readable_roots()
+                .iter()
+                .map(|root| crate::executor::canonical_path(root))
+                .collect(),
             provider,
             revision,
             disabled: disabled.to_vec(),
@@ -190,6 +198,13 @@ impl ToolRegistry {
         for entry in &mut self.providers {
             entry.info.tools.retain(|name| keep(name));
         }
+    }
+
+    /// Folders the providers let the model read without asking (canonical).
+    pub fn readable_roots(&self) -> impl Iterator<Item = &Path> {
+        self.providers
+            .iter()
+            .flat_map(|entry| entry.readable_roots.iter().map(PathBuf::as_path))
     }
 
     /// The tool of that name, or else the tool that accepts it as an alias.

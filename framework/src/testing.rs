@@ -74,10 +74,14 @@ impl ToolHarness {
     /// A harness for a provider's tools, in `cwd`, in `bypass` mode (no questions asked).
     pub fn new(provider: &dyn Provider, cwd: impl Into<PathBuf>) -> Result<Self, RegistryError> {
         // The harness runs the provider's tools as they are now.
-        let snapshot = provider.tools().into_iter().fold(
-            SimpleProvider::new(provider.name(), provider.description()),
-            SimpleProvider::with_dyn_tool,
-        );
+        let snapshot = provider
+            .tools()
+            .into_iter()
+            .fold(
+                SimpleProvider::new(provider.name(), provider.description()),
+                SimpleProvider::with_dyn_tool,
+            )
+            .with_readable_roots(provider.readable_roots());
         let mut registry = ToolRegistry::new();
         registry.register(Arc::new(snapshot))?;
         let cwd = canonical_path(&cwd.into());

@@ -21,6 +21,11 @@ pub trait Provider: Send + Sync {
     fn revision(&self) -> u64 {
         0
     }
+    /// Folders whose files the model may read without asking, as if they were in the
+    /// workspace (a skill's bundled files, say). None by default.
+    fn readable_roots(&self) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
 }
 
 /// Where a provider comes from.
@@ -57,6 +62,7 @@ pub struct SimpleProvider {
     name: String,
     description: String,
     tools: Vec<Arc<dyn DynTool>>,
+    readable_roots: Vec<std::path::PathBuf>,
 }
 
 impl SimpleProvider {
@@ -66,6 +72,7 @@ impl SimpleProvider {
             name: name.into(),
             description: description.into(),
             tools: Vec::new(),
+            readable_roots: Vec::new(),
         }
     }
 
@@ -77,6 +84,12 @@ impl SimpleProvider {
     /// Adds a tool already in its shared form (one of another provider's, say).
     pub fn with_dyn_tool(mut self, tool: Arc<dyn DynTool>) -> Self {
         self.tools.push(tool);
+        self
+    }
+
+    /// Lets the model read these folders without asking (see [`Provider::readable_roots`]).
+    pub fn with_readable_roots(mut self, roots: Vec<std::path::PathBuf>) -> Self {
+        self.readable_roots.extend(roots);
         self
     }
 }
@@ -92,5 +105,9 @@ impl Provider for SimpleProvider {
 
     fn tools(&self) -> Vec<Arc<dyn DynTool>> {
         self.tools.clone()
+    }
+
+    fn readable_roots(&self) -> Vec<std::path::PathBuf> {
+        self.readable_roots.clone()
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Skills in the Agent Skills format, disclosed progressively: the model sees only each skill's
 //! name and description (in the **Skill** tool's description); calling `Skill` loads one
-//! skill's instructions and lists its bundled files, which the model then reads with Read.
+//! skill's instructions and lists its bundled files, which the model then reads with Read —
+//! without a permission question, wherever the skill lives (its folder is a readable root).
 //! Every skill is also a slash command (`/NAME what to do`) in every front-end.
 //!
 //! Skills are folders holding a `SKILL.md`, read from `~/.config/agentry/skills/`, then the
@@ -70,6 +71,14 @@ impl Provider for Skills {
 
     fn description(&self) -> String {
         "Skills: instructions and files for particular tasks, loaded when needed.".to_owned()
+    }
+
+    /// The skills' folders: the model reads their bundled files without asking.
+    fn readable_roots(&self) -> Vec<std::path::PathBuf> {
+        self.skills
+            .iter()
+            .map(|skill| skill.folder.clone())
+            .collect()
     }
 
     fn tools(&self) -> Vec<Arc<dyn DynTool>> {

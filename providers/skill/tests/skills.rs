@@ -200,3 +200,66 @@ fn the_skill_tool_as_the_model_sees_it() {
         });
     }
 }
+
+/// A read-only tool that touches the path it is given (as Read does).
+struct Peek;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct PeekInput {
+    /// The file.
+    path: String,
+}
+
+impl agentry::tool::Tool for Peek {
+    type Input = PeekInput;
+    type Output = String;
+
+    fn name(&self) -> &str {
+        "Peek"
+    }
+    fn description(&self) -> String {
+        "Reads a file.".to_owned()
+    }
+    fn kind(&self) -> agentry::tool::ToolKind {
+        agentry::tool::ToolKind::Read
+    }
+    fn locations(&self, input: &PeekInput, cwd: &Path) -> Vec<agentry::tool::ToolCallLocation> {
+        vec![agentry::tool::ToolCallLocation::path(cwd.join(&input.path))]
+    }
+    async fn call(
+        &self,
+        input: PeekInput,
+        _: agentry::tool::ToolContext,
+    ) -> Result<String, agentry::tool::ToolError> {
+        std::fs::read_to_string(&input.path)
+            .map_err(|e| agentry::tool::ToolError::failed(e.to_string()))
+    }
+}
+
+#[tokio::test]
+async fn a_skills_files_are_read_without_asking_wherever_the_skill_lives() {
+    use agentry::permission::PermissionPolicy;
+    use agentry::provider::Provider;
+    let s = setup();
+    let (skills, _) = Skills::load(s.project.path(), Some(s.user.path()));
+    let provider = agentry::provider::SimpleProvider::new("both", "")
+        .with_tool(Peek)
+        .with_readable_roots(skills.readable_roots());
+    let workspace = tempfile::tempdir().unwrap();
+    let harness = ToolHarness::new(&provider, workspace.path())
+        .unwrap()
+        .with_policy(PermissionPolicy::default());
+    let skill_file = s.user.path().join("skills/commit-messages/SKILL.md");
+    let read = harness
+        .call("Peek", json!({"path": skill_file.display().to_string()}))
+        .await;
+    assert!(!read.result.is_error, "{}", read.text());
+    assert!(read.text().contains("imperative mood"));
+    // Elsewhere outside the workspace, reading still asks (and nobody answers yes here).
+    let elsewhere = s.user.path().join("notes.txt");
+    std::fs::write(&elsewhere, "private\n").unwrap();
+    let refused = harness
+        .call("Peek", json!({"path": elsewhere.display().to_string()}))
+        .await;
+    assert!(refused.result.is_error);
+}
