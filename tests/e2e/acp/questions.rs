@@ -34,6 +34,7 @@ fn questions_are_forms_for_a_client_that_renders_them() {
         ask("multi", true),
         ask("own_words", false),
         ask("declined", false),
+        ask("dismissed", false),
         MockTurn::Reply(MockReply::text("done")),
     ]);
     let out = acp_with_model(
@@ -47,13 +48,14 @@ fn questions_are_forms_for_a_client_that_renders_them() {
                 {"action": "accept", "content": {"q0": ["0", "1"]}},
                 {"action": "accept", "content": {"q0_other": "DuckDB"}},
                 {"action": "decline"},
+                {"action": "cancel"},
             ],
             "steps": session_steps(&sb, vec![prompt("pick a database")]),
         }),
     );
     assert_eq!(out.result(2)["stopReason"], "end_turn");
     let asked = out.of_kind("elicitation");
-    assert_eq!(asked.len(), 4);
+    assert_eq!(asked.len(), 5);
     let form = &asked[0]["params"];
     assert_eq!(form["mode"], "form");
     assert_eq!(form["toolCallId"], "single");
@@ -73,6 +75,8 @@ fn questions_are_forms_for_a_client_that_renders_them() {
     assert!(tool_result(&server, 2).contains(r#"= \"PostgreSQL, SQLite\""#));
     assert!(tool_result(&server, 3).contains(r#"= \"DuckDB\""#));
     assert!(tool_result(&server, 4).contains("chose not to answer"));
+    // Dismissing the form is not answering either; the turn goes on.
+    assert!(tool_result(&server, 5).contains("chose not to answer"));
 }
 
 #[test]
