@@ -82,10 +82,16 @@ pub fn command_sources(
     std::iter::once(templates).chain(servers).collect()
 }
 
+/// The user's agentry configuration folder (`~/.config/agentry`), where their prompts,
+/// plugins, sub-agents and skills live.
+pub fn user_config_folder() -> Option<std::path::PathBuf> {
+    dirs::config_dir().map(|dir| dir.join("agentry"))
+}
+
 /// The folders of the prompt templates, the user's before the project's.
 pub fn prompt_folders(project: &Path) -> Vec<std::path::PathBuf> {
-    dirs::config_dir()
-        .map(|dir| dir.join("agentry").join("prompts"))
+    user_config_folder()
+        .map(|dir| dir.join("prompts"))
         .into_iter()
         .chain([project.join(".agentry").join("prompts")])
         .collect()

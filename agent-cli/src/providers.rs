@@ -24,8 +24,8 @@ pub struct PluginPath {
 /// The plugin libraries to load: `--plugin` flags, `plugins` in configuration, and every
 /// library in `~/.config/agentry/plugins/` and `.agentry/plugins/` of the project.
 pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<PluginPath> {
-    let folders = dirs::config_dir()
-        .map(|dir| dir.join("agentry").join("plugins"))
+    let folders = crate::assemble::user_config_folder()
+        .map(|dir| dir.join("plugins"))
         .into_iter()
         .chain([project.join(".agentry").join("plugins")]);
     let named = flags.iter().map(|path| PluginPath {
@@ -290,7 +290,7 @@ pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
 /// out).
 #[cfg(feature = "skill")]
 fn skills(project: &Path) -> agentry_skill::Skills {
-    let user = dirs::config_dir().map(|dir| dir.join("agentry"));
+    let user = crate::assemble::user_config_folder();
     let (skills, problems) = agentry_skill::Skills::load(project, user.as_deref());
     for problem in problems {
         eprintln!("agentry: skill not loaded: {problem}");
@@ -303,7 +303,7 @@ fn skills(project: &Path) -> agentry_skill::Skills {
 /// `haiku` as Anthropic's models.
 #[cfg(feature = "fork")]
 fn sub_agents(config: &Config, project: &Path) -> agentry_fork::Forks {
-    let user = dirs::config_dir().map(|dir| dir.join("agentry"));
+    let user = crate::assemble::user_config_folder();
     let (forks, problems) = agentry_fork::Forks::load(project, user.as_deref());
     for problem in problems {
         eprintln!("agentry: sub-agent not loaded: {problem}");

@@ -54,8 +54,14 @@ pub struct Task {
 /// The session's task list.
 #[derive(Debug, Default)]
 pub struct SessionTasks {
-    tasks: Mutex<Vec<Task>>,
-    next_id: Mutex<u64>,
+    book: Mutex<TaskBook>,
+}
+
+/// The tasks, and the last id given (ids are never reused while the list lives).
+#[derive(Debug, Default)]
+struct TaskBook {
+    tasks: Vec<Task>,
+    last_id: u64,
 }
 
 impl SessionTasks {
@@ -66,31 +72,26 @@ impl SessionTasks {
 
     /// The tasks, in order.
     pub fn tasks(&self) -> Vec<Task> {
-        lock(&self.tasks).clone()
+        lock(&self.book).tasks.clone()
     }
 
     /// Replaces every task (TodoWrite), numbering them afresh.
     pub fn replace(&self, tasks: impl IntoIterator<Item = Task>) {
-        let mut next = lock(&self.next_id);
-        let mut list = lock(&self.tasks);
-        *next = 0;
-        *list = tasks
-            .into_iter()
-            .map(|task| {
-                *next += 1;
-                Task {
-                    id: next.to_string(),
-                    ..task
-                }
-            })
-            .collect();
+        let mut book = lock(&self.book);
+        book.last_id = 0;
+        book.tasks.clear();
+        for task in tasks {
+            book.last_id += 1;
+            let id = book.last_id.to_string();
+            book.tasks.push(Task { id, ..task });
+        }
     }
 
     fn add(&self, task: Task) -> String {
-        let mut next = lock(&self.next_id);
-        *next += 1;
-        let id = next.to_string();
-        lock(&self.tasks).push(Task {
+        let mut book = lock(&self.book);
+        book.last_id += 1;
+        let id = book.last_id.to_string();
+        book.tasks.push(Task {
             id: id.clone(),
             ..task
         });
@@ -99,7 +100,8 @@ impl SessionTasks {
 
     /// The list as the plan front-ends show.
     pub fn plan(&self) -> Vec<PlanEntry> {
-        lock(&self.tasks)
+        lock(&self.book)
+            .tasks
             .iter()
             .map(|task| PlanEntry {
                 content: task.subject.clone(),
@@ -119,7 +121,11 @@ impl SessionTasks {
     }
 
     fn unknown(&self, id: &str) -> ToolError {
-        let ids: Vec<String> = lock(&self.tasks).iter().map(|t| t.id.clone()).collect();
+        let ids: Vec<String> = lock(&self.book)
+            .tasks
+            .iter()
+            .map(|t| t.id.clone())
+            .collect();
         ToolError::InvalidInput(if ids.is_empty() {
             format!("there is no task `{id}`: the list is empty (add tasks with TaskCreate)")
         } else {
@@ -262,9 +268,10 @@ impl Tool for TaskUpdate {
     ) -> Result<ToolOutput, ToolError> {
         let list = SessionTasks::of(&ctx);
         let said = {
-            let mut tasks = lock(&list.tasks);
+            let mut book = lock(&list.book);
+            let tasks = &mut book.tasks;
             let Some(at) = tasks.iter().position(|t| t.id == input.task_id) else {
-                drop(tasks);
+                drop(book);
                 return Err(list.unknown(&input.task_id));
             };
             if let Some(missing) = input
@@ -273,7 +280,7 @@ impl Tool for TaskUpdate {
                 .find(|id| !tasks.iter().any(|t| &t.id == *id))
             {
                 let missing = missing.clone();
-                drop(tasks);
+                drop(book);
                 return Err(list.unknown(&missing));
             }
             if input.status == Some(NewStatus::InProgress)

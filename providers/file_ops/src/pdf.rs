@@ -80,7 +80,7 @@ pub fn read_pdf(path: &Path, len: u64, how: PdfReading<'_>) -> Result<ToolOutput
     }
     let mut content = vec![ToolContent::text(text)];
     if how.images {
-        content.extend(page_images(&bytes, &pages)?);
+        content.extend(page_images(bytes, &pages)?);
     }
     Ok(ToolOutput {
         content,
@@ -108,10 +108,10 @@ fn page_text(document: &pdf_extract::Document, page: usize) -> Result<String, St
 }
 
 /// The pages rendered as PNG images.
-fn page_images(bytes: &[u8], pages: &[usize]) -> Result<Vec<ToolContent>, ToolError> {
+fn page_images(bytes: Vec<u8>, pages: &[usize]) -> Result<Vec<ToolContent>, ToolError> {
     use hayro::hayro_interpret::InterpreterSettings;
     use hayro::vello_cpu::color::palette::css::WHITE;
-    let pdf = hayro::hayro_syntax::Pdf::new(bytes.to_vec())
+    let pdf = hayro::hayro_syntax::Pdf::new(bytes)
         .map_err(|e| ToolError::failed(format!("cannot render the PDF: {e:?}")))?;
     let cache = hayro::RenderCache::new();
     let mut images = Vec::with_capacity(pages.len());
