@@ -37,6 +37,8 @@ impl Exit {
             StopReason::MaxTurnRequests => Exit::MaxTurnRequests,
             StopReason::Refusal => Exit::Refusal,
             StopReason::Cancelled => Exit::Cancelled,
+            // The CLI asks its questions at once (or offers none): its chats never pause.
+            StopReason::Paused => Exit::EndTurn,
         }
     }
 
@@ -45,7 +47,10 @@ impl Exit {
         match error {
             AgentError::Model(_) | AgentError::NoModel => Exit::Model,
             AgentError::OutputSchema { .. } => Exit::OutputSchema,
-            AgentError::InvalidOutputSchema(_) | AgentError::Registry(_) => Exit::Usage,
+            AgentError::InvalidOutputSchema(_)
+            | AgentError::Registry(_)
+            | AgentError::NoSuchQuestion(_)
+            | AgentError::InvalidAnswer(_) => Exit::Usage,
             AgentError::Store(agentry::session::StoreError::NotFound(_)) => Exit::Usage,
             AgentError::Store(_) => Exit::Internal,
         }

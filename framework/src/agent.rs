@@ -9,7 +9,7 @@
 //! questions as cancelled, sends the last updates, and ends the chat with `cancelled` — never
 //! with an error.
 
-mod chat;
+pub(crate) mod chat;
 pub mod compaction;
 
 use crate::commands::{CommandSource, SlashCommands};
@@ -18,10 +18,11 @@ use crate::event::{ChatSummary, EventSink};
 use crate::executor::Executor;
 use crate::ids::SessionId;
 use crate::model::{ContentBlock, Message, Model};
+use crate::pause::{ChatPauses, PausedChat};
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RememberedAnswers};
 use crate::prompt::DEFAULT_BASE_PROMPT;
 use crate::provider::{Provider, RegistryError, ToolRegistry};
-use crate::question::QuestionHandler;
+use crate::question::{QuestionAnswer, QuestionHandler, answers_text};
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
 use crate::session_servers::SessionServers;
 use crate::subagent::Fork;
@@ -309,7 +310,9 @@ impl Agent {
         options: SessionOptions,
     ) -> Result<Session, AgentError> {
         let stored = self.load_session(id)?;
-        Ok(self.session(id.clone(), options, stored.messages, stored.remembered))
+        let mut session = self.session(id.clone(), options, stored.messages, stored.remembered);
+        session.paused = stored.paused;
+        Ok(session)
     }
 
     /// Reads a stored session (for listing or replaying it).
@@ -345,6 +348,7 @@ impl Agent {
             state: SessionState::default(),
             history,
             fork: None,
+            paused: None,
         }
     }
 }
@@ -363,17 +367,21 @@ pub struct Session {
     history: Vec<Message>,
     /// Set for a sub-agent's session: where it sits, its system prompt and limits.
     fork: Option<Fork>,
+    /// What waits for the user's answer, when the last chat paused.
+    paused: Option<PausedChat>,
 }
 
 impl Session {
     /// A sub-agent's session: the calling session's options, these tools and model, its own
-    /// history and state; never stored on its own (its events are the calling chat's).
+    /// history (empty, or as it paused) and state; never stored on its own (its events are the
+    /// calling chat's).
     pub(crate) fn forked(
         agent: &Agent,
         options: SessionOptions,
         registry: Arc<ToolRegistry>,
         model: Arc<dyn Model>,
         remembered: Arc<Mutex<RememberedAnswers>>,
+        history: Vec<Message>,
         fork: Fork,
     ) -> Session {
         Session {
@@ -384,8 +392,9 @@ impl Session {
             options,
             remembered,
             state: SessionState::default(),
-            history: Vec::new(),
+            history,
             fork: Some(fork),
+            paused: None,
         }
     }
 
@@ -447,12 +456,58 @@ impl Session {
 
     /// Runs one chat (prompt turn) to its stop reason. Errors are for failures (the model, the
     /// store); a cancelled chat returns `Ok` with [`StopReason::Cancelled`](crate::event::StopReason::Cancelled).
+    /// When the last chat paused for an answer, its waiting calls are given up first (the model
+    /// reads that the user wrote this instead of answering).
     pub async fn prompt(
         &mut self,
         content: Vec<ContentBlock>,
         options: &ChatOptions,
         io: &ChatIo,
     ) -> Result<ChatSummary, AgentError> {
-        chat::run(self, content, options, io).await
+        let start = chat::Start::Prompt(content);
+        chat::run(self, start, options, io, Arc::default()).await
+    }
+
+    /// What waits for the user's answer, when the last chat paused (see [`pause`](crate::pause)).
+    pub fn paused(&self) -> Option<&PausedChat> {
+        self.paused.as_ref()
+    }
+
+    /// Resumes the paused chat with the user's answer to one of its questions: the loops take
+    /// up where they stopped (also in a new process that reopened the session). Other questions
+    /// of the chat are asked again as their calls run again. Fails, changing nothing, when no
+    /// question of the session waits for that call or the answer does not fit its questions.
+    pub async fn answer(
+        &mut self,
+        answer: QuestionAnswer,
+        options: &ChatOptions,
+        io: &ChatIo,
+    ) -> Result<ChatSummary, AgentError> {
+        let question = self
+            .paused
+            .as_ref()
+            .and_then(|paused| paused.question(&answer.tool_call_id))
+            .ok_or_else(|| AgentError::NoSuchQuestion(answer.tool_call_id.clone()))?;
+        answers_text(&question.questions, &answer.answers).map_err(AgentError::InvalidAnswer)?;
+        let (root, sub_agents) = self.paused.take().unwrap_or_default().into_loops();
+        let Some(paused) = root else {
+            return Err(AgentError::NoSuchQuestion(answer.tool_call_id));
+        };
+        let pauses = Arc::new(ChatPauses::resuming(sub_agents, answer.clone()));
+        let start = chat::Start::Resume {
+            paused,
+            answer: Some(answer),
+        };
+        chat::run(self, start, options, io, pauses).await
+    }
+
+    /// Runs a sub-agent's chat, sharing the calling chat's pauses.
+    pub(crate) async fn run_sub_chat(
+        &mut self,
+        start: chat::Start,
+        io: &ChatIo,
+        pauses: Arc<ChatPauses>,
+    ) -> Result<ChatSummary, AgentError> {
+        chat::run(self, start, &ChatOptions::default(), io, pauses).await
     }
 }

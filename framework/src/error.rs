@@ -31,4 +31,10 @@ pub enum AgentError {
         /// What was wrong with the last one.
         problems: String,
     },
+    /// An answer names a call that does not wait for one.
+    #[error("no question of this session waits for an answer from tool call `{0}`")]
+    NoSuchQuestion(crate::ids::ToolCallId),
+    /// An answer does not fit its questions.
+    #[error("the answer does not fit the questions: {0}")]
+    InvalidAnswer(String),
 }

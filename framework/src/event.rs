@@ -18,6 +18,7 @@
 //! | `ToolCall` | `tool_call` `{toolCallId, title, kind, status: pending, rawInput, locations}` |
 //! | `ToolCallUpdate` | `tool_call_update` (only the fields that are set: status, title, content, locations, rawOutput) |
 //! | `PermissionResolved` | — (the answer to the `session/request_permission` request the front-end's [`PermissionHandler`](crate::permission::PermissionHandler) sent) |
+//! | `QuestionPending` / `QuestionAnswered` | — (ACP asks at once, with `elicitation/create`; only front-ends that pause for answers see them) |
 //! | `Usage` | `usage_update` |
 //! | `Notice` | — (logged on stderr) |
 //! | `ChatEnded` | the `session/prompt` response `{stopReason}` |
@@ -103,6 +104,17 @@ pub enum AgentEvent {
         tool_call_id: ToolCallId,
         /// The answer.
         outcome: PermissionOutcome,
+    },
+    /// A tool call asked the user questions that are answered later: the chat pauses (see
+    /// [`pause`](crate::pause)).
+    QuestionPending(crate::pause::PendingQuestion),
+    /// The user answered a paused question (the content of the user turn that resumes the
+    /// chat).
+    QuestionAnswered {
+        /// The user turn.
+        turn_id: TurnId,
+        /// The answer.
+        answer: crate::question::QuestionAnswer,
     },
     /// Token usage of one model response.
     Usage {
@@ -213,6 +225,10 @@ pub enum StopReason {
     Refusal,
     /// The user cancelled the chat.
     Cancelled,
+    /// A tool call waits for the user's answer to a question; the chat goes on when it comes
+    /// ([`Session::answer`](crate::agent::Session::answer)). Only front-ends that pause for
+    /// questions see it (ACP asks at once and never does).
+    Paused,
 }
 
 impl std::fmt::Display for StopReason {
@@ -230,6 +246,7 @@ impl StopReason {
             StopReason::MaxTurnRequests => "max_turn_requests",
             StopReason::Refusal => "refusal",
             StopReason::Cancelled => "cancelled",
+            StopReason::Paused => "paused",
         }
     }
 }
@@ -270,11 +287,16 @@ pub enum ToolCallStatus {
     Completed,
     /// Failed, was rejected, or was cancelled.
     Failed,
+    /// Waits for the user's answer to a question: the chat paused (see
+    /// [`question`](crate::question)); the call runs on when the answer comes.
+    AwaitingAnswer,
 }
 
 impl ToolCallStatus {
     /// Whether a call may move from `self` to `next`: pending → in_progress → completed | failed,
-    /// and pending → failed (rejected, invalid input, cancelled).
+    /// and pending → failed (rejected, invalid input, cancelled); a running call may wait for
+    /// an answer (in_progress → awaiting_answer) and then run on or be given up
+    /// (awaiting_answer → in_progress | failed).
     pub fn can_become(self, next: ToolCallStatus) -> bool {
         use ToolCallStatus::*;
         matches!(
@@ -283,6 +305,9 @@ impl ToolCallStatus {
                 | (Pending, Failed)
                 | (InProgress, Completed)
                 | (InProgress, Failed)
+                | (InProgress, AwaitingAnswer)
+                | (AwaitingAnswer, InProgress)
+                | (AwaitingAnswer, Failed)
         )
     }
 

@@ -204,6 +204,20 @@ pub struct CallTracker {
 }
 
 impl CallTracker {
+    /// Tracks a call announced before that waited for the user's answer (status
+    /// `awaiting_answer`), without announcing it again.
+    pub fn awaiting_answer(snapshot: ToolCallSnapshot, events: Arc<dyn EventSink>) -> Self {
+        let snapshot = ToolCallSnapshot {
+            status: ToolCallStatus::AwaitingAnswer,
+            ..snapshot
+        };
+        Self {
+            snapshot,
+            events,
+            started: None,
+        }
+    }
+
     /// Announces a call (status `pending`) and tracks it from there.
     pub fn announce(snapshot: ToolCallSnapshot, events: Arc<dyn EventSink>) -> Self {
         let snapshot = ToolCallSnapshot {
@@ -268,6 +282,18 @@ pub struct PendingCall {
     tracker: CallTracker,
     /// The prepared call, or why it will not run.
     ready: Result<Box<dyn PreparedCall>, Refusal>,
+    /// Whether it was allowed to run already (it is taken up after waiting for an answer).
+    permitted: bool,
+}
+
+/// How a call that the executor ran ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallResult {
+    /// It finished (completed or failed): what the model reads.
+    Done(ToolResult),
+    /// It waits for the user's answer (status `awaiting_answer`): its chat pauses, and the call
+    /// runs again when the answer comes ([`Executor::reopen`]).
+    AwaitingAnswer(ToolCallId),
 }
 
 impl PendingCall {
@@ -302,6 +328,33 @@ impl Executor {
     /// Looks the tool up, validates the call's input, prepares it and announces it as
     /// `pending`.
     pub fn announce(&self, request: ToolCallRequest, scope: &CallScope) -> PendingCall {
+        let (snapshot, ready) = self.prepare_call(request, scope);
+        PendingCall {
+            tracker: CallTracker::announce(snapshot, scope.events.clone()),
+            ready,
+            permitted: false,
+        }
+    }
+
+    /// Takes up a call that waited for the user's answer (status `awaiting_answer`) when its
+    /// chat resumes: prepared again from the same request, not announced again, and not asked
+    /// permission for again (it was running when the chat paused).
+    pub fn reopen(&self, request: ToolCallRequest, scope: &CallScope) -> PendingCall {
+        let (snapshot, ready) = self.prepare_call(request, scope);
+        PendingCall {
+            tracker: CallTracker::awaiting_answer(snapshot, scope.events.clone()),
+            ready,
+            permitted: true,
+        }
+    }
+
+    /// The call's snapshot (as it would be announced) and its prepared form, or why it will
+    /// not run.
+    fn prepare_call(
+        &self,
+        request: ToolCallRequest,
+        scope: &CallScope,
+    ) -> (ToolCallSnapshot, Result<Box<dyn PreparedCall>, Refusal>) {
         let ToolCallRequest {
             id,
             name,
@@ -345,15 +398,12 @@ impl Executor {
             raw_input,
             locations,
         };
-        PendingCall {
-            tracker: CallTracker::announce(snapshot, scope.events.clone()),
-            ready,
-        }
+        (snapshot, ready)
     }
 
     /// Runs several announced calls: read-only ones concurrently, the others one at a time in
     /// order. Results come back in the order of `calls`.
-    pub async fn run_batch(&self, calls: Vec<PendingCall>, scope: &CallScope) -> Vec<ToolResult> {
+    pub async fn run_batch(&self, calls: Vec<PendingCall>, scope: &CallScope) -> Vec<CallResult> {
         let gate = tokio::sync::RwLock::new(());
         let runs = calls.into_iter().map(|call| {
             let gate = &gate;
@@ -372,19 +422,27 @@ impl Executor {
         futures::future::join_all(runs).await
     }
 
-    /// Runs one announced call to its final status and returns what the model reads.
-    pub async fn run(&self, call: PendingCall, scope: &CallScope) -> ToolResult {
-        let PendingCall { mut tracker, ready } = call;
+    /// Runs one announced call to its final status and returns what the model reads, unless
+    /// it waits for the user's answer.
+    pub async fn run(&self, call: PendingCall, scope: &CallScope) -> CallResult {
+        let PendingCall {
+            mut tracker,
+            ready,
+            permitted,
+        } = call;
         let prepared = match ready {
             Ok(prepared) => prepared,
-            Err(refusal) => return refuse(&mut tracker, refusal),
+            Err(refusal) => return CallResult::Done(refuse(&mut tracker, refusal)),
         };
         if scope.cancel.is_cancelled() {
-            return refuse(&mut tracker, Refusal::Cancelled { started: false });
+            let refusal = Refusal::Cancelled { started: false };
+            return CallResult::Done(refuse(&mut tracker, refusal));
         }
-        let decision = decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
-        if let Err(refusal) = check_permission(decision, tracker.snapshot(), scope).await {
-            return refuse(&mut tracker, refusal);
+        if !permitted {
+            let decision = decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
+            if let Err(refusal) = check_permission(decision, tracker.snapshot(), scope).await {
+                return CallResult::Done(refuse(&mut tracker, refusal));
+            }
         }
         let tool_call_id = tracker.snapshot().tool_call_id.clone();
         // Moving a pending call to in_progress is always legal.
@@ -613,8 +671,8 @@ fn finish(
     tracker: &mut CallTracker,
     outcome: Result<ToolOutput, ToolError>,
     cancel: &CancellationToken,
-) -> ToolResult {
-    match outcome {
+) -> CallResult {
+    let result = match outcome {
         Ok(output) => {
             let result = ToolResult {
                 tool_call_id: tracker.snapshot().tool_call_id.clone(),
@@ -633,9 +691,15 @@ fn finish(
         }
         Err(ToolError::Cancelled) => refuse(tracker, Refusal::Cancelled { started: true }),
         Err(_) if cancel.is_cancelled() => refuse(tracker, Refusal::Cancelled { started: true }),
+        Err(ToolError::AwaitingAnswer) => {
+            // Moving a running call to awaiting_answer is always legal.
+            let _ = tracker.transition(ToolCallStatus::AwaitingAnswer, ToolCallUpdate::default());
+            return CallResult::AwaitingAnswer(tracker.snapshot().tool_call_id.clone());
+        }
         Err(ToolError::Failed { message, output }) => fail(tracker, message, output),
         Err(error) => fail(tracker, error.to_string(), None),
-    }
+    };
+    CallResult::Done(result)
 }
 
 /// Ends the call for a reason of the executor's own; the model reads the reason.

@@ -48,6 +48,7 @@ pub mod executor;
 pub mod front_matter;
 pub use agentry_plugin::ids;
 pub mod model;
+pub mod pause;
 pub mod permission;
 #[cfg(feature = "plugins")]
 pub mod plugins;

@@ -7,8 +7,14 @@
 //! The shapes are the chat-flow protocol's: 1–4 questions, each with a `header` of at most 12
 //! characters and 2–4 options; answers give, per question index, the chosen options'
 //! indexes (`selections`) and/or free text (`custom`).
+//!
+//! A front-end that cannot ask at once (a web page, which answers in a later message) gives
+//! its chats [`PauseForAnswers`]: the question then pauses the chat, and
+//! [`Session::answer`](crate::agent::Session::answer) resumes it (see [`pause`](crate::pause)).
 
+use crate::event::{AgentEvent, EventSink};
 use crate::ids::ToolCallId;
+use crate::pause::{ChatPauses, PendingQuestion, SourceLoop};
 use crate::tool::ToolContext;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -62,6 +68,17 @@ pub struct Answers {
     pub custom: BTreeMap<String, String>,
 }
 
+/// The answers to one paused question: the chat-flow protocol's `askuser_answer`
+/// (`{"tool_call_id": …, "selections": {"0": [1]}, "custom": {}}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionAnswer {
+    /// The call that asked.
+    pub tool_call_id: ToolCallId,
+    /// The answers.
+    #[serde(flatten)]
+    pub answers: Answers,
+}
+
 /// How a question ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum QuestionOutcome {
@@ -71,6 +88,8 @@ pub enum QuestionOutcome {
     Declined,
     /// The chat was cancelled while asking.
     Cancelled,
+    /// The answer comes later: the chat pauses until then.
+    Paused,
 }
 
 /// The front-end's side of questions: shows them and returns the answers.
@@ -80,12 +99,27 @@ pub trait QuestionHandler: Send + Sync {
     async fn ask(&self, request: QuestionRequest) -> QuestionOutcome;
 }
 
+/// The handler of a front-end that answers later: every question pauses the chat.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PauseForAnswers;
+
+#[async_trait::async_trait]
+impl QuestionHandler for PauseForAnswers {
+    async fn ask(&self, _request: QuestionRequest) -> QuestionOutcome {
+        QuestionOutcome::Paused
+    }
+}
+
 /// The chat's question handler, as offered to a tool call (in its
 /// [`Extensions`](crate::tool::Extensions)).
 pub struct UserQuestions {
     pub(crate) handler: Arc<dyn QuestionHandler>,
-    /// The Agent call whose sub-agent's loop the calls run in, if any.
-    pub(crate) fork: Option<ToolCallId>,
+    /// Where the calls run: the main loop, or which sub-agent's.
+    pub(crate) source_loop: Option<SourceLoop>,
+    /// The chat's paused questions and the answer it resumes with.
+    pub(crate) pauses: Arc<ChatPauses>,
+    /// Where the chat's events go.
+    pub(crate) events: Arc<dyn EventSink>,
 }
 
 impl UserQuestions {
@@ -95,16 +129,36 @@ impl UserQuestions {
     }
 
     /// Asks the user `questions` for the call `ctx` belongs to; a cancelled call stops waiting.
+    /// When the chat resumes with the answer to this call, that is the answer. When the
+    /// handler pauses, the question is recorded with the chat
+    /// ([`AgentEvent::QuestionPending`]) and the call should end with
+    /// [`ToolError::AwaitingAnswer`](crate::tool::ToolError::AwaitingAnswer).
     pub async fn ask(&self, ctx: &ToolContext, questions: Vec<Question>) -> QuestionOutcome {
+        if let Some(answers) = self.pauses.take_answer(&ctx.tool_call_id) {
+            return QuestionOutcome::Answered(answers);
+        }
         let request = QuestionRequest {
             tool_call_id: ctx.tool_call_id.clone(),
-            questions,
-            asked_by_fork: self.fork.clone(),
+            questions: questions.clone(),
+            asked_by_fork: self
+                .source_loop
+                .as_ref()
+                .map(|source| source.parent_fork_tool_call_id.clone()),
         };
-        tokio::select! {
+        let outcome = tokio::select! {
             outcome = self.handler.ask(request) => outcome,
             () = ctx.cancel.cancelled() => QuestionOutcome::Cancelled,
+        };
+        if outcome == QuestionOutcome::Paused {
+            let pending = PendingQuestion {
+                tool_call_id: ctx.tool_call_id.clone(),
+                questions,
+                source_loop: self.source_loop.clone(),
+            };
+            self.pauses.ask(pending.clone());
+            self.events.emit(AgentEvent::QuestionPending(pending));
         }
+        outcome
     }
 }
 

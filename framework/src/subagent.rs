@@ -22,10 +22,12 @@
 //! }
 //! ```
 
-use crate::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
+use crate::agent::chat::Start;
+use crate::agent::{Agent, ChatIo, Session, SessionOptions};
 use crate::event::{AgentEvent, EventSink, StopReason, Usage};
 use crate::ids::ToolCallId;
 use crate::model::{ContentBlock, Model};
+use crate::pause::ChatPauses;
 use crate::permission::{PermissionHandler, PermissionMode, RememberedAnswers};
 use crate::provider::ToolRegistry;
 use crate::question::QuestionHandler;
@@ -123,6 +125,9 @@ pub enum SubAgentError {
     /// The call was cancelled, and the sub-agent with it.
     #[error("the sub-agent was cancelled")]
     Cancelled,
+    /// The sub-agent waits for the user's answer to a question: the chat pauses.
+    #[error("the sub-agent waits for the user's answer")]
+    AwaitingAnswer,
 }
 
 impl From<SubAgentError> for crate::tool::ToolError {
@@ -130,6 +135,7 @@ impl From<SubAgentError> for crate::tool::ToolError {
     fn from(error: SubAgentError) -> Self {
         match error {
             SubAgentError::Cancelled => crate::tool::ToolError::Cancelled,
+            SubAgentError::AwaitingAnswer => crate::tool::ToolError::AwaitingAnswer,
             other => crate::tool::ToolError::failed(other.to_string()),
         }
     }
@@ -146,6 +152,8 @@ pub struct SubAgents {
     pub(crate) events: Arc<dyn EventSink>,
     pub(crate) permissions: Arc<dyn PermissionHandler>,
     pub(crate) questions: Option<Arc<dyn QuestionHandler>>,
+    /// The calling chat's pauses (a sub-agent's question pauses the whole chat).
+    pub(crate) pauses: Arc<ChatPauses>,
     /// The depth of the loop whose calls this runner serves (0 for the main loop).
     pub(crate) depth: u32,
 }
@@ -176,7 +184,8 @@ impl SubAgents {
     }
 
     /// Runs a sub-agent on `prompt` for the call `ctx` belongs to, and waits for its answer.
-    /// Cancelling the call cancels it.
+    /// Cancelling the call cancels it. When the chat resumes after a pause, the call's sub-agent
+    /// takes up where it stopped instead (the call runs again with the same input).
     pub async fn run(
         &self,
         ctx: &ToolContext,
@@ -211,12 +220,17 @@ impl SubAgents {
         if let Some(mode) = spec.permission_mode {
             options.policy.mode = mode;
         }
+        let resumed = self.pauses.take_loop(&origin.loop_id);
         let mut session = Session::forked(
             &self.agent,
             options,
             registry,
             spec.model.unwrap_or_else(|| self.model.clone()),
             self.remembered.clone(),
+            resumed
+                .as_ref()
+                .map(|p| p.history.clone())
+                .unwrap_or_default(),
             Fork {
                 origin: origin.clone(),
                 system_prompt: spec.system_prompt,
@@ -229,12 +243,20 @@ impl SubAgents {
             cancel: ctx.cancel.child_token(),
             questions: self.questions.clone(),
         };
-        let content = vec![ContentBlock::Text { text: prompt }];
+        let start = match resumed {
+            Some(paused) => Start::Resume {
+                paused,
+                answer: None,
+            },
+            None => Start::Prompt(vec![ContentBlock::Text { text: prompt }]),
+        };
         let summary = session
-            .prompt(content, &ChatOptions::default(), &io)
+            .run_sub_chat(start, &io, self.pauses.clone())
             .await?;
-        if summary.stop_reason == StopReason::Cancelled {
-            return Err(SubAgentError::Cancelled);
+        match summary.stop_reason {
+            StopReason::Cancelled => return Err(SubAgentError::Cancelled),
+            StopReason::Paused => return Err(SubAgentError::AwaitingAnswer),
+            _ => {}
         }
         let answer = match summary.result {
             serde_json::Value::String(text) => text,

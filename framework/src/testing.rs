@@ -13,8 +13,8 @@
 //! ```
 
 use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
-use crate::executor::{CallScope, Executor, canonical_path};
-use crate::model::ToolResult;
+use crate::executor::{CallResult, CallScope, Executor, canonical_path};
+use crate::model::{ContentBlock, ToolResult};
 use crate::model::{ToolArguments, ToolCallRequest};
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RejectWhenAsked};
 use crate::provider::{Provider, RegistryError, SimpleProvider, ToolRegistry};
@@ -161,7 +161,15 @@ impl ToolHarness {
             arguments: ToolArguments::Json(input),
         };
         let pending = self.executor.announce(request, &scope);
-        let result = self.executor.run(pending, &scope).await;
+        // The harness has no chat to pause: a call that waits for an answer reads as an error.
+        let result = match self.executor.run(pending, &scope).await {
+            CallResult::Done(result) => result,
+            CallResult::AwaitingAnswer(tool_call_id) => ToolResult {
+                tool_call_id,
+                content: vec![ContentBlock::text("the call waits for the user's answer")],
+                is_error: true,
+            },
+        };
         let events = {
             let mut events = self.lock_events();
             let mine = events[before..].to_vec();

@@ -4,14 +4,16 @@ use super::compaction::{estimate_tokens, needs_compaction, split_point, summaris
 use super::{ChatIo, ChatOptions, Session};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
+use crate::executor::CallResult;
 use crate::executor::{CallScope, Executor, PendingCall};
 use crate::ids::{ToolCallId, TurnId};
 use crate::model::{
     AssistantContent, ContentBlock, FinishReason, Message, ModelError, ModelEvent, ModelRequest,
-    ToolDefinition,
+    ToolDefinition, ToolResult,
 };
+use crate::pause::{ChatPauses, PausedChat, PausedLoop, SourceLoop};
 use crate::prompt::{SystemPromptParts, build_system_prompt};
-use crate::question::UserQuestions;
+use crate::question::{QuestionAnswer, UserQuestions};
 use crate::session::{ChatRecord, Transcript};
 use crate::subagent::{ROOT_LOOP, SubAgents};
 use crate::sync::lock;
@@ -49,9 +51,29 @@ struct Response {
     end: StreamEnd,
 }
 
+/// How a chat begins.
+pub(crate) enum Start {
+    /// With the user's message.
+    Prompt(Vec<ContentBlock>),
+    /// By taking a paused loop up again where it stopped; the main loop's resumption carries
+    /// the user's answer.
+    Resume {
+        /// The loop as it paused.
+        paused: PausedLoop,
+        /// The answer that resumes the chat (for the main loop).
+        answer: Option<QuestionAnswer>,
+    },
+}
+
+/// What the model reads for a waiting call given up because the user wrote something new.
+const NOT_ANSWERED: &str =
+    "Not answered: the user sent a new message instead of answering. Go on from that message.";
+
 struct Chat<'s> {
     session: &'s mut Session,
     io: &'s ChatIo,
+    /// The pauses this chat shares with its sub-agents.
+    pauses: Arc<ChatPauses>,
     recorder: Arc<Recorder>,
     system: String,
     tools: Vec<ToolDefinition>,
@@ -66,11 +88,12 @@ struct Chat<'s> {
     compacted: bool,
 }
 
-pub(super) async fn run(
+pub(crate) async fn run(
     session: &mut Session,
-    content: Vec<ContentBlock>,
+    start: Start,
     options: &ChatOptions,
     io: &ChatIo,
+    pauses: Arc<ChatPauses>,
 ) -> Result<ChatSummary, AgentError> {
     let started = Instant::now();
     let output_checker = options
@@ -86,11 +109,10 @@ pub(super) async fn run(
         .registry()
         .definitions_offered(io.questions.is_some());
     let system = system_prompt(session, &tools, options.output_schema.as_ref());
-    let title = session
-        .history
-        .is_empty()
-        .then(|| title_of(&content))
-        .flatten();
+    let title = match &start {
+        Start::Prompt(content) if session.history.is_empty() => title_of(content),
+        _ => None,
+    };
     let recorder = Arc::new(Recorder {
         inner: io.events.clone(),
         transcript: Mutex::default(),
@@ -98,6 +120,7 @@ pub(super) async fn run(
     let mut chat = Chat {
         session,
         io,
+        pauses,
         recorder,
         system,
         tools,
@@ -112,7 +135,7 @@ pub(super) async fn run(
     chat.emit(AgentEvent::ChatStarted {
         session_id: chat.session.id.clone(),
     });
-    let outcome = chat.run_loop(content).await;
+    let outcome = chat.run_loop(start).await;
     let stop_reason = outcome.as_ref().ok().map(|(stop, _)| *stop);
     let saved = chat.save(stop_reason, title);
     let session_id = chat.session.id.clone();
@@ -203,12 +226,18 @@ impl Chat<'_> {
             events: self.recorder.clone(),
             permissions: self.io.permissions.clone(),
             questions: self.io.questions.clone(),
+            pauses: self.pauses.clone(),
             depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
         }));
         if let Some(handler) = &self.io.questions {
             extensions.insert(Arc::new(UserQuestions {
                 handler: handler.clone(),
-                fork: self.parent_fork_tool_call_id(),
+                source_loop: session.fork.as_ref().map(|fork| SourceLoop {
+                    loop_id: fork.origin.loop_id.clone(),
+                    parent_fork_tool_call_id: fork.origin.parent_tool_call_id.clone(),
+                }),
+                pauses: self.pauses.clone(),
+                events: self.recorder.clone(),
             }));
         }
         CallScope {
@@ -243,11 +272,23 @@ impl Chat<'_> {
     }
 
     /// Runs model requests and tool batches until a stop reason; returns it with the result.
-    async fn run_loop(
-        &mut self,
-        content: Vec<ContentBlock>,
-    ) -> Result<(StopReason, Value), AgentError> {
-        self.user_turn(content);
+    async fn run_loop(&mut self, start: Start) -> Result<(StopReason, Value), AgentError> {
+        match start {
+            Start::Prompt(content) => {
+                if let Some(paused) = self.session.paused.take() {
+                    self.give_up(paused);
+                }
+                self.user_turn(content);
+            }
+            Start::Resume { paused, answer } => {
+                if let Some(answer) = answer {
+                    self.answer_turn(answer);
+                }
+                if let Some(stop) = self.resume_batch(paused).await {
+                    return Ok((stop, self.last_answer()));
+                }
+            }
+        }
         let max_requests = self
             .session
             .fork
@@ -297,7 +338,8 @@ impl Chat<'_> {
                 StreamEnd::Cancelled => {
                     // Cancellation is set, so each pending call fails as cancelled before running.
                     let results = executor.run_batch(calls, &scope).await;
-                    self.push_response(content, results);
+                    self.push_response(content, Vec::new());
+                    self.settle_batch(&turn_id, Vec::new(), results);
                     (TurnStatus::Cancelled, Some(StopReason::Cancelled))
                 }
                 StreamEnd::Finished(reason @ (FinishReason::MaxTokens | FinishReason::Refusal)) => {
@@ -323,12 +365,8 @@ impl Chat<'_> {
                 }
                 StreamEnd::Finished(_) if !calls.is_empty() => {
                     let results = executor.run_batch(calls, &scope).await;
-                    self.push_response(content, results);
-                    if self.io.cancel.is_cancelled() {
-                        (TurnStatus::Cancelled, Some(StopReason::Cancelled))
-                    } else {
-                        (TurnStatus::Completed, None)
-                    }
+                    self.push_response(content, Vec::new());
+                    self.settle_batch(&turn_id, Vec::new(), results)
                 }
                 StreamEnd::Finished(_) => {
                     self.push_response(content, Vec::new());
@@ -345,6 +383,148 @@ impl Chat<'_> {
                 None => continue,
             }
         }
+    }
+
+    /// Takes the results of a batch (with those of its calls that finished before a pause): when
+    /// a call waits for the user's answer, records the loop as paused; otherwise adds the
+    /// results, in the order the model asked for the calls. Returns how the turn ends and, if
+    /// the chat stops, why.
+    fn settle_batch(
+        &mut self,
+        turn_id: &TurnId,
+        mut finished: Vec<ToolResult>,
+        results: Vec<CallResult>,
+    ) -> (TurnStatus, Option<StopReason>) {
+        let mut waiting = false;
+        for result in results {
+            match result {
+                CallResult::Done(result) => finished.push(result),
+                CallResult::AwaitingAnswer(_) => waiting = true,
+            }
+        }
+        if waiting {
+            // A sub-agent's history lives only in memory: the record carries it.
+            let history = match self.session.fork {
+                Some(_) => self
+                    .session
+                    .history
+                    .iter()
+                    .chain(&self.new_messages)
+                    .cloned()
+                    .collect(),
+                None => Vec::new(),
+            };
+            self.pauses.pause_loop(PausedLoop {
+                loop_id: self.loop_id(),
+                turn_id: turn_id.clone(),
+                history,
+                finished,
+                requests: self.requests,
+            });
+            return (TurnStatus::Paused, Some(StopReason::Paused));
+        }
+        let results = self.in_call_order(finished);
+        self.push_response(Vec::new(), results);
+        if self.io.cancel.is_cancelled() {
+            (TurnStatus::Cancelled, Some(StopReason::Cancelled))
+        } else {
+            (TurnStatus::Completed, None)
+        }
+    }
+
+    /// `results` in the order the model asked for their calls (in its latest response).
+    fn in_call_order(&self, mut results: Vec<ToolResult>) -> Vec<ToolResult> {
+        let order: Vec<&ToolCallId> = self
+            .session
+            .history
+            .iter()
+            .chain(&self.new_messages)
+            .rev()
+            .find_map(|m| match m {
+                Message::Assistant { content } => Some(content),
+                _ => None,
+            })
+            .into_iter()
+            .flatten()
+            .filter_map(|c| match c {
+                AssistantContent::ToolCall { id, .. } => Some(id),
+                _ => None,
+            })
+            .collect();
+        results.sort_by_key(|r| order.iter().position(|id| **id == r.tool_call_id));
+        results
+    }
+
+    /// The user turn of an answer that resumes the chat.
+    fn answer_turn(&self, answer: QuestionAnswer) {
+        let turn_id = TurnId::generate();
+        self.emit(AgentEvent::TurnStarted {
+            turn_id: turn_id.clone(),
+            role: Role::User,
+            status: TurnStatus::Completed,
+            parent_fork_tool_call_id: None,
+            loop_id: self.loop_id(),
+        });
+        self.emit(AgentEvent::QuestionAnswered {
+            turn_id: turn_id.clone(),
+            answer,
+        });
+        self.emit(AgentEvent::TurnEnded {
+            turn_id,
+            role: Role::User,
+            status: TurnStatus::Completed,
+            parent_fork_tool_call_id: None,
+            loop_id: self.loop_id(),
+        });
+    }
+
+    /// Takes a paused loop's turn up again: its waiting calls run again (the one that asked now
+    /// finds the answer) and the batch is settled as if it had never stopped. Returns why the
+    /// chat stops, if it does (paused again, cancelled).
+    async fn resume_batch(&mut self, paused: PausedLoop) -> Option<StopReason> {
+        self.requests = paused.requests;
+        let turn_id = paused.turn_id.clone();
+        self.emit(AgentEvent::TurnStarted {
+            turn_id: turn_id.clone(),
+            role: Role::Assistant,
+            status: TurnStatus::Streaming,
+            parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
+            loop_id: self.loop_id(),
+        });
+        let scope = self.scope(&turn_id);
+        let executor = self.session.executor.clone();
+        let calls = paused
+            .waiting_calls(&self.session.history)
+            .into_iter()
+            .map(|call| executor.reopen(call, &scope))
+            .collect();
+        let results = executor.run_batch(calls, &scope).await;
+        let (status, stop) = self.settle_batch(&turn_id, paused.finished, results);
+        self.end_turn(turn_id, status);
+        stop
+    }
+
+    /// Gives up the calls a paused chat left waiting, because the user wrote a new message
+    /// instead of answering: each fails with a note the model reads.
+    fn give_up(&mut self, paused: PausedChat) {
+        let executor = self.session.executor.clone();
+        let (root, sub_agents) = paused.into_loops();
+        for paused in sub_agents.values() {
+            let scope = self.scope(&paused.turn_id);
+            for call in paused.waiting_calls(&paused.history) {
+                executor.abandon(executor.reopen(call, &scope), NOT_ANSWERED);
+            }
+        }
+        let Some(paused) = root else {
+            return;
+        };
+        let scope = self.scope(&paused.turn_id);
+        let mut results = paused.finished.clone();
+        for call in paused.waiting_calls(&self.session.history) {
+            results.push(executor.abandon(executor.reopen(call, &scope), NOT_ANSWERED));
+        }
+        let results = self.in_call_order(results);
+        self.push_response(Vec::new(), results);
     }
 
     /// Adds the notices that tools left for the model (a background command finished) to the
@@ -423,11 +603,7 @@ impl Chat<'_> {
         });
     }
 
-    fn push_response(
-        &mut self,
-        content: Vec<AssistantContent>,
-        results: Vec<crate::model::ToolResult>,
-    ) {
+    fn push_response(&mut self, content: Vec<AssistantContent>, results: Vec<ToolResult>) {
         if !content.is_empty() {
             self.new_messages.push(Message::Assistant { content });
         }
@@ -607,12 +783,14 @@ impl Chat<'_> {
     ) -> Result<(), AgentError> {
         let events = std::mem::take(&mut *lock(&self.recorder.transcript)).into_events();
         let messages = std::mem::take(&mut self.new_messages);
-        // A sub-agent's chat is recorded in the calling chat's transcript, not on its own.
-        let store = self
-            .session
-            .agent
-            .store()
-            .filter(|_| self.session.fork.is_none());
+        // A sub-agent's chat is recorded in the calling chat's transcript, not on its own, and
+        // its pause with the calling chat's.
+        let main = self.session.fork.is_none();
+        if main {
+            self.session.paused =
+                (stop_reason == Some(StopReason::Paused)).then(|| self.pauses.take_paused());
+        }
+        let store = self.session.agent.store().filter(|_| main);
         if let Some(store) = store {
             store.append_chat(
                 &self.session.id,
@@ -624,6 +802,7 @@ impl Chat<'_> {
                     remembered: self.session.remembered_answers(),
                     title,
                     history: self.compacted.then(|| self.session.history.clone()),
+                    paused: self.session.paused.clone(),
                 },
             )?;
         }

@@ -76,6 +76,7 @@ impl SessionStore for MemoryStore {
             messages,
             events: kept.chats.iter().flat_map(|c| c.events.clone()).collect(),
             remembered: kept.remembered.clone(),
+            paused: kept.chats.last().and_then(|c| c.paused.clone()),
         })
     }
 

@@ -21,6 +21,7 @@ pub use transcript::Transcript;
 use crate::event::{AgentEvent, StopReason, Usage};
 use crate::ids::SessionId;
 use crate::model::Message;
+use crate::pause::PausedChat;
 use crate::permission::RememberedAnswers;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -77,6 +78,8 @@ pub struct ChatRecord {
     /// When the chat compacted the history: the whole history before its own messages (a
     /// summary, then the turns kept). Loading starts from the latest such history.
     pub history: Option<Vec<Message>>,
+    /// When the chat paused for the user's answer: what waits.
+    pub paused: Option<PausedChat>,
 }
 
 /// A session read back from the store.
@@ -90,6 +93,8 @@ pub struct StoredSession {
     pub events: Vec<AgentEvent>,
     /// The remembered permission answers.
     pub remembered: RememberedAnswers,
+    /// What waits for the user's answer, when the last chat paused.
+    pub paused: Option<PausedChat>,
 }
 
 /// Where sessions live.
@@ -150,6 +155,7 @@ mod contract {
             },
             title: Some(text.into()),
             history: None,
+            paused: None,
         }
     }
 
@@ -186,6 +192,15 @@ mod contract {
             ]
         );
         assert_eq!(s1.events.len(), 4, "the transcript keeps every chat");
+        assert_eq!(s1.paused, None);
+        // The last chat's pause is the session's; a later chat ends it.
+        let paused = PausedChat::default();
+        let mut pausing = chat("five");
+        pausing.paused = Some(paused.clone());
+        store.append_chat(&"s1".into(), &pausing).unwrap();
+        assert_eq!(store.load(&"s1".into()).unwrap().paused, Some(paused));
+        store.append_chat(&"s1".into(), &chat("six")).unwrap();
+        assert_eq!(store.load(&"s1".into()).unwrap().paused, None);
         store.delete(&"s2".into()).unwrap();
         assert!(matches!(
             store.load(&"s2".into()),

@@ -42,7 +42,10 @@ CREATE TABLE IF NOT EXISTS events (
 ";
 
 /// Migrations, in order: the schema version each one brings the database to, and its SQL.
-const MIGRATIONS: &[(i64, &str)] = &[(2, "ALTER TABLE chats ADD COLUMN history TEXT")];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (2, "ALTER TABLE chats ADD COLUMN history TEXT"),
+    (3, "ALTER TABLE chats ADD COLUMN paused TEXT"),
+];
 
 /// A [`SessionStore`] in one SQLite file.
 pub struct SqliteStore {
@@ -157,6 +160,7 @@ impl SessionStore for SqliteStore {
             .map(to_json)
             .collect::<Result<Vec<_>, _>>()?;
         let history = chat.history.as_ref().map(to_json).transpose()?;
+        let paused = chat.paused.as_ref().map(to_json).transpose()?;
         let now = now_rfc3339();
         self.with(|c| {
             let tx = c.transaction().map_err(|e| self.db(e))?;
@@ -170,8 +174,8 @@ impl SessionStore for SqliteStore {
                 return Err(StoreError::NotFound(id.clone()));
             }
             tx.execute(
-                "INSERT INTO chats (session_id, stop_reason, usage, created_at, history) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![id.as_str(), chat.stop_reason.map(|s| s.as_str()), usage, now, history],
+                "INSERT INTO chats (session_id, stop_reason, usage, created_at, history, paused) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![id.as_str(), chat.stop_reason.map(|s| s.as_str()), usage, now, history, paused],
             )
             .map_err(|e| self.db(e))?;
             let chat_id = tx.last_insert_rowid();
@@ -230,6 +234,15 @@ impl SessionStore for SqliteStore {
             for body in bodies("messages", from_chat)? {
                 messages.push(from_json(&body)?);
             }
+            let paused: Option<String> = c
+                .query_row(
+                    "SELECT paused FROM chats WHERE session_id = ?1 ORDER BY id DESC LIMIT 1",
+                    params![id.as_str()],
+                    |row| row.get(0),
+                )
+                .optional()
+                .map_err(|e| self.db(e))?
+                .flatten();
             let events = bodies("events", 0)?
                 .iter()
                 .map(|b| from_json::<AgentEvent>(b))
@@ -239,6 +252,7 @@ impl SessionStore for SqliteStore {
                 messages,
                 events,
                 remembered: from_json::<RememberedAnswers>(&remembered)?,
+                paused: paused.as_deref().map(from_json).transpose()?,
             })
         })
     }

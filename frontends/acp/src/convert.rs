@@ -65,6 +65,8 @@ pub fn session_update(
         | AgentEvent::TurnEnded { .. }
         | AgentEvent::UserMessage { .. }
         | AgentEvent::PermissionResolved { .. }
+        | AgentEvent::QuestionPending(_)
+        | AgentEvent::QuestionAnswered { .. }
         | AgentEvent::Notice { .. }
         | AgentEvent::ChatEnded(_)
         | AgentEvent::ChatFailed { .. } => None,
@@ -296,6 +298,9 @@ fn tool_status(status: ToolCallStatus) -> acp::ToolCallStatus {
         ToolCallStatus::InProgress => acp::ToolCallStatus::InProgress,
         ToolCallStatus::Completed => acp::ToolCallStatus::Completed,
         ToolCallStatus::Failed => acp::ToolCallStatus::Failed,
+        // ACP asks its questions at once; a call shown from a session paused by another
+        // front-end has not finished.
+        ToolCallStatus::AwaitingAnswer => acp::ToolCallStatus::Pending,
     }
 }
 
@@ -328,6 +333,8 @@ pub fn stop_reason(reason: StopReason) -> acp::StopReason {
         StopReason::MaxTurnRequests => acp::StopReason::MaxTurnRequests,
         StopReason::Refusal => acp::StopReason::Refusal,
         StopReason::Cancelled => acp::StopReason::Cancelled,
+        // ACP's questions never pause a chat; a chat that stops waiting has ended its turn.
+        StopReason::Paused => acp::StopReason::EndTurn,
     }
 }
 

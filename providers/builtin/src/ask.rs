@@ -71,6 +71,7 @@ impl Tool for AskUserQuestion {
                 "The user chose not to answer. Go on with your best judgement, or ask differently.",
             )),
             QuestionOutcome::Cancelled => Err(ToolError::Cancelled),
+            QuestionOutcome::Paused => Err(ToolError::AwaitingAnswer),
         }
     }
 }

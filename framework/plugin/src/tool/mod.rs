@@ -42,6 +42,10 @@ pub enum ToolError {
     /// The call was cancelled.
     #[error("cancelled by the user")]
     Cancelled,
+    /// The call waits for the user's answer to a question, which comes later: the chat pauses
+    /// and the call runs again, with the answer, when it resumes (see `agentry::question`).
+    #[error("waiting for the user's answer")]
+    AwaitingAnswer,
 }
 
 impl ToolError {
