@@ -10,6 +10,7 @@
 // Scenario: {
 //   "agent": {"command": "...", "args": [...], "env": {...}, "cwd": "..."},
 //   "clientCapabilities": {...},          // what this client offers (fs, terminal)
+//   "unstable": true,                     // use the SDK's unstable protocol (subagents, …)
 //   "buffers": {"/abs/path": "text"},     // unsaved editor buffers fs/read_text_file sees
 //   "permissions": ["allow_once", ...],   // answers to permission requests, in order;
 //                                         // "cancel" cancels the turn and answers cancelled
@@ -31,9 +32,11 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
 
 const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
+// The SDK's stable entry point, or with `"unstable": true` its unstable one (for unstable
+// capabilities such as subagent sessions).
+const acp = await import(scenario.unstable ? "@agentclientprotocol/sdk/unstable" : "@agentclientprotocol/sdk");
 const print = (record) => process.stdout.write(JSON.stringify(record) + "\n");
 
 const agent = spawn(scenario.agent.command, scenario.agent.args ?? [], {
@@ -115,7 +118,7 @@ const app = acp
   })
   .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
     const answer = answers.shift() ?? "reject_once";
-    print({ kind: "permission", toolCall: params.toolCall, options: params.options, answer });
+    print({ kind: "permission", sessionId: params.sessionId, toolCall: params.toolCall, options: params.options, answer });
     if (answer === "cancel") {
       await turn?.cancel();
       return { outcome: { outcome: "cancelled" } };

@@ -1,11 +1,12 @@
 //! What the agent asks of the ACP client during a turn: showing events (`session/update`) and
 //! answering permission questions (`session/request_permission`).
 
-use crate::convert::{permission_option, permission_subject, session_update};
+use crate::convert::{SubAgentView, permission_option, permission_subject};
+use crate::view::ChatView;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema as acp;
-use agentry::event::{AgentEvent, EventSink, ToolCallBook};
+use agentry::event::{AgentEvent, EventSink};
 use agentry::permission::{
     PermissionHandler, PermissionOptionKind, PermissionOutcome, PermissionRequest,
 };
@@ -24,26 +25,52 @@ pub struct ClientUpdates {
     /// The model's context window, for `usage_update`.
     pub context_window: Option<u64>,
     /// The turn's calls and sub-agents so far (shared with its [`ClientPermissions`]).
-    pub book: Arc<Mutex<ToolCallBook>>,
+    pub view: Arc<Mutex<ChatView>>,
 }
 
 impl ClientUpdates {
     /// Updates of `session_id` to the client at the other end of `connection` (without a
-    /// context window: usage is then not reported).
+    /// context window: usage is then not reported), sub-agents shown inline.
     pub fn new(connection: ConnectionTo<Client>, session_id: acp::SessionId) -> Self {
+        let view = ChatView::new(session_id.clone(), SubAgentView::Inline);
         Self {
             connection,
             session_id,
             context_window: None,
-            book: Arc::default(),
+            view: Arc::new(Mutex::new(view)),
         }
     }
 
-    /// Sends one update (a closed connection drops it: the turn is being torn down).
+    /// Shows sub-agents as `view` says.
+    pub fn showing_sub_agents(self, view: SubAgentView) -> Self {
+        let view = ChatView::new(self.session_id.clone(), view);
+        Self {
+            view: Arc::new(Mutex::new(view)),
+            ..self
+        }
+    }
+
+    /// Sends one update of the session (a closed connection drops it: the turn is being torn
+    /// down).
     pub fn send(&self, update: acp::SessionUpdate) {
-        let notification = acp::SessionNotification::new(self.session_id.clone(), update);
+        self.send_to(self.session_id.clone(), update);
+    }
+
+    /// Sends one update of `session_id` (the session, or a sub-agent's child session).
+    fn send_to(&self, session_id: acp::SessionId, update: acp::SessionUpdate) {
+        let notification = acp::SessionNotification::new(session_id, update);
         if let Err(error) = self.connection.send_notification(notification) {
             tracing::debug!("session/update not sent: {error}");
+        }
+    }
+
+    /// Replays stored events (`session/load`).
+    pub fn replay<'e>(&self, events: impl IntoIterator<Item = &'e AgentEvent>) {
+        for event in events {
+            let updates = lock(&self.view).replayed(event);
+            for (session_id, update) in updates {
+                self.send_to(session_id, update);
+            }
         }
     }
 }
@@ -53,13 +80,9 @@ impl EventSink for ClientUpdates {
         if let AgentEvent::Notice { message } = &event {
             tracing::info!(session = %self.session_id, "{message}");
         }
-        let update = {
-            let mut book = lock(&self.book);
-            book.apply(&event);
-            session_update(&event, self.context_window, &book)
-        };
-        if let Some(update) = update {
-            self.send(update);
+        let updates = lock(&self.view).updates(&event, self.context_window);
+        for (session_id, update) in updates {
+            self.send_to(session_id, update);
         }
     }
 }
@@ -68,19 +91,25 @@ impl EventSink for ClientUpdates {
 pub struct ClientPermissions {
     /// The connection to the client.
     pub connection: ConnectionTo<Client>,
-    /// The session asking.
-    pub session_id: acp::SessionId,
-    /// The turn's calls and sub-agents (its [`ClientUpdates`]' book), to say which sub-agent
-    /// asks.
-    pub book: Arc<Mutex<ToolCallBook>>,
+    /// The turn's calls and sub-agents (its [`ClientUpdates`]' view), to say which sub-agent
+    /// asks, in which session.
+    pub view: Arc<Mutex<ChatView>>,
 }
 
 #[async_trait::async_trait]
 impl PermissionHandler for ClientPermissions {
     async fn request_permission(&self, request: PermissionRequest) -> PermissionOutcome {
+        let (session_id, subject) = {
+            let view = lock(&self.view);
+            let subject = permission_subject(&request.tool_call, &view.book, view.sub_agents());
+            (
+                view.session_of_call(&request.tool_call.tool_call_id),
+                subject,
+            )
+        };
         let question = acp::RequestPermissionRequest::new(
-            self.session_id.clone(),
-            permission_subject(&request.tool_call, &lock(&self.book)),
+            session_id,
+            subject,
             request.options.iter().map(permission_option).collect(),
         );
         match self.connection.send_request(question).block_task().await {

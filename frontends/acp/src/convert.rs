@@ -2,9 +2,11 @@
 //! content as agentry content. Pure functions: no connection; what they need of earlier events
 //! (which turns and calls are a sub-agent's) comes in a [`ToolCallBook`] the caller keeps.
 //!
-//! Sub-agents: their text and thinking stay inside them (the Agent call's result carries their
-//! answer); their tool calls are the session's tool calls, titled `AGENT CALL › CALL` and
-//! carrying the Agent call's id in `_meta.agentry.parentToolCallId`.
+//! Sub-agents, shown [inline](SubAgentView::Inline): their text and thinking stay inside them
+//! (the Agent call's result carries their answer); their tool calls are the session's tool
+//! calls, titled `AGENT CALL › CALL` and carrying the Agent call's id in
+//! `_meta.agentry.parentToolCallId`. Shown as [child sessions](SubAgentView::ChildSessions),
+//! their updates are as the main loop's (the caller sends them to the child's session).
 
 use agent_client_protocol::v1::schema as acp;
 use agentry::event::{
@@ -16,17 +18,27 @@ use agentry::model::ContentBlock;
 use agentry::permission::{PermissionOption, PermissionOptionKind};
 use agentry::tool::{ToolCallLocation, ToolContent, ToolKind};
 
+/// How a session's sub-agents are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubAgentView {
+    /// As tool calls of the session, saying which sub-agent made them.
+    Inline,
+    /// As child sessions of their own (for clients that advertise ACP's `subagents`).
+    ChildSessions,
+}
+
 /// The `session/update` an event becomes, if any. `book` has taken in the event already;
 /// `context_window` (the model's, in tokens) sizes `usage_update`; without it no usage is
-/// reported.
+/// reported; `view` says how sub-agents are shown.
 pub fn session_update(
     event: &AgentEvent,
     context_window: Option<u64>,
     book: &ToolCallBook,
+    view: SubAgentView,
 ) -> Option<acp::SessionUpdate> {
     match event {
         AgentEvent::TextDelta { turn_id, .. } | AgentEvent::ThinkingDelta { turn_id, .. }
-            if book.fork_of_turn(turn_id).is_some() =>
+            if view == SubAgentView::Inline && book.fork_of_turn(turn_id).is_some() =>
         {
             None
         }
@@ -38,7 +50,7 @@ pub fn session_update(
         )),
         AgentEvent::Plan { entries } => Some(acp::SessionUpdate::Plan(plan(entries))),
         AgentEvent::ToolCall(call) => {
-            let fork = Fork::of(book, &call.tool_call_id);
+            let fork = Fork::of(book, &call.tool_call_id, view);
             let mut shown = tool_call(call).meta(fork.as_ref().map(Fork::meta));
             if let Some(fork) = &fork {
                 shown.title = fork.title(&call.title);
@@ -46,7 +58,7 @@ pub fn session_update(
             Some(acp::SessionUpdate::ToolCall(shown))
         }
         AgentEvent::ToolCallUpdate(update) => {
-            let fork = Fork::of(book, &update.tool_call_id);
+            let fork = Fork::of(book, &update.tool_call_id, view);
             let mut shown = tool_call_update(update).meta(fork.as_ref().map(Fork::meta));
             if let (Some(fork), Some(title)) = (&fork, &update.title) {
                 shown.fields.title = Some(fork.title(title));
@@ -80,8 +92,11 @@ struct Fork {
 }
 
 impl Fork {
-    /// The sub-agent of call `id`, if a sub-agent made it.
-    fn of(book: &ToolCallBook, id: &ToolCallId) -> Option<Fork> {
+    /// The sub-agent of call `id`, if a sub-agent made it and it is shown inline.
+    fn of(book: &ToolCallBook, id: &ToolCallId, view: SubAgentView) -> Option<Fork> {
+        if view == SubAgentView::ChildSessions {
+            return None;
+        }
         let parent = book.fork_of_call(id)?;
         Some(Fork {
             parent_id: parent.to_string(),
@@ -110,7 +125,11 @@ impl Fork {
 /// The updates that replay a stored event in `session/load`: as [`session_update`], plus the
 /// user's messages (`user_message_chunk`), which a live turn does not echo. `book` has taken in
 /// the event already.
-pub fn replayed_updates(event: &AgentEvent, book: &ToolCallBook) -> Vec<acp::SessionUpdate> {
+pub fn replayed_updates(
+    event: &AgentEvent,
+    book: &ToolCallBook,
+    view: SubAgentView,
+) -> Vec<acp::SessionUpdate> {
     match event {
         AgentEvent::UserMessage { content, .. } => content
             .iter()
@@ -118,7 +137,9 @@ pub fn replayed_updates(event: &AgentEvent, book: &ToolCallBook) -> Vec<acp::Ses
                 acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(content_block(block)))
             })
             .collect(),
-        other => session_update(other, None, book).into_iter().collect(),
+        other => session_update(other, None, book, view)
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -236,8 +257,12 @@ pub fn tool_call_update(update: &ToolCallUpdate) -> acp::ToolCallUpdate {
 
 /// The tool call a permission request is about, with everything the client needs to show it
 /// (a sub-agent's call says which sub-agent asks, as its updates do).
-pub fn permission_subject(call: &ToolCallSnapshot, book: &ToolCallBook) -> acp::ToolCallUpdate {
-    let fork = Fork::of(book, &call.tool_call_id);
+pub fn permission_subject(
+    call: &ToolCallSnapshot,
+    book: &ToolCallBook,
+    view: SubAgentView,
+) -> acp::ToolCallUpdate {
+    let fork = Fork::of(book, &call.tool_call_id, view);
     let title = match &fork {
         Some(fork) => fork.title(&call.title),
         None => call.title.clone(),
@@ -371,8 +396,15 @@ mod tests {
             raw_input: json!({"file_path": "/p/src/main.rs"}),
             locations: vec![ToolCallLocation::line("/p/src/main.rs", 3)],
         };
-        let announced =
-            wire(&session_update(&AgentEvent::ToolCall(call), None, &ToolCallBook::new()).unwrap());
+        let announced = wire(
+            &session_update(
+                &AgentEvent::ToolCall(call),
+                None,
+                &ToolCallBook::new(),
+                SubAgentView::Inline,
+            )
+            .unwrap(),
+        );
         assert_eq!(
             announced,
             // `pending` is the default status, which the SDK leaves out of the wire.
@@ -402,6 +434,7 @@ mod tests {
                 &AgentEvent::ToolCallUpdate(update),
                 None,
                 &ToolCallBook::new(),
+                SubAgentView::Inline,
             )
             .unwrap(),
         );
@@ -423,7 +456,7 @@ mod tests {
             text: "Hi".into(),
         };
         assert_eq!(
-            wire(&session_update(&text, None, &ToolCallBook::new()).unwrap()),
+            wire(&session_update(&text, None, &ToolCallBook::new(), SubAgentView::Inline).unwrap()),
             json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hi"}})
         );
         let thought = AgentEvent::ThinkingDelta {
@@ -431,7 +464,10 @@ mod tests {
             text: "hm".into(),
         };
         assert_eq!(
-            wire(&session_update(&thought, None, &ToolCallBook::new()).unwrap())["sessionUpdate"],
+            wire(
+                &session_update(&thought, None, &ToolCallBook::new(), SubAgentView::Inline)
+                    .unwrap()
+            )["sessionUpdate"],
             "agent_thought_chunk"
         );
         let plan = AgentEvent::Plan {
@@ -442,7 +478,7 @@ mod tests {
             }],
         };
         assert_eq!(
-            wire(&session_update(&plan, None, &ToolCallBook::new()).unwrap()),
+            wire(&session_update(&plan, None, &ToolCallBook::new(), SubAgentView::Inline).unwrap()),
             json!({"sessionUpdate": "plan", "entries": [{"content": "Check", "priority": "high", "status": "in_progress"}]})
         );
         let usage = AgentEvent::Usage {
@@ -455,16 +491,26 @@ mod tests {
             },
         };
         assert!(
-            session_update(&usage, None, &ToolCallBook::new()).is_none(),
+            session_update(&usage, None, &ToolCallBook::new(), SubAgentView::Inline).is_none(),
             "no window, no usage"
         );
-        let projected = wire(&session_update(&usage, Some(1000), &ToolCallBook::new()).unwrap());
+        let projected = wire(
+            &session_update(
+                &usage,
+                Some(1000),
+                &ToolCallBook::new(),
+                SubAgentView::Inline,
+            )
+            .unwrap(),
+        );
         assert_eq!(projected["used"], 150);
         assert_eq!(projected["size"], 1000);
         let notice = AgentEvent::Notice {
             message: "retrying".into(),
         };
-        assert!(session_update(&notice, Some(1), &ToolCallBook::new()).is_none());
+        assert!(
+            session_update(&notice, Some(1), &ToolCallBook::new(), SubAgentView::Inline).is_none()
+        );
     }
 
     #[test]
@@ -504,13 +550,13 @@ mod tests {
                 text: "hello".into(),
             }],
         };
-        let updates = replayed_updates(&event, &ToolCallBook::new());
+        let updates = replayed_updates(&event, &ToolCallBook::new(), SubAgentView::Inline);
         assert_eq!(
             wire(&updates[0]),
             json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hello"}})
         );
         assert!(
-            session_update(&event, None, &ToolCallBook::new()).is_none(),
+            session_update(&event, None, &ToolCallBook::new(), SubAgentView::Inline).is_none(),
             "live turns do not echo the prompt"
         );
     }

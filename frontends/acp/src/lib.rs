@@ -50,6 +50,7 @@ mod models;
 mod questions;
 mod server;
 mod stdio;
+mod view;
 
 pub use server::{AcpSettings, serve};
 pub use stdio::serve_stdio;

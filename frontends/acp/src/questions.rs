@@ -4,10 +4,10 @@
 //! optional field for an answer in the user's own words. Declining (or dismissing) the form is
 //! a declined question.
 
+use crate::view::ChatView;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema as acp;
-use agentry::event::ToolCallBook;
 use agentry::question::{Answers, Question, QuestionHandler, QuestionOutcome, QuestionRequest};
 use agentry::sync::lock;
 use serde_json::{Value, json};
@@ -17,20 +17,22 @@ use std::sync::{Arc, Mutex};
 pub struct ClientQuestions {
     /// The connection to the client.
     pub connection: ConnectionTo<Client>,
-    /// The session asking.
-    pub session_id: acp::SessionId,
-    /// The turn's calls and sub-agents, to say which sub-agent asks.
-    pub book: Arc<Mutex<ToolCallBook>>,
+    /// The turn's calls and sub-agents, to say which sub-agent asks, in which session.
+    pub view: Arc<Mutex<ChatView>>,
 }
 
 #[async_trait::async_trait]
 impl QuestionHandler for ClientQuestions {
     async fn ask(&self, request: QuestionRequest) -> QuestionOutcome {
-        let asking = request
-            .asked_by_fork
-            .as_ref()
-            .and_then(|fork| lock(&self.book).get(fork).map(|call| call.title.clone()));
-        let form = match form_request(&self.session_id, &request, asking.as_deref()) {
+        let (session_id, asking) = {
+            let view = lock(&self.view);
+            let asking = request
+                .asked_by_fork
+                .as_ref()
+                .and_then(|fork| view.book.get(fork).map(|call| call.title.clone()));
+            (view.session_of_call(&request.tool_call_id), asking)
+        };
+        let form = match form_request(&session_id, &request, asking.as_deref()) {
             Ok(form) => form,
             Err(problem) => {
                 tracing::warn!("the questions could not be put as a form ({problem}); declined");

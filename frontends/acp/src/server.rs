@@ -2,7 +2,7 @@
 //! handing long work (a prompt turn) to a task of its own so the connection keeps reading.
 
 use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
-use crate::convert::{prompt_block, replayed_updates, stop_reason};
+use crate::convert::{SubAgentView, prompt_block, stop_reason};
 use crate::live::{LiveSession, LiveSessions, lock};
 use crate::models::{config_options, set_option};
 use crate::questions::ClientQuestions;
@@ -305,6 +305,15 @@ impl Server {
         options
     }
 
+    /// How the client shows sub-agents: as child sessions when it advertises ACP's subagent
+    /// sessions.
+    fn sub_agent_view(&self) -> SubAgentView {
+        match lock(&self.client).subagents {
+            Some(_) => SubAgentView::ChildSessions,
+            None => SubAgentView::Inline,
+        }
+    }
+
     fn initialize(&self, request: &acp::InitializeRequest) -> acp::InitializeResponse {
         tracing::debug!(
             "client {:?} asks for protocol {:?}",
@@ -395,14 +404,9 @@ impl Server {
             .load_session(&session_id)
             .map_err(|_| unknown_stored_session(id))?;
         if reopening.replay {
-            let updates = ClientUpdates::new(connection.clone(), id.clone());
-            let mut book = agentry::event::ToolCallBook::new();
-            for event in &stored.events {
-                book.apply(event);
-                for update in replayed_updates(event, &book) {
-                    updates.send(update);
-                }
-            }
+            ClientUpdates::new(connection.clone(), id.clone())
+                .showing_sub_agents(self.sub_agent_view())
+                .replay(&stored.events);
         }
         let options = self.session_options(
             &session_id,
@@ -475,8 +479,12 @@ impl Server {
             .elicitation
             .as_ref()
             .is_some_and(|elicitation| elicitation.form.is_some());
+        let client = TurnClient {
+            asks,
+            sub_agents: self.sub_agent_view(),
+        };
         let turn = async move {
-            let answer = run_turn(&live, request, connection, cancel, asks).await;
+            let answer = run_turn(&live, request, connection, cancel, client).await;
             live.end_turn();
             let sent = match answer {
                 Ok(response) => responder.respond(response),
@@ -498,12 +506,20 @@ fn unknown_stored_session(id: &acp::SessionId) -> Error {
     )
 }
 
+/// What the client does that a turn needs to know.
+struct TurnClient {
+    /// It renders forms: it answers the model's questions.
+    asks: bool,
+    /// How it shows sub-agents.
+    sub_agents: SubAgentView,
+}
+
 async fn run_turn(
     live: &LiveSession,
     request: acp::PromptRequest,
     connection: ConnectionTo<Client>,
     cancel: CancellationToken,
-    client_asks: bool,
+    client: TurnClient,
 ) -> Result<acp::PromptResponse, Error> {
     let mut session = live.session.lock().await;
     session.set_mode(live.mode());
@@ -514,18 +530,17 @@ async fn run_turn(
     let updates = ClientUpdates {
         context_window,
         ..ClientUpdates::new(connection.clone(), request.session_id.clone())
+            .showing_sub_agents(client.sub_agents)
     };
-    let questions = client_asks.then(|| {
+    let questions = client.asks.then(|| {
         Arc::new(ClientQuestions {
             connection: connection.clone(),
-            session_id: request.session_id.clone(),
-            book: updates.book.clone(),
+            view: updates.view.clone(),
         }) as Arc<dyn QuestionHandler>
     });
     let permissions = ClientPermissions {
         connection,
-        session_id: request.session_id.clone(),
-        book: updates.book.clone(),
+        view: updates.view.clone(),
     };
     let io = ChatIo {
         events: Arc::new(updates),

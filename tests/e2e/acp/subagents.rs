@@ -1,5 +1,6 @@
 //! Sub-agents seen from an editor: their tool calls are the session's, titled with the Agent
-//! call and carrying its id in `_meta`; their own text stays inside them.
+//! call and carrying its id in `_meta`; their own text stays inside them. An editor that
+//! advertises ACP's subagent sessions sees each sub-agent as a child session instead.
 
 use super::*;
 
@@ -127,4 +128,104 @@ fn a_reloaded_session_shows_its_sub_agents_calls_under_their_agent_call() {
         .filter_map(|u| u["content"]["text"].as_str())
         .collect();
     assert_eq!(text, "One Rust file.");
+}
+
+#[test]
+fn a_client_with_subagent_sessions_sees_each_sub_agent_as_a_child_session() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "fork_1",
+            "Agent",
+            json!({"description": "Take notes", "prompt": "Write the notes"}),
+        )),
+        MockTurn::Reply(MockReply::tool_call(
+            "w",
+            "Write",
+            json!({"file_path": sb.project().join("notes.txt"), "content": "notes\n"}),
+        )),
+        MockTurn::Reply(MockReply::text("SUB-AGENT REPORT")),
+        MockTurn::Reply(MockReply::text("Notes taken.")),
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({
+            "unstable": true,
+            "clientCapabilities": {"subagents": {}},
+            "permissions": ["allow_once"],
+            "steps": session_steps(&sb, vec![prompt("take notes")]),
+        }),
+    );
+    assert_eq!(
+        out.result(2)["stopReason"],
+        "end_turn",
+        "{:#?}",
+        out.records
+    );
+    let main = out.result(1)["sessionId"].as_str().unwrap().to_owned();
+    let child = format!("{main}~loop_fork_1");
+    let updates: Vec<(&str, &Value)> = out
+        .of_kind("update")
+        .into_iter()
+        .map(|r| (r["sessionId"].as_str().unwrap(), &r["update"]))
+        .collect();
+    let position = |wanted: &dyn Fn(&str, &Value) -> bool| {
+        updates
+            .iter()
+            .position(|(session, update)| wanted(session, update))
+            .unwrap_or_else(|| panic!("not sent: {updates:#?}"))
+    };
+    // Announced on the main session, with the Agent call's title, before its own traffic.
+    let announced = position(&|session, u| {
+        session == main && u["sessionUpdate"] == "subagent_update" && u["sessionId"] == child
+    });
+    assert_eq!(updates[announced].1["title"], "Take notes");
+    let first_of_child = position(&|session, _| session == child);
+    assert!(announced < first_of_child);
+    // Its calls and its text are the child session's, shown as any session's.
+    let write = position(&|_, u| u["sessionUpdate"] == "tool_call" && u["toolCallId"] == "w");
+    assert_eq!(updates[write].0, child);
+    let title = updates[write].1["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("Write ") && title.ends_with("notes.txt"),
+        "no sub-agent prefix: {title}"
+    );
+    assert!(updates[write].1.get("_meta").is_none());
+    let text_of = |wanted: &str| -> String {
+        updates
+            .iter()
+            .filter(|(session, u)| {
+                *session == wanted && u["sessionUpdate"] == "agent_message_chunk"
+            })
+            .filter_map(|(_, u)| u["content"]["text"].as_str())
+            .collect()
+    };
+    assert_eq!(text_of(&child), "SUB-AGENT REPORT");
+    assert_eq!(text_of(&main), "Notes taken.");
+    // Its permission question is asked in its session.
+    let asked = out.of_kind("permission");
+    assert_eq!(asked[0]["sessionId"], child);
+    assert_eq!(asked[0]["toolCall"]["toolCallId"], "w");
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("notes.txt")).unwrap(),
+        "notes\n"
+    );
+    // When the Agent call ends, the child goes idle.
+    let agent_done = position(&|session, u| {
+        session == main && u["toolCallId"] == "fork_1" && u["status"] == "completed"
+    });
+    let idle = position(&|session, u| {
+        session == main
+            && u["sessionUpdate"] == "subagent_update"
+            && u["sessionId"] == child
+            && u.get("title").is_none()
+    });
+    assert!(agent_done < idle, "{updates:#?}");
+    assert!(
+        updates[idle].1["state"].to_string().contains("idle"),
+        "{}",
+        updates[idle].1
+    );
 }
