@@ -193,24 +193,12 @@ impl Chat<'_> {
 
     fn user_turn(&mut self, content: Vec<ContentBlock>) {
         let turn_id = TurnId::generate();
-        self.emit(AgentEvent::TurnStarted {
-            turn_id: turn_id.clone(),
-            role: Role::User,
-            status: TurnStatus::Completed,
-            parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
-            loop_id: self.loop_id(),
-        });
+        self.start_turn(&turn_id, Role::User, TurnStatus::Completed);
         self.emit(AgentEvent::UserMessage {
             turn_id: turn_id.clone(),
             content: content.clone(),
         });
-        self.emit(AgentEvent::TurnEnded {
-            turn_id,
-            role: Role::User,
-            status: TurnStatus::Completed,
-            parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
-            loop_id: self.loop_id(),
-        });
+        self.end_turn_of(turn_id, Role::User, TurnStatus::Completed);
         self.new_messages.push(Message::User { content });
     }
 
@@ -310,13 +298,7 @@ impl Chat<'_> {
             }
             self.requests += 1;
             let turn_id = TurnId::generate();
-            self.emit(AgentEvent::TurnStarted {
-                turn_id: turn_id.clone(),
-                role: Role::Assistant,
-                status: TurnStatus::Streaming,
-                parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
-                loop_id: self.loop_id(),
-            });
+            self.start_turn(&turn_id, Role::Assistant, TurnStatus::Streaming);
             let scope = self.scope(&turn_id);
             let response = self.stream_response(&scope).await;
             self.usage += response.usage;
@@ -458,24 +440,12 @@ impl Chat<'_> {
     /// The user turn of an answer that resumes the chat.
     fn answer_turn(&self, answer: QuestionAnswer) {
         let turn_id = TurnId::generate();
-        self.emit(AgentEvent::TurnStarted {
-            turn_id: turn_id.clone(),
-            role: Role::User,
-            status: TurnStatus::Completed,
-            parent_fork_tool_call_id: None,
-            loop_id: self.loop_id(),
-        });
+        self.start_turn(&turn_id, Role::User, TurnStatus::Completed);
         self.emit(AgentEvent::QuestionAnswered {
             turn_id: turn_id.clone(),
             answer,
         });
-        self.emit(AgentEvent::TurnEnded {
-            turn_id,
-            role: Role::User,
-            status: TurnStatus::Completed,
-            parent_fork_tool_call_id: None,
-            loop_id: self.loop_id(),
-        });
+        self.end_turn_of(turn_id, Role::User, TurnStatus::Completed);
     }
 
     /// Takes a paused loop's turn up again: its waiting calls run again (the one that asked now
@@ -484,13 +454,7 @@ impl Chat<'_> {
     async fn resume_batch(&mut self, paused: PausedLoop) -> Option<StopReason> {
         self.requests = paused.requests;
         let turn_id = paused.turn_id.clone();
-        self.emit(AgentEvent::TurnStarted {
-            turn_id: turn_id.clone(),
-            role: Role::Assistant,
-            status: TurnStatus::Streaming,
-            parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
-            loop_id: self.loop_id(),
-        });
+        self.start_turn(&turn_id, Role::Assistant, TurnStatus::Streaming);
         let scope = self.scope(&turn_id);
         let executor = self.session.executor.clone();
         let calls = paused
@@ -593,14 +557,28 @@ impl Chat<'_> {
         Ok(())
     }
 
-    fn end_turn(&self, turn_id: TurnId, status: TurnStatus) {
-        self.emit(AgentEvent::TurnEnded {
-            turn_id,
-            role: Role::Assistant,
+    fn start_turn(&self, turn_id: &TurnId, role: Role, status: TurnStatus) {
+        self.emit(AgentEvent::TurnStarted {
+            turn_id: turn_id.clone(),
+            role,
             status,
             parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
             loop_id: self.loop_id(),
         });
+    }
+
+    fn end_turn_of(&self, turn_id: TurnId, role: Role, status: TurnStatus) {
+        self.emit(AgentEvent::TurnEnded {
+            turn_id,
+            role,
+            status,
+            parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
+            loop_id: self.loop_id(),
+        });
+    }
+
+    fn end_turn(&self, turn_id: TurnId, status: TurnStatus) {
+        self.end_turn_of(turn_id, Role::Assistant, status);
     }
 
     fn push_response(&mut self, content: Vec<AssistantContent>, results: Vec<ToolResult>) {
