@@ -66,6 +66,9 @@ pub enum AgentEvent {
         /// chat's main loop, the sub-agent's own for a sub-agent's.
         #[serde(default = "root_loop")]
         loop_id: String,
+        /// When it began (RFC 3339, milliseconds, UTC).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        started_at: Option<String>,
     },
     /// The user's message (the content of a user turn).
     UserMessage {
@@ -141,6 +144,10 @@ pub enum AgentEvent {
         /// As in `TurnStarted`.
         #[serde(default = "root_loop")]
         loop_id: String,
+        /// How long it took, in milliseconds (for a turn taken up again after a pause, since
+        /// it was).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
     },
     /// The chat ended with a stop reason.
     ChatEnded(ChatSummary),
@@ -503,9 +510,10 @@ mod tests {
             status: TurnStatus::Paused,
             parent_fork_tool_call_id: Some("fork_1".into()),
             loop_id: "loop_fork_1".into(),
+            duration_ms: Some(12),
         };
         let json = json!({"type": "turn_ended", "turn_id": "t", "role": "assistant", "status": "paused",
-                          "parent_fork_tool_call_id": "fork_1", "loop_id": "loop_fork_1"});
+                          "parent_fork_tool_call_id": "fork_1", "loop_id": "loop_fork_1", "duration_ms": 12});
         assert_eq!(serde_json::to_value(&end).unwrap(), json);
         // Transcripts stored before loops had ids read as the main loop's.
         let stored = json!({"type": "turn_ended", "turn_id": "t", "role": "user", "status": "completed",
@@ -560,6 +568,7 @@ mod tests {
                 status: TurnStatus::Streaming,
                 parent_fork_tool_call_id: parent.map(Into::into),
                 loop_id: parent.map_or("root".to_owned(), |p| format!("loop_{p}")),
+                started_at: None,
             });
         }
         for (call, turn) in [("fork_1", "root_turn"), ("inner", "child_turn")] {

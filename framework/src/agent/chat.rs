@@ -86,6 +86,8 @@ struct Chat<'s> {
     schema_attempts: u32,
     /// Whether the session's history was compacted during this chat.
     compacted: bool,
+    /// When each open turn began.
+    turn_clocks: Mutex<std::collections::HashMap<TurnId, Instant>>,
 }
 
 pub(crate) async fn run(
@@ -131,6 +133,7 @@ pub(crate) async fn run(
         output_checker,
         schema_attempts: 0,
         compacted: false,
+        turn_clocks: Mutex::default(),
     };
     chat.emit(AgentEvent::ChatStarted {
         session_id: chat.session.id.clone(),
@@ -558,22 +561,26 @@ impl Chat<'_> {
     }
 
     fn start_turn(&self, turn_id: &TurnId, role: Role, status: TurnStatus) {
+        lock(&self.turn_clocks).insert(turn_id.clone(), Instant::now());
         self.emit(AgentEvent::TurnStarted {
             turn_id: turn_id.clone(),
             role,
             status,
             parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
             loop_id: self.loop_id(),
+            started_at: Some(crate::session::now_rfc3339()),
         });
     }
 
     fn end_turn_of(&self, turn_id: TurnId, role: Role, status: TurnStatus) {
+        let started = lock(&self.turn_clocks).remove(&turn_id);
         self.emit(AgentEvent::TurnEnded {
             turn_id,
             role,
             status,
             parent_fork_tool_call_id: self.parent_fork_tool_call_id(),
             loop_id: self.loop_id(),
+            duration_ms: started.map(|at| at.elapsed().as_millis() as u64),
         });
     }
 

@@ -178,6 +178,7 @@ mod tests {
             status: TurnStatus::Streaming,
             parent_fork_tool_call_id: Some(parent.into()),
             loop_id: format!("loop_{parent}"),
+            started_at: None,
         }
     }
 
@@ -209,6 +210,7 @@ mod tests {
                 status: TurnStatus::Completed,
                 parent_fork_tool_call_id: Some("a".into()),
                 loop_id: "loop_a".into(),
+                duration_ms: None,
             },
             None,
         );
