@@ -47,8 +47,8 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Serve the agent over ACP on stdio (for Zed and other ACP clients).
     Acp(AcpArgs),
-    /// Serve the WebSocket + REST chat protocol.
-    Serve,
+    /// Serve the chat protocol over WebSocket, and a REST API.
+    Serve(ServeArgs),
     /// MCP: list, add and remove servers, or serve agentry's prompts over MCP.
     Mcp(McpArgs),
     /// List tool providers, where they come from, and their tools.
@@ -209,6 +209,28 @@ pub enum ConfigScope {
 /// Arguments of `agentry acp`.
 #[derive(Debug, Args)]
 pub struct AcpArgs {
+    /// The agent.
+    #[command(flatten)]
+    pub agent: AgentArgs,
+}
+
+/// Arguments of `agentry serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDR")]
+    pub listen: std::net::SocketAddr,
+    /// The bearer token clients must present. Required on a non-loopback address: one is
+    /// generated and printed when none is given.
+    #[arg(long, env = "AGENTRY_SERVE_TOKEN", value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// An origin (`http://host:port`) whose pages may open WebSockets, besides the server's
+    /// own; repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// The largest request body or message, in bytes.
+    #[arg(long, default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
+    pub max_message_bytes: usize,
     /// The agent.
     #[command(flatten)]
     pub agent: AgentArgs,

@@ -11,11 +11,12 @@ mod mcp;
 mod output;
 mod providers;
 mod run;
+mod serve;
 mod sessions;
 
 use clap::Parser;
 use cli::{Cli, Command};
-use exit::{CliError, Exit};
+use exit::CliError;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -40,7 +41,9 @@ fn main() -> ExitCode {
         Command::Acp(args) => tokio::runtime::Runtime::new()
             .map_err(CliError::internal)
             .and_then(|runtime| runtime.block_on(acp::acp(args))),
-        Command::Serve => not_built("serve", "the WebSocket + REST server"),
+        Command::Serve(args) => tokio::runtime::Runtime::new()
+            .map_err(CliError::internal)
+            .and_then(|runtime| runtime.block_on(serve::serve(args))),
         #[cfg(feature = "mcp")]
         Command::Mcp(args) => tokio::runtime::Runtime::new()
             .map_err(CliError::internal)
@@ -63,9 +66,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn not_built(command: &str, what: &str) -> Result<Exit, CliError> {
+#[cfg(not(feature = "mcp"))]
+fn not_built(command: &str, what: &str) -> Result<exit::Exit, CliError> {
     Err(CliError {
-        exit: Exit::Unavailable,
+        exit: exit::Exit::Unavailable,
         error: anyhow::anyhow!(
             "`agentry {command}` is not available yet: {what} is not built in this version"
         ),

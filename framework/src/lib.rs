@@ -44,6 +44,7 @@ pub mod config;
 pub mod error;
 pub mod event;
 pub mod executor;
+pub mod fanout;
 #[cfg(feature = "templates")]
 pub mod front_matter;
 pub use agentry_plugin::ids;

@@ -15,16 +15,3 @@ fn help_lists_every_subcommand_and_the_exit_codes() {
     }
     assert!(out.stdout.contains("130  the turn was cancelled"));
 }
-
-#[test]
-fn subcommands_not_built_yet_say_so_and_exit_69() {
-    let sb = sandbox();
-    let out = sb.run(&["serve"]);
-    assert_eq!(out.code, Some(69));
-    assert!(
-        out.stderr.contains("`agentry serve` is not available yet"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stdout.is_empty());
-}

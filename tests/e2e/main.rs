@@ -79,4 +79,5 @@ mod models;
 mod plugins;
 mod providers;
 mod run;
+mod serve;
 mod tools;

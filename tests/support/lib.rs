@@ -5,6 +5,7 @@
 //! a running child's output.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod http;
 pub mod mock_model;
 pub mod peers;
 
@@ -160,8 +161,18 @@ impl Sandbox {
 
     /// Starts `agentry ARGS` with piped output, to read while it runs.
     pub fn spawn(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> Running {
+        self.spawn_with_env(args, &[])
+    }
+
+    /// Starts `agentry ARGS` with extra environment variables, as [`Sandbox::spawn`] does.
+    pub fn spawn_with_env(
+        &self,
+        args: &[impl AsRef<std::ffi::OsStr>],
+        env: &[(&str, &str)],
+    ) -> Running {
         let mut child = self
             .agentry(args)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -111,6 +111,17 @@ pub fn run_mcp_client(
     run_client("mcp-client.mjs", scenario, dir, timeout)
 }
 
+/// Runs the chat-protocol test client on `scenario` (see `tests/peers/chat-client.mjs` for its
+/// shape), as [`run_acp_client`] does.
+pub fn run_chat_client(
+    scenario: &serde_json::Value,
+    dir: &Path,
+    timeout: std::time::Duration,
+) -> Transcript {
+    installed("ws/package.json");
+    run_client("chat-client.mjs", scenario, dir, timeout)
+}
+
 /// Runs one of the test clients of `tests/peers` on `scenario`.
 fn run_client(
     script: &str,

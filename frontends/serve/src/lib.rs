@@ -1,8 +1,23 @@
 //! # agentry-serve
 //!
-//! agentry's server front-end: the chat-flow protocol over Socket.IO and plain WebSocket, a
-//! REST API and a web page, over persistent sessions. Like every front-end, it is a projection
-//! of the framework's one event stream ([`projection`]).
+//! agentry's server front-end: the chat-flow protocol over plain WebSocket, and a REST API,
+//! over persistent sessions. Like every front-end, it is a projection of the framework's one
+//! event stream ([`projection`]); it depends on the framework only.
+//!
+//! Live events reach clients through a [`Fanout`](agentry::fanout::Fanout) (in-process by
+//! default) and sessions live in the agent's [`SessionStore`](agentry::session::SessionStore):
+//! several instances sharing both behind a load balancer serve the same sessions. A client that
+//! reconnects to any instance subscribes (`session:subscribe`), gets `session:subscribed` with
+//! the session's sequence so far and the open turns as they stand, then every later event;
+//! `GET /api/sessions/{id}/messages` gives every turn with its `sequence`.
 
+mod app;
+pub mod chat;
+mod client;
+pub mod error;
+pub mod live;
 pub mod projection;
 pub mod protocol;
+mod rest;
+
+pub use app::{ServeSettings, router, router_with_fanout};

@@ -50,6 +50,8 @@ pub struct Projector {
     call_places: HashMap<String, Vec<(usize, usize)>>,
     /// Where the chat's notices go: the number of system turns so far.
     notices: u64,
+    /// The data of the last `chat:end`.
+    last_chat_end: Option<Value>,
 }
 
 impl Projector {
@@ -64,6 +66,7 @@ impl Projector {
             turn_index: HashMap::new(),
             call_places: HashMap::new(),
             notices: 0,
+            last_chat_end: None,
         }
     }
 
@@ -75,6 +78,11 @@ impl Projector {
     /// Sets the schema the next chat's answer must satisfy (`chat:end` repeats it).
     pub fn set_output_schema(&mut self, schema: Option<Value>) {
         self.output_schema = schema;
+    }
+
+    /// The data of the last `chat:end`, taken.
+    pub fn take_chat_end(&mut self) -> Option<Value> {
+        self.last_chat_end.take()
     }
 
     /// Every turn so far, in order.
@@ -307,6 +315,12 @@ impl Projector {
         }
     }
 
+    /// An event of the session outside the conversation (`permission:request`, …), numbered in
+    /// the session's sequence.
+    pub fn other_event(&mut self, event: &'static str, data: Value) -> ServerEvent {
+        self.chat_event(event, data)
+    }
+
     fn chat_event(&mut self, event: &'static str, mut data: Value) -> ServerEvent {
         data["sequence"] = json!(self.next_sequence());
         ServerEvent { event, data }
@@ -510,7 +524,9 @@ impl Projector {
             "usage": summary.usage,
             "duration_ms": summary.duration_ms,
         });
-        self.chat_event("chat:end", data)
+        let event = self.chat_event("chat:end", data);
+        self.last_chat_end = Some(event.data.clone());
+        event
     }
 
     /// A failed chat: its open turns fail with the reason, then `chat:end` says so.
@@ -532,7 +548,9 @@ impl Projector {
             "finish_reason": "error",
             "error": message,
         });
-        events.push(self.chat_event("chat:end", data));
+        let end = self.chat_event("chat:end", data);
+        self.last_chat_end = Some(end.data.clone());
+        events.push(end);
         events
     }
 }

@@ -1,0 +1,148 @@
+//! The server: its routes (the plain WebSocket at `/ws`, the REST API under `/api`), who may
+//! connect (a bearer token, allowed `Origin`s) and the size limits.
+
+use crate::client::Client;
+use crate::live::{SessionDefaults, Sessions};
+use crate::rest;
+use agentry::agent::Agent;
+use agentry::fanout::{Fanout, LocalFanout};
+use axum::Router;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures::{SinkExt, StreamExt};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// How the server runs.
+#[derive(Clone)]
+pub struct ServeSettings {
+    /// What new sessions get.
+    pub defaults: SessionDefaults,
+    /// The bearer token clients must present (`Authorization: Bearer …`, or `?token=…` where a
+    /// browser cannot set headers); `None` lets anyone on the listening address in.
+    pub token: Option<String>,
+    /// Origins (`http://host:port`) whose pages may open WebSockets, besides the server's own.
+    pub allowed_origins: Vec<String>,
+    /// The largest request body or message, in bytes.
+    pub max_message_bytes: usize,
+}
+
+/// The server's routes over `agent`.
+pub fn router(agent: Agent, settings: ServeSettings) -> Router {
+    router_with_fanout(agent, settings, Arc::new(LocalFanout::default()))
+}
+
+/// The server's routes, publishing live events through `fanout`.
+pub fn router_with_fanout(
+    agent: Agent,
+    settings: ServeSettings,
+    fanout: Arc<dyn Fanout>,
+) -> Router {
+    let sessions = Arc::new(Sessions::new(agent, settings.defaults.clone(), fanout));
+    let settings = Arc::new(settings);
+    let api = Router::new()
+        .route("/sessions", post(rest::create).get(rest::list))
+        .route(
+            "/sessions/{session_id}",
+            axum::routing::delete(rest::delete),
+        )
+        .route("/sessions/{session_id}/messages", get(rest::messages))
+        .route("/sessions/{session_id}/chat", post(rest::chat))
+        .route("/sessions/{session_id}/cancel", post(rest::cancel));
+    Router::new()
+        .nest("/api", api)
+        .route("/ws", get(websocket))
+        .with_state(sessions)
+        .layer(DefaultBodyLimit::max(settings.max_message_bytes))
+        .layer(middleware::from_fn_with_state(settings, admit))
+}
+
+/// Lets a request in when it carries the token (if one is set) and, for a WebSocket, comes
+/// from an allowed origin.
+async fn admit(
+    State(settings): State<Arc<ServeSettings>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if let Some(token) = &settings.token
+        && !presents_token(request.headers(), request.uri().query(), token)
+    {
+        return (
+            StatusCode::UNAUTHORIZED,
+            axum::Json(
+                serde_json::json!({"message": "a bearer token is required", "code": "forbidden"}),
+            ),
+        )
+            .into_response();
+    }
+    if request.headers().contains_key(header::UPGRADE)
+        && !origin_allowed(request.headers(), &settings.allowed_origins)
+    {
+        return (
+            StatusCode::FORBIDDEN,
+            "this origin may not open a WebSocket here",
+        )
+            .into_response();
+    }
+    next.run(request).await
+}
+
+fn presents_token(headers: &HeaderMap, query: Option<&str>, token: &str) -> bool {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let in_query = query
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .find_map(|pair| pair.strip_prefix("token="));
+    bearer == Some(token) || in_query == Some(token)
+}
+
+/// No `Origin` (not a browser), the server's own, or one of the allowed.
+fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let own = host.is_some_and(|host| {
+        origin == format!("http://{host}") || origin == format!("https://{host}")
+    });
+    own || allowed.iter().any(|a| a == origin)
+}
+
+/// `GET /ws`: the plain-WebSocket transport.
+async fn websocket(State(sessions): State<Arc<Sessions>>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade.on_upgrade(move |socket| serve_websocket(sessions, socket))
+}
+
+async fn serve_websocket(sessions: Arc<Sessions>, socket: WebSocket) {
+    let (mut sink, mut stream) = socket.split();
+    let (outbox, mut events) = mpsc::unbounded_channel::<Arc<serde_json::Value>>();
+    let writer = tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            let text = event.to_string();
+            if sink.send(Message::Text(text.into())).await.is_err() {
+                break;
+            }
+        }
+    });
+    let client = Client::new(sessions, outbox);
+    while let Some(Ok(message)) = stream.next().await {
+        match message {
+            Message::Text(text) => client.receive_frame(&text).await,
+            Message::Binary(bytes) => match std::str::from_utf8(&bytes) {
+                Ok(text) => client.receive_frame(text).await,
+                Err(_) => client.receive_frame("not UTF-8").await,
+            },
+            Message::Close(_) => break,
+            _ => {}
+        }
+    }
+    drop(client);
+    writer.abort();
+}

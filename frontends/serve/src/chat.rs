@@ -1,0 +1,325 @@
+//! Chats started by clients: `chat:send` (and the REST chat) with its message, answer, output
+//! schema; one chat at a time per session; permission questions asked of the session's clients.
+
+use crate::error::ServeError;
+use crate::live::{LiveSession, OpenQuestion, ProjectedEvents, Sessions};
+use crate::protocol::AskUserAnswer;
+use agentry::agent::{ChatIo, ChatOptions};
+use agentry::model::ContentBlock;
+use agentry::permission::{
+    PermissionHandler, PermissionOptionKind, PermissionOutcome, PermissionRequest,
+};
+use agentry::question::{Answers, PauseForAnswers, QuestionAnswer};
+use agentry::sync::lock;
+use base64::Engine;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::oneshot;
+
+/// A client's `chat:send`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChatSend {
+    /// The session.
+    pub session_id: String,
+    #[serde(flatten)]
+    /// The chat.
+    pub chat: ChatRequest,
+}
+
+/// What a chat is asked to do (the body of `POST /api/sessions/{id}/chat`).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct ChatRequest {
+    /// The user's message: text, or a list of parts.
+    #[serde(default)]
+    pub message: Message,
+    /// Only the result matters (`chat:end.result.output`); events still flow.
+    #[serde(default)]
+    pub headless: bool,
+    /// A JSON Schema the answer must satisfy.
+    #[serde(default)]
+    pub output_schema: Option<Value>,
+    /// The answer to a paused question; resumes the chat.
+    #[serde(default)]
+    pub askuser_answer: Option<AskUserAnswer>,
+    /// A model for this chat and the session's next ones.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// The user's message.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Message {
+    /// Plain text.
+    Text(String),
+    /// Parts: text, images (data URLs), files (base64).
+    Parts(Vec<MessagePart>),
+}
+
+impl Default for Message {
+    fn default() -> Self {
+        Message::Text(String::new())
+    }
+}
+
+/// One part of a message.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MessagePart {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image as a `data:` URL (`{"url": "data:image/png;base64,…"}` or the URL itself).
+    ImageUrl {
+        /// The image.
+        image_url: ImageUrl,
+    },
+    /// A file, base64-encoded.
+    File {
+        /// The file.
+        file: FilePart,
+    },
+}
+
+/// An image URL, as a string or `{url}`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ImageUrl {
+    /// `{"url": "data:…"}`.
+    Object {
+        /// The `data:` URL.
+        url: String,
+    },
+    /// The `data:` URL.
+    Url(String),
+}
+
+/// A file sent with a message.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilePart {
+    /// Its name.
+    pub name: String,
+    /// Its bytes, base64-encoded.
+    pub data: String,
+}
+
+impl Message {
+    /// The message as content blocks; a bad part is an error naming it.
+    pub fn into_content(self) -> Result<Vec<ContentBlock>, ServeError> {
+        let parts = match self {
+            Message::Text(text) if text.trim().is_empty() => return Ok(Vec::new()),
+            Message::Text(text) => return Ok(vec![ContentBlock::text(text)]),
+            Message::Parts(parts) => parts,
+        };
+        parts
+            .into_iter()
+            .enumerate()
+            .map(|(index, part)| part_content(index, part))
+            .collect()
+    }
+}
+
+fn part_content(index: usize, part: MessagePart) -> Result<ContentBlock, ServeError> {
+    let invalid = |message: String| ServeError::Invalid {
+        message,
+        detail: Some(format!("message[{index}]")),
+    };
+    let decode = |data: &str| {
+        base64::engine::general_purpose::STANDARD
+            .decode(data.trim())
+            .map_err(|e| invalid(format!("`message[{index}]` is not valid base64: {e}")))
+    };
+    match part {
+        MessagePart::Text { text } => Ok(ContentBlock::text(text)),
+        MessagePart::ImageUrl { image_url } => {
+            let url = match image_url {
+                ImageUrl::Object { url } | ImageUrl::Url(url) => url,
+            };
+            let (mime_type, data) = url
+                .strip_prefix("data:")
+                .and_then(|rest| rest.split_once(";base64,"))
+                .filter(|(mime, _)| mime.starts_with("image/"))
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "`message[{index}].image_url` must be a data: URL of an image (data:image/png;base64,…)"
+                    ))
+                })?;
+            decode(data)?;
+            Ok(ContentBlock::Image {
+                data: data.to_owned(),
+                mime_type: mime_type.to_owned(),
+            })
+        }
+        MessagePart::File { file } => {
+            let bytes = decode(&file.data)?;
+            let text = match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(bytes) => format!(
+                    "(a binary file of {} bytes, not shown)",
+                    bytes.as_bytes().len()
+                ),
+            };
+            Ok(ContentBlock::Resource {
+                uri: format!("file:///{}", file.name.trim_start_matches('/')),
+                mime_type: None,
+                text: Some(text),
+            })
+        }
+    }
+}
+
+/// How a started chat ends: the data of its `chat:end`, or why it could not run.
+pub type ChatOutcome = Result<Value, ServeError>;
+
+/// Starts a chat in `session_id`; the receiver gets how it ended.
+pub fn start(
+    sessions: &Sessions,
+    session_id: &str,
+    request: ChatRequest,
+) -> Result<oneshot::Receiver<ChatOutcome>, ServeError> {
+    let live = sessions.get(session_id)?;
+    if request.model.is_some() {
+        return Err(ServeError::Invalid {
+            message: "choosing a model per chat is not offered by this server".to_owned(),
+            detail: Some("model".to_owned()),
+        });
+    }
+    let content = request.message.into_content()?;
+    if content.is_empty() && request.askuser_answer.is_none() {
+        return Err(ServeError::Invalid {
+            message: "`message` is empty: send text, parts, or an `askuser_answer`".to_owned(),
+            detail: Some("message".to_owned()),
+        });
+    }
+    let cancel = live
+        .begin_chat()
+        .ok_or_else(|| ServeError::ChatRunning(session_id.to_owned()))?;
+    let (done, outcome) = oneshot::channel();
+    let options = ChatOptions {
+        output_schema: request.output_schema.clone(),
+    };
+    let answer = request.askuser_answer.map(|answer| QuestionAnswer {
+        tool_call_id: answer.tool_call_id.into(),
+        answers: Answers {
+            selections: answer.selections,
+            custom: answer.custom,
+        },
+    });
+    tokio::spawn(async move {
+        let mut session = live.session.lock().await;
+        lock(&live.projector).set_output_schema(request.output_schema);
+        let io = ChatIo {
+            events: Arc::new(ProjectedEvents(live.clone())),
+            permissions: Arc::new(ClientPermissions(live.clone())),
+            cancel,
+            questions: Some(Arc::new(PauseForAnswers)),
+        };
+        let outcome = match answer {
+            Some(answer) => session.answer(answer, &options, &io).await,
+            None => session.prompt(content, &options, &io).await,
+        };
+        drop(session);
+        live.end_chat();
+        let end = lock(&live.projector).take_chat_end();
+        let result = match (outcome, end) {
+            (_, Some(end)) => Ok(end),
+            (Err(error), None) => Err(ServeError::agent(error)),
+            (Ok(_), None) => Err(ServeError::Internal(
+                "the chat ended without chat:end".into(),
+            )),
+        };
+        let _ = done.send(result);
+    });
+    Ok(outcome)
+}
+
+/// Asks the session's clients whether a tool call may run: `permission:request`, answered by
+/// a client's `permission:respond`.
+struct ClientPermissions(Arc<LiveSession>);
+
+static REQUESTS: AtomicU64 = AtomicU64::new(1);
+
+#[agentry::async_trait]
+impl PermissionHandler for ClientPermissions {
+    async fn request_permission(&self, request: PermissionRequest) -> PermissionOutcome {
+        let live = &self.0;
+        let request_id = format!("perm_{}", REQUESTS.fetch_add(1, Ordering::Relaxed));
+        let call = &request.tool_call;
+        let data = json!({
+            "session_id": live.id,
+            "request_id": request_id,
+            "tool_call": {
+                "id": call.tool_call_id,
+                "tool_name": call.tool_name,
+                "display_name": call.title,
+                "kind": call.kind.as_str(),
+                "arguments": call.raw_input.to_string(),
+                "locations": call.locations,
+            },
+            "options": request.options.iter().map(|o| json!({
+                "option_id": o.kind,
+                "name": o.name,
+                "kind": o.kind,
+            })).collect::<Vec<_>>(),
+        });
+        let (answer, answered) = oneshot::channel();
+        {
+            // Registered before it is published, so that an instant answer finds it.
+            let mut questions = lock(&live.questions);
+            let event = live.publish_other("permission:request", data);
+            questions.insert(request_id.clone(), OpenQuestion { event, answer });
+        }
+        // Forgotten however the wait ends (answered, or the chat cancelled).
+        let _forget = Forget(live, request_id);
+        answered.await.unwrap_or(PermissionOutcome::Cancelled)
+    }
+}
+
+/// Removes a permission question from its session when dropped.
+struct Forget<'a>(&'a LiveSession, String);
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.questions).remove(&self.1);
+    }
+}
+
+/// A client's `permission:respond`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionRespond {
+    /// The session.
+    pub session_id: String,
+    /// The question's id (from `permission:request`).
+    pub request_id: String,
+    /// The chosen option: `allow_once`, `allow_always`, `reject_once` or `reject_always`.
+    pub option_id: PermissionOptionKind,
+}
+
+/// Answers an open permission question; other clients hear that it is answered.
+pub fn respond(sessions: &Sessions, respond: PermissionRespond) -> Result<(), ServeError> {
+    let live = sessions.get(&respond.session_id)?;
+    let question = lock(&live.questions)
+        .remove(&respond.request_id)
+        .ok_or_else(|| {
+            ServeError::BadRequest(format!(
+                "no permission question `{}` waits in session `{}`",
+                respond.request_id, respond.session_id
+            ))
+        })?;
+    let _ = question.answer.send(PermissionOutcome::Selected {
+        kind: respond.option_id,
+    });
+    live.publish_other(
+        "permission:resolved",
+        json!({"session_id": live.id, "request_id": respond.request_id, "option_id": respond.option_id}),
+    );
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! [`ServeError`]: what a client did wrong, or what failed, as `system:error` and as REST errors.
+
+use agentry::AgentError;
+use serde_json::{Value, json};
+
+/// Why a client's request was not carried out.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ServeError {
+    /// No session has that id.
+    #[error("there is no session `{0}`")]
+    UnknownSession(String),
+    /// The session is running a chat already.
+    #[error("session `{0}` is running a chat: wait for chat:end, or send chat:stop")]
+    ChatRunning(String),
+    /// The request could not be read (malformed JSON, an unknown event).
+    #[error("{0}")]
+    BadRequest(String),
+    /// The request does not have the protocol's shape.
+    #[error("{message}")]
+    Invalid {
+        /// What is wrong.
+        message: String,
+        /// Where (the field), when known.
+        detail: Option<String>,
+    },
+    /// An answer to a paused question that does not fit it.
+    #[error("{0}")]
+    InvalidAnswer(String),
+    /// The request is not allowed (a missing or wrong token).
+    #[error("{0}")]
+    Forbidden(String),
+    /// Something failed on the server's side.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl ServeError {
+    /// The error's code, as `system:error` and REST errors carry it.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServeError::UnknownSession(_) => "unknown_session",
+            ServeError::ChatRunning(_) => "chat_running",
+            ServeError::BadRequest(_) => "bad_request",
+            ServeError::Invalid { .. } => "invalid_message",
+            ServeError::InvalidAnswer(_) => "invalid_answer",
+            ServeError::Forbidden(_) => "forbidden",
+            ServeError::Internal(_) => "internal",
+        }
+    }
+
+    /// The HTTP status of the error.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            ServeError::UnknownSession(_) => 404,
+            ServeError::ChatRunning(_) => 409,
+            ServeError::BadRequest(_) => 400,
+            ServeError::Invalid { .. } | ServeError::InvalidAnswer(_) => 422,
+            ServeError::Forbidden(_) => 401,
+            ServeError::Internal(_) => 500,
+        }
+    }
+
+    /// A failure of the framework, as the client should see it.
+    pub fn agent(error: AgentError) -> Self {
+        match error {
+            AgentError::NoSuchQuestion(id) => ServeError::InvalidAnswer(format!(
+                "no question of this session waits for an answer from tool call `{id}`"
+            )),
+            AgentError::InvalidAnswer(problem) => ServeError::InvalidAnswer(problem),
+            AgentError::InvalidOutputSchema(problem) => ServeError::Invalid {
+                message: format!("`output_schema` is not a valid JSON Schema: {problem}"),
+                detail: Some("output_schema".to_owned()),
+            },
+            other => ServeError::Internal(other.to_string()),
+        }
+    }
+
+    /// The error as the data of `system:error` (and the body of a REST error).
+    pub fn to_json(&self, session_id: Option<&str>) -> Value {
+        let detail = match self {
+            ServeError::Invalid { detail, .. } => detail.clone(),
+            _ => None,
+        };
+        json!({
+            "message": self.to_string(),
+            "session_id": session_id,
+            "code": self.code(),
+            "detail": detail,
+        })
+    }
+}

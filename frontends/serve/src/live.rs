@@ -1,0 +1,230 @@
+//! The sessions the server has open: each with its framework [`Session`], its projection, its
+//! running chat and its open permission questions. Events of a session go through its
+//! projection to the [`Fanout`] under the session's id, in order.
+
+use crate::error::ServeError;
+use crate::projection::Projector;
+use crate::protocol::ServerEvent;
+use agentry::agent::{Agent, Session, SessionOptions};
+use agentry::event::{AgentEvent, EventSink};
+use agentry::fanout::Fanout;
+use agentry::ids::SessionId;
+use agentry::permission::{PermissionOutcome, PermissionPolicy};
+use agentry::sync::lock;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+/// A permission question waiting for a client's answer.
+pub struct OpenQuestion {
+    /// The `permission:request` event, sent again to clients that subscribe later.
+    pub event: ServerEvent,
+    /// Where the answer goes.
+    pub answer: oneshot::Sender<PermissionOutcome>,
+}
+
+/// One open session.
+pub struct LiveSession {
+    /// Its id.
+    pub id: SessionId,
+    /// The framework's session; a chat holds it while it runs.
+    pub session: tokio::sync::Mutex<Session>,
+    /// Its turns so far, as clients see them.
+    pub projector: Mutex<Projector>,
+    /// The running chat's cancellation, while one runs.
+    pub running: Mutex<Option<CancellationToken>>,
+    /// Permission questions waiting for an answer, by request id.
+    pub questions: Mutex<HashMap<String, OpenQuestion>>,
+    fanout: Arc<dyn Fanout>,
+}
+
+impl LiveSession {
+    /// Publishes events to the session's subscribers.
+    pub fn publish(&self, events: Vec<ServerEvent>) {
+        for event in events {
+            self.fanout
+                .publish(self.id.as_str(), Arc::new(json!(event)));
+        }
+    }
+
+    /// An event of the session outside the conversation (`permission:request`, …), numbered in
+    /// its sequence and published.
+    pub fn publish_other(&self, event: &'static str, data: Value) -> ServerEvent {
+        let mut projector = lock(&self.projector);
+        let event = projector.other_event(event, data);
+        self.publish(vec![event.clone()]);
+        event
+    }
+
+    /// Marks a chat as running; `None` when one already runs.
+    pub fn begin_chat(&self) -> Option<CancellationToken> {
+        let mut running = lock(&self.running);
+        if running.is_some() {
+            return None;
+        }
+        let token = CancellationToken::new();
+        *running = Some(token.clone());
+        Some(token)
+    }
+
+    /// Marks the running chat as over.
+    pub fn end_chat(&self) {
+        *lock(&self.running) = None;
+    }
+
+    /// Cancels the running chat, if any; whether one ran.
+    pub fn cancel(&self) -> bool {
+        match &*lock(&self.running) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The session's events, projected and published in order.
+pub struct ProjectedEvents(pub Arc<LiveSession>);
+
+impl EventSink for ProjectedEvents {
+    fn emit(&self, event: AgentEvent) {
+        // Projected and published under one lock: concurrent sub-agents keep the order.
+        let mut projector = lock(&self.0.projector);
+        let events = projector.apply(&event);
+        self.0.publish(events);
+    }
+}
+
+/// What new sessions get.
+#[derive(Clone)]
+pub struct SessionDefaults {
+    /// The working directory of a session created without one.
+    pub cwd: PathBuf,
+    /// The permission policy of new sessions (a session may set its own mode).
+    pub policy: PermissionPolicy,
+}
+
+/// The open sessions.
+pub struct Sessions {
+    agent: Agent,
+    defaults: SessionDefaults,
+    fanout: Arc<dyn Fanout>,
+    open: Mutex<HashMap<SessionId, Arc<LiveSession>>>,
+}
+
+impl Sessions {
+    /// Sessions of `agent`, publishing through `fanout`.
+    pub fn new(agent: Agent, defaults: SessionDefaults, fanout: Arc<dyn Fanout>) -> Self {
+        Self {
+            agent,
+            defaults,
+            fanout,
+            open: Mutex::default(),
+        }
+    }
+
+    /// The agent.
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    /// What new sessions get.
+    pub fn defaults(&self) -> &SessionDefaults {
+        &self.defaults
+    }
+
+    /// The fan-out the sessions publish through.
+    pub fn fanout(&self) -> &Arc<dyn Fanout> {
+        &self.fanout
+    }
+
+    /// Creates a session in `cwd` (the default one when absent), which must be an existing
+    /// folder.
+    pub fn create(
+        &self,
+        cwd: Option<PathBuf>,
+        policy: Option<PermissionPolicy>,
+    ) -> Result<Arc<LiveSession>, ServeError> {
+        let cwd = cwd.unwrap_or_else(|| self.defaults.cwd.clone());
+        if !cwd.is_absolute() || !cwd.is_dir() {
+            return Err(ServeError::Invalid {
+                message: format!(
+                    "`cwd` must be an existing folder, given as an absolute path: {}",
+                    cwd.display()
+                ),
+                detail: Some("cwd".to_owned()),
+            });
+        }
+        let mut options = SessionOptions::new(cwd);
+        options.policy = policy.unwrap_or_else(|| self.defaults.policy.clone());
+        let session = self.agent.new_session(options).map_err(ServeError::agent)?;
+        Ok(self.insert(session, Vec::new()))
+    }
+
+    /// The open session `id`, reopened from the store when it is not open.
+    pub fn get(&self, id: &str) -> Result<Arc<LiveSession>, ServeError> {
+        let id = SessionId::from(id.to_owned());
+        if let Some(live) = lock(&self.open).get(&id) {
+            return Ok(live.clone());
+        }
+        let stored = self
+            .agent
+            .load_session(&id)
+            .map_err(|_| ServeError::UnknownSession(id.to_string()))?;
+        let mut options = SessionOptions::new(stored.meta.cwd.clone());
+        options.policy = self.defaults.policy.clone();
+        let session = self
+            .agent
+            .resume_session(&id, options)
+            .map_err(ServeError::agent)?;
+        Ok(self.insert(session, stored.events))
+    }
+
+    /// Forgets the open session `id` and deletes it from the store.
+    pub fn delete(&self, id: &str) -> Result<(), ServeError> {
+        let id = SessionId::from(id.to_owned());
+        if let Some(live) = lock(&self.open).remove(&id) {
+            live.cancel();
+        }
+        match self.agent.store() {
+            Some(store) => store
+                .delete(&id)
+                .map_err(|_| ServeError::UnknownSession(id.to_string())),
+            None => Ok(()),
+        }
+    }
+
+    /// Opens `session`, its projection rebuilt from its stored events.
+    fn insert(&self, session: Session, stored: Vec<AgentEvent>) -> Arc<LiveSession> {
+        let id = session.id().clone();
+        // Numbered from the current time in microseconds: above every number a previous run of
+        // the server gave out for this session.
+        let mut projector = Projector::new(id.to_string(), now_micros());
+        projector.set_model(session.model().name());
+        for event in &stored {
+            projector.apply(event);
+        }
+        let live = Arc::new(LiveSession {
+            id: id.clone(),
+            session: tokio::sync::Mutex::new(session),
+            projector: Mutex::new(projector),
+            running: Mutex::default(),
+            questions: Mutex::default(),
+            fanout: self.fanout.clone(),
+        });
+        lock(&self.open)
+            .entry(id)
+            .or_insert_with(|| live.clone())
+            .clone()
+    }
+}
+
+fn now_micros() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}

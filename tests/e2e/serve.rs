@@ -1,0 +1,378 @@
+//! `agentry serve` with a plain WebSocket client (`tests/peers/chat-client.mjs`, on the `ws`
+//! package) and the REST API: the protocol's flows with their exact event sequences, errors
+//! that keep the connection, reconnection mid-chat, sessions after a restart, the token and
+//! Origin checks. The model is the mock model server.
+
+use crate::sandbox;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use agentry_tests::peers::{Transcript, run_chat_client};
+use agentry_tests::{Running, Sandbox, http};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// A running `agentry serve` on a free loopback port.
+struct Server {
+    running: Running,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.running.child.kill();
+        let _ = self.running.child.wait();
+    }
+}
+
+impl Server {
+    fn start(sb: &Sandbox, model: &MockModelServer, args: &[&str]) -> Server {
+        let base = format!("{}/v1", model.url());
+        let mut command = vec![
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--model",
+            "openai/gpt-4.1",
+        ];
+        command.extend_from_slice(args);
+        let running = sb.spawn_with_env(
+            &command,
+            &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
+        );
+        let line = running.wait_for_line(|l| l.contains("listening on"));
+        let url = line.rsplit(' ').next().unwrap().to_owned();
+        Server { running, url }
+    }
+
+    fn ws(&self) -> String {
+        format!("{}/ws", self.url.replace("http://", "ws://"))
+    }
+
+    /// A REST call: the status and the JSON body (`null` when empty).
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        http::call(method, &format!("{}{path}", self.url), body.as_ref(), None)
+    }
+
+    fn new_session(&self, sb: &Sandbox) -> String {
+        let (status, body) = self.call("POST", "/api/sessions", Some(json!({"cwd": sb.project()})));
+        assert_eq!(status, 201, "{body}");
+        body["session_id"].as_str().unwrap().to_owned()
+    }
+
+    fn client(&self, sb: &Sandbox, steps: Vec<Value>) -> Transcript {
+        run_chat_client(
+            &json!({"url": self.ws(), "steps": steps}),
+            sb.project().parent().unwrap(),
+            Duration::from_secs(60),
+        )
+    }
+}
+
+fn send(event: &str, data: Value) -> Value {
+    json!({"op": "send", "event": event, "data": data})
+}
+
+fn wait_for(event: &str, count: usize) -> Value {
+    json!({"op": "wait_for", "event": event, "count": count})
+}
+
+/// The events seen, as `(event, detail)`: the patch type, or the turn's role and status.
+fn outline(out: &Transcript) -> Vec<String> {
+    out.of_kind("event")
+        .into_iter()
+        .map(|r| {
+            let data = &r["data"];
+            let event = r["event"].as_str().unwrap();
+            match event {
+                "turn:patch" => format!("{event} {}", data["patch_type"].as_str().unwrap()),
+                "turn:start" | "turn:end" => format!(
+                    "{event} {} {}",
+                    data["role"].as_str().unwrap(),
+                    data["status"].as_str().unwrap()
+                ),
+                "chat:end" => format!("{event} {}", data["status"].as_str().unwrap()),
+                _ => event.to_owned(),
+            }
+        })
+        .collect()
+}
+
+fn events<'a>(out: &'a Transcript, name: &str) -> Vec<&'a Value> {
+    out.of_kind("event")
+        .into_iter()
+        .filter(|r| r["event"] == name)
+        .map(|r| &r["data"])
+        .collect()
+}
+
+#[test]
+fn a_plain_answer_streams_in_the_protocols_order() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text(
+        "Paris is the capital.",
+    ))]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let out = server.client(
+        &sb,
+        vec![
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "Capital of France?"}),
+            ),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let outline = outline(&out);
+    assert_eq!(outline[0], "session:subscribed");
+    assert_eq!(
+        outline[1..5],
+        [
+            "chat:start",
+            "turn:start user completed",
+            "turn:end user completed",
+            "turn:start assistant streaming"
+        ]
+    );
+    assert!(
+        outline[5..outline.len() - 2]
+            .iter()
+            .all(|e| e == "turn:patch add_content")
+    );
+    assert_eq!(
+        outline[outline.len() - 2..],
+        ["turn:end assistant completed", "chat:end completed"]
+    );
+    let end = events(&out, "turn:end")[1];
+    assert_eq!(end["blocks"][0]["type"], "text");
+    assert_eq!(end["blocks"][0]["content"], "Paris is the capital.");
+    assert_eq!(end["loop_id"], "root");
+    assert_eq!(end["model"], "openai/gpt-4.1");
+    let chat_end = events(&out, "chat:end")[0];
+    assert_eq!(chat_end["result"]["output"], "Paris is the capital.");
+    // Every event's sequence is larger than the one before.
+    let sequences: Vec<u64> = out
+        .of_kind("event")
+        .iter()
+        .filter_map(|r| r["data"]["sequence"].as_u64())
+        .collect();
+    assert!(sequences.windows(2).all(|w| w[0] < w[1]), "{sequences:?}");
+    // The same turns, fetched.
+    let (status, messages) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    assert_eq!(status, 200);
+    let turns = messages["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    assert_eq!(turns[1]["blocks"], end["blocks"]);
+}
+
+#[test]
+fn a_question_pauses_the_chat_and_an_answer_resumes_it() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "ask_1",
+            "AskUserQuestion",
+            json!({"questions": [{"question": "Which environment?", "header": "Deploy",
+                "options": [{"label": "staging"}, {"label": "production"}]}]}),
+        )),
+        MockTurn::Reply(MockReply::text("Deploying to staging.")),
+    ]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let out = server.client(
+        &sb,
+        vec![
+            send("chat:send", json!({"session_id": id, "message": "Deploy it"})),
+            wait_for("chat:end", 1),
+            // Each question needs selections or custom text.
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "", "askuser_answer": {"tool_call_id": "$answer_call"}}),
+            ),
+            wait_for("system:error", 1),
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "", "askuser_answer": {"tool_call_id": "$answer_call", "selections": {"0": [0]}, "custom": {}}}),
+            ),
+            wait_for("chat:end", 2),
+        ],
+    );
+    let outline = outline(&out);
+    let first_end = outline
+        .iter()
+        .position(|e| e == "chat:end completed")
+        .unwrap();
+    assert_eq!(
+        outline[first_end - 3..=first_end],
+        [
+            "turn:patch add_tool_call",
+            "turn:patch set_tool_status",
+            "turn:end assistant paused",
+            "chat:end completed"
+        ]
+    );
+    let paused = events(&out, "chat:end")[0];
+    assert_eq!(paused["finish_reason"], "paused");
+    let call = &events(&out, "turn:end")[1]["tool_calls"][0];
+    assert_eq!(call["status"], "awaiting_answer");
+    assert_eq!(call["tool_name"], "AskUserQuestion");
+    let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments["source_loop"], Value::Null);
+    let error = events(&out, "system:error")[0];
+    assert_eq!(error["code"], "invalid_answer");
+    assert!(
+        error["message"].as_str().unwrap().contains("no answer"),
+        "{error}"
+    );
+    let resumed = events(&out, "chat:end")[1];
+    assert_eq!(resumed["result"]["output"], "Deploying to staging.");
+    let results = events(&out, "turn:patch")
+        .into_iter()
+        .filter(|p| p["patch_type"] == "tool_result")
+        .collect::<Vec<_>>();
+    assert_eq!(results[0]["data"]["status"], "done");
+    assert!(
+        results[0]["data"]["result"]
+            .as_str()
+            .unwrap()
+            .contains("staging")
+    );
+}
+
+#[test]
+fn bad_messages_get_system_error_and_the_connection_stays() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("ok"))]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let out = server.client(
+        &sb,
+        vec![
+            json!({"op": "raw", "text": "{not json"}),
+            send(
+                "chat:send",
+                json!({"session_id": "sess_nope", "message": "hi"}),
+            ),
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "hi", "colour": "red"}),
+            ),
+            send("chat:dance", json!({})),
+            wait_for("system:error", 4),
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "still there?"}),
+            ),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let codes: Vec<&str> = events(&out, "system:error")
+        .iter()
+        .map(|e| e["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "bad_request",
+            "unknown_session",
+            "invalid_message",
+            "bad_request"
+        ]
+    );
+    assert_eq!(events(&out, "chat:end")[0]["status"], "completed");
+}
+
+#[test]
+fn rest_sessions_survive_a_restart_and_headless_chats_answer_over_http() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text(
+            "{\"countries\": [\"Russia\", \"Canada\", \"China\"]}",
+        )),
+        MockTurn::Reply(MockReply::text("Second.")),
+    ]);
+    let id;
+    {
+        let server = Server::start(&sb, &model, &[]);
+        id = server.new_session(&sb);
+        let schema = json!({"type": "object", "properties": {"countries": {"type": "array", "items": {"type": "string"}}}, "required": ["countries"]});
+        let (status, end) = server.call(
+            "POST",
+            &format!("/api/sessions/{id}/chat"),
+            Some(json!({"message": "The three largest countries", "headless": true, "output_schema": schema})),
+        );
+        assert_eq!(status, 200, "{end}");
+        assert_eq!(end["status"], "completed");
+        assert_eq!(end["result"]["output"]["countries"][1], "Canada");
+        assert_eq!(end["result"]["schema"], schema);
+        let (status, error) = server.call("GET", "/api/sessions/sess_nope/messages", None);
+        assert_eq!(
+            (status, error["code"].as_str()),
+            (404, Some("unknown_session"))
+        );
+        let (status, _) = server.call(
+            "POST",
+            "/api/sessions",
+            Some(json!({"cwd": "/no/such/folder"})),
+        );
+        assert_eq!(status, 422);
+    }
+    // A new server process reads the same store.
+    let server = Server::start(&sb, &model, &[]);
+    let (status, listed) = server.call("GET", "/api/sessions", None);
+    assert_eq!(status, 200);
+    assert_eq!(listed["sessions"][0]["session_id"], id.as_str());
+    let (_, messages) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    let turns = messages["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    assert_eq!(turns[0]["role"], "user");
+    assert_eq!(
+        turns[0]["blocks"][0]["content"],
+        "The three largest countries"
+    );
+    assert!(turns[1]["started_at"].is_string());
+    let (status, end) = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/chat"),
+        Some(json!({"message": "And again"})),
+    );
+    assert_eq!(status, 200, "{end}");
+    assert_eq!(end["result"]["output"], "Second.");
+    let (status, _) = server.call("DELETE", &format!("/api/sessions/{id}"), None);
+    assert_eq!(status, 204);
+    let (status, _) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn a_token_is_required_when_set_and_foreign_origins_may_not_open_sockets() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([]);
+    let server = Server::start(&sb, &model, &["--token", "s3cret"]);
+    let (status, _) = server.call("GET", "/api/sessions", None);
+    assert_eq!(status, 401);
+    let (status, _) = http::call(
+        "GET",
+        &format!("{}/api/sessions", server.url),
+        None,
+        Some("s3cret"),
+    );
+    assert_eq!(status, 200);
+    let refused = run_chat_client(
+        &json!({"url": server.ws(), "headers": {"Authorization": "Bearer s3cret", "Origin": "http://evil.example"}}),
+        sb.project().parent().unwrap(),
+        Duration::from_secs(30),
+    );
+    assert_eq!(refused.of_kind("refused")[0]["status"], 403);
+    let no_token = run_chat_client(
+        &json!({"url": server.ws()}),
+        sb.project().parent().unwrap(),
+        Duration::from_secs(30),
+    );
+    assert_eq!(no_token.of_kind("refused")[0]["status"], 401);
+    let admitted = run_chat_client(
+        &json!({"url": format!("{}?token=s3cret", server.ws()), "headers": {"Origin": server.url}}),
+        sb.project().parent().unwrap(),
+        Duration::from_secs(30),
+    );
+    assert_eq!(admitted.of_kind("open").len(), 1);
+}
