@@ -1,5 +1,5 @@
-//! `agentry serve` with a plain WebSocket client (`tests/peers/chat-client.mjs`, on the `ws`
-//! package) and the REST API: the protocol's flows with their exact event sequences, errors
+//! `agentry serve` with the official `socket.io-client` and a plain WebSocket client (the `ws`
+//! package; both in `tests/peers/chat-client.mjs`) and the REST API: the protocol's flows with their exact event sequences, errors
 //! that keep the connection, reconnection mid-chat, sessions after a restart, the token and
 //! Origin checks. The model is the mock model server.
 
@@ -58,9 +58,19 @@ impl Server {
         body["session_id"].as_str().unwrap().to_owned()
     }
 
+    /// Runs the test client over the plain WebSocket.
     fn client(&self, sb: &Sandbox, steps: Vec<Value>) -> Transcript {
+        self.client_over(sb, "ws", steps)
+    }
+
+    /// Runs the test client over `transport` (`ws` or `socket.io`).
+    fn client_over(&self, sb: &Sandbox, transport: &str, steps: Vec<Value>) -> Transcript {
+        let url = match transport {
+            "ws" => self.ws(),
+            _ => self.url.clone(),
+        };
         run_chat_client(
-            &json!({"url": self.ws(), "steps": steps}),
+            &json!({"transport": transport, "url": url, "steps": steps}),
             sb.project().parent().unwrap(),
             Duration::from_secs(60),
         )
@@ -104,16 +114,26 @@ fn events<'a>(out: &'a Transcript, name: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// The two transports.
+const TRANSPORTS: [&str; 2] = ["ws", "socket.io"];
+
 #[test]
-fn a_plain_answer_streams_in_the_protocols_order() {
+fn a_plain_answer_streams_in_the_protocols_order_on_both_transports() {
+    for transport in TRANSPORTS {
+        plain_answer(transport);
+    }
+}
+
+fn plain_answer(transport: &str) {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text(
         "Paris is the capital.",
     ))]);
     let server = Server::start(&sb, &model, &[]);
     let id = server.new_session(&sb);
-    let out = server.client(
+    let out = server.client_over(
         &sb,
+        transport,
         vec![
             send(
                 "chat:send",
@@ -165,7 +185,13 @@ fn a_plain_answer_streams_in_the_protocols_order() {
 }
 
 #[test]
-fn a_question_pauses_the_chat_and_an_answer_resumes_it() {
+fn a_question_pauses_the_chat_and_an_answer_resumes_it_on_both_transports() {
+    for transport in TRANSPORTS {
+        question(transport);
+    }
+}
+
+fn question(transport: &str) {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
@@ -178,8 +204,9 @@ fn a_question_pauses_the_chat_and_an_answer_resumes_it() {
     ]);
     let server = Server::start(&sb, &model, &[]);
     let id = server.new_session(&sb);
-    let out = server.client(
+    let out = server.client_over(
         &sb,
+        transport,
         vec![
             send("chat:send", json!({"session_id": id, "message": "Deploy it"})),
             wait_for("chat:end", 1),
@@ -375,4 +402,200 @@ fn a_token_is_required_when_set_and_foreign_origins_may_not_open_sockets() {
         Duration::from_secs(30),
     );
     assert_eq!(admitted.of_kind("open").len(), 1);
+}
+
+#[test]
+fn a_sub_agents_turns_name_their_agent_call() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "fork_1",
+            "Agent",
+            json!({"description": "Clean the data", "prompt": "Clean it"}),
+        )),
+        MockTurn::Reply(MockReply::text("Cleaned.")),
+        MockTurn::Reply(MockReply::text("The data is clean.")),
+    ]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let out = server.client_over(
+        &sb,
+        "socket.io",
+        vec![
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "Clean the data"}),
+            ),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let starts = events(&out, "turn:start");
+    let child: Vec<&&Value> = starts
+        .iter()
+        .filter(|t| t["parent_fork_tool_call_id"] == "fork_1")
+        .collect();
+    assert_eq!(child.len(), 2, "the sub-agent's user and assistant turns");
+    assert!(child.iter().all(|t| t["loop_id"] == "loop_fork_1"));
+    let roots = starts
+        .iter()
+        .filter(|t| t["parent_fork_tool_call_id"].is_null())
+        .count();
+    assert_eq!(roots, 3, "user, the Agent call's turn, the answer");
+    let result = events(&out, "turn:patch")
+        .into_iter()
+        .find(|p| p["patch_type"] == "tool_result" && p["data"]["tool_call_id"] == "fork_1")
+        .unwrap();
+    assert_eq!(result["loop_id"], "root");
+    assert!(
+        result["data"]["result"]
+            .as_str()
+            .unwrap()
+            .starts_with("Cleaned.")
+    );
+}
+
+#[test]
+fn a_permission_request_is_answered_by_the_client() {
+    let sb = sandbox();
+    let target = sb.project().join("notes.txt");
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "write_1",
+            "Write",
+            json!({"file_path": target, "content": "hello\n"}),
+        )),
+        MockTurn::Reply(MockReply::text("Written.")),
+    ]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let out = server.client(
+        &sb,
+        vec![
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "Write the notes"}),
+            ),
+            wait_for("permission:request", 1),
+            send(
+                "permission:respond",
+                json!({"session_id": id, "request_id": "$permission", "option_id": "allow_once"}),
+            ),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let request = events(&out, "permission:request")[0];
+    assert_eq!(request["tool_call"]["id"], "write_1");
+    assert_eq!(request["tool_call"]["tool_name"], "Write");
+    let options: Vec<&str> = request["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["option_id"].as_str().unwrap())
+        .collect();
+    assert!(options.contains(&"allow_once") && options.contains(&"reject_always"));
+    assert_eq!(
+        events(&out, "permission:resolved")[0]["option_id"],
+        "allow_once"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello\n");
+    assert_eq!(events(&out, "chat:end")[0]["result"]["output"], "Written.");
+}
+
+#[test]
+fn a_client_that_reconnects_mid_chat_catches_up_without_gaps_or_repeats() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "slow",
+            "Bash",
+            json!({"command": "sleep 1; echo slept", "description": "wait a second"}),
+        )),
+        MockTurn::Reply(MockReply::text("Slept well.")),
+    ]);
+    let server = Server::start(&sb, &model, &["--permission-mode", "bypass"]);
+    let id = server.new_session(&sb);
+    let out = server.client(
+        &sb,
+        vec![
+            send("chat:send", json!({"session_id": id, "message": "Sleep"})),
+            wait_for("turn:patch", 1),
+            json!({"op": "reconnect"}),
+            send("session:subscribe", json!({"session_id": id})),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let records = out.of_kind("event");
+    let second_open = out
+        .records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r["kind"] == "open")
+        .nth(1)
+        .unwrap()
+        .0;
+    let after: Vec<&Value> = out.records[second_open..]
+        .iter()
+        .filter(|r| r["kind"] == "event")
+        .collect();
+    assert_eq!(after[0]["event"], "session:subscribed");
+    let resumed_at = after[0]["data"]["sequence"].as_u64().unwrap();
+    // The open turn as it stands: the Bash call is there, still pending.
+    assert_eq!(after[1]["event"], "turn:start");
+    assert_eq!(after[1]["data"]["status"], "streaming");
+    assert_eq!(after[1]["data"]["tool_calls"][0]["id"], "slow");
+    assert_eq!(after[1]["data"]["tool_calls"][0]["status"], "pending");
+    // Then only what came later, in order, each once.
+    let live: Vec<u64> = after[2..]
+        .iter()
+        .map(|r| r["data"]["sequence"].as_u64().unwrap())
+        .collect();
+    assert!(
+        live.iter().all(|s| *s > resumed_at),
+        "{live:?} after {resumed_at}"
+    );
+    assert!(live.windows(2).all(|w| w[0] < w[1]), "{live:?}");
+    assert_eq!(after.last().unwrap()["event"], "chat:end");
+    assert!(records.len() > after.len());
+}
+
+#[test]
+fn chat_stop_interrupts_the_chat_and_a_second_chat_send_meanwhile_is_refused() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::tool_call(
+        "slow",
+        "Bash",
+        json!({"command": "sleep 30", "description": "wait"}),
+    ))]);
+    let server = Server::start(&sb, &model, &["--permission-mode", "bypass"]);
+    let id = server.new_session(&sb);
+    let out = server.client_over(
+        &sb,
+        "socket.io",
+        vec![
+            send("chat:send", json!({"session_id": id, "message": "Wait"})),
+            wait_for("turn:patch", 1),
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "And this?"}),
+            ),
+            wait_for("system:error", 1),
+            send("chat:stop", json!({"session_id": id})),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let error = events(&out, "system:error")[0];
+    assert_eq!(error["code"], "chat_running");
+    assert_eq!(error["session_id"], id.as_str());
+    let end = events(&out, "chat:end")[0];
+    assert_eq!(end["status"], "interrupted");
+    let outline = outline(&out);
+    assert!(
+        outline.contains(&"turn:end assistant interrupted".to_owned()),
+        "{outline:?}"
+    );
+    let result = events(&out, "turn:patch")
+        .into_iter()
+        .find(|p| p["patch_type"] == "tool_result")
+        .unwrap();
+    assert_eq!(result["data"]["status"], "cancelled");
 }

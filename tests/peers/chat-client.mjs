@@ -1,5 +1,6 @@
-// A chat-protocol client for agentry's end-to-end tests of `agentry serve`: a plain WebSocket
-// client (the `ws` package) speaking `{"event": NAME, "data": {...}}` frames.
+// A chat-protocol client for agentry's end-to-end tests of `agentry serve`, on either transport:
+// the official `socket.io-client`, or a plain WebSocket client (the `ws` package) speaking
+// `{"event": NAME, "data": {...}}` frames.
 //
 //   node tests/peers/chat-client.mjs SCENARIO.json
 //
@@ -7,10 +8,11 @@
 // {"kind": "open"}, {"kind": "closed", "code": n}, {"kind": "refused", "status": n}.
 //
 // Scenario: {
-//   "url": "ws://127.0.0.1:PORT/ws",
+//   "transport": "ws" | "socket.io",                                 // "ws" by default
+//   "url": "ws://127.0.0.1:PORT/ws" (ws) or "http://127.0.0.1:PORT" (socket.io),
 //   "headers": {"Origin": "...", "Authorization": "Bearer ..."},   // sent with the upgrade
 //   "steps": [{"op": "send", "event": "chat:send", "data": {...}},
-//             {"op": "raw", "text": "..."},                          // a frame as it is
+//             {"op": "raw", "text": "..."},                          // a frame as it is (ws)
 //             {"op": "wait_for", "event": "chat:end", "count": 1},   // until seen `count` times
 //             {"op": "reconnect"},                                   // close, then open again
 //             {"op": "sleep", "ms": n}]
@@ -19,6 +21,7 @@
 // awaiting an answer, and "$permission" for the id of the last permission request.
 import { readFileSync } from "node:fs";
 import WebSocket from "ws";
+import { io } from "socket.io-client";
 
 const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const print = (record) => process.stdout.write(JSON.stringify(record) + "\n");
@@ -49,25 +52,62 @@ function waitFor(event, count) {
   });
 }
 
-function connect() {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(scenario.url, { headers: scenario.headers ?? {} });
-    socket.on("open", () => {
-      print({ kind: "open" });
-      resolve(socket);
-    });
-    socket.on("unexpected-response", (_request, response) => {
-      print({ kind: "refused", status: response.statusCode });
-      resolve(null);
-    });
-    socket.on("message", (bytes) => {
-      const frame = JSON.parse(bytes.toString());
-      note(frame.event, frame.data);
-    });
-    socket.on("close", (code) => print({ kind: "closed", code }));
-    socket.on("error", () => {});
-  });
-}
+// Each transport: connect() resolves to {send(event, data), raw(text), close()} or null.
+const transports = {
+  ws: () =>
+    new Promise((resolve) => {
+      const socket = new WebSocket(scenario.url, { headers: scenario.headers ?? {} });
+      socket.on("open", () => {
+        print({ kind: "open" });
+        resolve({
+          send: (event, data) => socket.send(JSON.stringify({ event, data })),
+          raw: (text) => socket.send(text),
+          close: () =>
+            new Promise((done) => {
+              socket.once("close", done);
+              socket.close();
+            }),
+        });
+      });
+      socket.on("unexpected-response", (_request, response) => {
+        print({ kind: "refused", status: response.statusCode });
+        resolve(null);
+      });
+      socket.on("message", (bytes) => {
+        const frame = JSON.parse(bytes.toString());
+        note(frame.event, frame.data);
+      });
+      socket.on("close", (code) => print({ kind: "closed", code }));
+      socket.on("error", () => {});
+    }),
+  "socket.io": () =>
+    new Promise((resolve) => {
+      const socket = io(scenario.url, {
+        extraHeaders: scenario.headers ?? {},
+        reconnection: false,
+        forceNew: true,
+      });
+      socket.on("connect", () => {
+        print({ kind: "open" });
+        resolve({
+          send: (event, data) => socket.emit(event, data),
+          raw: () => {
+            throw new Error("Socket.IO has no raw frames");
+          },
+          close: async () => {
+            socket.disconnect();
+          },
+        });
+      });
+      socket.on("connect_error", (error) => {
+        print({ kind: "refused", message: String(error.message ?? error) });
+        resolve(null);
+      });
+      socket.onAny((event, data) => note(event, data));
+      socket.on("disconnect", (reason) => print({ kind: "closed", reason }));
+    }),
+};
+const connect = transports[scenario.transport ?? "ws"];
 
 const substitute = (value) =>
   JSON.parse(
@@ -82,19 +122,16 @@ try {
     if (socket === null) break;
     switch (step.op) {
       case "send":
-        socket.send(JSON.stringify({ event: step.event, data: substitute(step.data) }));
+        socket.send(step.event, substitute(step.data));
         break;
       case "raw":
-        socket.send(step.text);
+        socket.raw(step.text);
         break;
       case "wait_for":
         await waitFor(step.event, step.count ?? 1);
         break;
       case "reconnect":
-        await new Promise((resolve) => {
-          socket.once("close", resolve);
-          socket.close();
-        });
+        await socket.close();
         socket = await connect();
         break;
       case "sleep":
@@ -107,10 +144,5 @@ try {
 } catch (error) {
   print({ kind: "failed", message: String(error) });
 }
-if (socket !== null) {
-  await new Promise((resolve) => {
-    socket.once("close", resolve);
-    socket.close();
-  });
-}
+if (socket !== null) await socket.close();
 process.exit(0);

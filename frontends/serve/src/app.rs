@@ -1,4 +1,5 @@
-//! The server: its routes (the plain WebSocket at `/ws`, the REST API under `/api`), who may
+//! The server: its routes (Socket.IO at `/socket.io/`, the plain WebSocket at `/ws`, the REST
+//! API under `/api`), who may
 //! connect (a bearer token, allowed `Origin`s) and the size limits.
 
 use crate::client::Client;
@@ -53,10 +54,12 @@ pub fn router_with_fanout(
         .route("/sessions/{session_id}/messages", get(rest::messages))
         .route("/sessions/{session_id}/chat", post(rest::chat))
         .route("/sessions/{session_id}/cancel", post(rest::cancel));
+    let socket_io = crate::socketio::layer(sessions.clone(), settings.max_message_bytes);
     Router::new()
         .nest("/api", api)
         .route("/ws", get(websocket))
         .with_state(sessions)
+        .layer(socket_io)
         .layer(DefaultBodyLimit::max(settings.max_message_bytes))
         .layer(middleware::from_fn_with_state(settings, admit))
 }

@@ -1,6 +1,7 @@
 //! # agentry-serve
 //!
-//! agentry's server front-end: the chat-flow protocol over plain WebSocket, and a REST API,
+//! agentry's server front-end: the chat-flow protocol over Socket.IO and plain WebSocket, and a
+//! REST API,
 //! over persistent sessions. Like every front-end, it is a projection of the framework's one
 //! event stream ([`projection`]); it depends on the framework only.
 //!
@@ -19,5 +20,6 @@ pub mod live;
 pub mod projection;
 pub mod protocol;
 mod rest;
+mod socketio;
 
 pub use app::{ServeSettings, router, router_with_fanout};
