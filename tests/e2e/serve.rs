@@ -26,13 +26,10 @@ impl Drop for Server {
 impl Server {
     fn start(sb: &Sandbox, model: &MockModelServer, args: &[&str]) -> Server {
         let base = format!("{}/v1", model.url());
-        let mut command = vec![
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--model",
-            "openai/gpt-4.1",
-        ];
+        let mut command = vec!["serve", "--listen", "127.0.0.1:0"];
+        if !args.contains(&"--model") {
+            command.extend(["--model", "openai/gpt-4.1"]);
+        }
         command.extend_from_slice(args);
         let running = sb.spawn_with_env(
             &command,
@@ -598,4 +595,44 @@ fn chat_stop_interrupts_the_chat_and_a_second_chat_send_meanwhile_is_refused() {
         .find(|p| p["patch_type"] == "tool_result")
         .unwrap();
     assert_eq!(result["data"]["status"], "cancelled");
+}
+
+#[test]
+fn the_rest_api_holds_to_its_openapi_document() {
+    let sb = sandbox();
+    // A model that answers once, then fails every request at once: chats end quickly.
+    let script = sb.script(
+        "once",
+        &json!({"responses": [{"events": [{"text": "Hi."}]}]}),
+    );
+    let model = MockModelServer::start_blocking([]);
+    let scripted = format!("scripted:{}", script.display());
+    let server = Server::start(&sb, &model, &["--model", &scripted]);
+    let (status, document) = server.call("GET", "/api/openapi.json", None);
+    assert_eq!(status, 200);
+    assert_eq!(document["openapi"], "3.1.0");
+    assert!(document["components"]["schemas"]["TurnProjection"].is_object());
+    // schemathesis generates requests from the document: no 5xx, every status, content type
+    // and body as documented.
+    let out = std::process::Command::new(agentry_tests::peers::schemathesis())
+        .arg("run")
+        .arg(format!("{}/api/openapi.json", server.url))
+        .args([
+            "--checks",
+            "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
+            "--max-time",
+            "25",
+            "--seed",
+            "1",
+        ])
+        .env("SCHEMATHESIS_HOOKS", "")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{report}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("passed"), "{report}");
 }

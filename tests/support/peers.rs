@@ -29,6 +29,17 @@ pub fn everything_server() -> (String, Vec<String>) {
     )
 }
 
+/// The `schemathesis` command (installed in `tests/peers/.venv` by `scripts/test`).
+pub fn schemathesis() -> PathBuf {
+    let path = peers().join(".venv/bin/schemathesis");
+    assert!(
+        path.exists(),
+        "{} is missing: ./scripts/test installs it (pip install -r tests/peers/requirements.txt)",
+        path.display()
+    );
+    path
+}
+
 /// What a test client of `tests/peers` (on the official TypeScript SDKs) saw: one JSON value
 /// per line, in order.
 #[derive(Debug)]

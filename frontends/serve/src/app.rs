@@ -53,7 +53,11 @@ pub fn router_with_fanout(
         )
         .route("/sessions/{session_id}/messages", get(rest::messages))
         .route("/sessions/{session_id}/chat", post(rest::chat))
-        .route("/sessions/{session_id}/cancel", post(rest::cancel));
+        .route("/sessions/{session_id}/cancel", post(rest::cancel))
+        .route(
+            "/openapi.json",
+            get(|| async { axum::Json(crate::openapi::document()) }),
+        );
     let socket_io = crate::socketio::layer(sessions.clone(), settings.max_message_bytes);
     Router::new()
         .nest("/api", api)

@@ -118,9 +118,13 @@ impl Message {
             Message::Text(text) => return Ok(vec![ContentBlock::text(text)]),
             Message::Parts(parts) => parts,
         };
+        // Empty text parts add nothing.
         parts
             .into_iter()
             .enumerate()
+            .filter(
+                |(_, part)| !matches!(part, MessagePart::Text { text } if text.trim().is_empty()),
+            )
             .map(|(index, part)| part_content(index, part))
             .collect()
     }

@@ -1,6 +1,8 @@
 //! [`ServeError`]: what a client did wrong, or what failed, as `system:error` and as REST errors.
 
 use agentry::AgentError;
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 /// Why a client's request was not carried out.
@@ -81,11 +83,25 @@ impl ServeError {
             ServeError::Invalid { detail, .. } => detail.clone(),
             _ => None,
         };
-        json!({
-            "message": self.to_string(),
-            "session_id": session_id,
-            "code": self.code(),
-            "detail": detail,
+        json!(ErrorBody {
+            message: self.to_string(),
+            session_id: session_id.map(str::to_owned),
+            code: self.code().to_owned(),
+            detail,
         })
     }
+}
+
+/// An error, as `system:error` and REST error answers carry it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ErrorBody {
+    /// What went wrong.
+    pub message: String,
+    /// The session, when the request named one.
+    pub session_id: Option<String>,
+    /// `unknown_session`, `chat_running`, `bad_request`, `invalid_message`, `invalid_answer`,
+    /// `forbidden` or `internal`.
+    pub code: String,
+    /// The field at fault, when known.
+    pub detail: Option<String>,
 }

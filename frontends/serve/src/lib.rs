@@ -17,9 +17,10 @@ pub mod chat;
 mod client;
 pub mod error;
 pub mod live;
+mod openapi;
 pub mod projection;
 pub mod protocol;
-mod rest;
+pub mod rest;
 mod socketio;
 
 pub use app::{ServeSettings, router, router_with_fanout};

@@ -22,10 +22,12 @@
 //! event that changed it, so a client that fetched the turns can skip what it already has.
 
 use crate::protocol::{
-    Block, BlockType, ServerEvent, ToolCallView, ToolState, TurnProjection, TurnRole, TurnState,
-    UsageView,
+    Block, BlockType, ChatEnd, ServerEvent, ToolCallView, ToolState, TurnProjection, TurnRole,
+    TurnState, UsageView,
 };
-use agentry::event::{AgentEvent, ChatSummary, Role, StopReason, ToolCallStatus, TurnStatus};
+use agentry::event::{
+    AgentEvent, ChatSummary, Role, StopReason, ToolCallStatus, TurnStatus, Usage,
+};
 use agentry::executor::Refusal;
 use agentry::model::ContentBlock;
 use agentry::pause::PendingQuestion;
@@ -231,12 +233,7 @@ impl Projector {
             AgentEvent::QuestionPending(question) => self.question_pending(question),
             AgentEvent::Usage { turn_id, usage } => {
                 if let Some(index) = self.index_of(turn_id.as_str()) {
-                    self.turns[index].usage = Some(UsageView {
-                        input_tokens: usage.input_tokens,
-                        output_tokens: usage.output_tokens,
-                        cache_read_tokens: usage.cache_read_tokens,
-                        cache_write_tokens: usage.cache_write_tokens,
-                    });
+                    self.turns[index].usage = Some(usage_view(usage));
                 }
                 Vec::new()
             }
@@ -516,17 +513,26 @@ impl Projector {
         if let Some(schema) = self.output_schema.take() {
             result["schema"] = schema;
         }
-        let data = json!({
-            "session_id": self.session_id,
-            "status": status,
-            "result": result,
-            "finish_reason": finish_reason,
-            "usage": summary.usage,
-            "duration_ms": summary.duration_ms,
-        });
-        let event = self.chat_event("chat:end", data);
-        self.last_chat_end = Some(event.data.clone());
-        event
+        let end = ChatEnd {
+            session_id: self.session_id.clone(),
+            sequence: self.next_sequence(),
+            status: status.to_owned(),
+            result: Some(result),
+            finish_reason: finish_reason.to_owned(),
+            usage: Some(usage_view(&summary.usage)),
+            duration_ms: Some(summary.duration_ms),
+            error: None,
+        };
+        self.end_chat(end)
+    }
+
+    fn end_chat(&mut self, end: ChatEnd) -> ServerEvent {
+        let data = json!(end);
+        self.last_chat_end = Some(data.clone());
+        ServerEvent {
+            event: "chat:end",
+            data,
+        }
     }
 
     /// A failed chat: its open turns fail with the reason, then `chat:end` says so.
@@ -541,17 +547,27 @@ impl Projector {
             events.push(self.turn_event("turn:end", index));
         }
         self.output_schema = None;
-        let data = json!({
-            "session_id": self.session_id,
-            "status": "failed",
-            "result": null,
-            "finish_reason": "error",
-            "error": message,
-        });
-        let end = self.chat_event("chat:end", data);
-        self.last_chat_end = Some(end.data.clone());
-        events.push(end);
+        let end = ChatEnd {
+            session_id: self.session_id.clone(),
+            sequence: self.next_sequence(),
+            status: "failed".to_owned(),
+            result: None,
+            finish_reason: "error".to_owned(),
+            usage: None,
+            duration_ms: None,
+            error: Some(message.to_owned()),
+        };
+        events.push(self.end_chat(end));
         events
+    }
+}
+
+fn usage_view(usage: &Usage) -> UsageView {
+    UsageView {
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        cache_read_tokens: usage.cache_read_tokens,
+        cache_write_tokens: usage.cache_write_tokens,
     }
 }
 

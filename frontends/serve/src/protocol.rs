@@ -181,3 +181,29 @@ pub struct AskUserAnswer {
     #[serde(default)]
     pub custom: std::collections::BTreeMap<String, String>,
 }
+
+/// How a chat ended: the data of `chat:end` and the answer of `POST /api/sessions/{id}/chat`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ChatEnd {
+    /// The session.
+    pub session_id: String,
+    /// The event's sequence number.
+    pub sequence: u64,
+    /// `completed` (also when paused for an answer), `interrupted` or `failed`.
+    pub status: String,
+    /// `{output}` (the answer: text, or the JSON value an output schema asked for), with
+    /// `schema` when one was given; `null` when the chat failed.
+    pub result: Option<Value>,
+    /// Why it ended: `completed`, `paused`, `max_tokens`, `max_turn_requests`, `refusal`,
+    /// `interrupted` or `error`.
+    pub finish_reason: String,
+    /// Tokens used by the chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageView>,
+    /// How long the chat took, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// What failed, when the chat failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

@@ -8,14 +8,37 @@ use crate::protocol::TurnProjection;
 use agentry::permission::{PermissionMode, PermissionPolicy};
 use agentry::sync::lock;
 use axum::Json;
+use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// A JSON body whose problems are answered as [`ServeError`]s (JSON, like every other error).
+pub struct Body<T>(pub T);
+
+impl<T, S> axum::extract::FromRequest<S> for Body<T>
+where
+    Json<T>: axum::extract::FromRequest<S, Rejection = JsonRejection>,
+    S: Send + Sync,
+{
+    type Rejection = ServeError;
+
+    async fn from_request(request: axum::extract::Request, state: &S) -> Result<Self, ServeError> {
+        match Json::<T>::from_request(request, state).await {
+            Ok(Json(value)) => Ok(Body(value)),
+            Err(JsonRejection::JsonDataError(error)) => Err(ServeError::Invalid {
+                message: error.body_text(),
+                detail: None,
+            }),
+            Err(other) => Err(ServeError::BadRequest(other.body_text())),
+        }
+    }
+}
 
 impl IntoResponse for ServeError {
     fn into_response(self) -> Response {
@@ -37,12 +60,78 @@ pub struct CreateSession {
     pub mode: Option<String>,
 }
 
+/// A session, as `POST /api/sessions` created it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionCreated {
+    /// Its id.
+    pub session_id: String,
+    /// Its working directory.
+    pub cwd: PathBuf,
+    /// Its model.
+    pub model: String,
+    /// Its permission mode.
+    pub mode: String,
+}
+
+/// A stored session, as `GET /api/sessions` lists it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionInfo {
+    /// Its id.
+    pub session_id: String,
+    /// Its working directory.
+    pub cwd: PathBuf,
+    /// Its title (the start of its first message).
+    pub title: Option<String>,
+    /// When it was created (RFC 3339).
+    pub created_at: String,
+    /// When it last changed (RFC 3339).
+    pub updated_at: String,
+}
+
+/// `GET /api/sessions`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionList {
+    /// Every stored session, most recently updated first.
+    pub sessions: Vec<SessionInfo>,
+}
+
+/// `GET /api/sessions/{session_id}/messages`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Messages {
+    /// The session.
+    pub session_id: String,
+    /// The session's last sequence number: live events after it are new.
+    pub sequence: u64,
+    /// Every turn, in order.
+    pub turns: Vec<TurnProjection>,
+}
+
+/// `POST /api/sessions/{session_id}/cancel`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Cancelled {
+    /// The session.
+    pub session_id: String,
+    /// Whether a chat was running (and is now cancelled).
+    pub cancelled: bool,
+}
+
 /// `POST /api/sessions`.
 pub async fn create(
     State(sessions): State<Arc<Sessions>>,
-    body: Option<Json<CreateSession>>,
-) -> Result<(StatusCode, Json<Value>), ServeError> {
-    let Json(body) = body.unwrap_or_default();
+    body: axum::body::Bytes,
+) -> Result<(StatusCode, Json<SessionCreated>), ServeError> {
+    // The body is optional: an empty one creates a session with the defaults.
+    let body: CreateSession = if body.iter().all(u8::is_ascii_whitespace) {
+        CreateSession::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|error| match error.classify() {
+            serde_json::error::Category::Data => ServeError::Invalid {
+                message: error.to_string(),
+                detail: None,
+            },
+            _ => ServeError::BadRequest(format!("the body is not JSON: {error}")),
+        })?
+    };
     let policy = match body.mode.as_deref() {
         None => None,
         Some(mode) => {
@@ -60,58 +149,55 @@ pub async fn create(
     let session = live.session.lock().await;
     Ok((
         StatusCode::CREATED,
-        Json(json!({
-            "session_id": live.id,
-            "cwd": session.options().cwd,
-            "model": session.model().name(),
-            "mode": session.options().policy.mode,
-        })),
+        Json(SessionCreated {
+            session_id: live.id.to_string(),
+            cwd: session.options().cwd.clone(),
+            model: session.model().name().to_owned(),
+            mode: session.options().policy.mode.to_string(),
+        }),
     ))
 }
 
 /// `GET /api/sessions`: every stored session, most recently updated first.
-pub async fn list(State(sessions): State<Arc<Sessions>>) -> Result<Json<Value>, ServeError> {
-    let Some(store) = sessions.agent().store() else {
-        return Ok(Json(json!({"sessions": []})));
+pub async fn list(State(sessions): State<Arc<Sessions>>) -> Result<Json<SessionList>, ServeError> {
+    let metas = match sessions.agent().store() {
+        Some(store) => store
+            .list()
+            .map_err(|e| ServeError::Internal(e.to_string()))?,
+        None => Vec::new(),
     };
-    let metas = store
-        .list()
-        .map_err(|e| ServeError::Internal(e.to_string()))?;
-    let listed: Vec<Value> = metas
+    let sessions = metas
         .into_iter()
-        .map(|meta| {
-            json!({
-                "session_id": meta.id,
-                "cwd": meta.cwd,
-                "title": meta.title,
-                "created_at": meta.created_at,
-                "updated_at": meta.updated_at,
-            })
+        .map(|meta| SessionInfo {
+            session_id: meta.id.to_string(),
+            cwd: meta.cwd,
+            title: meta.title,
+            created_at: meta.created_at,
+            updated_at: meta.updated_at,
         })
         .collect();
-    Ok(Json(json!({"sessions": listed})))
+    Ok(Json(SessionList { sessions }))
 }
 
 /// `GET /api/sessions/{session_id}/messages`: every turn, in order.
 pub async fn messages(
     State(sessions): State<Arc<Sessions>>,
     Path(session_id): Path<String>,
-) -> Result<Json<Value>, ServeError> {
+) -> Result<Json<Messages>, ServeError> {
     let live = sessions.get(&session_id)?;
     let projector = lock(&live.projector);
-    let turns: &[TurnProjection] = projector.turns();
-    Ok(Json(json!({
-        "session_id": session_id,
-        "sequence": projector.last_sequence(),
-        "turns": turns,
-    })))
+    Ok(Json(Messages {
+        session_id,
+        sequence: projector.last_sequence(),
+        turns: projector.turns().to_vec(),
+    }))
 }
 
 /// `POST /api/sessions/{session_id}/chat`: runs a chat to its end and returns `chat:end`'s data.
 pub async fn chat(
     State(sessions): State<Arc<Sessions>>,
     Path(session_id): Path<String>,
-    Json(request): Json<ChatRequest>,
+    Body(request): Body<ChatRequest>,
 ) -> Result<Json<Value>, ServeError> {
     let outcome = chat::start(&sessions, &session_id, request)?;
     let end = outcome
@@ -124,11 +210,12 @@ pub async fn chat(
 pub async fn cancel(
     State(sessions): State<Arc<Sessions>>,
     Path(session_id): Path<String>,
-) -> Result<Json<Value>, ServeError> {
+) -> Result<Json<Cancelled>, ServeError> {
     let cancelled = sessions.get(&session_id)?.cancel();
-    Ok(Json(
-        json!({"session_id": session_id, "cancelled": cancelled}),
-    ))
+    Ok(Json(Cancelled {
+        session_id,
+        cancelled,
+    }))
 }
 
 /// `DELETE /api/sessions/{session_id}`.

@@ -1,0 +1,99 @@
+//! The REST API's OpenAPI 3.1 document (`GET /api/openapi.json`), its schemas generated from
+//! the very types the handlers answer with.
+
+use crate::chat::ChatRequest;
+use crate::error::ErrorBody;
+use crate::protocol::ChatEnd;
+use crate::rest::{Cancelled, CreateSession, Messages, SessionCreated, SessionList};
+use schemars::generate::SchemaSettings;
+use serde_json::{Value, json};
+
+/// The document.
+pub fn document() -> Value {
+    let mut generator = SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.definitions_path = "/components/schemas".into();
+            s.meta_schema = None;
+        })
+        .into_generator();
+    let schema = |of: Value| json!({"application/json": {"schema": of}});
+    let create = schema(generator.subschema_for::<CreateSession>().to_value());
+    let created = schema(generator.subschema_for::<SessionCreated>().to_value());
+    let list = schema(generator.subschema_for::<SessionList>().to_value());
+    let messages = schema(generator.subschema_for::<Messages>().to_value());
+    let chat = schema(generator.subschema_for::<ChatRequest>().to_value());
+    let end = schema(generator.subschema_for::<ChatEnd>().to_value());
+    let cancelled = schema(generator.subschema_for::<Cancelled>().to_value());
+    let error = schema(generator.subschema_for::<ErrorBody>().to_value());
+    let fails = |codes: &[(&str, &str)]| -> Value {
+        codes
+            .iter()
+            .map(|(code, what)| {
+                (
+                    (*code).to_owned(),
+                    json!({"description": what, "content": error}),
+                )
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    };
+    let session_id = json!([{"name": "session_id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+    let with = |mut answers: Value, more: Value| {
+        if let (Some(answers), Value::Object(more)) = (answers.as_object_mut(), more) {
+            answers.extend(more);
+        }
+        answers
+    };
+    json!({
+        "openapi": "3.1.0",
+        "info": {"title": "agentry serve", "version": env!("CARGO_PKG_VERSION")},
+        "paths": {
+            "/api/sessions": {
+                "post": {
+                    "summary": "Create a session",
+                    "requestBody": {"required": false, "content": create},
+                    "responses": with(json!({"201": {"description": "Created", "content": created}}),
+                        fails(&[("400", "Unreadable body"), ("422", "Invalid body")])),
+                },
+                "get": {
+                    "summary": "List the stored sessions",
+                    "responses": {"200": {"description": "The sessions", "content": list}},
+                },
+            },
+            "/api/sessions/{session_id}": {
+                "delete": {
+                    "summary": "Delete a session",
+                    "parameters": session_id,
+                    "responses": with(json!({"204": {"description": "Deleted"}}),
+                        fails(&[("404", "No such session")])),
+                },
+            },
+            "/api/sessions/{session_id}/messages": {
+                "get": {
+                    "summary": "Every turn of a session",
+                    "parameters": session_id,
+                    "responses": with(json!({"200": {"description": "The turns", "content": messages}}),
+                        fails(&[("404", "No such session")])),
+                },
+            },
+            "/api/sessions/{session_id}/chat": {
+                "post": {
+                    "summary": "Run a chat to its end (headless)",
+                    "parameters": session_id,
+                    "requestBody": {"required": true, "content": chat},
+                    "responses": with(json!({"200": {"description": "How it ended (chat:end)", "content": end}}),
+                        fails(&[("400", "Unreadable body"), ("404", "No such session"), ("409", "A chat is running"), ("422", "Invalid body or answer")])),
+                },
+            },
+            "/api/sessions/{session_id}/cancel": {
+                "post": {
+                    "summary": "Cancel the running chat",
+                    "parameters": session_id,
+                    "responses": with(json!({"200": {"description": "Whether one ran", "content": cancelled}}),
+                        fails(&[("404", "No such session")])),
+                },
+            },
+        },
+        "components": {"schemas": generator.take_definitions(true)},
+    })
+}
