@@ -133,6 +133,17 @@ pub fn run_chat_client(
     run_client("chat-client.mjs", scenario, dir, timeout)
 }
 
+/// Drives a web page in headless Chromium on `scenario` (see `tests/peers/page-client.mjs` for
+/// its shape), as [`run_acp_client`] does.
+pub fn run_page_client(
+    scenario: &serde_json::Value,
+    dir: &Path,
+    timeout: std::time::Duration,
+) -> Transcript {
+    installed("playwright-core/package.json");
+    run_client("page-client.mjs", scenario, dir, timeout)
+}
+
 /// Runs one of the test clients of `tests/peers` on `scenario`.
 fn run_client(
     script: &str,

@@ -1,5 +1,5 @@
 //! The server: its routes (Socket.IO at `/socket.io/`, the plain WebSocket at `/ws`, the REST
-//! API under `/api`), who may
+//! API under `/api`, the web page at `/`), who may
 //! connect (a bearer token, allowed `Origin`s) and the size limits.
 
 use crate::client::Client;
@@ -62,6 +62,7 @@ pub fn router_with_fanout(
     Router::new()
         .nest("/api", api)
         .route("/ws", get(websocket))
+        .merge(crate::page::routes())
         .with_state(sessions)
         .layer(socket_io)
         .layer(DefaultBodyLimit::max(settings.max_message_bytes))
@@ -76,6 +77,7 @@ async fn admit(
     next: Next,
 ) -> Response {
     if let Some(token) = &settings.token
+        && !crate::page::is_page(request.uri().path())
         && !presents_token(request.headers(), request.uri().query(), token)
     {
         return (

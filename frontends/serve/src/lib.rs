@@ -18,6 +18,7 @@ mod client;
 pub mod error;
 pub mod live;
 mod openapi;
+mod page;
 pub mod projection;
 pub mod protocol;
 pub mod rest;
