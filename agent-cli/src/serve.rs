@@ -12,6 +12,7 @@ pub async fn serve(args: ServeArgs) -> Result<Exit, CliError> {
     let config = crate::assemble::load_config(&project)?;
     let policy = crate::assemble::policy(&config, &args.agent)?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
+    let offered = config.offered_models(model.name());
     let agent = crate::assemble::agent(
         &config,
         &args.agent,
@@ -33,10 +34,11 @@ pub async fn serve(args: ServeArgs) -> Result<Exit, CliError> {
         defaults: SessionDefaults {
             cwd: project,
             policy,
+            max_message_bytes: args.max_message_bytes,
         },
         token,
         allowed_origins: args.allow_origin,
-        max_message_bytes: args.max_message_bytes,
+        models: Some(std::sync::Arc::new(offered)),
     };
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

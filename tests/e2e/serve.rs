@@ -705,3 +705,45 @@ fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs()
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "beta\nkept\n");
     assert!(shot.exists());
 }
+
+#[test]
+fn oversized_bodies_are_refused_and_unoffered_models_are_an_error() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([]);
+    let server = Server::start(&sb, &model, &["--max-message-bytes", "4096"]);
+    let id = server.new_session(&sb);
+    let big = "x".repeat(10_000);
+    let (status, _) = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/chat"),
+        Some(json!({"message": big})),
+    );
+    assert_eq!(status, 413);
+    let out = server.client(
+        &sb,
+        vec![
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "hi", "model": "nowhere/nothing"}),
+            ),
+            wait_for("system:error", 1),
+            send("chat:send", json!({"session_id": id, "message": big})),
+            json!({"op": "sleep", "ms": 300}),
+        ],
+    );
+    let error = events(&out, "system:error")[0];
+    assert_eq!(error["code"], "invalid_message");
+    assert_eq!(error["detail"], "model");
+    assert!(
+        error["message"].as_str().unwrap().contains("not offered"),
+        "{error}"
+    );
+    // A frame over the limit is said, then the connection closes.
+    assert_eq!(
+        events(&out, "system:error")[1]["code"],
+        "too_large",
+        "{:#?}",
+        out.records
+    );
+    assert_eq!(out.of_kind("closed").len(), 1);
+}

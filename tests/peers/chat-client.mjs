@@ -64,6 +64,7 @@ const transports = {
           raw: (text) => socket.send(text),
           close: () =>
             new Promise((done) => {
+              if (socket.readyState === WebSocket.CLOSED) return done();
               socket.once("close", done);
               socket.close();
             }),
@@ -123,6 +124,7 @@ try {
     switch (step.op) {
       case "send":
         socket.send(step.event, substitute(step.data));
+        await new Promise((resolve) => setImmediate(resolve));
         break;
       case "raw":
         socket.raw(step.text);

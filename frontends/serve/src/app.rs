@@ -7,6 +7,7 @@ use crate::live::{SessionDefaults, Sessions};
 use crate::rest;
 use agentry::agent::Agent;
 use agentry::fanout::{Fanout, LocalFanout};
+use agentry::model::catalog::ModelChoices;
 use axum::Router;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -28,8 +29,8 @@ pub struct ServeSettings {
     pub token: Option<String>,
     /// Origins (`http://host:port`) whose pages may open WebSockets, besides the server's own.
     pub allowed_origins: Vec<String>,
-    /// The largest request body or message, in bytes.
-    pub max_message_bytes: usize,
+    /// The models a chat may switch its session to (`model` in `chat:send`); none, no switching.
+    pub models: Option<Arc<dyn ModelChoices>>,
 }
 
 /// The server's routes over `agent`.
@@ -43,7 +44,12 @@ pub fn router_with_fanout(
     settings: ServeSettings,
     fanout: Arc<dyn Fanout>,
 ) -> Router {
-    let sessions = Arc::new(Sessions::new(agent, settings.defaults.clone(), fanout));
+    let sessions = Arc::new(Sessions::new(
+        agent,
+        settings.defaults.clone(),
+        settings.models.clone(),
+        fanout,
+    ));
     let settings = Arc::new(settings);
     let api = Router::new()
         .route("/sessions", post(rest::create).get(rest::list))
@@ -58,14 +64,14 @@ pub fn router_with_fanout(
             "/openapi.json",
             get(|| async { axum::Json(crate::openapi::document()) }),
         );
-    let socket_io = crate::socketio::layer(sessions.clone(), settings.max_message_bytes);
+    let socket_io = crate::socketio::layer(sessions.clone(), settings.defaults.max_message_bytes);
     Router::new()
         .nest("/api", api)
         .route("/ws", get(websocket))
         .merge(crate::page::routes())
         .with_state(sessions)
         .layer(socket_io)
-        .layer(DefaultBodyLimit::max(settings.max_message_bytes))
+        .layer(DefaultBodyLimit::max(settings.defaults.max_message_bytes))
         .layer(middleware::from_fn_with_state(settings, admit))
 }
 
@@ -126,7 +132,11 @@ fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
 
 /// `GET /ws`: the plain-WebSocket transport.
 async fn websocket(State(sessions): State<Arc<Sessions>>, upgrade: WebSocketUpgrade) -> Response {
-    upgrade.on_upgrade(move |socket| serve_websocket(sessions, socket))
+    let limit = sessions.max_message_bytes();
+    upgrade
+        .max_message_size(limit)
+        .max_frame_size(limit)
+        .on_upgrade(move |socket| serve_websocket(sessions, socket))
 }
 
 async fn serve_websocket(sessions: Arc<Sessions>, socket: WebSocket) {
@@ -136,22 +146,35 @@ async fn serve_websocket(sessions: Arc<Sessions>, socket: WebSocket) {
         while let Some(event) = events.recv().await {
             let text = event.to_string();
             if sink.send(Message::Text(text.into())).await.is_err() {
-                break;
+                return;
             }
         }
+        let _ = sink.close().await;
     });
     let client = Client::new(sessions, outbox);
-    while let Some(Ok(message)) = stream.next().await {
+    while let Some(message) = stream.next().await {
         match message {
-            Message::Text(text) => client.receive_frame(&text).await,
-            Message::Binary(bytes) => match std::str::from_utf8(&bytes) {
+            Ok(Message::Text(text)) => client.receive_frame(&text).await,
+            Ok(Message::Binary(bytes)) => match std::str::from_utf8(&bytes) {
                 Ok(text) => client.receive_frame(text).await,
                 Err(_) => client.receive_frame("not UTF-8").await,
             },
-            Message::Close(_) => break,
-            _ => {}
+            Ok(Message::Close(_)) => break,
+            Ok(_) => {}
+            Err(error) => {
+                // The connection cannot go on (a message over the size limit, a broken frame):
+                // say why, then close.
+                client.fail(&error.to_string());
+                break;
+            }
         }
     }
     drop(client);
-    writer.abort();
+    // The writer sends what is left, then closes; a client that stopped reading is not waited for.
+    if tokio::time::timeout(std::time::Duration::from_secs(2), writer)
+        .await
+        .is_err()
+    {
+        tracing::debug!("a WebSocket client did not take its last events");
+    }
 }

@@ -5,7 +5,7 @@ use crate::error::ServeError;
 use crate::live::{LiveSession, OpenQuestion, ProjectedEvents, Sessions};
 use crate::protocol::AskUserAnswer;
 use agentry::agent::{ChatIo, ChatOptions};
-use agentry::model::ContentBlock;
+use agentry::model::{ContentBlock, Model};
 use agentry::permission::{
     PermissionHandler, PermissionOptionKind, PermissionOutcome, PermissionRequest,
 };
@@ -189,12 +189,10 @@ pub fn start(
     request: ChatRequest,
 ) -> Result<oneshot::Receiver<ChatOutcome>, ServeError> {
     let live = sessions.get(session_id)?;
-    if request.model.is_some() {
-        return Err(ServeError::Invalid {
-            message: "choosing a model per chat is not offered by this server".to_owned(),
-            detail: Some("model".to_owned()),
-        });
-    }
+    let model = match &request.model {
+        None => None,
+        Some(spec) => Some(open_model(sessions, spec)?),
+    };
     let content = request.message.into_content()?;
     if content.is_empty() && request.askuser_answer.is_none() {
         return Err(ServeError::Invalid {
@@ -218,6 +216,10 @@ pub fn start(
     });
     tokio::spawn(async move {
         let mut session = live.session.lock().await;
+        if let Some(model) = model {
+            lock(&live.projector).set_model(model.name());
+            session.set_model(model);
+        }
         lock(&live.projector).set_output_schema(request.output_schema);
         let io = ChatIo {
             events: Arc::new(ProjectedEvents(live.clone())),
@@ -242,6 +244,27 @@ pub fn start(
         let _ = done.send(result);
     });
     Ok(outcome)
+}
+
+/// Opens one of the models the server offers.
+fn open_model(sessions: &Sessions, spec: &str) -> Result<Arc<dyn Model>, ServeError> {
+    let invalid = |message: String| ServeError::Invalid {
+        message,
+        detail: Some("model".to_owned()),
+    };
+    let choices = sessions
+        .models()
+        .ok_or_else(|| invalid("this server offers no other models".to_owned()))?;
+    let offered = choices.offered();
+    if !offered.iter().any(|o| o == spec) {
+        return Err(invalid(format!(
+            "model `{spec}` is not offered; the server offers: {}",
+            offered.join(", ")
+        )));
+    }
+    choices
+        .open(spec)
+        .map_err(|e| invalid(format!("model `{spec}` could not be opened: {e}")))
 }
 
 /// Asks the session's clients whether a tool call may run: `permission:request`, answered by

@@ -90,11 +90,12 @@ impl Client {
                 let live = self.sessions.get(&request.session_id)?;
                 self.subscribe(live);
                 let outcome = chat::start(&self.sessions, &request.session_id, request.chat)?;
-                // Errors found once the chat ran (an answer that does not fit) go to this client.
-                let outbox = self.outbox.clone();
+                // Errors found once the chat ran (an answer that does not fit) go to this client,
+                // if it is still connected.
+                let outbox = self.outbox.downgrade();
                 let session_id = request.session_id;
                 tokio::spawn(async move {
-                    if let Ok(Err(error)) = outcome.await {
+                    if let (Ok(Err(error)), Some(outbox)) = (outcome.await, outbox.upgrade()) {
                         let _ = outbox.send(system_error(&error, Some(&session_id)));
                     }
                 });
@@ -185,6 +186,18 @@ impl Client {
             }
         });
         subscriptions.insert(id, forward.abort_handle());
+    }
+
+    /// Tells the client its connection failed (`problem`) and cannot go on.
+    pub fn fail(&self, problem: &str) {
+        let error = if problem.contains("too long") || problem.contains("too big") {
+            ServeError::TooLarge(format!(
+                "the message is larger than the server takes: {problem}"
+            ))
+        } else {
+            ServeError::BadRequest(format!("the connection failed: {problem}"))
+        };
+        self.error(&error, None);
     }
 
     fn send(&self, event: Value) {

@@ -28,6 +28,9 @@ pub enum ServeError {
     /// An answer to a paused question that does not fit it.
     #[error("{0}")]
     InvalidAnswer(String),
+    /// The request or message is larger than the server takes.
+    #[error("{0}")]
+    TooLarge(String),
     /// The request is not allowed (a missing or wrong token).
     #[error("{0}")]
     Forbidden(String),
@@ -45,6 +48,7 @@ impl ServeError {
             ServeError::BadRequest(_) => "bad_request",
             ServeError::Invalid { .. } => "invalid_message",
             ServeError::InvalidAnswer(_) => "invalid_answer",
+            ServeError::TooLarge(_) => "too_large",
             ServeError::Forbidden(_) => "forbidden",
             ServeError::Internal(_) => "internal",
         }
@@ -57,6 +61,7 @@ impl ServeError {
             ServeError::ChatRunning(_) => 409,
             ServeError::BadRequest(_) => 400,
             ServeError::Invalid { .. } | ServeError::InvalidAnswer(_) => 422,
+            ServeError::TooLarge(_) => 413,
             ServeError::Forbidden(_) => 401,
             ServeError::Internal(_) => 500,
         }
@@ -100,7 +105,7 @@ pub struct ErrorBody {
     /// The session, when the request named one.
     pub session_id: Option<String>,
     /// `unknown_session`, `chat_running`, `bad_request`, `invalid_message`, `invalid_answer`,
-    /// `forbidden` or `internal`.
+    /// `too_large`, `forbidden` or `internal`.
     pub code: String,
     /// The field at fault, when known.
     pub detail: Option<String>,

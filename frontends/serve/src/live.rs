@@ -9,6 +9,7 @@ use agentry::agent::{Agent, Session, SessionOptions};
 use agentry::event::{AgentEvent, EventSink};
 use agentry::fanout::Fanout;
 use agentry::ids::SessionId;
+use agentry::model::catalog::ModelChoices;
 use agentry::permission::{PermissionOutcome, PermissionPolicy};
 use agentry::sync::lock;
 use serde_json::{Value, json};
@@ -104,6 +105,8 @@ impl EventSink for ProjectedEvents {
 pub struct SessionDefaults {
     /// The working directory of a session created without one.
     pub cwd: PathBuf,
+    /// The largest request body or message a client may send, in bytes.
+    pub max_message_bytes: usize,
     /// The permission policy of new sessions (a session may set its own mode).
     pub policy: PermissionPolicy,
 }
@@ -112,24 +115,41 @@ pub struct SessionDefaults {
 pub struct Sessions {
     agent: Agent,
     defaults: SessionDefaults,
+    models: Option<Arc<dyn ModelChoices>>,
     fanout: Arc<dyn Fanout>,
     open: Mutex<HashMap<SessionId, Arc<LiveSession>>>,
 }
 
 impl Sessions {
-    /// Sessions of `agent`, publishing through `fanout`.
-    pub fn new(agent: Agent, defaults: SessionDefaults, fanout: Arc<dyn Fanout>) -> Self {
+    /// Sessions of `agent` (switching to `models` when asked), publishing through `fanout`.
+    pub fn new(
+        agent: Agent,
+        defaults: SessionDefaults,
+        models: Option<Arc<dyn ModelChoices>>,
+        fanout: Arc<dyn Fanout>,
+    ) -> Self {
         Self {
             agent,
             defaults,
+            models,
             fanout,
             open: Mutex::default(),
         }
     }
 
+    /// The models chats may switch to.
+    pub fn models(&self) -> Option<&Arc<dyn ModelChoices>> {
+        self.models.as_ref()
+    }
+
     /// The agent.
     pub fn agent(&self) -> &Agent {
         &self.agent
+    }
+
+    /// The largest message a client may send, in bytes.
+    pub fn max_message_bytes(&self) -> usize {
+        self.defaults.max_message_bytes
     }
 
     /// What new sessions get.

@@ -35,6 +35,9 @@ where
                 message: error.body_text(),
                 detail: None,
             }),
+            Err(other) if other.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                Err(ServeError::TooLarge(other.body_text()))
+            }
             Err(other) => Err(ServeError::BadRequest(other.body_text())),
         }
     }
