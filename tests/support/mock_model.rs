@@ -137,9 +137,14 @@ pub struct Recorded {
     pub body: Value,
 }
 
+/// Answers a request (its JSON body) with a turn, in place of the queue.
+pub type Responder = Box<dyn Fn(&Value) -> MockTurn + Send + Sync>;
+
 #[derive(Default)]
 struct Shared {
     turns: Mutex<VecDeque<MockTurn>>,
+    /// When set, every request is answered by it (and not recorded: load runs send many).
+    responder: Option<Responder>,
     requests: Mutex<Vec<Recorded>>,
     last_byte: Mutex<Option<Instant>>,
     hung_up: AtomicBool,
@@ -164,8 +169,23 @@ impl Drop for MockModelServer {
 impl MockModelServer {
     /// Starts a server on an ephemeral port of 127.0.0.1 (call inside a tokio runtime).
     pub async fn start(turns: impl IntoIterator<Item = MockTurn>) -> Self {
-        let shared = Arc::new(Shared::default());
+        let shared = Shared::default();
         shared.turns.lock().unwrap().extend(turns);
+        Self::serve(shared).await
+    }
+
+    /// Starts a server that answers each request with `responder`'s turn for its JSON body (a
+    /// model for load runs: any number of conversations at once).
+    pub async fn start_responding(responder: Responder) -> Self {
+        Self::serve(Shared {
+            responder: Some(responder),
+            ..Shared::default()
+        })
+        .await
+    }
+
+    async fn serve(shared: Shared) -> Self {
+        let shared = Arc::new(shared);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         // Hosted APIs send each event at once; without TCP_NODELAY the kernel would hold small
@@ -245,12 +265,18 @@ async fn answer(
     body: Bytes,
 ) -> Response {
     let path = uri.path().to_owned();
-    shared.requests.lock().unwrap().push(Recorded {
-        path: path.clone(),
-        headers,
-        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-    });
-    let turn = shared.turns.lock().unwrap().pop_front();
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let turn = match &shared.responder {
+        Some(responder) => Some(responder(&body)),
+        None => {
+            shared.requests.lock().unwrap().push(Recorded {
+                path: path.clone(),
+                headers,
+                body,
+            });
+            shared.turns.lock().unwrap().pop_front()
+        }
+    };
     match turn {
         None => status(
             500,
