@@ -140,7 +140,7 @@ pub(crate) async fn run(
     });
     let outcome = chat.run_loop(start).await;
     let stop_reason = outcome.as_ref().ok().map(|(stop, _)| *stop);
-    let saved = chat.save(stop_reason, title);
+    let saved = chat.save(stop_reason, title).await;
     let session_id = chat.session.id.clone();
     match (outcome, saved) {
         (Ok((stop_reason, result)), Ok(())) => {
@@ -761,7 +761,9 @@ impl Chat<'_> {
         Ok(None)
     }
 
-    fn save(
+    /// Writes the chat to the store (on the blocking pool: a database write must not hold up
+    /// the runtime's other chats) and adds its messages to the history.
+    async fn save(
         &mut self,
         stop_reason: Option<StopReason>,
         title: Option<String>,
@@ -775,21 +777,22 @@ impl Chat<'_> {
             self.session.paused =
                 (stop_reason == Some(StopReason::Paused)).then(|| self.pauses.take_paused());
         }
-        let store = self.session.agent.store().filter(|_| main);
+        let store = self.session.agent.store().filter(|_| main).cloned();
         if let Some(store) = store {
-            store.append_chat(
-                &self.session.id,
-                &ChatRecord {
-                    messages: messages.clone(),
-                    events,
-                    stop_reason,
-                    usage: self.usage,
-                    remembered: self.session.remembered_answers(),
-                    title,
-                    history: self.compacted.then(|| self.session.history.clone()),
-                    paused: self.session.paused.clone(),
-                },
-            )?;
+            let record = ChatRecord {
+                messages: messages.clone(),
+                events,
+                stop_reason,
+                usage: self.usage,
+                remembered: self.session.remembered_answers(),
+                title,
+                history: self.compacted.then(|| self.session.history.clone()),
+                paused: self.session.paused.clone(),
+            };
+            let id = self.session.id.clone();
+            tokio::task::spawn_blocking(move || store.append_chat(&id, &record))
+                .await
+                .map_err(|e| crate::session::StoreError::Panicked(e.to_string()))??;
         }
         self.session.history.extend(messages);
         Ok(())

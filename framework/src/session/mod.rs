@@ -43,6 +43,9 @@ pub enum StoreError {
     /// A stored record could not be read back.
     #[error("session store: corrupt record: {0}")]
     Corrupt(String),
+    /// The store panicked while writing.
+    #[error("session store: the write failed: {0}")]
+    Panicked(String),
 }
 
 /// What describes a session apart from its history.
