@@ -50,8 +50,11 @@ impl LocalFanout {
 }
 
 impl Default for LocalFanout {
+    /// 256 messages per topic: a subscriber's task forwards them as they come, so it falls that
+    /// far behind only when starved; each topic's buffer is allocated whole, so a larger one
+    /// costs every open session.
     fn default() -> Self {
-        Self::new(4096)
+        Self::new(256)
     }
 }
 
