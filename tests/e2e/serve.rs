@@ -263,15 +263,27 @@ fn question(transport: &str) {
 }
 
 #[test]
-fn bad_messages_get_system_error_and_the_connection_stays() {
+fn bad_messages_get_system_error_and_the_connection_stays_on_both_transports() {
+    for transport in TRANSPORTS {
+        bad_messages(transport);
+    }
+}
+
+fn bad_messages(transport: &str) {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("ok"))]);
     let server = Server::start(&sb, &model, &[]);
     let id = server.new_session(&sb);
-    let out = server.client(
+    // Socket.IO frames are the library's: only the plain WebSocket can send a broken one.
+    let broken = match transport {
+        "ws" => json!({"op": "raw", "text": "{not json"}),
+        _ => send("chat:send", json!("not an object")),
+    };
+    let out = server.client_over(
         &sb,
+        transport,
         vec![
-            json!({"op": "raw", "text": "{not json"}),
+            broken,
             send(
                 "chat:send",
                 json!({"session_id": "sess_nope", "message": "hi"}),
@@ -293,14 +305,15 @@ fn bad_messages_get_system_error_and_the_connection_stays() {
         .iter()
         .map(|e| e["code"].as_str().unwrap())
         .collect();
+    let first = if transport == "ws" {
+        "bad_request"
+    } else {
+        "invalid_message"
+    };
     assert_eq!(
         codes,
-        [
-            "bad_request",
-            "unknown_session",
-            "invalid_message",
-            "bad_request"
-        ]
+        [first, "unknown_session", "invalid_message", "bad_request"],
+        "{transport}"
     );
     assert_eq!(events(&out, "chat:end")[0]["status"], "completed");
 }
@@ -452,7 +465,13 @@ fn a_sub_agents_turns_name_their_agent_call() {
 }
 
 #[test]
-fn a_permission_request_is_answered_by_the_client() {
+fn a_permission_request_is_answered_by_the_client_on_both_transports() {
+    for transport in TRANSPORTS {
+        permission(transport);
+    }
+}
+
+fn permission(transport: &str) {
     let sb = sandbox();
     let target = sb.project().join("notes.txt");
     let model = MockModelServer::start_blocking([
@@ -465,8 +484,9 @@ fn a_permission_request_is_answered_by_the_client() {
     ]);
     let server = Server::start(&sb, &model, &[]);
     let id = server.new_session(&sb);
-    let out = server.client(
+    let out = server.client_over(
         &sb,
+        transport,
         vec![
             send(
                 "chat:send",

@@ -17,15 +17,6 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-/// The events clients send.
-pub const CLIENT_EVENTS: [&str; 5] = [
-    "chat:send",
-    "chat:stop",
-    "session:subscribe",
-    "session:unsubscribe",
-    "permission:respond",
-];
-
 /// Where a client's events go: `{"event": NAME, "data": {...}}` values, in order.
 pub type Outbox = mpsc::UnboundedSender<Arc<Value>>;
 

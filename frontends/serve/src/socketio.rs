@@ -2,11 +2,11 @@
 //! each client event is a Socket.IO event of the same name whose argument is the data; the
 //! server's events go out the same way.
 
-use crate::client::{CLIENT_EVENTS, Client};
+use crate::client::Client;
 use crate::live::Sessions;
 use serde_json::Value;
 use socketioxide::SocketIo;
-use socketioxide::extract::{Data, SocketRef};
+use socketioxide::extract::{Data, Event, SocketRef};
 use socketioxide::layer::SocketIoLayer;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -38,14 +38,23 @@ async fn connect(socket: SocketRef, sessions: Arc<Sessions>) {
             }
         }
     });
-    for name in CLIENT_EVENTS {
-        let client = client.clone();
-        socket.on(name, move |Data::<Value>(data)| {
-            let client = client.clone();
-            async move { client.receive(name, data).await }
-        });
-    }
-    // The client (and its subscriptions) goes with the socket's handlers; the writer stops here.
-    let writer = writer.abort_handle();
-    socket.on_disconnect(async move || writer.abort());
+    // Every event goes to the client handler (which answers unknown ones with system:error),
+    // one at a time and in the order they came, as on the plain WebSocket.
+    let (inbox, mut received) = mpsc::unbounded_channel::<(String, Value)>();
+    let reader = tokio::spawn(async move {
+        while let Some((name, data)) = received.recv().await {
+            client.receive(&name, data).await;
+        }
+    });
+    socket.on_fallback(move |Event(name): Event, Data::<Value>(data)| {
+        let _ = inbox.send((name, data));
+        async {}
+    });
+    // The reader ends with the socket's handlers (and drops the client and its
+    // subscriptions); both are stopped here in case a chat still holds them.
+    let (writer, reader) = (writer.abort_handle(), reader.abort_handle());
+    socket.on_disconnect(async move || {
+        reader.abort();
+        writer.abort();
+    });
 }
