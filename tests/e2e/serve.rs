@@ -412,6 +412,21 @@ fn a_token_is_required_when_set_and_foreign_origins_may_not_open_sockets() {
         Duration::from_secs(30),
     );
     assert_eq!(admitted.of_kind("open").len(), 1);
+    // Socket.IO goes through the same door.
+    let socket_io = |headers: Value| {
+        run_chat_client(
+            &json!({"transport": "socket.io", "url": server.url, "headers": headers}),
+            sb.project().parent().unwrap(),
+            Duration::from_secs(30),
+        )
+    };
+    assert_eq!(socket_io(json!({})).of_kind("refused").len(), 1);
+    assert_eq!(
+        socket_io(json!({"Authorization": "Bearer s3cret"}))
+            .of_kind("open")
+            .len(),
+        1
+    );
 }
 
 #[test]
