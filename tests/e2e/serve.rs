@@ -430,7 +430,13 @@ fn a_token_is_required_when_set_and_foreign_origins_may_not_open_sockets() {
 }
 
 #[test]
-fn a_sub_agents_turns_name_their_agent_call() {
+fn a_sub_agents_turns_name_their_agent_call_on_both_transports() {
+    for transport in TRANSPORTS {
+        sub_agent(transport);
+    }
+}
+
+fn sub_agent(transport: &str) {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
@@ -445,7 +451,7 @@ fn a_sub_agents_turns_name_their_agent_call() {
     let id = server.new_session(&sb);
     let out = server.client_over(
         &sb,
-        "socket.io",
+        transport,
         vec![
             send(
                 "chat:send",
@@ -534,7 +540,13 @@ fn permission(transport: &str) {
 }
 
 #[test]
-fn a_client_that_reconnects_mid_chat_catches_up_without_gaps_or_repeats() {
+fn a_client_that_reconnects_mid_chat_catches_up_without_gaps_or_repeats_on_both_transports() {
+    for transport in TRANSPORTS {
+        reconnect(transport);
+    }
+}
+
+fn reconnect(transport: &str) {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
@@ -546,8 +558,9 @@ fn a_client_that_reconnects_mid_chat_catches_up_without_gaps_or_repeats() {
     ]);
     let server = Server::start(&sb, &model, &["--permission-mode", "bypass"]);
     let id = server.new_session(&sb);
-    let out = server.client(
+    let out = server.client_over(
         &sb,
+        transport,
         vec![
             send("chat:send", json!({"session_id": id, "message": "Sleep"})),
             wait_for("turn:patch", 1),
@@ -591,7 +604,13 @@ fn a_client_that_reconnects_mid_chat_catches_up_without_gaps_or_repeats() {
 }
 
 #[test]
-fn chat_stop_interrupts_the_chat_and_a_second_chat_send_meanwhile_is_refused() {
+fn chat_stop_interrupts_the_chat_and_a_second_chat_send_meanwhile_is_refused_on_both_transports() {
+    for transport in TRANSPORTS {
+        stop(transport);
+    }
+}
+
+fn stop(transport: &str) {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::tool_call(
         "slow",
@@ -602,7 +621,7 @@ fn chat_stop_interrupts_the_chat_and_a_second_chat_send_meanwhile_is_refused() {
     let id = server.new_session(&sb);
     let out = server.client_over(
         &sb,
-        "socket.io",
+        transport,
         vec![
             send("chat:send", json!({"session_id": id, "message": "Wait"})),
             wait_for("turn:patch", 1),
