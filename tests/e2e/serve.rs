@@ -111,14 +111,16 @@ fn events<'a>(out: &'a Transcript, name: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-/// The two transports.
-const TRANSPORTS: [&str; 2] = ["ws", "socket.io"];
+/// Runs `flow` over the plain WebSocket, then over Socket.IO.
+fn on_both_transports(flow: fn(&str)) {
+    for transport in ["ws", "socket.io"] {
+        flow(transport);
+    }
+}
 
 #[test]
 fn a_plain_answer_streams_in_the_protocols_order_on_both_transports() {
-    for transport in TRANSPORTS {
-        plain_answer(transport);
-    }
+    on_both_transports(plain_answer);
 }
 
 fn plain_answer(transport: &str) {
@@ -183,9 +185,7 @@ fn plain_answer(transport: &str) {
 
 #[test]
 fn a_question_pauses_the_chat_and_an_answer_resumes_it_on_both_transports() {
-    for transport in TRANSPORTS {
-        question(transport);
-    }
+    on_both_transports(question);
 }
 
 fn question(transport: &str) {
@@ -264,9 +264,7 @@ fn question(transport: &str) {
 
 #[test]
 fn bad_messages_get_system_error_and_the_connection_stays_on_both_transports() {
-    for transport in TRANSPORTS {
-        bad_messages(transport);
-    }
+    on_both_transports(bad_messages);
 }
 
 fn bad_messages(transport: &str) {
@@ -431,9 +429,7 @@ fn a_token_is_required_when_set_and_foreign_origins_may_not_open_sockets() {
 
 #[test]
 fn a_sub_agents_turns_name_their_agent_call_on_both_transports() {
-    for transport in TRANSPORTS {
-        sub_agent(transport);
-    }
+    on_both_transports(sub_agent);
 }
 
 fn sub_agent(transport: &str) {
@@ -487,9 +483,7 @@ fn sub_agent(transport: &str) {
 
 #[test]
 fn a_permission_request_is_answered_by_the_client_on_both_transports() {
-    for transport in TRANSPORTS {
-        permission(transport);
-    }
+    on_both_transports(permission);
 }
 
 fn permission(transport: &str) {
@@ -541,9 +535,7 @@ fn permission(transport: &str) {
 
 #[test]
 fn a_client_that_reconnects_mid_chat_catches_up_without_gaps_or_repeats_on_both_transports() {
-    for transport in TRANSPORTS {
-        reconnect(transport);
-    }
+    on_both_transports(reconnect);
 }
 
 fn reconnect(transport: &str) {
@@ -605,9 +597,7 @@ fn reconnect(transport: &str) {
 
 #[test]
 fn chat_stop_interrupts_the_chat_and_a_second_chat_send_meanwhile_is_refused_on_both_transports() {
-    for transport in TRANSPORTS {
-        stop(transport);
-    }
+    on_both_transports(stop);
 }
 
 fn stop(transport: &str) {
