@@ -14,8 +14,8 @@ use agentry::question::{
 use agentry::subagent::{SubAgentSpec, SubAgents};
 use agentry::tool::{ToolError, ToolKind, tool_fn};
 use agentry_serve::projection::Projector;
+use agentry_tests::chat_events::normalise;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -111,32 +111,6 @@ async fn project(script: Vec<ScriptedResponse>, answers: Vec<QuestionAnswer>) ->
             .map(|e| json!({"event": e.event, "data": e.data}))
             .collect::<Vec<_>>()
     ))
-}
-
-/// Turn ids become `turn_1`, `turn_2`, … in order of appearance; times become placeholders.
-fn normalise(mut value: Value) -> Value {
-    let mut names: HashMap<String, String> = HashMap::new();
-    fn walk(value: &mut Value, names: &mut HashMap<String, String>) {
-        match value {
-            Value::Object(map) => {
-                for (key, item) in map.iter_mut() {
-                    match (key.as_str(), &*item) {
-                        ("started_at", Value::String(_)) => *item = json!("<time>"),
-                        ("duration_ms", Value::Number(_)) => *item = json!("<ms>"),
-                        ("turn_id" | "id", Value::String(id)) if id.starts_with("turn_") => {
-                            let next = format!("turn_{}", names.len() + 1);
-                            *item = json!(names.entry(id.clone()).or_insert(next).clone());
-                        }
-                        _ => walk(item, names),
-                    }
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(|i| walk(i, names)),
-            _ => {}
-        }
-    }
-    walk(&mut value, &mut names);
-    value
 }
 
 fn call(id: &str, name: &str, arguments: Value) -> ScriptedResponse {

@@ -1,0 +1,257 @@
+//! The protocol's flows on both transports: a plain answer, a paused question and its answer, a
+//! sub-agent's turns, a permission request answered by the client.
+
+use super::{Server, events, on_both_transports, outline, send, wait_for};
+use crate::sandbox;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use serde_json::{Value, json};
+
+#[test]
+fn a_plain_answer_streams_in_the_protocols_order_on_both_transports() {
+    on_both_transports(plain_answer);
+}
+
+fn plain_answer(transport: &str) {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text(
+        "Paris is the capital.",
+    ))]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let out = server.client_over(
+        &sb,
+        transport,
+        vec![
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "Capital of France?"}),
+            ),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let outline = outline(&out);
+    assert_eq!(outline[0], "session:subscribed");
+    assert_eq!(
+        outline[1..5],
+        [
+            "chat:start",
+            "turn:start user completed",
+            "turn:end user completed",
+            "turn:start assistant streaming"
+        ]
+    );
+    assert!(
+        outline[5..outline.len() - 2]
+            .iter()
+            .all(|e| e == "turn:patch add_content")
+    );
+    assert_eq!(
+        outline[outline.len() - 2..],
+        ["turn:end assistant completed", "chat:end completed"]
+    );
+    let end = events(&out, "turn:end")[1];
+    assert_eq!(end["blocks"][0]["type"], "text");
+    assert_eq!(end["blocks"][0]["content"], "Paris is the capital.");
+    assert_eq!(end["loop_id"], "root");
+    assert_eq!(end["model"], "openai/gpt-4.1");
+    let chat_end = events(&out, "chat:end")[0];
+    assert_eq!(chat_end["result"]["output"], "Paris is the capital.");
+    // Every event's sequence is larger than the one before.
+    let sequences: Vec<u64> = out
+        .of_kind("event")
+        .iter()
+        .filter_map(|r| r["data"]["sequence"].as_u64())
+        .collect();
+    assert!(sequences.windows(2).all(|w| w[0] < w[1]), "{sequences:?}");
+    // The same turns, fetched.
+    let (status, messages) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    assert_eq!(status, 200);
+    let turns = messages["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    assert_eq!(turns[1]["blocks"], end["blocks"]);
+}
+
+#[test]
+fn a_question_pauses_the_chat_and_an_answer_resumes_it_on_both_transports() {
+    on_both_transports(question);
+}
+
+fn question(transport: &str) {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "ask_1",
+            "AskUserQuestion",
+            json!({"questions": [{"question": "Which environment?", "header": "Deploy",
+                "options": [{"label": "staging"}, {"label": "production"}]}]}),
+        )),
+        MockTurn::Reply(MockReply::text("Deploying to staging.")),
+    ]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let out = server.client_over(
+        &sb,
+        transport,
+        vec![
+            send("chat:send", json!({"session_id": id, "message": "Deploy it"})),
+            wait_for("chat:end", 1),
+            // Each question needs selections or custom text.
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "", "askuser_answer": {"tool_call_id": "$answer_call"}}),
+            ),
+            wait_for("system:error", 1),
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "", "askuser_answer": {"tool_call_id": "$answer_call", "selections": {"0": [0]}, "custom": {}}}),
+            ),
+            wait_for("chat:end", 2),
+        ],
+    );
+    let outline = outline(&out);
+    let first_end = outline
+        .iter()
+        .position(|e| e == "chat:end completed")
+        .unwrap();
+    assert_eq!(
+        outline[first_end - 3..=first_end],
+        [
+            "turn:patch add_tool_call",
+            "turn:patch set_tool_status",
+            "turn:end assistant paused",
+            "chat:end completed"
+        ]
+    );
+    let paused = events(&out, "chat:end")[0];
+    assert_eq!(paused["finish_reason"], "paused");
+    let call = &events(&out, "turn:end")[1]["tool_calls"][0];
+    assert_eq!(call["status"], "awaiting_answer");
+    assert_eq!(call["tool_name"], "AskUserQuestion");
+    let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments["source_loop"], Value::Null);
+    let error = events(&out, "system:error")[0];
+    assert_eq!(error["code"], "invalid_answer");
+    assert!(
+        error["message"].as_str().unwrap().contains("no answer"),
+        "{error}"
+    );
+    let resumed = events(&out, "chat:end")[1];
+    assert_eq!(resumed["result"]["output"], "Deploying to staging.");
+    let results = events(&out, "turn:patch")
+        .into_iter()
+        .filter(|p| p["patch_type"] == "tool_result")
+        .collect::<Vec<_>>();
+    assert_eq!(results[0]["data"]["status"], "done");
+    assert!(
+        results[0]["data"]["result"]
+            .as_str()
+            .unwrap()
+            .contains("staging")
+    );
+}
+
+#[test]
+fn a_sub_agents_turns_name_their_agent_call_on_both_transports() {
+    on_both_transports(sub_agent);
+}
+
+fn sub_agent(transport: &str) {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "fork_1",
+            "Agent",
+            json!({"description": "Clean the data", "prompt": "Clean it"}),
+        )),
+        MockTurn::Reply(MockReply::text("Cleaned.")),
+        MockTurn::Reply(MockReply::text("The data is clean.")),
+    ]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let out = server.client_over(
+        &sb,
+        transport,
+        vec![
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "Clean the data"}),
+            ),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let starts = events(&out, "turn:start");
+    let child: Vec<&&Value> = starts
+        .iter()
+        .filter(|t| t["parent_fork_tool_call_id"] == "fork_1")
+        .collect();
+    assert_eq!(child.len(), 2, "the sub-agent's user and assistant turns");
+    assert!(child.iter().all(|t| t["loop_id"] == "loop_fork_1"));
+    let roots = starts
+        .iter()
+        .filter(|t| t["parent_fork_tool_call_id"].is_null())
+        .count();
+    assert_eq!(roots, 3, "user, the Agent call's turn, the answer");
+    let result = events(&out, "turn:patch")
+        .into_iter()
+        .find(|p| p["patch_type"] == "tool_result" && p["data"]["tool_call_id"] == "fork_1")
+        .unwrap();
+    assert_eq!(result["loop_id"], "root");
+    assert!(
+        result["data"]["result"]
+            .as_str()
+            .unwrap()
+            .starts_with("Cleaned.")
+    );
+}
+
+#[test]
+fn a_permission_request_is_answered_by_the_client_on_both_transports() {
+    on_both_transports(permission);
+}
+
+fn permission(transport: &str) {
+    let sb = sandbox();
+    let target = sb.project().join("notes.txt");
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "write_1",
+            "Write",
+            json!({"file_path": target, "content": "hello\n"}),
+        )),
+        MockTurn::Reply(MockReply::text("Written.")),
+    ]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let out = server.client_over(
+        &sb,
+        transport,
+        vec![
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "Write the notes"}),
+            ),
+            wait_for("permission:request", 1),
+            send(
+                "permission:respond",
+                json!({"session_id": id, "request_id": "$permission", "option_id": "allow_once"}),
+            ),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let request = events(&out, "permission:request")[0];
+    assert_eq!(request["tool_call"]["id"], "write_1");
+    assert_eq!(request["tool_call"]["tool_name"], "Write");
+    let options: Vec<&str> = request["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["option_id"].as_str().unwrap())
+        .collect();
+    assert!(options.contains(&"allow_once") && options.contains(&"reject_always"));
+    assert_eq!(
+        events(&out, "permission:resolved")[0]["option_id"],
+        "allow_once"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello\n");
+    assert_eq!(events(&out, "chat:end")[0]["result"]["output"], "Written.");
+}

@@ -1,0 +1,129 @@
+//! `agentry serve` with the official `socket.io-client` and a plain WebSocket client (the `ws`
+//! package; both in `tests/peers/chat-client.mjs`) and the REST API: the protocol's flows with their exact event sequences, errors
+//! that keep the connection, reconnection mid-chat, sessions after a restart, the token and
+//! Origin checks. The model is the mock model server.
+
+use agentry_tests::mock_model::MockModelServer;
+use agentry_tests::peers::{Transcript, run_chat_client};
+use agentry_tests::{Running, Sandbox, http};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// A running `agentry serve` on a free loopback port.
+pub(super) struct Server {
+    running: Running,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.running.child.kill();
+        let _ = self.running.child.wait();
+    }
+}
+
+impl Server {
+    pub(super) fn start(sb: &Sandbox, model: &MockModelServer, args: &[&str]) -> Server {
+        let base = format!("{}/v1", model.url());
+        let mut command = vec!["serve", "--listen", "127.0.0.1:0"];
+        if !args.contains(&"--model") {
+            command.extend(["--model", "openai/gpt-4.1"]);
+        }
+        command.extend_from_slice(args);
+        let running = sb.spawn_with_env(
+            &command,
+            &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
+        );
+        let line = running.wait_for_line(|l| l.contains("listening on"));
+        let url = line.rsplit(' ').next().unwrap().to_owned();
+        Server { running, url }
+    }
+
+    pub(super) fn ws(&self) -> String {
+        format!("{}/ws", self.url.replace("http://", "ws://"))
+    }
+
+    /// A REST call: the status and the JSON body (`null` when empty).
+    pub(super) fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        http::call(method, &format!("{}{path}", self.url), body.as_ref(), None)
+    }
+
+    pub(super) fn new_session(&self, sb: &Sandbox) -> String {
+        let (status, body) = self.call("POST", "/api/sessions", Some(json!({"cwd": sb.project()})));
+        assert_eq!(status, 201, "{body}");
+        body["session_id"].as_str().unwrap().to_owned()
+    }
+
+    /// Runs the test client over the plain WebSocket.
+    pub(super) fn client(&self, sb: &Sandbox, steps: Vec<Value>) -> Transcript {
+        self.client_over(sb, "ws", steps)
+    }
+
+    /// Runs the test client over `transport` (`ws` or `socket.io`).
+    pub(super) fn client_over(
+        &self,
+        sb: &Sandbox,
+        transport: &str,
+        steps: Vec<Value>,
+    ) -> Transcript {
+        let url = match transport {
+            "ws" => self.ws(),
+            _ => self.url.clone(),
+        };
+        run_chat_client(
+            &json!({"transport": transport, "url": url, "steps": steps}),
+            sb.project().parent().unwrap(),
+            Duration::from_secs(60),
+        )
+    }
+}
+
+pub(super) fn send(event: &str, data: Value) -> Value {
+    json!({"op": "send", "event": event, "data": data})
+}
+
+pub(super) fn wait_for(event: &str, count: usize) -> Value {
+    json!({"op": "wait_for", "event": event, "count": count})
+}
+
+/// The events seen, as `(event, detail)`: the patch type, or the turn's role and status.
+pub(super) fn outline(out: &Transcript) -> Vec<String> {
+    out.of_kind("event")
+        .into_iter()
+        .map(|r| {
+            let data = &r["data"];
+            let event = r["event"].as_str().unwrap();
+            match event {
+                "turn:patch" => format!("{event} {}", data["patch_type"].as_str().unwrap()),
+                "turn:start" | "turn:end" => format!(
+                    "{event} {} {}",
+                    data["role"].as_str().unwrap(),
+                    data["status"].as_str().unwrap()
+                ),
+                "chat:end" => format!("{event} {}", data["status"].as_str().unwrap()),
+                _ => event.to_owned(),
+            }
+        })
+        .collect()
+}
+
+pub(super) fn events<'a>(out: &'a Transcript, name: &str) -> Vec<&'a Value> {
+    out.of_kind("event")
+        .into_iter()
+        .filter(|r| r["event"] == name)
+        .map(|r| &r["data"])
+        .collect()
+}
+
+/// Runs `flow` over the plain WebSocket, then over Socket.IO.
+pub(super) fn on_both_transports(flow: fn(&str)) {
+    for transport in ["ws", "socket.io"] {
+        flow(transport);
+    }
+}
+
+mod connection;
+mod flows;
+mod page;
+mod rest;
+mod sequences;
