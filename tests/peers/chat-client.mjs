@@ -5,7 +5,7 @@
 //   node tests/peers/chat-client.mjs SCENARIO.json
 //
 // It prints one JSON line per thing it saw: {"kind": "event", "event": NAME, "data": {...}},
-// {"kind": "open"}, {"kind": "closed", "code": n}, {"kind": "refused", "status": n}.
+// {"kind": "open"}, {"kind": "closed", "by": "server" | "client"}, {"kind": "refused", "status": n}.
 //
 // Scenario: {
 //   "transport": "ws" | "socket.io",                                 // "ws" by default
@@ -57,6 +57,7 @@ const transports = {
   ws: () =>
     new Promise((resolve) => {
       const socket = new WebSocket(scenario.url, { headers: scenario.headers ?? {} });
+      let closing = false;
       socket.on("open", () => {
         print({ kind: "open" });
         resolve({
@@ -65,6 +66,7 @@ const transports = {
           close: () =>
             new Promise((done) => {
               if (socket.readyState === WebSocket.CLOSED) return done();
+              closing = true;
               socket.once("close", done);
               socket.close();
             }),
@@ -78,7 +80,7 @@ const transports = {
         const frame = JSON.parse(bytes.toString());
         note(frame.event, frame.data);
       });
-      socket.on("close", (code) => print({ kind: "closed", code }));
+      socket.on("close", (code) => print({ kind: "closed", by: closing ? "client" : "server", code }));
       socket.on("error", () => {});
     }),
   "socket.io": () =>
@@ -105,7 +107,9 @@ const transports = {
         resolve(null);
       });
       socket.onAny((event, data) => note(event, data));
-      socket.on("disconnect", (reason) => print({ kind: "closed", reason }));
+      socket.on("disconnect", (reason) =>
+        print({ kind: "closed", by: reason === "io client disconnect" ? "client" : "server", reason }),
+      );
     }),
 };
 const connect = transports[scenario.transport ?? "ws"];

@@ -64,7 +64,7 @@ pub fn router_with_fanout(
             "/openapi.json",
             get(|| async { axum::Json(crate::openapi::document()) }),
         );
-    let socket_io = crate::socketio::layer(sessions.clone(), settings.defaults.max_message_bytes);
+    let socket_io = crate::socketio::layer(sessions.clone());
     Router::new()
         .nest("/api", api)
         .route("/ws", get(websocket))

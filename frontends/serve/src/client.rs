@@ -191,6 +191,18 @@ impl Client {
         self.error(&error, None);
     }
 
+    /// Tells the client its message of `bytes` bytes is over the server's limit; the transport
+    /// closes the connection after this.
+    pub fn refuse_oversized(&self, bytes: usize) {
+        let limit = self.sessions.max_message_bytes();
+        self.error(
+            &ServeError::TooLarge(format!(
+                "the message is larger than the server takes: {bytes} bytes, over the limit of {limit}"
+            )),
+            None,
+        );
+    }
+
     fn send(&self, event: Value) {
         let _ = self.outbox.send(Arc::new(event));
     }

@@ -221,20 +221,25 @@ fn stop(transport: &str) {
 }
 
 #[test]
-fn oversized_bodies_are_refused_and_unoffered_models_are_an_error() {
+fn oversized_messages_are_refused_and_unoffered_models_are_an_error_on_both_transports() {
+    on_both_transports(oversized);
+}
+
+fn oversized(transport: &str) {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([]);
     let server = Server::start(&sb, &model, &["--max-message-bytes", "4096"]);
     let id = server.new_session(&sb);
-    let big = "x".repeat(10_000);
+    let big = "x".repeat(6_000);
     let (status, _) = server.call(
         "POST",
         &format!("/api/sessions/{id}/chat"),
         Some(json!({"message": big})),
     );
     assert_eq!(status, 413);
-    let out = server.client(
+    let out = server.client_over(
         &sb,
+        transport,
         vec![
             send(
                 "chat:send",
@@ -242,6 +247,7 @@ fn oversized_bodies_are_refused_and_unoffered_models_are_an_error() {
             ),
             wait_for("system:error", 1),
             send("chat:send", json!({"session_id": id, "message": big})),
+            wait_for("system:error", 2),
             json!({"op": "sleep", "ms": 300}),
         ],
     );
@@ -252,12 +258,14 @@ fn oversized_bodies_are_refused_and_unoffered_models_are_an_error() {
         error["message"].as_str().unwrap().contains("not offered"),
         "{error}"
     );
-    // A frame over the limit is said, then the connection closes.
+    // A message over the limit is said, then the server closes the connection.
     assert_eq!(
         events(&out, "system:error")[1]["code"],
         "too_large",
-        "{:#?}",
+        "{transport}: {:#?}",
         out.records
     );
-    assert_eq!(out.of_kind("closed").len(), 1);
+    let closed = out.of_kind("closed");
+    assert_eq!(closed.len(), 1, "{transport}: {closed:?}");
+    assert_eq!(closed[0]["by"], "server", "{transport}: {closed:?}");
 }

@@ -54,11 +54,6 @@ impl Server {
         body["session_id"].as_str().unwrap().to_owned()
     }
 
-    /// Runs the test client over the plain WebSocket.
-    pub(super) fn client(&self, sb: &Sandbox, steps: Vec<Value>) -> Transcript {
-        self.client_over(sb, "ws", steps)
-    }
-
     /// Runs the test client over `transport` (`ws` or `socket.io`).
     pub(super) fn client_over(
         &self,
