@@ -45,6 +45,7 @@ pub async fn serve(args: ServeArgs) -> Result<Exit, CliError> {
         .map_err(|e| CliError::usage(anyhow::anyhow!("cannot listen on {}: {e}", args.listen)))?;
     let address = listener.local_addr().map_err(CliError::internal)?;
     println!("agentry serve: listening on http://{address}");
+    let listener = agentry_serve::without_delay(listener);
     axum::serve(listener, agentry_serve::router(agent, settings))
         .with_graceful_shutdown(shutdown())
         .await

@@ -120,6 +120,7 @@ async fn agentry_run(n: usize, model_url: &str) -> Run {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
+        let listener = agentry_serve::without_delay(listener);
         axum::serve(listener, agentry_serve::router(agent, settings))
             .await
             .unwrap();
@@ -152,9 +153,7 @@ async fn agentry_run(n: usize, model_url: &str) -> Run {
     };
     let started = Instant::now();
     let chats = ids.into_iter().map(|id| async move {
-        let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
-            .await
-            .unwrap();
+        let (mut socket, _) = connect(addr).await.unwrap();
         let send = json!({"event": "chat:send", "data": {"session_id": id, "message": "go"}});
         socket.send(Message::text(send.to_string())).await.unwrap();
         let mut latencies = Vec::new();
@@ -162,17 +161,15 @@ async fn agentry_run(n: usize, model_url: &str) -> Run {
             let Message::Text(text) = message else {
                 continue;
             };
+            // Read as the relay's client reads: by looking for the stamp, not parsing every
+            // frame (the clients share the server's two cores).
             let received = now_micros();
-            let frame: Value = serde_json::from_str(&text).unwrap();
-            if frame["event"] == "chat:end" {
+            if text.starts_with(r#"{"event":"chat:end""#) {
+                let frame: Value = serde_json::from_str(&text).unwrap();
                 assert_eq!(frame["data"]["status"], "completed", "{frame}");
                 break;
             }
-            if let Some(sent) = frame["data"]["data"]["text_delta"]
-                .as_str()
-                .and_then(|t| t.strip_prefix("t="))
-                .and_then(|t| t.split(' ').next()?.parse::<u64>().ok())
-            {
+            if let Some(sent) = stamp_after(&text, r#""text_delta":"t="#) {
                 latencies.push(received.saturating_sub(sent));
             }
         }
@@ -206,15 +203,17 @@ async fn relay_run(n: usize, model_url: &str) -> Vec<u64> {
         axum::routing::get(move |upgrade: WebSocketUpgrade| {
             let (url, http) = (url.clone(), http.clone());
             async move {
-                upgrade.on_upgrade(move |mut socket| async move {
-                    let Some(Ok(_)) = socket.recv().await else {
-                        return;
-                    };
-                    for messages in [
-                        json!([{"role": "user", "content": "go"}]),
-                        json!([{"role": "tool", "content": "hi"}]),
-                    ] {
-                        let response = http
+                upgrade
+                    .read_buffer_size(4 * 1024)
+                    .on_upgrade(move |mut socket| async move {
+                        let Some(Ok(_)) = socket.recv().await else {
+                            return;
+                        };
+                        for messages in [
+                            json!([{"role": "user", "content": "go"}]),
+                            json!([{"role": "tool", "content": "hi"}]),
+                        ] {
+                            let response = http
                             .post(&url)
                             .json(
                                 &json!({"model": "gpt-4.1", "stream": true, "messages": messages}),
@@ -222,26 +221,25 @@ async fn relay_run(n: usize, model_url: &str) -> Vec<u64> {
                             .send()
                             .await
                             .unwrap();
-                        let mut body = response.bytes_stream();
-                        while let Some(Ok(chunk)) = body.next().await {
-                            let text = String::from_utf8_lossy(&chunk).into_owned();
-                            if socket.send(AxumMessage::Text(text.into())).await.is_err() {
-                                return;
+                            let mut body = response.bytes_stream();
+                            while let Some(Ok(chunk)) = body.next().await {
+                                let text = String::from_utf8_lossy(&chunk).into_owned();
+                                if socket.send(AxumMessage::Text(text.into())).await.is_err() {
+                                    return;
+                                }
                             }
                         }
-                    }
-                    let _ = socket.send(AxumMessage::Text("END".into())).await;
-                })
+                        let _ = socket.send(AxumMessage::Text("END".into())).await;
+                    })
             }
         }),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let listener = agentry_serve::without_delay(listener);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     let runs = (0..n).map(|_| async move {
-        let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
-            .await
-            .unwrap();
+        let (mut socket, _) = connect(addr).await.unwrap();
         socket.send(Message::text("go")).await.unwrap();
         let mut latencies = Vec::new();
         while let Some(Ok(Message::Text(text))) = socket.next().await {
@@ -249,11 +247,7 @@ async fn relay_run(n: usize, model_url: &str) -> Vec<u64> {
                 break;
             }
             let received = now_micros();
-            if let Some(sent) = text
-                .split("t=")
-                .nth(1)
-                .and_then(|t| t.split(' ').next()?.parse::<u64>().ok())
-            {
+            if let Some(sent) = stamp_after(&text, "t=") {
                 latencies.push(received.saturating_sub(sent));
             }
         }
@@ -266,6 +260,32 @@ async fn relay_run(n: usize, model_url: &str) -> Vec<u64> {
         .collect();
     latencies.sort_unstable();
     latencies
+}
+
+/// The microsecond stamp that follows `marker` in `text`, if any.
+fn stamp_after(text: &str, marker: &str) -> Option<u64> {
+    let (_, rest) = text.split_once(marker)?;
+    rest.split(' ').next()?.parse().ok()
+}
+
+/// A load-generating client of `ws://ADDR/ws`, the same for agentry and the relay: a small read
+/// buffer (each read zero-fills it whole) and no Nagle delay, so the clients, which share the
+/// machine with the server, cost as little as they can.
+async fn connect(
+    addr: std::net::SocketAddr,
+) -> Result<
+    (
+        tokio_tungstenite::WebSocketStream<
+            tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+        >,
+        tokio_tungstenite::tungstenite::handshake::client::Response,
+    ),
+    tokio_tungstenite::tungstenite::Error,
+> {
+    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(4 * 1024);
+    tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/ws"), Some(config), true)
+        .await
 }
 
 /// The median of `values`.

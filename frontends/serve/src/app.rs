@@ -15,9 +15,8 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use futures::{SinkExt, StreamExt};
+use futures::{FutureExt, SinkExt, StreamExt};
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
 /// How the server runs.
 #[derive(Clone)]
@@ -31,6 +30,19 @@ pub struct ServeSettings {
     pub allowed_origins: Vec<String>,
     /// The models a chat may switch its session to (`model` in `chat:send`); none, no switching.
     pub models: Option<Arc<dyn ModelChoices>>,
+}
+
+/// `listener` with `TCP_NODELAY` set on every connection it accepts: events are small writes
+/// that must go out at once, not wait for the client to acknowledge the previous one (Nagle's
+/// algorithm against a delayed ACK holds a write back for up to 40 ms).
+pub fn without_delay(
+    listener: tokio::net::TcpListener,
+) -> impl axum::serve::Listener<Addr = std::net::SocketAddr> {
+    axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY not set: {error}");
+        }
+    })
 }
 
 /// The server's routes over `agent`.
@@ -130,28 +142,45 @@ fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     own || allowed.iter().any(|a| a == origin)
 }
 
+/// The read buffer of a plain-WebSocket connection.
+const READ_BUFFER_BYTES: usize = 4 * 1024;
+
 /// `GET /ws`: the plain-WebSocket transport.
 async fn websocket(State(sessions): State<Arc<Sessions>>, upgrade: WebSocketUpgrade) -> Response {
     let limit = sessions.max_message_bytes();
     upgrade
         .max_message_size(limit)
         .max_frame_size(limit)
+        // Clients send small messages; each read zero-fills this much of the buffer (it grows
+        // for a larger message).
+        .read_buffer_size(READ_BUFFER_BYTES)
         .on_upgrade(move |socket| serve_websocket(sessions, socket))
 }
 
 async fn serve_websocket(sessions: Arc<Sessions>, socket: WebSocket) {
     let (mut sink, mut stream) = socket.split();
-    let (outbox, mut events) = mpsc::unbounded_channel::<Arc<serde_json::Value>>();
+    let (client, mut events) = Client::new(sessions);
     let writer = tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            let text = event.to_string();
-            if sink.send(Message::Text(text.into())).await.is_err() {
+        // Every event ready is written, then flushed once: a burst of events (a turn's end and
+        // the next one's start) leaves in one write.
+        while let Some(event) = events.next().await {
+            let mut batch = Some(event);
+            while let Some(event) = batch.take() {
+                if sink
+                    .feed(Message::Text(event.to_string().into()))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                batch = events.next().now_or_never().flatten();
+            }
+            if sink.flush().await.is_err() {
                 return;
             }
         }
         let _ = sink.close().await;
     });
-    let client = Client::new(sessions, outbox);
     while let Some(message) = stream.next().await {
         match message {
             Ok(Message::Text(text)) => client.receive_frame(&text).await,

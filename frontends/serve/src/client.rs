@@ -6,25 +6,19 @@
 use crate::chat::{self, ChatSend, PermissionRespond};
 use crate::error::ServeError;
 use crate::live::{LiveSession, Sessions};
-use agentry::fanout::Delivery;
+use crate::outbox::{ClientEvents, Outbox, Outgoing, system_error};
 use agentry::sync::lock;
-use futures::StreamExt;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
-
-/// Where a client's events go: `{"event": NAME, "data": {...}}` values, in order.
-pub type Outbox = mpsc::UnboundedSender<Arc<Value>>;
 
 /// A connected client.
 pub struct Client {
     sessions: Arc<Sessions>,
     outbox: Outbox,
-    subscriptions: Mutex<HashMap<String, AbortHandle>>,
+    subscriptions: Mutex<HashSet<String>>,
 }
 
 /// `session:subscribe`, `session:unsubscribe` and `chat:stop`.
@@ -35,13 +29,16 @@ struct SessionRef {
 }
 
 impl Client {
-    /// A client whose events go to `outbox`.
-    pub fn new(sessions: Arc<Sessions>, outbox: Outbox) -> Self {
-        Self {
+    /// A client of `sessions`, and the events its transport sends it (ending when the
+    /// client is dropped).
+    pub fn new(sessions: Arc<Sessions>) -> (Self, ClientEvents) {
+        let (outbox, events) = ClientEvents::channel();
+        let client = Self {
             sessions,
             outbox,
             subscriptions: Mutex::default(),
-        }
+        };
+        (client, events)
     }
 
     /// Takes in one text frame of the plain-WebSocket transport: `{"event": …, "data": …}`.
@@ -87,7 +84,8 @@ impl Client {
                 let session_id = request.session_id;
                 tokio::spawn(async move {
                     if let (Ok(Err(error)), Some(outbox)) = (outcome.await, outbox.upgrade()) {
-                        let _ = outbox.send(system_error(&error, Some(&session_id)));
+                        let error = system_error(&error, Some(&session_id));
+                        let _ = outbox.send(Outgoing::Event(error));
                     }
                 });
                 Ok(())
@@ -105,8 +103,8 @@ impl Client {
             }
             "session:unsubscribe" => {
                 let request: SessionRef = parse(event, data)?;
-                if let Some(task) = lock(&self.subscriptions).remove(&request.session_id) {
-                    task.abort();
+                if lock(&self.subscriptions).remove(&request.session_id) {
+                    let _ = self.outbox.send(Outgoing::Unsubscribe(request.session_id));
                 }
                 Ok(())
             }
@@ -124,59 +122,35 @@ impl Client {
     /// turns as they stand and the open permission questions, then every later event.
     fn subscribe(&self, live: Arc<LiveSession>) {
         let id = live.id.to_string();
-        let mut subscriptions = lock(&self.subscriptions);
-        if subscriptions.contains_key(&id) {
+        if !lock(&self.subscriptions).insert(id.clone()) {
             return;
         }
         // Subscribed before the snapshot is taken: nothing falls between the two.
-        let mut stream = self.sessions.fanout().subscribe(&id);
-        let (last, open_turns) = {
+        let stream = self.sessions.fanout().subscribe(&id);
+        let mut catch_up = Vec::new();
+        let last = {
             let projector = lock(&live.projector);
-            let turns: Vec<Value> = projector
-                .open_turns()
-                .map(|turn| {
-                    let mut data = json!(turn);
-                    data["session_id"] = json!(id);
-                    json!({"event": "turn:start", "data": data})
-                })
-                .collect();
-            (projector.last_sequence(), turns)
+            let last = projector.last_sequence();
+            catch_up.push(Arc::new(json!({"event": "session:subscribed",
+                "data": {"session_id": id, "sequence": last}})));
+            catch_up.extend(projector.open_turns().map(|turn| {
+                let mut data = json!(turn);
+                data["session_id"] = json!(id);
+                Arc::new(json!({"event": "turn:start", "data": data}))
+            }));
+            last
         };
-        let questions: Vec<Value> = lock(&live.questions)
-            .values()
-            .map(|q| json!(q.event))
-            .collect();
-        self.send(
-            json!({"event": "session:subscribed", "data": {"session_id": id, "sequence": last}}),
+        catch_up.extend(
+            lock(&live.questions)
+                .values()
+                .map(|q| Arc::new(json!(q.event))),
         );
-        for event in open_turns.into_iter().chain(questions) {
-            self.send(event);
-        }
-        let outbox = self.outbox.clone();
-        let session_id = id.clone();
-        let forward = tokio::spawn(async move {
-            while let Some(delivery) = stream.next().await {
-                let sent = match delivery {
-                    Delivery::Message(event) => {
-                        let sequence = event["data"]["sequence"].as_u64().unwrap_or(u64::MAX);
-                        if sequence <= last {
-                            continue;
-                        }
-                        outbox.send(event)
-                    }
-                    Delivery::Missed(count) => outbox.send(system_error(
-                        &ServeError::Internal(format!(
-                            "this connection fell behind and missed {count} events: fetch GET /api/sessions/{session_id}/messages"
-                        )),
-                        Some(&session_id),
-                    )),
-                };
-                if sent.is_err() {
-                    break;
-                }
-            }
+        let _ = self.outbox.send(Outgoing::Subscribe {
+            session_id: id,
+            catch_up,
+            live: stream,
+            after: last,
         });
-        subscriptions.insert(id, forward.abort_handle());
     }
 
     /// Tells the client its connection failed (`problem`) and cannot go on.
@@ -203,26 +177,11 @@ impl Client {
         );
     }
 
-    fn send(&self, event: Value) {
-        let _ = self.outbox.send(Arc::new(event));
-    }
-
     fn error(&self, error: &ServeError, session_id: Option<&str>) {
-        let _ = self.outbox.send(system_error(error, session_id));
+        let _ = self
+            .outbox
+            .send(Outgoing::Event(system_error(error, session_id)));
     }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        for (_, task) in lock(&self.subscriptions).drain() {
-            task.abort();
-        }
-    }
-}
-
-/// A `system:error` event.
-fn system_error(error: &ServeError, session_id: Option<&str>) -> Arc<Value> {
-    Arc::new(json!({"event": "system:error", "data": error.to_json(session_id)}))
 }
 
 /// An event's data in its shape, or an error naming what is wrong.

@@ -18,10 +18,11 @@ mod client;
 pub mod error;
 pub mod live;
 mod openapi;
+mod outbox;
 mod page;
 pub mod projection;
 pub mod protocol;
 pub mod rest;
 mod socketio;
 
-pub use app::{ServeSettings, router, router_with_fanout};
+pub use app::{ServeSettings, router, router_with_fanout, without_delay};

@@ -8,6 +8,7 @@
 
 use crate::client::Client;
 use crate::live::Sessions;
+use futures::StreamExt;
 use serde_json::Value;
 use socketioxide::SocketIo;
 use socketioxide::extract::{Data, Event, SocketRef};
@@ -39,11 +40,10 @@ enum Incoming {
 /// A new Socket.IO connection: a [`Client`] whose events are emitted to the socket.
 async fn connect(socket: SocketRef, sessions: Arc<Sessions>) {
     let limit = sessions.max_message_bytes();
-    let (outbox, mut events) = mpsc::unbounded_channel::<Arc<Value>>();
-    let client = Arc::new(Client::new(sessions, outbox));
+    let (client, mut events) = Client::new(sessions);
     let emitter = socket.clone();
     let writer = tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
+        while let Some(event) = events.next().await {
             let Some(name) = event["event"].as_str() else {
                 continue;
             };
