@@ -7,7 +7,11 @@
 //! in between (the floor of chunk → client latency).
 //!
 //! `cargo bench -p agentry-serve --bench load` (`LOAD_SESSIONS=100,1000` to choose N; run one N
-//! per process for memory figures untouched by the previous run).
+//! per process for memory figures untouched by the previous run). By default every chat starts
+//! at once, a burst that saturates the machine (the clients and the mock share its cores with
+//! the server), so latency there is mostly queueing; `LOAD_SPREAD_MS=T` spreads the chats'
+//! starts evenly over T ms instead, an offered load of N / T chats per second with all N
+//! sessions open (chats per second then counts that window too).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use agentry::agent::Agent;
@@ -80,7 +84,7 @@ struct Run {
     active_kib: f64,
 }
 
-async fn agentry_run(n: usize, model_url: &str) -> Run {
+async fn agentry_run(n: usize, spread: Duration, model_url: &str) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let model = OpenAiModel::new(OpenAiSettings {
         display_name: "openai/gpt-4.1".to_owned(),
@@ -152,7 +156,8 @@ async fn agentry_run(n: usize, model_url: &str) -> Run {
         })
     };
     let started = Instant::now();
-    let chats = ids.into_iter().map(|id| async move {
+    let chats = ids.into_iter().enumerate().map(|(i, id)| async move {
+        tokio::time::sleep(start_offset(i, n, spread)).await;
         let (mut socket, _) = connect(addr).await.unwrap();
         let send = json!({"event": "chat:send", "data": {"session_id": id, "message": "go"}});
         socket.send(Message::text(send.to_string())).await.unwrap();
@@ -194,7 +199,7 @@ async fn agentry_run(n: usize, model_url: &str) -> Run {
 
 /// The peer: a bare relay that, for each WebSocket message, streams the mock's answer (the same
 /// two requests, the second stamped) and forwards each chunk's text as it comes.
-async fn relay_run(n: usize, model_url: &str) -> Vec<u64> {
+async fn relay_run(n: usize, spread: Duration, model_url: &str) -> Vec<u64> {
     use axum::extract::ws::{Message as AxumMessage, WebSocketUpgrade};
     let url = format!("{model_url}/v1/chat/completions");
     let http = reqwest::Client::new();
@@ -238,7 +243,8 @@ async fn relay_run(n: usize, model_url: &str) -> Vec<u64> {
     let addr = listener.local_addr().unwrap();
     let listener = agentry_serve::without_delay(listener);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    let runs = (0..n).map(|_| async move {
+    let runs = (0..n).map(|i| async move {
+        tokio::time::sleep(start_offset(i, n, spread)).await;
         let (mut socket, _) = connect(addr).await.unwrap();
         socket.send(Message::text("go")).await.unwrap();
         let mut latencies = Vec::new();
@@ -288,6 +294,11 @@ async fn connect(
         .await
 }
 
+/// When chat `i` of `n` starts: evenly over `spread` (all at once when it is zero).
+fn start_offset(i: usize, n: usize, spread: Duration) -> Duration {
+    spread.mul_f64(i as f64 / n as f64)
+}
+
 /// The median of `values`.
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -305,8 +316,18 @@ async fn main() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(3);
+    let spread = Duration::from_millis(
+        std::env::var("LOAD_SPREAD_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .unwrap_or(0),
+    );
     let model = MockModelServer::start_responding(Box::new(two_rounds)).await;
     println!("agentry serve under load: two-round tool chats, one WebSocket client per session");
+    match spread.as_millis() {
+        0 => println!("all chats start at once (LOAD_SPREAD_MS=0)"),
+        ms => println!("chat starts spread evenly over {ms} ms (LOAD_SPREAD_MS)"),
+    }
     println!(
         "peer: a bare WebSocket relay of the same mock answers (no agent); medians of {rounds} rounds, alternating"
     );
@@ -317,8 +338,8 @@ async fn main() {
         for _ in 0..rounds {
             // agentry first: the first round's memory figures are read before the relay has
             // touched the heap.
-            let run = agentry_run(n, &model.url()).await;
-            let relay = relay_run(n, &model.url()).await;
+            let run = agentry_run(n, spread, &model.url()).await;
+            let relay = relay_run(n, spread, &model.url()).await;
             rates.push(run.chats_per_second);
             p50s.push(percentile(&run.latencies, 0.5));
             p99s.push(percentile(&run.latencies, 0.99));
