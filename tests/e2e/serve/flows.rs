@@ -1,7 +1,8 @@
-//! The protocol's flows on both transports: a plain answer, a paused question and its answer, a
-//! sub-agent's turns, a permission request answered by the client.
+//! The protocol's flows on both transports, beyond their exact sequences (`sequences`): a plain
+//! answer against the stored turns, a paused question with an unfit answer, a permission request
+//! answered by the client.
 
-use super::{Server, events, on_both_transports, outline, send, wait_for};
+use super::{Server, deploy_question, events, on_both_transports, outline, send, wait_for};
 use crate::sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::{Value, json};
@@ -79,12 +80,7 @@ fn a_question_pauses_the_chat_and_an_answer_resumes_it_on_both_transports() {
 fn question(transport: &str) {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([
-        MockTurn::Reply(MockReply::tool_call(
-            "ask_1",
-            "AskUserQuestion",
-            json!({"questions": [{"question": "Which environment?", "header": "Deploy",
-                "options": [{"label": "staging"}, {"label": "production"}]}]}),
-        )),
+        deploy_question(),
         MockTurn::Reply(MockReply::text("Deploying to staging.")),
     ]);
     let server = Server::start(&sb, &model, &[]);
@@ -147,60 +143,6 @@ fn question(transport: &str) {
             .as_str()
             .unwrap()
             .contains("staging")
-    );
-}
-
-#[test]
-fn a_sub_agents_turns_name_their_agent_call_on_both_transports() {
-    on_both_transports(sub_agent);
-}
-
-fn sub_agent(transport: &str) {
-    let sb = sandbox();
-    let model = MockModelServer::start_blocking([
-        MockTurn::Reply(MockReply::tool_call(
-            "fork_1",
-            "Agent",
-            json!({"description": "Clean the data", "prompt": "Clean it"}),
-        )),
-        MockTurn::Reply(MockReply::text("Cleaned.")),
-        MockTurn::Reply(MockReply::text("The data is clean.")),
-    ]);
-    let server = Server::start(&sb, &model, &[]);
-    let id = server.new_session(&sb);
-    let out = server.client_over(
-        &sb,
-        transport,
-        vec![
-            send(
-                "chat:send",
-                json!({"session_id": id, "message": "Clean the data"}),
-            ),
-            wait_for("chat:end", 1),
-        ],
-    );
-    let starts = events(&out, "turn:start");
-    let child: Vec<&&Value> = starts
-        .iter()
-        .filter(|t| t["parent_fork_tool_call_id"] == "fork_1")
-        .collect();
-    assert_eq!(child.len(), 2, "the sub-agent's user and assistant turns");
-    assert!(child.iter().all(|t| t["loop_id"] == "loop_fork_1"));
-    let roots = starts
-        .iter()
-        .filter(|t| t["parent_fork_tool_call_id"].is_null())
-        .count();
-    assert_eq!(roots, 3, "user, the Agent call's turn, the answer");
-    let result = events(&out, "turn:patch")
-        .into_iter()
-        .find(|p| p["patch_type"] == "tool_result" && p["data"]["tool_call_id"] == "fork_1")
-        .unwrap();
-    assert_eq!(result["loop_id"], "root");
-    assert!(
-        result["data"]["result"]
-            .as_str()
-            .unwrap()
-            .starts_with("Cleaned.")
     );
 }
 

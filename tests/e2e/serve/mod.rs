@@ -3,7 +3,7 @@
 //! that keep the connection, reconnection mid-chat, sessions after a restart, the token and
 //! Origin checks. The model is the mock model server.
 
-use agentry_tests::mock_model::MockModelServer;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::peers::{Transcript, run_chat_client};
 use agentry_tests::{Running, Sandbox, http};
 use serde_json::{Value, json};
@@ -108,6 +108,16 @@ pub(super) fn events<'a>(out: &'a Transcript, name: &str) -> Vec<&'a Value> {
         .filter(|r| r["event"] == name)
         .map(|r| &r["data"])
         .collect()
+}
+
+/// A model reply asking AskUserQuestion (call `ask_1`): staging or production?
+pub(super) fn deploy_question() -> MockTurn {
+    MockTurn::Reply(MockReply::tool_call(
+        "ask_1",
+        "AskUserQuestion",
+        json!({"questions": [{"question": "Which environment?", "header": "Deploy",
+            "options": [{"label": "staging"}, {"label": "production"}]}]}),
+    ))
 }
 
 /// Runs `flow` over the plain WebSocket, then over Socket.IO.

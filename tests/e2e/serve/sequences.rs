@@ -3,7 +3,7 @@
 //! events are snapshots (ids, times and the sequence's starting point normalised), so any change
 //! to what a client sees is a visible diff.
 
-use super::{Server, send, wait_for};
+use super::{Server, deploy_question, send, wait_for};
 use crate::sandbox;
 use agentry_tests::chat_events::normalise;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
@@ -101,15 +101,7 @@ fn several_tool_rounds_one_assistant_turn_per_model_call() {
 #[test]
 fn a_question_pauses_the_chat_and_its_answer_resumes_it() {
     let events = received(|| Flow {
-        replies: vec![
-            MockTurn::Reply(MockReply::tool_call(
-                "ask_1",
-                "AskUserQuestion",
-                json!({"questions": [{"question": "Which environment?", "header": "Deploy",
-                    "options": [{"label": "staging"}, {"label": "production"}]}]}),
-            )),
-            text("Deploying to staging."),
-        ],
+        replies: vec![deploy_question(), text("Deploying to staging.")],
         server_args: &[],
         steps: json!(
             [
