@@ -269,7 +269,7 @@ pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
     let _ = config;
     #[cfg(not(feature = "fork"))]
     let _ = project;
-    vec![
+    let linked: Vec<Arc<dyn Provider>> = vec![
         #[cfg(feature = "file-ops")]
         Arc::new(agentry_file_ops::FileOps::default()),
         #[cfg(feature = "bash")]
@@ -283,7 +283,41 @@ pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
         )),
         #[cfg(feature = "fork")]
         Arc::new(sub_agents(config, project)),
-    ]
+    ];
+    linked.into_iter().chain(web_fetch(config)).collect()
+}
+
+/// WebFetch, with the configuration's `[webfetch]`; an unusable table is reported and the tool
+/// left out.
+#[cfg(feature = "webfetch")]
+fn web_fetch(config: &Config) -> Option<Arc<dyn Provider>> {
+    let offered = || -> anyhow::Result<Arc<dyn Provider>> {
+        let settings = match &config.webfetch {
+            Some(table) => agentry_webfetch::WebFetchSettings::from_value(table.clone())?,
+            None => agentry_webfetch::WebFetchSettings::default(),
+        };
+        let model = match &settings.model {
+            Some(spec) => Some(
+                config
+                    .open_model(Some(spec))
+                    .map_err(|e| anyhow!("[webfetch] model: {e}"))?,
+            ),
+            None => None,
+        };
+        Ok(Arc::new(agentry_webfetch::provider(&settings, model)?))
+    };
+    offered()
+        .map_err(|error| eprintln!("agentry: WebFetch not offered: {error}"))
+        .ok()
+}
+
+/// This build has no WebFetch: a `[webfetch]` table is reported, not silently dropped.
+#[cfg(not(feature = "webfetch"))]
+fn web_fetch(config: &Config) -> Option<Arc<dyn Provider>> {
+    if config.webfetch.is_some() {
+        eprintln!("agentry: this agentry was built without WebFetch; [webfetch] is ignored");
+    }
+    None
 }
 
 /// The skills of the user and the project (unusable `SKILL.md` files are reported and left

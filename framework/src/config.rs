@@ -82,6 +82,8 @@ pub struct Config {
     /// How agentry treats MCP servers (`[mcp]`).
     #[serde(default)]
     pub mcp: McpSettings,
+    /// The WebFetch tool's settings (`[webfetch]`), as written: the webfetch provider reads them.
+    pub webfetch: Option<serde_json::Value>,
 }
 
 /// `[mcp]`: timeouts for MCP servers.
@@ -160,6 +162,7 @@ impl Config {
             .startup_timeout_secs
             .or(self.mcp.startup_timeout_secs);
         self.mcp.tool_timeout_secs = other.mcp.tool_timeout_secs.or(self.mcp.tool_timeout_secs);
+        self.webfetch = other.webfetch.or(self.webfetch);
         self
     }
 

@@ -329,8 +329,8 @@ impl PermissionPolicy {
         }
         let allowed_by_mode = match self.mode {
             PermissionMode::Bypass => true,
-            PermissionMode::AcceptEdits => call.kind.is_read_only() || call.kind.is_file_edit(),
-            PermissionMode::Default | PermissionMode::Plan => call.kind.is_read_only(),
+            PermissionMode::AcceptEdits => call.kind.runs_unasked() || call.kind.is_file_edit(),
+            PermissionMode::Default | PermissionMode::Plan => call.kind.runs_unasked(),
         };
         if allowed_by_mode {
             Decision::Allow
@@ -526,6 +526,29 @@ mod tests {
             },
             &RememberedAnswers::default(),
         )
+    }
+
+    #[test]
+    fn fetch_calls_ask_unless_a_rule_or_bypass_allows_them_and_plan_mode_keeps_them() {
+        let ask = |mode| {
+            let policy = PermissionPolicy {
+                mode,
+                rules: vec![],
+            };
+            decide(&policy, "WebFetch", ToolKind::Fetch, "/inside/x")
+        };
+        assert_eq!(ask(PermissionMode::Default), Decision::Ask);
+        assert_eq!(ask(PermissionMode::AcceptEdits), Decision::Ask);
+        assert_eq!(ask(PermissionMode::Plan), Decision::Ask);
+        assert_eq!(ask(PermissionMode::Bypass), Decision::Allow);
+        let allowed = PermissionPolicy {
+            mode: PermissionMode::Default,
+            rules: vec![PermissionRule::parse(RuleAction::Allow, "kind:fetch").unwrap()],
+        };
+        assert_eq!(
+            decide(&allowed, "WebFetch", ToolKind::Fetch, "/inside/x"),
+            Decision::Allow
+        );
     }
 
     #[test]

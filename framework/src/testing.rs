@@ -129,6 +129,15 @@ impl ToolHarness {
         self
     }
 
+    /// Offers calls `model` as the session's model, as a chat does
+    /// ([`SessionModel`](crate::model::side::SessionModel)).
+    pub fn with_session_model(mut self, model: Arc<dyn crate::model::Model>) -> Self {
+        self.scope
+            .extensions
+            .insert(Arc::new(crate::model::side::SessionModel::new(model)));
+        self
+    }
+
     /// The session's provider state (dropping the harness drops it, ending the session).
     pub fn state(&self) -> &SessionState {
         &self.scope.state

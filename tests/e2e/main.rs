@@ -81,3 +81,4 @@ mod providers;
 mod run;
 mod serve;
 mod tools;
+mod web;

@@ -30,8 +30,12 @@ fn providers_lists_every_linked_provider_with_origin_and_tools() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["file_ops", "bash", "builtin", "fork", "skill"]);
+    assert_eq!(
+        names,
+        ["file_ops", "bash", "builtin", "fork", "webfetch", "skill"]
+    );
     assert_eq!(tool(&listing, "fork", "Agent")["kind"], "think");
+    assert_eq!(tool(&listing, "webfetch", "WebFetch")["kind"], "fetch");
     assert_eq!(listing[0]["origin"], json!({"kind": "built_in"}));
     assert_eq!(tool(&listing, "file_ops", "Grep")["kind"], "search");
     assert_eq!(tool(&listing, "bash", "Bash")["kind"], "execute");

@@ -7,6 +7,7 @@ use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnSta
 use crate::executor::CallResult;
 use crate::executor::{CallScope, Executor, PendingCall};
 use crate::ids::{ToolCallId, TurnId};
+use crate::model::side::SessionModel;
 use crate::model::{
     AssistantContent, ContentBlock, FinishReason, Message, ModelError, ModelEvent, ModelRequest,
     ToolDefinition, ToolResult,
@@ -220,6 +221,7 @@ impl Chat<'_> {
             pauses: self.pauses.clone(),
             depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
         }));
+        extensions.insert(Arc::new(SessionModel::new(session.model.clone())));
         if let Some(handler) = &self.io.questions {
             extensions.insert(Arc::new(UserQuestions {
                 handler: handler.clone(),

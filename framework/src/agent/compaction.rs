@@ -3,10 +3,8 @@
 
 use crate::error::AgentError;
 use crate::event::Usage;
-use crate::model::{
-    ContentBlock, Message, Model, ModelError, ModelEvent, ModelRequest, ToolDefinition,
-};
-use futures::StreamExt;
+use crate::model::side::answer_text;
+use crate::model::{ContentBlock, Message, Model, ModelError, ModelRequest, ToolDefinition};
 
 /// The share of the window a request may fill before compaction (the rest is for the answer).
 const FILL_LIMIT: f64 = 0.75;
@@ -72,16 +70,7 @@ pub async fn summarise(
     messages.push(Message::user_text(SUMMARY_REQUEST));
     // The older turns hold tool calls; APIs want the tools defined to read them.
     let request = ModelRequest::for_model(model, system.to_owned(), messages, tools.to_vec());
-    let mut stream = model.stream(request).await?;
-    let mut summary = String::new();
-    while let Some(event) = stream.next().await {
-        match event? {
-            ModelEvent::TextDelta { text } => summary.push_str(&text),
-            ModelEvent::Usage { usage: used } => *usage += used,
-            ModelEvent::Finished { .. } => break,
-            _ => {}
-        }
-    }
+    let summary = answer_text(model, request, usage).await?;
     if summary.trim().is_empty() {
         return Err(ModelError::Protocol(
             "the model gave an empty summary when compacting".to_owned(),

@@ -9,6 +9,7 @@ pub mod http;
 #[cfg(feature = "http-models")]
 pub mod openai;
 pub mod scripted;
+pub mod side;
 pub mod unavailable;
 pub mod wire;
 

@@ -47,13 +47,21 @@ impl ToolKind {
         ToolKind::Other,
     ];
 
-    /// Whether calls of this kind only observe the world. Read-only calls need no permission by
-    /// default, are the only ones allowed in plan mode, and may run concurrently with each other.
+    /// Whether calls of this kind only observe the world. Read-only calls are the only ones
+    /// allowed in plan mode and may run concurrently with each other; all but fetch calls need
+    /// no permission by default ([`runs_unasked`](Self::runs_unasked)).
     pub fn is_read_only(self) -> bool {
         matches!(
             self,
             ToolKind::Read | ToolKind::Search | ToolKind::Think | ToolKind::Fetch
         )
+    }
+
+    /// Whether calls of this kind run without asking in the default mode: those that only
+    /// observe this machine. Fetch calls are read-only but send requests out (a URL can carry
+    /// data away), so they are asked about unless a rule allows them (`WebFetch(domain:…)`).
+    pub fn runs_unasked(self) -> bool {
+        self.is_read_only() && self != ToolKind::Fetch
     }
 
     /// Whether calls of this kind change files (what `accept_edits` mode allows without asking).

@@ -1,0 +1,102 @@
+//! A fetched body as text the model can read: HTML as Markdown (scripts, styles and navigation
+//! chrome dropped), JSON pretty-printed, plain text as it is; other types are refused.
+
+use crate::fetch::Page;
+use std::sync::OnceLock;
+
+/// Elements whose content is not the page's: code, styling, navigation and form chrome.
+const DROPPED: &[&str] = &[
+    "script", "style", "noscript", "template", "head", "nav", "header", "footer", "aside",
+    "iframe", "svg", "canvas", "form", "button", "select", "input", "textarea", "dialog",
+];
+
+/// Why a body is not readable.
+#[derive(Debug, thiserror::Error)]
+#[error("{url} is {content_type}, which WebFetch does not read (it reads HTML, JSON and text)")]
+pub struct Unreadable {
+    /// The page.
+    pub url: String,
+    /// Its type.
+    pub content_type: String,
+}
+
+/// What kind of text a page holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// HTML, read as Markdown.
+    Html,
+    /// JSON.
+    Json,
+    /// Any other text.
+    Text,
+}
+
+/// The kind of text `page` holds, from its `Content-Type` (or its first bytes when it has none).
+pub fn kind(page: &Page) -> Result<Kind, Unreadable> {
+    let essence = page
+        .content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let kind = match essence.as_str() {
+        "text/html" | "application/xhtml+xml" => Kind::Html,
+        "application/json" => Kind::Json,
+        e if e.ends_with("+json") => Kind::Json,
+        e if e.starts_with("text/") => Kind::Text,
+        "application/xml"
+        | "application/javascript"
+        | "application/x-javascript"
+        | "application/ecmascript"
+        | "application/x-yaml"
+        | "application/yaml"
+        | "application/toml" => Kind::Text,
+        e if e.ends_with("+xml") => Kind::Text,
+        "" if std::str::from_utf8(&page.body).is_ok() => {
+            let start = String::from_utf8_lossy(&page.body[..page.body.len().min(512)])
+                .trim_start()
+                .to_ascii_lowercase();
+            if start.starts_with("<!doctype html") || start.starts_with("<html") {
+                Kind::Html
+            } else {
+                Kind::Text
+            }
+        }
+        _ => {
+            return Err(Unreadable {
+                url: page.url.to_string(),
+                content_type: if essence.is_empty() {
+                    "binary content with no Content-Type".to_owned()
+                } else {
+                    essence
+                },
+            });
+        }
+    };
+    Ok(kind)
+}
+
+/// The page as readable text.
+pub fn readable(page: &Page) -> Result<String, Unreadable> {
+    let text = String::from_utf8_lossy(&page.body);
+    Ok(match kind(page)? {
+        Kind::Html => html_to_markdown(&text),
+        Kind::Json => serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|value| serde_json::to_string_pretty(&value).ok())
+            .unwrap_or_else(|| text.into_owned()),
+        Kind::Text => text.into_owned(),
+    })
+}
+
+/// HTML as Markdown, without scripts, styles or navigation chrome.
+pub fn html_to_markdown(html: &str) -> String {
+    static CONVERTER: OnceLock<htmd::HtmlToMarkdown> = OnceLock::new();
+    let converter = CONVERTER.get_or_init(|| {
+        htmd::HtmlToMarkdown::builder()
+            .skip_tags(DROPPED.to_vec())
+            .build()
+    });
+    converter.convert(html).unwrap_or_else(|_| html.to_owned())
+}

@@ -1,0 +1,57 @@
+//! # agentry-webfetch
+//!
+//! The `WebFetch` tool: fetches a URL, reads it as Markdown (HTML), pretty JSON or text, and
+//! answers the call's `prompt` about it with a model — a small, fast one when configured, the
+//! session's otherwise.
+//!
+//! Safe by default: `http` is fetched as `https`; only public addresses are connected to (the
+//! [`guard`] refuses loopback, private, link-local — cloud metadata —, carrier-grade NAT and the
+//! other non-public ranges, checked on the addresses a name resolves to and on every redirect,
+//! so DNS rebinding and redirect tricks fail); domains can be allowed or blocked; a permission
+//! rule `WebFetch(domain:example.com)` allows one domain and its subdomains.
+//!
+//! Configuration (`[webfetch]` in agentry's `config.toml`, every key optional):
+//!
+//! ```toml
+//! [webfetch]
+//! model = "openai/gpt-4.1-mini"     # answers prompts; the session's model when absent
+//! allow_http = false                # true: fetch http URLs as http
+//! allow_addresses = ["10.1.0.0/16"] # non-public addresses that may be fetched
+//! allowed_domains = []              # when any are named, only these (and subdomains)
+//! blocked_domains = ["example.org"] # never these (and subdomains)
+//! max_bytes = 10485760              # a body is read up to this many bytes
+//! max_content_chars = 100000        # the model reads this much of a page at most
+//! max_redirects = 10
+//! connect_timeout_secs = 10
+//! timeout_secs = 30
+//! ```
+
+pub mod cache;
+pub mod convert;
+pub mod fetch;
+pub mod guard;
+pub mod resolve;
+mod settings;
+pub mod tool;
+
+pub use settings::{SettingsError, WebFetchSettings};
+pub use tool::WebFetch;
+
+use agentry::model::Model;
+use agentry::provider::SimpleProvider;
+use std::sync::Arc;
+
+/// The provider of `WebFetch`, with `settings`, answering prompts with `model` (the session's
+/// when `None`).
+pub fn provider(
+    settings: &WebFetchSettings,
+    model: Option<Arc<dyn Model>>,
+) -> Result<SimpleProvider, fetch::FetchError> {
+    let fetcher = fetch::Fetcher::new(settings.fetch_settings())?;
+    let tool = WebFetch::new(fetcher, model).with_max_content_chars(settings.max_content_chars());
+    Ok(SimpleProvider::new(
+        "webfetch",
+        "Fetches web pages and answers prompts about them.",
+    )
+    .with_tool(tool))
+}

@@ -1,0 +1,176 @@
+//! The `WebFetch` tool: fetch a URL, read it as Markdown / JSON / text, and answer the call's
+//! `prompt` about it with a model (the configured small model, or the session's).
+
+use crate::cache::PageCache;
+use crate::convert;
+use crate::fetch::{FetchError, Fetcher, domain_matches};
+use agentry::model::Model;
+use agentry::model::side::{SessionModel, ask};
+use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use std::sync::Arc;
+
+/// What the model reads of a page at most, in characters; the rest is cut with a marker.
+pub const DEFAULT_MAX_CONTENT_CHARS: usize = 100_000;
+
+const SYSTEM: &str = "You read a web page's content and answer a request about it. Answer from \
+the content alone, concisely; quote only short passages, and say so when the content does not \
+answer the request.";
+
+/// The `WebFetch` tool's input.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebFetchInput {
+    /// The URL to fetch (`http` is fetched as `https`).
+    pub url: String,
+    /// What to find out from the page.
+    pub prompt: String,
+}
+
+/// The `WebFetch` tool.
+pub struct WebFetch {
+    fetcher: Fetcher,
+    model: Option<Arc<dyn Model>>,
+    max_content_chars: usize,
+}
+
+impl WebFetch {
+    /// WebFetch with `fetcher`, answering with `model` (the session's when `None`).
+    pub fn new(fetcher: Fetcher, model: Option<Arc<dyn Model>>) -> Self {
+        Self {
+            fetcher,
+            model,
+            max_content_chars: DEFAULT_MAX_CONTENT_CHARS,
+        }
+    }
+
+    /// The most characters of a page the model reads.
+    pub fn with_max_content_chars(mut self, max: usize) -> Self {
+        self.max_content_chars = max.max(1);
+        self
+    }
+
+    async fn answer(
+        &self,
+        input: WebFetchInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let url = self.fetcher.prepare(&input.url).map_err(failed)?;
+        let cache = ctx.state.get_or_init(PageCache::default);
+        let (page, cached) = match cache.get(url.as_str()) {
+            Some(page) => (page, true),
+            None => {
+                let page = tokio::select! {
+                    page = self.fetcher.get(&url) => page.map_err(failed)?,
+                    () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
+                };
+                let page = Arc::new(page);
+                cache.put(url.as_str(), page.clone());
+                (page, false)
+            }
+        };
+        let text = convert::readable(&page).map_err(|e| ToolError::failed(e.to_string()))?;
+        let (content, cut) = fit(&text, self.max_content_chars);
+        let model = match &self.model {
+            Some(model) => model.clone(),
+            None => SessionModel::of(ctx)
+                .map(|m| m.model().clone())
+                .ok_or_else(|| {
+                    ToolError::failed("WebFetch has no model to apply the prompt with")
+                })?,
+        };
+        let mut question = format!("Content of {}:\n\n---\n{content}\n---\n", page.url);
+        if page.truncated || cut {
+            question.push_str("\n(The content is cut short: it goes on beyond what is shown.)\n");
+        }
+        question.push_str(&format!("\nRequest: {}", input.prompt));
+        let asked = ask(model.as_ref(), SYSTEM, question);
+        let (answer, usage) = tokio::select! {
+            answer = asked => answer.map_err(|e| ToolError::failed(format!("the model could not answer about {}: {e}", page.url)))?,
+            () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
+        };
+        let mut output = ToolOutput::text(answer);
+        output.raw_output = Some(json!({
+            "url": page.url.as_str(),
+            "status": page.status,
+            "content_type": page.content_type,
+            "bytes": page.body.len(),
+            "truncated": page.truncated || cut,
+            "cached": cached,
+            "model": model.name(),
+            "usage": usage,
+        }));
+        Ok(output)
+    }
+}
+
+/// `text` cut to `max` characters (on a character boundary) with a marker, and whether it was.
+pub fn fit(text: &str, max: usize) -> (String, bool) {
+    match text.char_indices().nth(max) {
+        None => (text.to_owned(), false),
+        Some((end, _)) => {
+            let total = text.chars().count();
+            (
+                format!(
+                    "{}\n\n[… cut: the page has {total} characters; the first {max} are shown]",
+                    &text[..end]
+                ),
+                true,
+            )
+        }
+    }
+}
+
+fn failed(error: FetchError) -> ToolError {
+    ToolError::failed(error.to_string())
+}
+
+impl Tool for WebFetch {
+    type Input = WebFetchInput;
+    type Output = ToolOutput;
+
+    fn name(&self) -> &str {
+        "WebFetch"
+    }
+
+    fn description(&self) -> String {
+        "Fetches a URL and answers a prompt about its content.\n\
+         - HTML is read as Markdown (scripts, styles and navigation dropped), JSON pretty-printed, \
+         text as it is; other content types are refused.\n\
+         - An http URL is fetched as https. Only public addresses are fetched.\n\
+         - The prompt is answered by a model that reads the page: ask for exactly what you need.\n\
+         - Pages are kept for 15 minutes, so asking again about the same URL is fast.\n\
+         - Long pages are cut, and the answer says so."
+            .to_owned()
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Fetch
+    }
+
+    fn title(&self, input: &WebFetchInput) -> String {
+        format!("Fetch {}", input.url)
+    }
+
+    /// `domain:example.com` matches the URL's host and its subdomains.
+    fn matches_rule(
+        &self,
+        input: &WebFetchInput,
+        pattern: &str,
+        _locations: &[agentry::tool::ToolCallLocation],
+    ) -> bool {
+        let Some(domain) = pattern.strip_prefix("domain:") else {
+            return false;
+        };
+        url::Url::parse(input.url.trim())
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_owned))
+            .is_some_and(|host| domain_matches(&host, domain.trim()))
+    }
+
+    async fn call(&self, input: WebFetchInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        self.answer(input, &ctx).await
+    }
+}

@@ -1,0 +1,100 @@
+//! WebFetch in the real binary: a page on 127.0.0.1 (allowed by `[webfetch]`), the permission
+//! rule `WebFetch(domain:…)`, and the prompt answered by a side question to the session's model
+//! (the mock model server), whose answer is the tool's result.
+
+use crate::{run_openai, sandbox};
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use serde_json::json;
+use std::io::{BufRead, BufReader, Write};
+
+/// Serves `body` as HTML to every request on a loopback port, from a thread.
+fn page_server(body: &'static str) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let mut stream = stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+#[test]
+fn webfetch_reads_a_page_and_answers_its_prompt_with_the_sessions_model() {
+    let sb = sandbox();
+    let port = page_server(
+        "<html><body><nav>Menu</nav><h1>Release notes</h1><p>Version <b>2.1</b> adds streaming.</p><script>x()</script></body></html>",
+    );
+    sb.write(
+        "project/.agentry/config.toml",
+        "[webfetch]\nallow_http = true\nallow_addresses = [\"127.0.0.1\"]\n\n[permissions]\nallow = [\"WebFetch(domain:127.0.0.1)\"]\n",
+    );
+    let url = format!("http://127.0.0.1:{port}/notes");
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "fetch_1",
+            "WebFetch",
+            json!({"url": url, "prompt": "Which version adds streaming?"}),
+        )),
+        // The side question WebFetch asks about the page.
+        MockTurn::Reply(MockReply::text("Version 2.1 adds streaming.")),
+        MockTurn::Reply(MockReply::text("It is 2.1.")),
+    ]);
+    let out = run_openai(&sb, &server, &["which version adds streaming?"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let side = requests[1].body["messages"].to_string();
+    assert!(side.contains("# Release notes"), "{side}");
+    assert!(side.contains("Which version adds streaming?"), "{side}");
+    assert!(!side.contains("Menu") && !side.contains("x()"), "{side}");
+    let result = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .to_string();
+    assert!(result.contains("Version 2.1 adds streaming."), "{result}");
+}
+
+#[test]
+fn webfetch_refuses_a_private_address_that_no_configuration_allows() {
+    let sb = sandbox();
+    let port = page_server("<p>internal</p>");
+    sb.write(
+        "project/.agentry/config.toml",
+        "[webfetch]\nallow_http = true\n\n[permissions]\nallow = [\"WebFetch\"]\n",
+    );
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "fetch_1",
+            "WebFetch",
+            json!({"url": format!("http://127.0.0.1:{port}/"), "prompt": "?"}),
+        )),
+        MockTurn::Reply(MockReply::text("Refused.")),
+    ]);
+    let out = run_openai(&sb, &server, &["fetch it"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "no side question for a refused page");
+    let result = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .to_string();
+    assert!(
+        result.contains("not a public address") && result.contains("loopback"),
+        "{result}"
+    );
+}
