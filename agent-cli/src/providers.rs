@@ -284,7 +284,35 @@ pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
         #[cfg(feature = "fork")]
         Arc::new(sub_agents(config, project)),
     ];
-    linked.into_iter().chain(web_fetch(config)).collect()
+    linked
+        .into_iter()
+        .chain(web_fetch(config))
+        .chain(web_search(config))
+        .collect()
+}
+
+/// WebSearch over the configuration's `[web_search]` back-end; without one (or with an
+/// unusable one) each call says what to configure.
+#[cfg(feature = "search")]
+fn web_search(config: &Config) -> Option<Arc<dyn Provider>> {
+    let settings = match config.web_search.clone().map(agentry_search::settings_from) {
+        Some(Ok(settings)) => Some(settings),
+        Some(Err(error)) => {
+            eprintln!("agentry: {error}");
+            None
+        }
+        None => None,
+    };
+    Some(Arc::new(agentry_search::provider(settings.as_ref())))
+}
+
+/// This build has no WebSearch: a `[web_search]` table is reported, not silently dropped.
+#[cfg(not(feature = "search"))]
+fn web_search(config: &Config) -> Option<Arc<dyn Provider>> {
+    if config.web_search.is_some() {
+        eprintln!("agentry: this agentry was built without WebSearch; [web_search] is ignored");
+    }
+    None
 }
 
 /// WebFetch, with the configuration's `[webfetch]`; an unusable table is reported and the tool

@@ -84,6 +84,8 @@ pub struct Config {
     pub mcp: McpSettings,
     /// The WebFetch tool's settings (`[webfetch]`), as written: the webfetch provider reads them.
     pub webfetch: Option<serde_json::Value>,
+    /// WebSearch's back-end (`[web_search]`), as written: the search provider reads it.
+    pub web_search: Option<serde_json::Value>,
 }
 
 /// `[mcp]`: timeouts for MCP servers.
@@ -163,6 +165,7 @@ impl Config {
             .or(self.mcp.startup_timeout_secs);
         self.mcp.tool_timeout_secs = other.mcp.tool_timeout_secs.or(self.mcp.tool_timeout_secs);
         self.webfetch = other.webfetch.or(self.webfetch);
+        self.web_search = other.web_search.or(self.web_search);
         self
     }
 

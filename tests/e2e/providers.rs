@@ -32,10 +32,13 @@ fn providers_lists_every_linked_provider_with_origin_and_tools() {
         .collect();
     assert_eq!(
         names,
-        ["file_ops", "bash", "builtin", "fork", "webfetch", "skill"]
+        [
+            "file_ops", "bash", "builtin", "fork", "webfetch", "search", "skill"
+        ]
     );
     assert_eq!(tool(&listing, "fork", "Agent")["kind"], "think");
     assert_eq!(tool(&listing, "webfetch", "WebFetch")["kind"], "fetch");
+    assert_eq!(tool(&listing, "search", "WebSearch")["kind"], "fetch");
     assert_eq!(listing[0]["origin"], json!({"kind": "built_in"}));
     assert_eq!(tool(&listing, "file_ops", "Grep")["kind"], "search");
     assert_eq!(tool(&listing, "bash", "Bash")["kind"], "execute");

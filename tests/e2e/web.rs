@@ -1,6 +1,6 @@
-//! WebFetch in the real binary: a page on 127.0.0.1 (allowed by `[webfetch]`), the permission
-//! rule `WebFetch(domain:…)`, and the prompt answered by a side question to the session's model
-//! (the mock model server), whose answer is the tool's result.
+//! WebFetch and WebSearch in the real binary: a page on 127.0.0.1 (allowed by `[webfetch]`), the
+//! permission rule `WebFetch(domain:…)`, the prompt answered by a side question to the session's
+//! model (the mock model server), and a search through a SearXNG-format back-end on 127.0.0.1.
 
 use crate::{run_openai, sandbox};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
@@ -9,6 +9,11 @@ use std::io::{BufRead, BufReader, Write};
 
 /// Serves `body` as HTML to every request on a loopback port, from a thread.
 fn page_server(body: &'static str) -> u16 {
+    server("text/html", body)
+}
+
+/// Serves `body` as `content_type` to every request on a loopback port, from a thread.
+fn server(content_type: &'static str, body: &'static str) -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -21,7 +26,7 @@ fn page_server(body: &'static str) -> u16 {
             let mut stream = stream;
             let _ = write!(
                 stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
         }
@@ -95,6 +100,40 @@ fn webfetch_refuses_a_private_address_that_no_configuration_allows() {
         .to_string();
     assert!(
         result.contains("not a public address") && result.contains("loopback"),
+        "{result}"
+    );
+}
+
+#[test]
+fn websearch_asks_the_configured_searxng_and_gives_a_numbered_list() {
+    let sb = sandbox();
+    let port = server(
+        "application/json",
+        r#"{"query": "tokio", "results": [{"url": "https://tokio.rs/", "title": "Tokio", "content": "An async runtime.", "engine": "brave"}], "answers": [], "suggestions": []}"#,
+    );
+    sb.write(
+        "project/.agentry/config.toml",
+        &format!("[web_search]\nbackend = \"searxng\"\nurl = \"http://127.0.0.1:{port}\"\n\n[permissions]\nallow = [\"WebSearch\"]\n"),
+    );
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "search_1",
+            "WebSearch",
+            json!({"query": "tokio"}),
+        )),
+        MockTurn::Reply(MockReply::text("Tokio is an async runtime.")),
+    ]);
+    let out = run_openai(&sb, &server, &["what is tokio?"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let requests = server.requests();
+    let result = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .to_string();
+    assert!(
+        result.contains("1. Tokio") && result.contains("https://tokio.rs/"),
         "{result}"
     );
 }
