@@ -127,6 +127,7 @@ pub async fn available(
             }
         }
     }
+    providers.extend(http_tools(config).await);
     let servers = mcp_servers(config, project, start).await;
     providers.extend(servers.providers);
     #[cfg_attr(not(feature = "skill"), allow(unused_mut))]
@@ -304,6 +305,37 @@ fn web_search(config: &Config) -> Option<Arc<dyn Provider>> {
         None => None,
     };
     Some(Arc::new(agentry_search::provider(settings.as_ref())))
+}
+
+/// The tools `[[http_tools]]` registers (LangServe schemas fetched now); an entry that cannot
+/// be used is reported and left out.
+#[cfg(feature = "http-tools")]
+async fn http_tools(config: &Config) -> Option<Arc<dyn Provider>> {
+    if config.http_tools.is_empty() {
+        return None;
+    }
+    let entries = match agentry_http_tools::entries_from(config.http_tools.clone().into()) {
+        Ok(entries) => entries,
+        Err(error) => {
+            eprintln!("agentry: {error}");
+            return None;
+        }
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    let (provider, problems) = agentry_http_tools::provider(&entries, &env).await;
+    for problem in problems {
+        eprintln!("agentry: tool not registered: {problem}");
+    }
+    Some(Arc::new(provider))
+}
+
+/// This build has no HTTP tools: `[[http_tools]]` is reported, not silently dropped.
+#[cfg(not(feature = "http-tools"))]
+async fn http_tools(config: &Config) -> Option<Arc<dyn Provider>> {
+    if !config.http_tools.is_empty() {
+        eprintln!("agentry: this agentry was built without HTTP tools; [[http_tools]] is ignored");
+    }
+    None
 }
 
 /// This build has no WebSearch: a `[web_search]` table is reported, not silently dropped.

@@ -86,6 +86,10 @@ pub struct Config {
     pub webfetch: Option<serde_json::Value>,
     /// WebSearch's back-end (`[web_search]`), as written: the search provider reads it.
     pub web_search: Option<serde_json::Value>,
+    /// Tools registered by configuration (`[[http_tools]]`), as written: the HTTP tools
+    /// provider reads them.
+    #[serde(default)]
+    pub http_tools: Vec<serde_json::Value>,
 }
 
 /// `[mcp]`: timeouts for MCP servers.
@@ -166,6 +170,7 @@ impl Config {
         self.mcp.tool_timeout_secs = other.mcp.tool_timeout_secs.or(self.mcp.tool_timeout_secs);
         self.webfetch = other.webfetch.or(self.webfetch);
         self.web_search = other.web_search.or(self.web_search);
+        self.http_tools.extend(other.http_tools);
         self
     }
 

@@ -1,6 +1,7 @@
 //! WebFetch and WebSearch in the real binary: a page on 127.0.0.1 (allowed by `[webfetch]`), the
 //! permission rule `WebFetch(domain:…)`, the prompt answered by a side question to the session's
-//! model (the mock model server), and a search through a SearXNG-format back-end on 127.0.0.1.
+//! model (the mock model server), a search through a SearXNG-format back-end on 127.0.0.1, and a
+//! tool registered by `[[http_tools]]`.
 
 use crate::{run_openai, sandbox};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
@@ -136,4 +137,38 @@ fn websearch_asks_the_configured_searxng_and_gives_a_numbered_list() {
         result.contains("1. Tokio") && result.contains("https://tokio.rs/"),
         "{result}"
     );
+}
+
+#[test]
+fn a_configured_http_tool_is_offered_and_called_with_the_models_input() {
+    let sb = sandbox();
+    let port = server("application/json", r#"{"answer": 42}"#);
+    sb.write(
+        "project/.agentry/config.toml",
+        &format!(
+            "[[http_tools]]\nname = \"lookup\"\ndescription = \"Looks things up.\"\nurl = \"http://127.0.0.1:{port}/lookup\"\ninput_schema = {{ type = \"object\", properties = {{ q = {{ type = \"string\" }} }}, required = [\"q\"] }}\n\n[permissions]\nallow = [\"lookup\"]\n"
+        ),
+    );
+    let listed = sb.run(&["tools"]);
+    assert!(listed.stdout.contains("lookup"), "{listed:?}");
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_1",
+            "lookup",
+            json!({"q": "meaning"}),
+        )),
+        MockTurn::Reply(MockReply::text("It is 42.")),
+    ]);
+    let out = run_openai(&sb, &model, &["look it up"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let requests = model.requests();
+    let tools = requests[0].body["tools"].to_string();
+    assert!(tools.contains("Looks things up."), "{tools}");
+    let result = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .to_string();
+    assert!(result.contains("\\\"answer\\\": 42"), "{result}");
 }
