@@ -21,6 +21,13 @@ fn run_openai(sb: &Sandbox, server: &MockModelServer, args: &[&str]) -> Outcome 
     )
 }
 
+/// The text of the tool result the model got in request `n` (the last message).
+pub(crate) fn tool_result_in(server: &MockModelServer, n: usize) -> String {
+    let requests = server.requests();
+    let messages = requests[n].body["messages"].as_array().unwrap();
+    messages.last().unwrap()["content"].to_string()
+}
+
 /// Whether process `pid` is gone (or a zombie nobody waits for), within two seconds.
 pub(crate) fn process_gone(pid: i32) -> bool {
     for _ in 0..100 {

@@ -1,16 +1,9 @@
 //! The stock tools in the real binary, driven by the mock model: what models trip over when
 //! a tool differs from the ones they were trained on.
 
-use crate::{run_openai, sandbox};
+use crate::{run_openai, sandbox, tool_result_in};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::json;
-
-/// The text of the tool result the model got in request `n` (the last message).
-fn tool_result_in(server: &MockModelServer, n: usize) -> String {
-    let requests = server.requests();
-    let messages = requests[n].body["messages"].as_array().unwrap();
-    messages.last().unwrap()["content"].to_string()
-}
 
 #[test]
 fn a_crlf_file_is_edited_with_the_lines_read_showed_and_keeps_crlf() {

@@ -3,7 +3,7 @@
 //! model (the mock model server), a search through a SearXNG-format back-end on 127.0.0.1, and a
 //! tool registered by `[[http_tools]]`.
 
-use crate::{run_openai, sandbox};
+use crate::{run_openai, sandbox, tool_result_in};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
@@ -64,12 +64,7 @@ fn webfetch_reads_a_page_and_answers_its_prompt_with_the_sessions_model() {
     assert!(side.contains("# Release notes"), "{side}");
     assert!(side.contains("Which version adds streaming?"), "{side}");
     assert!(!side.contains("Menu") && !side.contains("x()"), "{side}");
-    let result = requests[2].body["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()["content"]
-        .to_string();
+    let result = tool_result_in(&server, 2);
     assert!(result.contains("Version 2.1 adds streaming."), "{result}");
 }
 
@@ -93,12 +88,7 @@ fn webfetch_refuses_a_private_address_that_no_configuration_allows() {
     assert_eq!(out.code, Some(0), "{out:?}");
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "no side question for a refused page");
-    let result = requests[1].body["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()["content"]
-        .to_string();
+    let result = tool_result_in(&server, 1);
     assert!(
         result.contains("not a public address") && result.contains("loopback"),
         "{result}"
@@ -126,13 +116,7 @@ fn websearch_asks_the_configured_searxng_and_gives_a_numbered_list() {
     ]);
     let out = run_openai(&sb, &server, &["what is tokio?"]);
     assert_eq!(out.code, Some(0), "{out:?}");
-    let requests = server.requests();
-    let result = requests[1].body["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()["content"]
-        .to_string();
+    let result = tool_result_in(&server, 1);
     assert!(
         result.contains("1. Tokio") && result.contains("https://tokio.rs/"),
         "{result}"
@@ -164,11 +148,6 @@ fn a_configured_http_tool_is_offered_and_called_with_the_models_input() {
     let requests = model.requests();
     let tools = requests[0].body["tools"].to_string();
     assert!(tools.contains("Looks things up."), "{tools}");
-    let result = requests[1].body["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()["content"]
-        .to_string();
+    let result = tool_result_in(&model, 1);
     assert!(result.contains("\\\"answer\\\": 42"), "{result}");
 }

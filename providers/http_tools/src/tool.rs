@@ -151,7 +151,8 @@ impl PreparedCall for HttpCall {
                 let body = response.text().await?;
                 Ok::<_, reqwest::Error>((status, body))
             };
-            let (status, body) = tokio_cancel(send, &ctx).await?.map_err(|e| {
+            let sent = ctx.cancel.run_until_cancelled(send).await;
+            let (status, body) = sent.ok_or(ToolError::Cancelled)?.map_err(|e| {
                 if e.is_timeout() {
                     ToolError::failed(format!(
                         "{} did not answer within {} s",
@@ -164,19 +165,6 @@ impl PreparedCall for HttpCall {
             })?;
             answer(status, &body, self.langserve).map(ToolOutput::text)
         })
-    }
-}
-
-/// `future`, or `Cancelled` when the call is cancelled first.
-async fn tokio_cancel<T>(
-    future: impl std::future::Future<Output = T>,
-    ctx: &ToolContext,
-) -> Result<T, ToolError> {
-    let future = std::pin::pin!(future);
-    let cancelled = std::pin::pin!(ctx.cancel.cancelled());
-    match futures::future::select(future, cancelled).await {
-        futures::future::Either::Left((value, _)) => Ok(value),
-        futures::future::Either::Right(_) => Err(ToolError::Cancelled),
     }
 }
 

@@ -65,8 +65,9 @@ impl Tool for WebSearch {
             return Err(ToolError::InvalidInput("`query` is empty".to_owned()));
         }
         let search = backend.search(&input.query, &input.allowed_domains, &input.blocked_domains);
-        let hits = tokio_select(search, &ctx)
-            .await?
+        let searched = ctx.cancel.run_until_cancelled(search).await;
+        let hits = searched
+            .ok_or(ToolError::Cancelled)?
             .map_err(|e| ToolError::failed(e.to_string()))?;
         let hits = filter(hits, &input.allowed_domains, &input.blocked_domains);
         let mut output = ToolOutput::text(numbered(&input.query, &hits));
@@ -76,26 +77,5 @@ impl Tool for WebSearch {
             "results": hits,
         }));
         Ok(output)
-    }
-}
-
-/// `future`, or `Cancelled` when the call is cancelled first.
-async fn tokio_select<T>(
-    future: impl std::future::Future<Output = T>,
-    ctx: &ToolContext,
-) -> Result<T, ToolError> {
-    let cancelled = ctx.cancel.cancelled();
-    futures_select(future, cancelled).await
-}
-
-async fn futures_select<T>(
-    future: impl std::future::Future<Output = T>,
-    cancelled: impl std::future::Future<Output = ()>,
-) -> Result<T, ToolError> {
-    let future = std::pin::pin!(future);
-    let cancelled = std::pin::pin!(cancelled);
-    match futures::future::select(future, cancelled).await {
-        futures::future::Either::Left((value, _)) => Ok(value),
-        futures::future::Either::Right(_) => Err(ToolError::Cancelled),
     }
 }

@@ -62,10 +62,8 @@ impl WebFetch {
         let (page, cached) = match cache.get(url.as_str()) {
             Some(page) => (page, true),
             None => {
-                let page = tokio::select! {
-                    page = self.fetcher.get(&url) => page.map_err(failed)?,
-                    () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
-                };
+                let fetched = ctx.cancel.run_until_cancelled(self.fetcher.get(&url)).await;
+                let page = fetched.ok_or(ToolError::Cancelled)?.map_err(failed)?;
                 let page = Arc::new(page);
                 cache.put(url.as_str(), page.clone());
                 (page, false)
@@ -87,10 +85,13 @@ impl WebFetch {
         }
         question.push_str(&format!("\nRequest: {}", input.prompt));
         let asked = ask(model.as_ref(), SYSTEM, question);
-        let (answer, usage) = tokio::select! {
-            answer = asked => answer.map_err(|e| ToolError::failed(format!("the model could not answer about {}: {e}", page.url)))?,
-            () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
-        };
+        let answered = ctx.cancel.run_until_cancelled(asked).await;
+        let (answer, usage) = answered.ok_or(ToolError::Cancelled)?.map_err(|e| {
+            ToolError::failed(format!(
+                "the model could not answer about {}: {e}",
+                page.url
+            ))
+        })?;
         let mut output = ToolOutput::text(answer);
         output.raw_output = Some(json!({
             "url": page.url.as_str(),
