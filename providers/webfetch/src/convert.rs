@@ -77,9 +77,25 @@ pub fn kind(page: &Page) -> Result<Kind, Unreadable> {
     Ok(kind)
 }
 
+/// The page's body as text, decoded from the charset its `Content-Type` names (UTF-8 when it
+/// names none, or one `encoding_rs` does not know).
+pub fn decoded(page: &Page) -> std::borrow::Cow<'_, str> {
+    let charset = page
+        .content_type
+        .split(';')
+        .skip(1)
+        .filter_map(|param| param.split_once('='))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("charset"))
+        .map(|(_, value)| value.trim().trim_matches('"'));
+    let encoding = charset
+        .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()))
+        .unwrap_or(encoding_rs::UTF_8);
+    encoding.decode(&page.body).0
+}
+
 /// The page as readable text.
 pub fn readable(page: &Page) -> Result<String, Unreadable> {
-    let text = String::from_utf8_lossy(&page.body);
+    let text = decoded(page);
     Ok(match kind(page)? {
         Kind::Html => html_to_markdown(&text),
         Kind::Json => serde_json::from_str::<serde_json::Value>(&text)

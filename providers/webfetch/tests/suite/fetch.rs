@@ -34,7 +34,7 @@ async fn html_becomes_markdown_without_scripts_styles_or_navigation() {
 }
 
 #[tokio::test]
-async fn json_is_pretty_printed_text_kept_and_binary_refused() {
+async fn json_is_pretty_printed_text_decoded_from_its_charset_and_binary_refused() {
     assert_eq!(
         fetched("/data.json").await.unwrap(),
         "{\n  \"name\": \"agentry\",\n  \"tags\": [\n    \"rust\",\n    \"agents\"\n  ]\n}"
@@ -43,6 +43,7 @@ async fn json_is_pretty_printed_text_kept_and_binary_refused() {
         fetched("/notes.txt").await.unwrap(),
         "plain notes\nline two\n"
     );
+    assert_eq!(fetched("/latin1.txt").await.unwrap(), "Café crème");
     let refused = fetched("/logo.png").await.unwrap_err();
     assert!(
         refused.contains("image/png") && refused.contains("does not read"),

@@ -63,6 +63,16 @@ pub async fn start() -> Site {
             )
             .route("/notes.txt", get(|| async { "plain notes\nline two\n" }))
             .route(
+                "/latin1.txt",
+                // "Café crème" in ISO-8859-1.
+                get(|| async {
+                    (
+                        [(header::CONTENT_TYPE, "text/plain; charset=ISO-8859-1")],
+                        b"Caf\xe9 cr\xe8me".to_vec(),
+                    )
+                }),
+            )
+            .route(
                 "/logo.png",
                 get(|| async {
                     (
