@@ -41,6 +41,7 @@ pub mod coerce;
 pub mod commands;
 #[cfg(feature = "config")]
 pub mod config;
+pub mod domains;
 pub mod env_vars;
 pub mod error;
 pub mod event;

@@ -1,5 +1,6 @@
 //! A search result, the domain filters, and the numbered list the model reads.
 
+use agentry::domains::host_in_domain;
 use serde::Serialize;
 
 /// One result.
@@ -13,17 +14,6 @@ pub struct Hit {
     pub snippet: String,
 }
 
-/// Whether `host` is `domain` or one of its subdomains.
-fn in_domain(host: &str, domain: &str) -> bool {
-    let domain = domain
-        .trim()
-        .trim_start_matches("*.")
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
-    let host = host.to_ascii_lowercase();
-    host == domain || host.ends_with(&format!(".{domain}"))
-}
-
 /// `hits` kept when their host is in `allowed` (if any are named) and not in `blocked`.
 pub fn filter(hits: Vec<Hit>, allowed: &[String], blocked: &[String]) -> Vec<Hit> {
     hits.into_iter()
@@ -34,8 +24,8 @@ pub fn filter(hits: Vec<Hit>, allowed: &[String], blocked: &[String]) -> Vec<Hit
             else {
                 return allowed.is_empty();
             };
-            (allowed.is_empty() || allowed.iter().any(|d| in_domain(&host, d)))
-                && !blocked.iter().any(|d| in_domain(&host, d))
+            (allowed.is_empty() || allowed.iter().any(|d| host_in_domain(&host, d)))
+                && !blocked.iter().any(|d| host_in_domain(&host, d))
         })
         .collect()
 }

@@ -4,6 +4,7 @@
 
 use crate::guard::AddressGuard;
 use crate::resolve::{BeforeConnect, GuardedResolver, SystemLookup};
+use agentry::domains::host_in_domain;
 use reqwest::dns::Resolve;
 use reqwest::redirect;
 use std::net::IpAddr;
@@ -73,7 +74,7 @@ impl FetchSettings {
         if let Some(blocked) = self
             .blocked_domains
             .iter()
-            .find(|d| domain_matches(&host, d))
+            .find(|d| host_in_domain(&host, d))
         {
             return Err(FetchError::Domain(format!(
                 "{host} is blocked ([webfetch] blocked_domains has {blocked})"
@@ -83,7 +84,7 @@ impl FetchSettings {
             && !self
                 .allowed_domains
                 .iter()
-                .any(|d| domain_matches(&host, d))
+                .any(|d| host_in_domain(&host, d))
         {
             return Err(FetchError::Domain(format!(
                 "{host} is not among [webfetch] allowed_domains ({})",
@@ -92,15 +93,6 @@ impl FetchSettings {
         }
         Ok(())
     }
-}
-
-/// Whether `host` is `domain` or one of its subdomains.
-pub fn domain_matches(host: &str, domain: &str) -> bool {
-    let domain = domain.trim_start_matches("*.").trim_end_matches('.');
-    host.eq_ignore_ascii_case(domain)
-        || host
-            .to_ascii_lowercase()
-            .ends_with(&format!(".{}", domain.to_ascii_lowercase()))
 }
 
 /// Why a fetch failed; the message is what the model reads.
@@ -294,10 +286,6 @@ impl Fetcher {
             }
             source = current.source();
         }
-        let message = messages.join(": ");
-        if message.contains("resolves to") && message.contains("not a public address") {
-            return FetchError::Refused(messages.last().cloned().unwrap_or(message));
-        }
-        FetchError::Transport(message)
+        FetchError::Transport(messages.join(": "))
     }
 }

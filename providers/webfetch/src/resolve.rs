@@ -3,6 +3,7 @@
 //! that are actually connected to (not a separate lookup beforehand) is what defeats DNS
 //! rebinding; redirects resolve their names here too.
 
+use crate::fetch::FetchError;
 use crate::guard::AddressGuard;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::SocketAddr;
@@ -67,11 +68,11 @@ impl Resolve for GuardedResolver {
                 })
                 .collect();
             if allowed.is_empty() {
-                let message = match refused {
-                    Some(why) => format!("{host} resolves to {why}"),
-                    None => format!("{host} resolves to no address"),
+                let error = match refused {
+                    Some(why) => FetchError::Refused(format!("{host} resolves to {why}")),
+                    None => FetchError::Transport(format!("{host} resolves to no address")),
                 };
-                return Err(message.into());
+                return Err(error.into());
             }
             if let Some(check) = &before_connect {
                 check(&host, &allowed);

@@ -3,7 +3,8 @@
 
 use crate::cache::PageCache;
 use crate::convert;
-use crate::fetch::{FetchError, Fetcher, domain_matches};
+use crate::fetch::{FetchError, Fetcher};
+use agentry::domains::host_in_domain;
 use agentry::model::Model;
 use agentry::model::side::{SessionModel, ask};
 use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
@@ -168,7 +169,7 @@ impl Tool for WebFetch {
         url::Url::parse(input.url.trim())
             .ok()
             .and_then(|url| url.host_str().map(str::to_owned))
-            .is_some_and(|host| domain_matches(&host, domain.trim()))
+            .is_some_and(|host| host_in_domain(&host, domain))
     }
 
     async fn call(&self, input: WebFetchInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
