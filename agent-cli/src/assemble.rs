@@ -7,6 +7,7 @@ use crate::providers::ServerStart;
 use agentry::agent::{Agent, AgentConfig};
 use agentry::commands::CommandSource;
 use agentry::config::Config;
+use agentry::hooks::CommandHooks;
 use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
 use agentry::session::{LazyStore, SessionStore, SqliteStore};
@@ -69,6 +70,16 @@ pub async fn agent(
     let builder = builder.session_servers(Arc::new(agentry_mcp::McpSessionServers::new(
         crate::providers::mcp_options(config),
     )));
+    // agentry's own hooks, then those of Claude Code's settings files.
+    let hooks = config
+        .hooks
+        .clone()
+        .merged(Config::claude_hooks(project).map_err(CliError::usage)?);
+    let builder = if hooks.is_empty() {
+        builder
+    } else {
+        builder.hooks(Arc::new(CommandHooks::new(hooks)))
+    };
     Ok(builder.build()?)
 }
 

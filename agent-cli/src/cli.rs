@@ -29,13 +29,39 @@ Exit codes:
   69   the subcommand is not available in this build
   130  the turn was cancelled (SIGINT)";
 
-/// agentry: a plugin-based coding agent.
+/// agentry: a plugin-based coding agent. Without a subcommand, an interactive chat in this
+/// folder (with piped input, `agentry run` on it).
 #[derive(Debug, Parser)]
-#[command(name = "agentry", version = version(), about, after_help = EXIT_CODES)]
+#[command(
+    name = "agentry",
+    version = version(),
+    about,
+    after_help = EXIT_CODES,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
-    /// What to do.
+    /// What to do; nothing for the interactive chat.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// The interactive chat's arguments.
+    #[command(flatten)]
+    pub chat: ChatArgs,
+}
+
+/// Arguments of the interactive chat (`agentry [PROMPT]`).
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// A first message, sent at once.
+    pub prompt: Option<String>,
+    /// Continue the most recent session of this folder.
+    #[arg(long, short = 'c', conflicts_with = "resume")]
+    pub r#continue: bool,
+    /// Take up a stored session: this one, or pick one from a list.
+    #[arg(long, short = 'r', value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+    /// The agent.
+    #[command(flatten)]
+    pub agent: AgentArgs,
 }
 
 /// The subcommands.

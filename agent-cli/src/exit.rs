@@ -50,7 +50,8 @@ impl Exit {
             AgentError::InvalidOutputSchema(_)
             | AgentError::Registry(_)
             | AgentError::NoSuchQuestion(_)
-            | AgentError::InvalidAnswer(_) => Exit::Usage,
+            | AgentError::InvalidAnswer(_)
+            | AgentError::PromptBlocked(_) => Exit::Usage,
             AgentError::Store(agentry::session::StoreError::NotFound(_)) => Exit::Usage,
             AgentError::Store(_) => Exit::Internal,
         }

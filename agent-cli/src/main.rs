@@ -3,6 +3,7 @@
 mod acp;
 mod answers;
 mod assemble;
+mod chat;
 mod cli;
 mod commands;
 mod exit;
@@ -22,18 +23,62 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Logs go to stderr (stdout is the protocol's in `agentry acp`). The ACP library logs every
-    // error answer as a warning; the client gets those answers, so only its errors are shown.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("AGENTRY_LOG").unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new("warn,agent_client_protocol=error")
-            }),
-        )
-        .init();
+    init_logs(cli.command.is_none() && interactive());
     let outcome = match cli.command {
+        None => tokio::runtime::Runtime::new()
+            .map_err(CliError::internal)
+            .and_then(|runtime| runtime.block_on(chat::chat(cli.chat))),
+        Some(command) => subcommand(command),
+    };
+    match outcome {
+        Ok(exit) => exit.into(),
+        Err(CliError { exit, error }) => {
+            eprintln!("agentry: error: {error:#}");
+            exit.into()
+        }
+    }
+}
+
+/// Whether the interactive chat runs (standard input and output are terminals).
+fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
+/// Logs go to standard error (standard output is the protocol's in `agentry acp`), except
+/// during the interactive chat, which owns the terminal: then to `agentry.log` in the data
+/// folder. The ACP library logs every error answer as a warning; the client gets those
+/// answers, so only its errors are shown.
+fn init_logs(to_file: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("AGENTRY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,agent_client_protocol=error"));
+    let log_file = to_file
+        .then(|| {
+            let dir = agentry::session::data_dir();
+            std::fs::create_dir_all(&dir).ok()?;
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join("agentry.log"))
+                .ok()
+        })
+        .flatten();
+    match log_file {
+        Some(file) => tracing_subscriber::fmt()
+            .with_writer(std::sync::Mutex::new(file))
+            .with_ansi(false)
+            .with_env_filter(filter)
+            .init(),
+        None => tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .with_env_filter(filter)
+            .init(),
+    }
+}
+
+/// Runs a subcommand.
+fn subcommand(command: Command) -> Result<exit::Exit, CliError> {
+    match command {
         Command::Run(args) => tokio::runtime::Runtime::new()
             .map_err(CliError::internal)
             .and_then(|runtime| runtime.block_on(run::run(*args))),
@@ -56,13 +101,6 @@ fn main() -> ExitCode {
         Command::Commands(args) => tokio::runtime::Runtime::new()
             .map_err(CliError::internal)
             .and_then(|runtime| runtime.block_on(commands::list(&args))),
-    };
-    match outcome {
-        Ok(exit) => exit.into(),
-        Err(CliError { exit, error }) => {
-            eprintln!("agentry: error: {error:#}");
-            exit.into()
-        }
     }
 }
 

@@ -62,10 +62,9 @@ fn report_activity(event: &AgentEvent, calls: &mut ToolCallBook) {
 /// Prints the outcome of a finished turn in the chosen format.
 pub fn print_summary(summary: &ChatSummary, format: OutputFormat) {
     match format {
-        OutputFormat::Text => println!("{}", summary.answer()),
-        OutputFormat::Json => println!(
-            "{}",
-            json!({
+        OutputFormat::Text => print_line(&summary.answer()),
+        OutputFormat::Json => print_line(
+            &json!({
                 "type": "result",
                 "is_error": false,
                 "session_id": summary.session_id,
@@ -75,6 +74,7 @@ pub fn print_summary(summary: &ChatSummary, format: OutputFormat) {
                 "model_requests": summary.model_requests,
                 "duration_ms": summary.duration_ms,
             })
+            .to_string(),
         ),
         // The chat_ended event already said it.
         OutputFormat::StreamJson => {}
@@ -84,9 +84,16 @@ pub fn print_summary(summary: &ChatSummary, format: OutputFormat) {
 /// Prints a failed turn in the chosen format (the message also goes to stderr from `main`).
 pub fn print_failure(session_id: &SessionId, error: &str, format: OutputFormat) {
     if format == OutputFormat::Json {
-        println!(
-            "{}",
-            json!({"type": "result", "is_error": true, "session_id": session_id, "error": error})
+        print_line(
+            &json!({"type": "result", "is_error": true, "session_id": session_id, "error": error})
+                .to_string(),
         );
     }
+}
+
+/// Prints a line on stdout; a reader that went away (`agentry run … | head`) is not an error.
+fn print_line(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
 }

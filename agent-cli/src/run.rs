@@ -1,11 +1,12 @@
 //! `agentry run`: one prompt turn, headless.
 
 use crate::answers::FileAnswers;
-use crate::cli::RunArgs;
+use crate::cli::{OutputFormat, RunArgs};
 use crate::exit::{CliError, Exit};
 use crate::output::{print_failure, print_summary, render_events};
 use crate::providers::ServerStart;
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
+use agentry::event::{AgentEvent, EventSink};
 use agentry::model::ContentBlock;
 use agentry::permission::{PermissionOptionKind, PermissionOutcome, PermissionRequest, handler_fn};
 use agentry::question::QuestionHandler;
@@ -43,8 +44,18 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let renderer = tokio::spawn(render_events(receiver, args.output_format));
     let cancel = CancellationToken::new();
     tokio::spawn(cancel_on_sigint(cancel.clone()));
+    let events: Arc<dyn EventSink> = match args.output_format {
+        OutputFormat::StreamJson => Arc::new(events),
+        // The text and JSON formats print the answer at the end and report only calls and
+        // notices meanwhile: the answer's chunks are not handed to the printer one by one.
+        OutputFormat::Text | OutputFormat::Json => Arc::new(move |event: AgentEvent| {
+            if is_activity(&event) {
+                let _ = events.send(event);
+            }
+        }),
+    };
     let io = ChatIo {
-        events: Arc::new(events),
+        events,
         permissions: Arc::new(handler_fn(|request: PermissionRequest| async move {
             eprintln!(
                 "agentry: `{}` needs permission, and a headless run cannot ask: it is rejected. \
@@ -74,6 +85,14 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
             Err(error.into())
         }
     }
+}
+
+/// Whether the text and JSON formats report an event while the turn runs.
+fn is_activity(event: &AgentEvent) -> bool {
+    matches!(
+        event,
+        AgentEvent::ToolCall(_) | AgentEvent::ToolCallUpdate(_) | AgentEvent::Notice { .. }
+    )
 }
 
 fn working_directory(flag: Option<&Path>) -> Result<PathBuf, CliError> {

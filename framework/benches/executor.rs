@@ -60,6 +60,7 @@ fn executor_overhead(c: &mut Criterion) {
         permissions: Arc::new(RejectWhenAsked),
         cancel: Default::default(),
         extensions: Default::default(),
+        hooks: None,
     };
     let request = ToolCallRequest {
         id: "c".into(),

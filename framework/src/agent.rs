@@ -16,6 +16,7 @@ use crate::commands::{CommandSource, SlashCommands};
 use crate::error::AgentError;
 use crate::event::{ChatSummary, EventSink};
 use crate::executor::Executor;
+use crate::hooks::AgentHooks;
 use crate::ids::SessionId;
 use crate::model::{ContentBlock, Message, Model};
 use crate::pause::{ChatPauses, PausedChat};
@@ -73,6 +74,7 @@ struct AgentInner {
     store: Option<Arc<dyn SessionStore>>,
     commands: Vec<Arc<dyn CommandSource>>,
     session_servers: Option<Arc<dyn SessionServers>>,
+    hooks: Option<Arc<dyn AgentHooks>>,
 }
 
 /// Builds an [`Agent`].
@@ -85,6 +87,7 @@ pub struct AgentBuilder {
     store: Option<Arc<dyn SessionStore>>,
     commands: Vec<Arc<dyn CommandSource>>,
     session_servers: Option<Arc<dyn SessionServers>>,
+    hooks: Option<Arc<dyn AgentHooks>>,
 }
 
 impl AgentBuilder {
@@ -139,6 +142,12 @@ impl AgentBuilder {
         self
     }
 
+    /// Runs `hooks` around every tool call (see [`crate::hooks`]).
+    pub fn hooks(mut self, hooks: Arc<dyn AgentHooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
     /// Builds the agent; fails when there is no model or a provider's tools clash or are invalid.
     pub fn build(self) -> Result<Agent, AgentError> {
         let model = self.model.ok_or(AgentError::NoModel)?;
@@ -154,6 +163,7 @@ impl AgentBuilder {
                 store: self.store,
                 commands: self.commands,
                 session_servers: self.session_servers,
+                hooks: self.hooks,
             }),
         })
     }
@@ -271,6 +281,11 @@ impl Agent {
     /// The agent's slash commands as they are now.
     pub fn slash_commands(&self) -> SlashCommands {
         SlashCommands::from_sources(&self.inner.commands)
+    }
+
+    /// The hooks around tool calls, if any.
+    pub fn hooks(&self) -> Option<&Arc<dyn AgentHooks>> {
+        self.inner.hooks.as_ref()
     }
 
     /// What connects the servers a client hands to a session, if the agent has it.
@@ -466,6 +481,16 @@ impl Session {
     ) -> Result<ChatSummary, AgentError> {
         let start = chat::Start::Prompt(content);
         chat::run(self, start, options, io, Arc::default()).await
+    }
+
+    /// Replaces the history by a summary the model writes now (a user's `/compact`), kept in
+    /// the store like a compaction during a chat. Returns the tokens it took, or `None` when
+    /// the history was empty or `cancel` fired first (nothing then changes).
+    pub async fn compact(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<Option<crate::event::Usage>, AgentError> {
+        chat::compact(self, cancel).await
     }
 
     /// What waits for the user's answer, when the last chat paused (see [`pause`](crate::pause)).

@@ -15,6 +15,7 @@
 //! # Ok(()) }
 //! ```
 
+use crate::hooks::HookSettings;
 use crate::model::catalog::{ModelCatalog, OfferedModels, ProviderConfig};
 use crate::model::{Model, ModelError};
 use crate::permission::{
@@ -90,6 +91,10 @@ pub struct Config {
     /// provider reads them.
     #[serde(default)]
     pub http_tools: Vec<serde_json::Value>,
+    /// Hooks around tool use (`[[hooks.PreToolUse]]`, `[[hooks.PostToolUse]]`), in Claude
+    /// Code's shape (see [`crate::hooks`]).
+    #[serde(default)]
+    pub hooks: HookSettings,
 }
 
 /// `[mcp]`: timeouts for MCP servers.
@@ -171,7 +176,35 @@ impl Config {
         self.webfetch = other.webfetch.or(self.webfetch);
         self.web_search = other.web_search.or(self.web_search);
         self.http_tools.extend(other.http_tools);
+        self.hooks = self.hooks.merged(other.hooks);
         self
+    }
+
+    /// The hooks of Claude Code's settings files, so that existing hooks run unchanged: the
+    /// user's `~/.claude/settings.json`, then the project's `.claude/settings.json` and
+    /// `.claude/settings.local.json`.
+    pub fn claude_hooks(project_dir: &Path) -> Result<HookSettings, ConfigError> {
+        let user = dirs::home_dir().map(|home| home.join(".claude").join("settings.json"));
+        let project = project_dir.join(".claude");
+        let files = user.into_iter().chain([
+            project.join("settings.json"),
+            project.join("settings.local.json"),
+        ]);
+        let mut hooks = HookSettings::default();
+        for path in files {
+            let text = match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(source) => return Err(ConfigError::Read { path, source }),
+            };
+            let layer =
+                HookSettings::from_claude_settings(&text).map_err(|e| ConfigError::Invalid {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+            hooks = hooks.merged(layer);
+        }
+        Ok(hooks)
     }
 
     /// The user's and the project's configuration, merged.

@@ -37,4 +37,7 @@ pub enum AgentError {
     /// An answer does not fit its questions.
     #[error("the answer does not fit the questions: {0}")]
     InvalidAnswer(String),
+    /// A `UserPromptSubmit` hook blocked the prompt: the model never saw it.
+    #[error("a hook blocked the prompt: {0}")]
+    PromptBlocked(String),
 }

@@ -19,6 +19,7 @@
 //! the order the model asked, and returns results in that order.
 
 use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
+use crate::hooks::{AgentHooks, HookCall, HookDecision, HookSession, PreToolOutcome};
 use crate::ids::{SessionId, ToolCallId, TurnId};
 use crate::model::{ContentBlock, ToolArguments, ToolCallRequest, ToolResult};
 use crate::permission::{
@@ -91,6 +92,11 @@ pub enum Refusal {
         /// Why, as the policy says it.
         reason: String,
     },
+    /// A hook before tool use denied the call.
+    DeniedByHook {
+        /// Why, as the hook says it.
+        reason: String,
+    },
     /// The user rejected the call when asked.
     RejectedByUser {
         /// The tool called.
@@ -134,6 +140,7 @@ impl std::fmt::Display for Refusal {
                 "{tool} cannot take this input: {problem}. Call it again with corrected arguments."
             ),
             Refusal::DeniedByRule { reason } => write!(f, "Permission denied: {reason}."),
+            Refusal::DeniedByHook { reason } => write!(f, "A hook denied this call: {reason}"),
             Refusal::RejectedByUser { tool, always } => write!(
                 f,
                 "The user rejected this call of {tool}{}. Do not retry it; ask the user how to proceed if you need it.",
@@ -181,6 +188,8 @@ pub struct CallScope {
     pub cancel: CancellationToken,
     /// Services offered to the calls (the chat's sub-agent runner).
     pub extensions: Extensions,
+    /// Hooks around each call, if the agent has any.
+    pub hooks: Option<Arc<dyn AgentHooks>>,
 }
 
 /// A status change that the tool-call lifecycle does not allow.
@@ -430,7 +439,7 @@ impl Executor {
             ready,
             permitted,
         } = call;
-        let prepared = match ready {
+        let mut prepared = match ready {
             Ok(prepared) => prepared,
             Err(refusal) => return CallResult::Done(refuse(&mut tracker, refusal)),
         };
@@ -438,7 +447,40 @@ impl Executor {
             let refusal = Refusal::Cancelled { started: false };
             return CallResult::Done(refuse(&mut tracker, refusal));
         }
-        if !permitted {
+        let mut hook_call = None;
+        if let Some(hooks) = &scope.hooks {
+            let mut call = hook_call_of(tracker.snapshot(), scope);
+            let outcome = tokio::select! {
+                outcome = hooks.pre_tool_use(&call) => outcome,
+                () = scope.cancel.cancelled() => {
+                    let refusal = Refusal::Cancelled { started: false };
+                    return CallResult::Done(refuse(&mut tracker, refusal));
+                }
+            };
+            if let Some(input) = &outcome.updated_input {
+                call.input = input.clone();
+            }
+            match self.apply_pre_hooks(outcome, &mut prepared, &mut tracker, scope) {
+                Ok(decision) if !permitted => {
+                    let policy =
+                        decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
+                    let decision = match (decision, policy) {
+                        (_, Decision::Deny(reason)) => Decision::Deny(reason),
+                        (Some(HookDecision::Allow), _) => Decision::Allow,
+                        (Some(HookDecision::Ask), _) => Decision::Ask,
+                        (_, policy) => policy,
+                    };
+                    if let Err(refusal) =
+                        check_permission(decision, tracker.snapshot(), scope).await
+                    {
+                        return CallResult::Done(refuse(&mut tracker, refusal));
+                    }
+                }
+                Ok(_) => {}
+                Err(refusal) => return CallResult::Done(refuse(&mut tracker, refusal)),
+            }
+            hook_call = Some(call);
+        } else if !permitted {
             let decision = decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
             if let Err(refusal) = check_permission(decision, tracker.snapshot(), scope).await {
                 return CallResult::Done(refuse(&mut tracker, refusal));
@@ -460,8 +502,51 @@ impl Executor {
             extensions: scope.extensions.clone(),
         };
         let outcome = run_cancellable(prepared, ctx, &scope.cancel).await;
-        let mut tracker = lock(&tracker);
-        finish(&mut tracker, outcome, &scope.cancel)
+        let result = {
+            let mut tracker = lock(&tracker);
+            finish(&mut tracker, outcome, &scope.cancel)
+        };
+        match (&scope.hooks, hook_call) {
+            (Some(hooks), Some(call)) => after_hooks(hooks.as_ref(), &call, result, scope).await,
+            _ => result,
+        }
+    }
+
+    /// Takes in what the hooks before a call said: notices go to the user, a rewritten input
+    /// is prepared again (and must still be valid), a denial refuses the call. Returns their
+    /// decision.
+    fn apply_pre_hooks(
+        &self,
+        outcome: PreToolOutcome,
+        prepared: &mut Box<dyn PreparedCall>,
+        tracker: &mut CallTracker,
+        scope: &CallScope,
+    ) -> Result<Option<HookDecision>, Refusal> {
+        for message in outcome.notices {
+            scope.events.emit(AgentEvent::Notice { message });
+        }
+        if outcome.decision == Some(HookDecision::Deny) {
+            let reason = outcome
+                .reason
+                .unwrap_or_else(|| "no reason given".to_owned());
+            return Err(Refusal::DeniedByHook { reason });
+        }
+        if let Some(input) = outcome.updated_input {
+            let name = tracker.snapshot().tool_name.clone();
+            let tool = self
+                .registry
+                .get(&name)
+                .ok_or_else(|| Refusal::UnknownTool {
+                    tool: name.clone(),
+                    available: self.registry.names().join(", "),
+                })?;
+            *prepared = prepare(&tool, input, scope)?;
+            tracker.progress(ToolCallUpdate {
+                title: Some(prepared.title()),
+                ..ToolCallUpdate::default()
+            });
+        }
+        Ok(outcome.decision)
     }
 
     /// Fails an announced call without running it (the response it came in was cut off).
@@ -470,6 +555,46 @@ impl Executor {
         let reason = reason.to_owned();
         refuse(&mut tracker, Refusal::NotRun { reason })
     }
+}
+
+/// A call as hooks see it.
+fn hook_call_of(snapshot: &ToolCallSnapshot, scope: &CallScope) -> HookCall {
+    HookCall {
+        session: HookSession {
+            session_id: scope.session_id.to_string(),
+            cwd: scope.cwd.clone(),
+            permission_mode: scope.policy.mode.as_str().to_owned(),
+        },
+        tool_name: snapshot.tool_name.clone(),
+        kind: snapshot.kind,
+        tool_call_id: snapshot.tool_call_id.to_string(),
+        input: snapshot.raw_input.clone(),
+    }
+}
+
+/// Runs the hooks after a call: their notices go to the user, their feedback to the model
+/// with the call's result.
+async fn after_hooks(
+    hooks: &dyn AgentHooks,
+    call: &HookCall,
+    result: CallResult,
+    scope: &CallScope,
+) -> CallResult {
+    let CallResult::Done(mut result) = result else {
+        return result;
+    };
+    let outcome = hooks
+        .post_tool_use(call, &result.text(), result.is_error)
+        .await;
+    for message in outcome.notices {
+        scope.events.emit(AgentEvent::Notice { message });
+    }
+    if let Some(feedback) = outcome.feedback {
+        result.content.push(ContentBlock::text(format!(
+            "PostToolUse hook feedback:\n{feedback}"
+        )));
+    }
+    CallResult::Done(result)
 }
 
 /// Carries out the policy's decision. Asking is one mechanism: the front-end's
@@ -640,6 +765,10 @@ fn progress_sink(tracker: Arc<Mutex<CallTracker>>, events: Arc<dyn EventSink>) -
             ..ToolCallUpdate::default()
         }),
         ToolProgress::Plan(entries) => events.emit(AgentEvent::Plan { entries }),
+        ToolProgress::RawOutput(raw_output) => lock(&tracker).progress(ToolCallUpdate {
+            raw_output: Some(raw_output),
+            ..ToolCallUpdate::default()
+        }),
         other => tracing::debug!("progress this executor does not show: {other:?}"),
     })
 }

@@ -49,12 +49,15 @@ pub mod executor;
 pub mod fanout;
 #[cfg(feature = "templates")]
 pub mod front_matter;
+pub mod hooks;
 pub use agentry_plugin::ids;
 pub mod model;
 pub mod pause;
 pub mod permission;
 #[cfg(feature = "plugins")]
 pub mod plugins;
+#[cfg(unix)]
+pub mod process_group;
 pub mod prompt;
 pub mod provider;
 pub mod question;

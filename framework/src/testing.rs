@@ -104,6 +104,7 @@ impl ToolHarness {
                 permissions: Arc::new(RejectWhenAsked),
                 cancel: CancellationToken::new(),
                 extensions: Default::default(),
+                hooks: None,
             },
             events,
             calls: AtomicU64::new(0),

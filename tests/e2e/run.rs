@@ -384,3 +384,25 @@ fn the_stock_agent_has_the_file_and_shell_tools() {
         out.stderr
     );
 }
+
+#[test]
+fn a_reader_that_goes_away_is_not_a_crash() {
+    let sb = sandbox();
+    let script = sb.script("answer", &text_script(&"many words ".repeat(20_000)));
+    let mut command = sb.agentry(&[
+        "run",
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "hi",
+    ]);
+    command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    // The reader closes its end before the answer is printed (`agentry run … | head -c 0`).
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

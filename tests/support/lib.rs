@@ -9,6 +9,7 @@ pub mod chat_events;
 pub mod http;
 pub mod mock_model;
 pub mod peers;
+pub mod tmux;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader};

@@ -6,6 +6,7 @@ use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
 use crate::executor::CallResult;
 use crate::executor::{CallScope, Executor, PendingCall};
+use crate::hooks::HookSession;
 use crate::ids::{ToolCallId, TurnId};
 use crate::model::side::SessionModel;
 use crate::model::{
@@ -87,6 +88,8 @@ struct Chat<'s> {
     schema_attempts: u32,
     /// Whether the session's history was compacted during this chat.
     compacted: bool,
+    /// Whether a stop hook made this chat go on already.
+    stop_hook_went_on: bool,
     /// When each open turn began.
     turn_clocks: Mutex<std::collections::HashMap<TurnId, Instant>>,
 }
@@ -135,6 +138,7 @@ pub(crate) async fn run(
         schema_attempts: 0,
         compacted: false,
         turn_clocks: Mutex::default(),
+        stop_hook_went_on: false,
     };
     chat.emit(AgentEvent::ChatStarted {
         session_id: chat.session.id.clone(),
@@ -246,6 +250,7 @@ impl Chat<'_> {
             permissions: self.io.permissions.clone(),
             cancel: self.io.cancel.clone(),
             extensions,
+            hooks: session.agent.hooks().cloned(),
         }
     }
 
@@ -267,7 +272,10 @@ impl Chat<'_> {
     /// Runs model requests and tool batches until a stop reason; returns it with the result.
     async fn run_loop(&mut self, start: Start) -> Result<(StopReason, Value), AgentError> {
         match start {
-            Start::Prompt(content) => {
+            Start::Prompt(mut content) => {
+                if self.session.fork.is_none() {
+                    self.prompt_hooks(&mut content).await?;
+                }
                 if let Some(paused) = self.session.paused.take() {
                     self.give_up(paused);
                 }
@@ -363,13 +371,75 @@ impl Chat<'_> {
             self.end_turn(turn_id, status);
             match stop {
                 Some(StopReason::EndTurn) => match self.check_output()? {
-                    Some(result) => return Ok((StopReason::EndTurn, result)),
+                    Some(result) => {
+                        if self.stop_hooks_go_on().await {
+                            continue;
+                        }
+                        return Ok((StopReason::EndTurn, result));
+                    }
                     None => continue,
                 },
                 Some(stop) => return Ok((stop, self.last_answer())),
                 None => continue,
             }
         }
+    }
+
+    /// The session as hooks see it.
+    fn hook_session(&self) -> HookSession {
+        HookSession {
+            session_id: self.session.id.to_string(),
+            cwd: self.session.options.cwd.clone(),
+            permission_mode: self.session.options.policy.mode.as_str().to_owned(),
+        }
+    }
+
+    /// Runs the `UserPromptSubmit` hooks: they may block the prompt or add context to it.
+    async fn prompt_hooks(&mut self, content: &mut Vec<ContentBlock>) -> Result<(), AgentError> {
+        let Some(hooks) = self.session.agent.hooks().cloned() else {
+            return Ok(());
+        };
+        let prompt = crate::model::text_of(content);
+        let outcome = hooks
+            .user_prompt_submit(&self.hook_session(), &prompt)
+            .await;
+        for message in outcome.notices {
+            self.emit(AgentEvent::Notice { message });
+        }
+        if let Some(reason) = outcome.blocked {
+            return Err(AgentError::PromptBlocked(reason));
+        }
+        if let Some(context) = outcome.context {
+            content.push(ContentBlock::text(context));
+        }
+        Ok(())
+    }
+
+    /// Runs the `Stop` (or, in a sub-agent, `SubagentStop`) hooks when the chat is about to
+    /// end with an answer; when one says why it must go on, that is the user's next message
+    /// and the chat goes on.
+    async fn stop_hooks_go_on(&mut self) -> bool {
+        let Some(hooks) = self.session.agent.hooks().cloned() else {
+            return false;
+        };
+        if self.io.cancel.is_cancelled() {
+            return false;
+        }
+        let sub_agent = self.session.fork.is_some();
+        let outcome = hooks
+            .stop(&self.hook_session(), sub_agent, self.stop_hook_went_on)
+            .await;
+        for message in outcome.notices {
+            self.emit(AgentEvent::Notice { message });
+        }
+        let Some(reason) = outcome.go_on else {
+            return false;
+        };
+        self.stop_hook_went_on = true;
+        self.user_turn(vec![ContentBlock::text(format!(
+            "Stop hook feedback:\n{reason}"
+        ))]);
+        true
     }
 
     /// Takes the results of a batch (with those of its calls that finished before a pause): when
@@ -799,6 +869,50 @@ impl Chat<'_> {
         self.session.history.extend(messages);
         Ok(())
     }
+}
+
+/// Replaces the whole history of `session` by a summary the model writes now, recorded in the
+/// store as a compaction is. Returns the tokens the summary took, or `None` when there was
+/// nothing to compact or `cancel` fired first (the history is then unchanged).
+pub(crate) async fn compact(
+    session: &mut Session,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Result<Option<Usage>, AgentError> {
+    if session.history.is_empty() {
+        return Ok(None);
+    }
+    let tools = session.executor.registry().definitions();
+    let system = system_prompt(session, &tools, None);
+    let model = session.model.clone();
+    let mut usage = Usage::default();
+    let summary = tokio::select! {
+        summary = summarise(model.as_ref(), &system, &session.history, &tools, &mut usage) => summary?,
+        () = cancel.cancelled() => return Ok(None),
+    };
+    let history = vec![summary];
+    if let Some(store) = session.agent.store().cloned() {
+        let record = ChatRecord {
+            messages: Vec::new(),
+            events: vec![AgentEvent::Notice {
+                message: format!(
+                    "the conversation ({} messages) was replaced by a summary",
+                    session.history.len()
+                ),
+            }],
+            stop_reason: Some(StopReason::EndTurn),
+            usage,
+            remembered: session.remembered_answers(),
+            title: None,
+            history: Some(history.clone()),
+            paused: session.paused.clone(),
+        };
+        let id = session.id.clone();
+        tokio::task::spawn_blocking(move || store.append_chat(&id, &record))
+            .await
+            .map_err(|e| crate::session::StoreError::Panicked(e.to_string()))??;
+    }
+    session.history = history;
+    Ok(Some(usage))
 }
 
 /// Reads an answer as JSON, accepting it inside a Markdown code fence.

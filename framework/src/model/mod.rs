@@ -139,15 +139,20 @@ pub struct ToolResult {
 impl ToolResult {
     /// The text of the result.
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|c| match c {
-                ContentBlock::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        text_of(&self.content)
     }
+}
+
+/// The text blocks of some content, one per line (images and resources left out).
+pub fn text_of(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A tool as the model sees it.

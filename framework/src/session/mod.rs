@@ -114,14 +114,18 @@ pub trait SessionStore: Send + Sync {
     fn delete(&self, id: &SessionId) -> Result<(), StoreError>;
 }
 
-/// The default database file: `$AGENTRY_DATA_DIR/sessions.db`, else `agentry/sessions.db` in
-/// the user's data directory (`~/.local/share` on Linux).
-pub fn default_database_path() -> PathBuf {
-    let dir = std::env::var_os("AGENTRY_DATA_DIR")
+/// Where agentry keeps its data (the sessions, the terminal's input history):
+/// `$AGENTRY_DATA_DIR`, else `agentry` in the user's data directory (`~/.local/share` on Linux).
+pub fn data_dir() -> PathBuf {
+    std::env::var_os("AGENTRY_DATA_DIR")
         .map(PathBuf::from)
         .or_else(|| dirs::data_dir().map(|d| d.join("agentry")))
-        .unwrap_or_else(|| PathBuf::from(".agentry-data"));
-    dir.join("sessions.db")
+        .unwrap_or_else(|| PathBuf::from(".agentry-data"))
+}
+
+/// The default database file: `sessions.db` in the [`data_dir`].
+pub fn default_database_path() -> PathBuf {
+    data_dir().join("sessions.db")
 }
 
 pub(crate) fn now_rfc3339() -> String {

@@ -3,6 +3,7 @@ mod clients;
 mod concurrency;
 mod executor;
 mod fixtures;
+mod hooks;
 mod notices;
 mod permissions;
 mod plugins;

@@ -164,6 +164,39 @@ impl agentry::tool::Tool for Named {
 }
 
 #[tokio::test]
+async fn compacting_on_request_replaces_the_history_by_a_summary_kept_in_the_store() {
+    use agentry::agent::compaction::SUMMARY_HEADING;
+    let db = tempfile::tempdir().unwrap();
+    let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(db.path().join("s.db")).unwrap());
+    let mut h = harness([
+        ScriptedResponse::text("the answer"),
+        ScriptedResponse::text("We talked about the parser."),
+    ])
+    .store(store.clone())
+    .build();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    assert_eq!(
+        h.session.compact(&cancel).await.unwrap(),
+        None,
+        "nothing to compact yet"
+    );
+    h.prompt("tell me about the parser").await.unwrap();
+    assert_eq!(h.session.history().len(), 2);
+    let usage = h.session.compact(&cancel).await.unwrap();
+    assert!(usage.is_some());
+    let [Message::User { content }] = h.session.history() else {
+        panic!("{:?}", h.session.history());
+    };
+    let summary = serde_json::to_string(content).unwrap();
+    assert!(summary.contains(SUMMARY_HEADING) && summary.contains("We talked about the parser."));
+    let reopened = h
+        .agent
+        .resume_session(h.session.id(), SessionOptions::new(h.dir.path()))
+        .unwrap();
+    assert_eq!(reopened.history(), h.session.history());
+}
+
+#[tokio::test]
 async fn a_provider_added_to_one_session_serves_only_that_session() {
     let mut h = harness([
         response([call("c1", "Session_only", json!({}))]),

@@ -167,9 +167,14 @@ pub struct HarnessBuilder {
     extra_tools: Vec<Arc<dyn DynTool>>,
     store: Option<Arc<dyn agentry::session::SessionStore>>,
     text_only: bool,
+    hooks: Option<Arc<dyn agentry::hooks::AgentHooks>>,
 }
 
 impl HarnessBuilder {
+    pub fn hooks(mut self, hooks: Arc<dyn agentry::hooks::AgentHooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
     pub fn policy(mut self, policy: PermissionPolicy) -> Self {
         self.policy = policy;
         self
@@ -214,6 +219,9 @@ impl HarnessBuilder {
         if let Some(store) = self.store {
             builder = builder.store(store);
         }
+        if let Some(hooks) = self.hooks {
+            builder = builder.hooks(hooks);
+        }
         let agent = builder.build().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let mut options = SessionOptions::new(dir.path());
@@ -250,6 +258,7 @@ pub fn harness(responses: impl IntoIterator<Item = ScriptedResponse>) -> Harness
         extra_tools: Vec::new(),
         store: None,
         text_only: false,
+        hooks: None,
     }
 }
 

@@ -20,7 +20,8 @@ pub fn wrap_spans(spans: Vec<Span<'static>>, width: usize) -> Vec<Vec<Span<'stat
                 lines.push(Vec::new());
                 used = 0;
             }
-            if used == 0 && is_space {
+            // Spaces that would start a continuation line go; a first line keeps its indent.
+            if used == 0 && is_space && lines.len() > 1 {
                 continue;
             }
             if word_width > width {

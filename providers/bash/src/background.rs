@@ -4,8 +4,9 @@
 
 use crate::ShellConfig;
 use crate::output::{Captured, OutputFile};
-use crate::process::{Running, spawn, stop_group};
+use crate::process::{Running, spawn};
 use crate::session::{BackgroundShell, ShellSession, lock};
+use agentry::process_group::stop_group;
 use agentry::tool::{Notices, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;

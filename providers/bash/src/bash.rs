@@ -6,8 +6,9 @@ use crate::background;
 use crate::client_terminal::{self, ClientCommand};
 use crate::exit_code::{self, Meaning};
 use crate::output::Captured;
-use crate::process::{Running, spawn, stop_group};
+use crate::process::{Running, spawn};
 use crate::session::ShellSession;
+use agentry::process_group::stop_group;
 use agentry::tool::{
     Tool, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };
@@ -271,6 +272,10 @@ async fn watch(
                         ToolContent::Terminal { terminal_id: terminal_id.to_owned() },
                         ToolContent::text(captured.tail_text(PROGRESS_CHARS)),
                     ]));
+                    ctx.progress.report(ToolProgress::RawOutput(serde_json::json!({
+                        "output_lines": captured.total_lines(),
+                        "output_bytes": captured.total_bytes(),
+                    })));
                 }
             }
         }

@@ -20,6 +20,7 @@ pub(crate) struct Captured {
     head: Vec<u8>,
     tail: VecDeque<u8>,
     total_bytes: u64,
+    total_lines: u64,
     dropped_chars: u64,
     spill: Option<Spill>,
 }
@@ -91,6 +92,7 @@ impl Captured {
 
     fn keep(&mut self, mut bytes: &[u8]) {
         self.total_bytes += bytes.len() as u64;
+        self.total_lines += bytes.iter().filter(|&&b| b == b'\n').count() as u64;
         let room = KEEP_BYTES.saturating_sub(self.head.len());
         if room > 0 && self.tail.is_empty() {
             let taken = room.min(bytes.len());
@@ -114,6 +116,11 @@ impl Captured {
     /// Every byte seen.
     pub fn total_bytes(&self) -> u64 {
         self.total_bytes
+    }
+
+    /// Lines received so far (newlines counted).
+    pub fn total_lines(&self) -> u64 {
+        self.total_lines
     }
 
     /// The file holding the whole output, once it has been written there (flushed).

@@ -1,12 +1,9 @@
 //! A command in a pseudo-terminal, in its own session (so its pid is its process group id): its
 //! output arrives in bounded chunks read on a plain thread, its exit status on another.
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use std::io::Read;
 use std::path::Path;
-use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 /// The environment every command gets on top of agentry's own.
@@ -88,26 +85,4 @@ pub(crate) fn spawn(script: &str, cwd: &Path) -> Result<Running, String> {
         exit,
         _master: pty.master,
     })
-}
-
-/// Stops a process group: SIGTERM, then SIGKILL after `grace` if anything is left.
-pub(crate) async fn stop_group(group: i32, grace: Duration) {
-    let pgid = Pid::from_raw(group);
-    if killpg(pgid, Signal::SIGTERM).is_err() {
-        return; // The group is already gone.
-    }
-    let deadline = tokio::time::Instant::now() + grace;
-    while tokio::time::Instant::now() < deadline {
-        // Signal 0 checks whether any member is left.
-        if killpg(pgid, None).is_err() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    let _ = killpg(pgid, Signal::SIGKILL);
-}
-
-/// Kills a process group at once (when a session ends).
-pub(crate) fn kill_group_now(group: i32) {
-    let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
 }

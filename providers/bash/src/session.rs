@@ -1,7 +1,7 @@
 //! What the shell tools keep per session: the working directory, where files go (the session's
 //! temporary folder), and the background commands (stopped when the session ends).
 
-use crate::process::kill_group_now;
+use agentry::process_group::kill_group_now;
 pub(crate) use agentry::sync::lock;
 use agentry::tool::ToolContext;
 use std::collections::BTreeMap;

@@ -220,6 +220,13 @@ async fn output_streams_to_the_front_end_while_the_command_runs() {
         )
     });
     assert!(partial, "no update showed output before the command ended");
+    // Each update also counts the lines so far, for front-ends to show as progress.
+    let counts: Vec<u64> = progress
+        .iter()
+        .filter_map(|u| u.raw_output.as_ref()?.get("output_lines")?.as_u64())
+        .collect();
+    assert!(counts.contains(&1), "{counts:?}");
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
 }
 
 #[tokio::test]

@@ -42,7 +42,9 @@ fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs()
         {"op": "press", "selector": "#message", "key": "Enter"},
         {"op": "wait_text", "selector": ".turn.assistant .text", "text": "Hello from the agent."},
         {"op": "fill", "selector": "#message", "text": "Deploy and edit the notes"},
-        {"op": "press", "selector": "#message", "key": "Enter"},
+        // The answer's text shows before its turn has ended; the Send button is enabled again
+        // only then, and a click waits for that (Enter while the turn runs sends nothing).
+        {"op": "click", "selector": "#send"},
         {"op": "wait_text", "selector": ".question legend", "text": "Which environment?"},
         {"op": "check", "selector": ".question input[value='0']"},
         {"op": "click", "selector": ".question button[type=submit]"},

@@ -95,6 +95,9 @@ pub enum ToolProgress {
     Locations(Vec<ToolCallLocation>),
     /// The agent's plan changed (from a planning tool).
     Plan(Vec<PlanEntry>),
+    /// Replaces the call's raw output so far: figures a front-end may show as progress (Bash
+    /// reports `{"output_lines": …, "output_bytes": …}`).
+    RawOutput(serde_json::Value),
 }
 
 /// Where a tool sends its [`ToolProgress`]; cheap to clone.

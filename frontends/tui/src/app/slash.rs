@@ -1,0 +1,255 @@
+//! The terminal's own slash commands, as the loop carries them out: help, a new session, the
+//! model and the mode, stored sessions, compaction, and the tools and MCP servers.
+
+use super::App;
+use crate::commands::{Builtin, KEYS};
+use crate::overlay::{model_picker, session_picker};
+use agentry::permission::PermissionMode;
+use ratatui::style::Color;
+use ratatui::text::{Line, Span};
+use tokio_util::sync::CancellationToken;
+
+impl App {
+    pub(super) async fn builtin(&mut self, command: Builtin, rest: &str) {
+        match command {
+            Builtin::Help => self.help(),
+            Builtin::Exit => self.quit = true,
+            Builtin::Clear => match self.new_session() {
+                Ok(()) => self
+                    .note_dim("── A new session starts: the conversation above is forgotten. ──"),
+                Err(error) => self.note_error(&error.to_string()),
+            },
+            Builtin::Model => self.model_command(rest),
+            Builtin::Mode => self.mode_command(rest),
+            Builtin::Sessions => self.list_sessions(),
+            Builtin::Resume if rest.is_empty() => self.pick_session(),
+            Builtin::Resume => {
+                if let Err(error) = self.resume(&rest.into()) {
+                    self.note_error(&error.to_string());
+                }
+            }
+            Builtin::Compact => self.compact().await,
+            Builtin::Tools => self.list_tools(false),
+            Builtin::Mcp => self.list_tools(true),
+        }
+    }
+
+    fn help(&mut self) {
+        let mut lines = vec![
+            Line::default(),
+            Line::from(Span::styled("Commands", self.palette.bold())),
+        ];
+        for command in Builtin::ALL {
+            lines.push(self.listing(&format!("/{}", command.name()), command.description()));
+        }
+        for (name, command) in self.agent.slash_commands().iter() {
+            let label = command
+                .kind_label()
+                .map(str::to_owned)
+                .or_else(|| command.origin().map(|o| format!("MCP {o}")));
+            let description = command.description().unwrap_or_default();
+            let detail = match label {
+                Some(label) => format!("({label}) {description}"),
+                None => description,
+            };
+            lines.push(self.listing(&format!("/{name}"), &detail));
+        }
+        lines.push(Line::from(Span::styled("Keys", self.palette.bold())));
+        for (key, meaning) in KEYS {
+            lines.push(self.listing(key, meaning));
+        }
+        self.conversation.note(lines);
+    }
+
+    fn listing(&self, name: &str, detail: &str) -> Line<'static> {
+        Line::from(vec![
+            Span::styled(format!("  {name:<16}"), self.palette.paint(Color::Cyan)),
+            Span::raw(" "),
+            Span::styled(detail.to_owned(), self.palette.dim()),
+        ])
+    }
+
+    fn model_command(&mut self, rest: &str) {
+        let Some(session) = &self.session else { return };
+        let current = session.model().name().to_owned();
+        if !rest.is_empty() {
+            return self.switch_model(rest);
+        }
+        match &self.settings.models {
+            Some(models) if !models.offered().is_empty() => {
+                self.overlay = Some(model_picker(models.offered(), &current, self.palette));
+            }
+            _ => self.note_dim(&format!(
+                "The model is {current}. Switch with /model PROVIDER/MODEL."
+            )),
+        }
+    }
+
+    pub(super) fn switch_model(&mut self, spec: &str) {
+        let Some(models) = &self.settings.models else {
+            return self.note_error("This agent offers no other models.");
+        };
+        match models.open(spec) {
+            Ok(model) => {
+                if let Some(session) = &mut self.session {
+                    session.set_model(model);
+                }
+                self.note_dim(&format!("The model is now {spec}."));
+            }
+            Err(error) => self.note_error(&format!("Cannot switch to {spec}: {error}")),
+        }
+    }
+
+    fn mode_command(&mut self, rest: &str) {
+        let Some(session) = &mut self.session else {
+            return;
+        };
+        if rest.is_empty() {
+            let current = session.options().policy.mode;
+            let mut lines = vec![Line::default()];
+            for mode in PermissionMode::ALL {
+                let mark = if mode == current { "●" } else { " " };
+                lines.push(Line::from(vec![
+                    Span::styled(
+                        format!("  {mark} {:<13}", mode.as_str()),
+                        self.palette.paint(Color::Cyan),
+                    ),
+                    Span::styled(mode.description().to_owned(), self.palette.dim()),
+                ]));
+            }
+            lines.push(Line::from(Span::styled(
+                "  Switch with /mode NAME or shift-tab.",
+                self.palette.dim(),
+            )));
+            return self.conversation.note(lines);
+        }
+        match rest.parse::<PermissionMode>() {
+            Ok(mode) => {
+                session.set_mode(mode);
+                self.note_dim(&format!("Permission mode: {}.", mode.title()));
+            }
+            Err(error) => self.note_error(&error.to_string()),
+        }
+    }
+
+    fn sessions_here(&self) -> Vec<agentry::session::SessionMeta> {
+        let Some(store) = self.agent.store() else {
+            return Vec::new();
+        };
+        match store.list() {
+            Ok(sessions) => sessions
+                .into_iter()
+                .filter(|m| m.cwd == self.settings.cwd)
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn list_sessions(&mut self) {
+        let sessions = self.sessions_here();
+        if sessions.is_empty() {
+            return self.note_dim("No stored session in this folder.");
+        }
+        let mut lines = vec![Line::default()];
+        for meta in sessions.iter().take(20) {
+            let title = meta
+                .title
+                .clone()
+                .unwrap_or_else(|| "(untitled)".to_owned());
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {} ", meta.id), self.palette.paint(Color::Cyan)),
+                Span::raw(title),
+                Span::styled(format!("  {}", meta.updated_at), self.palette.dim()),
+            ]));
+        }
+        lines.push(Line::from(Span::styled(
+            "  Take one up with /resume ID.",
+            self.palette.dim(),
+        )));
+        self.conversation.note(lines);
+    }
+
+    pub(super) fn pick_session(&mut self) {
+        let current = self.session.as_ref().map(|s| s.id().clone());
+        let sessions: Vec<_> = self
+            .sessions_here()
+            .into_iter()
+            .filter(|m| Some(&m.id) != current.as_ref())
+            .take(9)
+            .collect();
+        if sessions.is_empty() {
+            return self.note_dim("No stored session in this folder to resume.");
+        }
+        self.overlay = Some(session_picker(&sessions, self.palette));
+    }
+
+    async fn compact(&mut self) {
+        if self.session.is_none() {
+            return;
+        }
+        self.conversation.note([Line::from(Span::styled(
+            "  Compacting the conversation…",
+            self.palette.dim(),
+        ))]);
+        let _ = self.draw();
+        let Some(session) = &mut self.session else {
+            return;
+        };
+        match session.compact(&CancellationToken::new()).await {
+            Ok(Some(usage)) => self.note_dim(&format!(
+                "The conversation was replaced by a summary ({} tokens).",
+                usage.output_tokens
+            )),
+            Ok(None) => self.note_dim("Nothing to compact yet."),
+            Err(error) => self.note_error(&format!("Compacting failed: {error}")),
+        }
+    }
+
+    /// `/tools` lists every provider's tools; `/mcp` the MCP servers' (their tools are
+    /// `mcp__SERVER__TOOL`) and prompts.
+    fn list_tools(&mut self, mcp_only: bool) {
+        let Some(session) = &self.session else { return };
+        let registry = session.registry().clone();
+        let mut lines = vec![Line::default()];
+        for provider in registry.providers() {
+            let is_mcp = provider.tools.iter().any(|t| t.starts_with("mcp__"));
+            if mcp_only && !is_mcp {
+                continue;
+            }
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {}", provider.name), self.palette.bold()),
+                Span::styled(
+                    format!("  {} tools", provider.tools.len()),
+                    self.palette.dim(),
+                ),
+            ]));
+            let tools = provider.tools.join(", ");
+            lines.push(Line::from(Span::styled(
+                format!("    {tools}"),
+                self.palette.dim(),
+            )));
+        }
+        if mcp_only {
+            let prompts: Vec<String> = self
+                .agent
+                .slash_commands()
+                .iter()
+                .filter(|(_, command)| command.origin().is_some() && command.kind_label().is_none())
+                .map(|(name, _)| format!("/{name}"))
+                .collect();
+            if !prompts.is_empty() {
+                lines.push(Line::from(Span::styled(
+                    format!("  prompts: {}", prompts.join(", ")),
+                    self.palette.dim(),
+                )));
+            }
+            if lines.len() == 1 {
+                lines.push(Line::from(Span::styled(
+                    "  No MCP server is connected (`agentry mcp list` says why a configured one is not).",
+                    self.palette.dim(),
+                )));
+            }
+        }
+        self.conversation.note(lines);
+    }
+}

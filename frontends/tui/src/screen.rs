@@ -1,0 +1,277 @@
+//! The inline screen: finished lines go into the terminal's own scrollback, and below them a
+//! live area (the streaming answer, running tools, the status line, the input) is redrawn in
+//! place each frame. Nothing uses the alternate screen, so after exit the whole conversation
+//! stays in the terminal to scroll and copy.
+//!
+//! Each frame moves the cursor back to the live area's first row (relative moves only, so it
+//! works wherever the prompt started), clears down, prints the lines to keep, then the live
+//! area, inside one synchronized update (no flicker where the terminal supports it).
+
+use crate::wrap::wrap_spans;
+use crossterm::cursor::{MoveToColumn, MoveUp};
+use crossterm::style::{
+    Attribute, Print, ResetColor, SetAttribute, SetBackgroundColor, SetForegroundColor,
+};
+use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
+use crossterm::{QueueableCommand, queue};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use std::io::{self, Write};
+
+/// Where the cursor goes in the live area: a row of it and a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CursorAt {
+    /// The row, from the live area's first.
+    pub row: usize,
+    /// The column.
+    pub column: usize,
+}
+
+/// The terminal seen as scrollback plus a live area at its bottom.
+pub struct Screen<W: Write> {
+    out: W,
+    width: u16,
+    height: u16,
+    /// The rows the live area took when last drawn, each line's width (to know how the
+    /// terminal reflows them when it is resized).
+    drawn: Vec<usize>,
+    /// The row of the live area the cursor was left on.
+    cursor_row: usize,
+}
+
+impl<W: Write> Screen<W> {
+    /// A screen writing to `out`, `width` × `height` cells.
+    pub fn new(out: W, width: u16, height: u16) -> Self {
+        Self {
+            out,
+            width: width.max(1),
+            height: height.max(2),
+            drawn: Vec::new(),
+            cursor_row: 0,
+        }
+    }
+
+    /// The width lines are laid out at.
+    pub fn width(&self) -> u16 {
+        self.width
+    }
+
+    /// The most rows the live area may take (the rest of the screen shows the scrollback).
+    pub fn live_rows(&self) -> usize {
+        usize::from(self.height).saturating_sub(1).max(1)
+    }
+
+    /// The terminal changed size. A terminal that reflows long rows has moved the live area's
+    /// rows: the next frame starts as many rows up as the old live area now takes.
+    pub fn resize(&mut self, width: u16, height: u16) {
+        let width = width.max(1);
+        let above: usize = self.drawn[..self.cursor_row.min(self.drawn.len())]
+            .iter()
+            .map(|&w| rows_taken(w, width))
+            .sum();
+        self.cursor_row = above;
+        self.drawn = vec![0; above];
+        self.width = width;
+        self.height = height.max(2);
+    }
+
+    /// Draws a frame: `keep` goes into the scrollback for good, `live` below it (its first
+    /// rows dropped when it is taller than the screen allows), the cursor at `cursor` (hidden
+    /// when `None`).
+    pub fn draw(
+        &mut self,
+        keep: &[Line<'static>],
+        live: &[Line<'static>],
+        cursor: Option<CursorAt>,
+        color: bool,
+    ) -> io::Result<()> {
+        let width = usize::from(self.width);
+        let live = fit(live, width);
+        let skip = live.len().saturating_sub(self.live_rows());
+        let live = &live[skip..];
+        let cursor = cursor.and_then(|at| {
+            let row = at.row.checked_sub(skip)?;
+            Some(CursorAt {
+                row,
+                column: at.column.min(width.saturating_sub(1)),
+            })
+        });
+        self.out.queue(BeginSynchronizedUpdate)?;
+        self.out.queue(crossterm::cursor::Hide)?;
+        self.rewind()?;
+        for line in fit(keep, width) {
+            write_line(&mut self.out, &line, color)?;
+            queue!(self.out, Print("\r\n"))?;
+        }
+        for (index, line) in live.iter().enumerate() {
+            write_line(&mut self.out, line, color)?;
+            if index + 1 < live.len() {
+                queue!(self.out, Print("\r\n"))?;
+            }
+        }
+        self.drawn = live.iter().map(|line| line.width()).collect();
+        let last_row = live.len().saturating_sub(1);
+        match cursor {
+            Some(at) => {
+                let up = last_row.saturating_sub(at.row);
+                if up > 0 {
+                    self.out.queue(MoveUp(up as u16))?;
+                }
+                self.out.queue(MoveToColumn(at.column as u16))?;
+                self.out.queue(crossterm::cursor::Show)?;
+                self.cursor_row = at.row.min(last_row);
+            }
+            None => self.cursor_row = last_row,
+        }
+        self.out.queue(EndSynchronizedUpdate)?;
+        self.out.flush()
+    }
+
+    /// Clears the live area, leaving the cursor at the start of its first row, where the shell's
+    /// prompt comes back after exit.
+    pub fn clear_live(&mut self) -> io::Result<()> {
+        self.rewind()?;
+        self.drawn.clear();
+        self.cursor_row = 0;
+        self.out.queue(crossterm::cursor::Show)?;
+        self.out.flush()
+    }
+
+    /// Moves to the live area's first row and clears everything below.
+    fn rewind(&mut self) -> io::Result<()> {
+        self.out.queue(MoveToColumn(0))?;
+        if self.cursor_row > 0 {
+            self.out.queue(MoveUp(self.cursor_row as u16))?;
+        }
+        self.out.queue(Clear(ClearType::FromCursorDown))?;
+        Ok(())
+    }
+}
+
+/// How many rows a row `width` cells wide takes on a terminal `columns` wide.
+fn rows_taken(width: usize, columns: u16) -> usize {
+    width.div_ceil(usize::from(columns).max(1)).max(1)
+}
+
+/// The lines, each wrapped to `width` so that the terminal never wraps one itself.
+fn fit(lines: &[Line<'static>], width: usize) -> Vec<Line<'static>> {
+    let mut fitted = Vec::with_capacity(lines.len());
+    for line in lines {
+        if line.width() <= width {
+            fitted.push(line.clone());
+        } else {
+            let spans: Vec<Span<'static>> = line
+                .spans
+                .iter()
+                .map(|span| Span::styled(span.content.clone(), line.style.patch(span.style)))
+                .collect();
+            fitted.extend(wrap_spans(spans, width).into_iter().map(Line::from));
+        }
+    }
+    fitted
+}
+
+/// Prints one line's spans with their styles, then resets the style.
+fn write_line<W: Write>(out: &mut W, line: &Line<'_>, color: bool) -> io::Result<()> {
+    for span in &line.spans {
+        let style = line.style.patch(span.style);
+        let styled = style != Style::default();
+        if styled {
+            apply(out, style, color)?;
+        }
+        out.queue(Print(&span.content))?;
+        if styled {
+            out.queue(SetAttribute(Attribute::Reset))?;
+            if color {
+                out.queue(ResetColor)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sets a style's colours (when colour is on) and attributes.
+fn apply<W: Write>(out: &mut W, style: Style, color: bool) -> io::Result<()> {
+    if color {
+        if let Some(fg) = style.fg.filter(|c| *c != Color::Reset) {
+            out.queue(SetForegroundColor(fg.into()))?;
+        }
+        if let Some(bg) = style.bg.filter(|c| *c != Color::Reset) {
+            out.queue(SetBackgroundColor(bg.into()))?;
+        }
+    }
+    let attributes = [
+        (Modifier::BOLD, Attribute::Bold),
+        (Modifier::DIM, Attribute::Dim),
+        (Modifier::ITALIC, Attribute::Italic),
+        (Modifier::UNDERLINED, Attribute::Underlined),
+        (Modifier::REVERSED, Attribute::Reverse),
+        (Modifier::CROSSED_OUT, Attribute::CrossedOut),
+    ];
+    for (modifier, attribute) in attributes {
+        if style.add_modifier.contains(modifier) {
+            out.queue(SetAttribute(attribute))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(bytes: &[u8]) -> String {
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    #[test]
+    fn kept_lines_come_before_the_live_area_and_the_next_frame_starts_at_its_top() {
+        let mut screen = Screen::new(Vec::new(), 20, 10);
+        let live = [Line::from("one"), Line::from("two")];
+        screen
+            .draw(
+                &[Line::from("kept")],
+                &live,
+                Some(CursorAt { row: 0, column: 2 }),
+                false,
+            )
+            .unwrap();
+        let first = text(&screen.out);
+        assert!(first.contains("kept\r\none\r\ntwo"), "{first:?}");
+        // The cursor went up one row to the live area's first line, then to column 2.
+        assert!(first.contains("\u{1b}[1A\u{1b}[3G"), "{first:?}");
+        screen.out.clear();
+        screen.draw(&[], &live, None, false).unwrap();
+        // Back to the first live row: it is where the cursor was, so no move up.
+        let second = text(&screen.out);
+        assert!(!second.contains("\u{1b}[1A"), "{second:?}");
+        assert!(second.contains("\u{1b}[J"), "{second:?}");
+    }
+
+    #[test]
+    fn long_lines_are_wrapped_and_a_tall_live_area_shows_its_end() {
+        let mut screen = Screen::new(Vec::new(), 10, 4);
+        let live: Vec<Line<'static>> = (0..6).map(|i| Line::from(format!("line {i}"))).collect();
+        screen
+            .draw(&[Line::from("aaaa bbbb cccc")], &live, None, false)
+            .unwrap();
+        let out = text(&screen.out);
+        assert!(out.contains("aaaa bbbb\r\ncccc"), "{out:?}");
+        assert!(!out.contains("line 2"), "{out:?}");
+        assert!(out.contains("line 3\r\nline 4\r\nline 5"), "{out:?}");
+    }
+
+    #[test]
+    fn after_a_resize_the_next_frame_starts_above_the_reflowed_rows() {
+        let mut screen = Screen::new(Vec::new(), 20, 10);
+        let live = [Line::from("x".repeat(20)), Line::from("input")];
+        screen
+            .draw(&[], &live, Some(CursorAt { row: 1, column: 0 }), false)
+            .unwrap();
+        // At 10 columns the 20-cell row above the cursor takes two rows.
+        screen.resize(10, 10);
+        screen.out.clear();
+        screen.draw(&[], &live, None, false).unwrap();
+        assert!(text(&screen.out).contains("\u{1b}[2A"));
+    }
+}
