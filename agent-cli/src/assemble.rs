@@ -19,6 +19,7 @@ use std::sync::Arc;
 pub fn load_config(project: &Path) -> Result<Config, CliError> {
     let config = Config::load(project).map_err(CliError::usage)?;
     crate::providers::check_mcp_servers(&config)?;
+    crate::sandbox::check(&config)?;
     Ok(config)
 }
 
@@ -37,6 +38,7 @@ pub async fn agent(
     model: Arc<dyn Model>,
     start: ServerStart,
 ) -> Result<Agent, CliError> {
+    let config = &crate::sandbox::with_flag(config, args.sandbox.as_deref());
     // Opened by the first session: an editor's agent answers `initialize` without it.
     let database = config.database_path();
     let store = LazyStore::new(move || {

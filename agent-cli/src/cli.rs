@@ -126,6 +126,11 @@ pub struct AgentArgs {
     /// Load a tool plugin (a shared library); repeatable.
     #[arg(long, value_name = "PATH")]
     pub plugin: Vec<std::path::PathBuf>,
+    /// How Bash commands are sandboxed: workspace-write (the default: writes only in the
+    /// workspace and the temporary folder, no network), read-only or off. Overrides the
+    /// config's `sandbox` mode.
+    #[arg(long, value_name = "MODE", value_parser = ["workspace-write", "read-only", "off"])]
+    pub sandbox: Option<String>,
 }
 
 /// Arguments of `agentry run`.

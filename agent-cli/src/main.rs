@@ -12,6 +12,7 @@ mod mcp;
 mod output;
 mod providers;
 mod run;
+mod sandbox;
 mod serve;
 mod sessions;
 

@@ -274,7 +274,9 @@ pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
         #[cfg(feature = "file-ops")]
         Arc::new(agentry_file_ops::FileOps::default()),
         #[cfg(feature = "bash")]
-        Arc::new(agentry_bash::Shell::default()),
+        Arc::new(agentry_bash::Shell::new(crate::sandbox::shell_config(
+            config,
+        ))),
         #[cfg(feature = "builtin")]
         Arc::new(agentry_builtin::Builtin::with_task_style(
             match config.tools.task_list {

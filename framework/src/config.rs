@@ -95,6 +95,9 @@ pub struct Config {
     /// Code's shape (see [`crate::hooks`]).
     #[serde(default)]
     pub hooks: HookSettings,
+    /// The sandbox Bash commands run in (`sandbox = "read-only"`, or a `[sandbox]` table), as
+    /// written: the bash provider reads it.
+    pub sandbox: Option<serde_json::Value>,
 }
 
 /// `[mcp]`: timeouts for MCP servers.
@@ -177,6 +180,7 @@ impl Config {
         self.web_search = other.web_search.or(self.web_search);
         self.http_tools.extend(other.http_tools);
         self.hooks = self.hooks.merged(other.hooks);
+        self.sandbox = other.sandbox.or(self.sandbox);
         self
     }
 

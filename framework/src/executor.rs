@@ -765,6 +765,7 @@ fn progress_sink(tracker: Arc<Mutex<CallTracker>>, events: Arc<dyn EventSink>) -
             ..ToolCallUpdate::default()
         }),
         ToolProgress::Plan(entries) => events.emit(AgentEvent::Plan { entries }),
+        ToolProgress::Notice(message) => events.emit(AgentEvent::Notice { message }),
         ToolProgress::RawOutput(raw_output) => lock(&tracker).progress(ToolCallUpdate {
             raw_output: Some(raw_output),
             ..ToolCallUpdate::default()

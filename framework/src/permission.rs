@@ -318,7 +318,10 @@ impl PermissionPolicy {
                 call.tool_name
             ));
         }
-        if matching(RuleAction::Ask).is_some() {
+        // A call that asks for more than its tool's confinement is the user's to allow.
+        if matching(RuleAction::Ask).is_some()
+            || (call.call.escalation().is_some() && self.mode != PermissionMode::Bypass)
+        {
             return Decision::Ask;
         }
         if matching(RuleAction::Allow).is_some() || remembered.allowed.contains(call.tool_name) {
@@ -497,6 +500,27 @@ mod tests {
     use futures::future::BoxFuture;
 
     struct Call(Vec<ToolCallLocation>);
+
+    /// A call asking to run with less confinement.
+    struct Escalated;
+
+    impl PreparedCall for Escalated {
+        fn title(&self) -> String {
+            String::new()
+        }
+        fn locations(&self) -> Vec<ToolCallLocation> {
+            Vec::new()
+        }
+        fn escalation(&self) -> Option<String> {
+            Some("run outside the sandbox".to_owned())
+        }
+        fn run(
+            self: Box<Self>,
+            _: ToolContext,
+        ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+            Box::pin(async { Ok(ToolOutput::default()) })
+        }
+    }
 
     impl PreparedCall for Call {
         fn title(&self) -> String {
@@ -681,6 +705,42 @@ mod tests {
             default.decide(&subject("Edit", ToolKind::Edit), &remembered),
             Decision::Ask
         );
+    }
+
+    #[test]
+    fn an_escalated_call_asks_despite_allow_rules_and_answers_unless_denied_or_bypassed() {
+        let allowed = RememberedAnswers {
+            allowed: ["Bash".to_owned()].into(),
+            ..RememberedAnswers::default()
+        };
+        let subject = CallSubject {
+            tool_name: "Bash",
+            kind: ToolKind::Execute,
+            call: &Escalated,
+            locations: &[],
+            outside_workspace: false,
+        };
+        let policy = |mode, rule: Option<(RuleAction, &str)>| PermissionPolicy {
+            mode,
+            rules: rule
+                .map(|(action, target)| PermissionRule::parse(action, target).unwrap())
+                .into_iter()
+                .collect(),
+        };
+        let allow_rule = Some((RuleAction::Allow, "Bash"));
+        assert_eq!(
+            policy(PermissionMode::AcceptEdits, allow_rule).decide(&subject, &allowed),
+            Decision::Ask
+        );
+        assert_eq!(
+            policy(PermissionMode::Bypass, None).decide(&subject, &allowed),
+            Decision::Allow
+        );
+        assert!(matches!(
+            policy(PermissionMode::Bypass, Some((RuleAction::Deny, "Bash")))
+                .decide(&subject, &allowed),
+            Decision::Deny(_)
+        ));
     }
 
     #[test]

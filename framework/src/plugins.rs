@@ -402,6 +402,10 @@ impl PreparedCall for PluginCall {
         self.prepared.locations.clone()
     }
 
+    fn escalation(&self) -> Option<String> {
+        self.prepared.escalation.clone()
+    }
+
     fn run(
         mut self: Box<Self>,
         ctx: ToolContext,

@@ -12,13 +12,22 @@ fn sandbox() -> Sandbox {
 
 /// `agentry run --model openai/gpt-4.1 ARGS…` with the OpenAI client pointed at `server`.
 fn run_openai(sb: &Sandbox, server: &MockModelServer, args: &[&str]) -> Outcome {
+    run_openai_with_env(sb, server, args, &[])
+}
+
+/// [`run_openai`] with more environment variables.
+fn run_openai_with_env(
+    sb: &Sandbox,
+    server: &MockModelServer,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Outcome {
     let base = format!("{}/v1", server.url());
     let mut command = vec!["run", "--model", "openai/gpt-4.1"];
     command.extend_from_slice(args);
-    sb.run_with_env(
-        &command,
-        &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
-    )
+    let mut env = env.to_vec();
+    env.extend([("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)]);
+    sb.run_with_env(&command, &env)
 }
 
 /// The text of the tool result the model got in request `n` (the last message).
@@ -77,6 +86,7 @@ pub(crate) fn pid_in(sb: &Sandbox, file: &str) -> i32 {
 }
 
 mod acp;
+mod bash_sandbox;
 mod cli;
 mod crash;
 mod docs;

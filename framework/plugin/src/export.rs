@@ -197,6 +197,7 @@ extern "C" fn prepare(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
             call: plugin.next_call.fetch_add(1, Ordering::Relaxed),
             title: prepared.title(),
             locations: prepared.locations(),
+            escalation: prepared.escalation(),
         };
         let json = serde_json::to_vec(&answer).map_err(|e| e.to_string())?;
         lock(&plugin.calls).insert(answer.call, Slot::Prepared(prepared));

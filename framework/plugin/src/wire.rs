@@ -53,6 +53,10 @@ pub struct Prepared {
     pub title: String,
     /// The files it touches.
     pub locations: Vec<ToolCallLocation>,
+    /// Why the call asks for more than its tool's usual confinement (see
+    /// [`crate::tool::Tool::escalation`]); absent for ordinary calls and from older plugins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<String>,
 }
 
 /// `start`'s request (the tool and its input were given to `prepare`).

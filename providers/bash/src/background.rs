@@ -5,6 +5,7 @@
 use crate::ShellConfig;
 use crate::output::{Captured, OutputFile};
 use crate::process::{Running, spawn};
+use crate::sandbox::Confinement;
 use crate::session::{BackgroundShell, ShellSession, lock};
 use agentry::process_group::stop_group;
 use agentry::tool::{Notices, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
@@ -41,9 +42,13 @@ pub(crate) fn start(
     shell: &Arc<ShellSession>,
     command: &str,
     cwd: &Path,
-    notices: &Notices,
+    confinement: Option<&Confinement>,
+    ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
-    let running = spawn(command, cwd).map_err(ToolError::failed)?;
+    let running = spawn(command, cwd, confinement).map_err(ToolError::failed)?;
+    if let Some(reason) = &running.unsandboxed {
+        shell.tell_unsandboxed_once(reason, ctx);
+    }
     let id = shell.next_id();
     let log_path = shell.temp_file(&format!("{id}.output.txt"));
     let log = log_path
@@ -61,7 +66,7 @@ pub(crate) fn start(
         state: state.clone(),
         stop: stop.clone(),
         ended: ended.clone(),
-        notices: notices.clone(),
+        notices: ctx.state.notices().clone(),
         id: id.clone(),
         command: command.to_owned(),
     };

@@ -7,6 +7,7 @@ use crate::client_terminal::{self, ClientCommand};
 use crate::exit_code::{self, Meaning};
 use crate::output::Captured;
 use crate::process::{Running, spawn};
+use crate::sandbox::{Confinement, explain_refusal};
 use crate::session::ShellSession;
 use agentry::process_group::stop_group;
 use agentry::tool::{
@@ -52,6 +53,10 @@ pub struct BashInput {
     /// output with TaskOutput, stop it with TaskStop).
     #[serde(default)]
     pub run_in_background: bool,
+    /// Run the command outside the sandbox, where it may write anywhere and use the network.
+    /// Only after the sandbox refused something the command needs: the user is asked first.
+    #[serde(default, rename = "dangerouslyDisableSandbox")]
+    pub dangerously_disable_sandbox: bool,
 }
 
 /// How much output a client terminal keeps for the model (its oldest bytes go first).
@@ -73,12 +78,21 @@ impl Tool for Bash {
     }
 
     fn description(&self) -> String {
-        "Runs a shell command with `bash -c` in a terminal. The working directory carries over \
-         to the next command (a `cd` sticks); environment changes do not. Output is cut to \
-         30,000 characters (start and end kept; the whole output is saved to a file you can \
-         Read). Use run_in_background for servers, watchers and long builds, then TaskOutput \
-         and TaskStop. Prefer Read, Glob and Grep over cat, find and grep."
-            .to_owned()
+        let mut description = "Runs a shell command with `bash -c` in a terminal. The working \
+             directory carries over to the next command (a `cd` sticks); environment changes do \
+             not. Output is cut to 30,000 characters (start and end kept; the whole output is \
+             saved to a file you can Read). Use run_in_background for servers, watchers and long \
+             builds, then TaskOutput and TaskStop. Prefer Read, Glob and Grep over cat, find and \
+             grep."
+            .to_owned();
+        if let Some(limits) = self.sandbox_limits() {
+            description.push_str(&format!(
+                " Commands run in a sandbox: {limits}. When the sandbox refuses something a \
+                 command needs, the result says what; run it again with \
+                 dangerouslyDisableSandbox: true, and the user is asked to allow it."
+            ));
+        }
+        description
     }
 
     fn kind(&self) -> ToolKind {
@@ -86,7 +100,7 @@ impl Tool for Bash {
     }
 
     fn title(&self, input: &BashInput) -> String {
-        match input
+        let title = match input
             .description
             .as_deref()
             .filter(|d| !d.trim().is_empty())
@@ -101,7 +115,16 @@ impl Tool for Bash {
                     short
                 }
             }
+        };
+        match self.escalation(input) {
+            Some(_) => format!("{title} (outside the sandbox)"),
+            None => title,
         }
+    }
+
+    fn escalation(&self, input: &BashInput) -> Option<String> {
+        (self.config.sandbox.is_on() && input.dangerously_disable_sandbox)
+            .then(|| "run outside the sandbox".to_owned())
     }
 
     /// `Bash(git status)` matches that exact command; `Bash(cargo test:*)` every command that
@@ -118,8 +141,14 @@ impl Tool for Bash {
     async fn call(&self, input: BashInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let shell = ShellSession::of(&ctx);
         let cwd = shell.cwd(&ctx.cwd);
+        let confinement =
+            (self.config.sandbox.is_on() && !input.dangerously_disable_sandbox).then(|| {
+                self.config
+                    .sandbox
+                    .confinement(&ctx.workspace_roots, shell.temp_dir())
+            });
         if input.run_in_background {
-            return background::start(&shell, &input.command, &cwd, ctx.state.notices());
+            return background::start(&shell, &input.command, &cwd, confinement.as_ref(), &ctx);
         }
         let timeout = Duration::from_millis(
             input
@@ -152,9 +181,15 @@ impl Tool for Bash {
                 &mut run.captured,
                 run.terminal_id,
                 timeout,
+                None,
             );
         }
-        let mut running = spawn(&script, &cwd).map_err(ToolError::failed)?;
+        let mut running = spawn(&script, &cwd, confinement.as_ref()).map_err(ToolError::failed)?;
+        if let Some(reason) = &running.unsandboxed {
+            shell.tell_unsandboxed_once(reason, &ctx);
+        }
+        // Only a command the sandbox confined can have been refused by it.
+        let confinement = confinement.filter(|_| running.unsandboxed.is_none());
         ctx.progress
             .report(ToolProgress::Content(vec![ToolContent::Terminal {
                 terminal_id: terminal_id.clone(),
@@ -170,11 +205,41 @@ impl Tool for Bash {
         if let (Ending::Exited(_), Some(file)) = (&ending, &cwd_file) {
             shell.take_cwd_from(file);
         }
-        self.result(&input.command, ending, &mut captured, terminal_id, timeout)
+        let refused = confinement
+            .as_ref()
+            .map(|confinement| (confinement, cwd.as_path()));
+        self.result(
+            &input.command,
+            ending,
+            &mut captured,
+            terminal_id,
+            timeout,
+            refused,
+        )
     }
 }
 
 impl Bash {
+    /// What the sandbox allows, for the model, when it is on.
+    fn sandbox_limits(&self) -> Option<String> {
+        let sandbox = &self.config.sandbox;
+        let writes = match sandbox.mode {
+            crate::SandboxMode::Off => return None,
+            crate::SandboxMode::WorkspaceWrite => {
+                "they may write only in the workspace and the temporary folder"
+            }
+            crate::SandboxMode::ReadOnly => "they may not write files",
+        };
+        let network = if sandbox.network {
+            "may use the network"
+        } else {
+            "have no network"
+        };
+        Some(format!("{writes}, and {network}"))
+    }
+
+    /// The call's result; `confined`: the sandbox the command ran in and where, whose
+    /// refusals a failure explains.
     fn result(
         &self,
         command: &str,
@@ -182,10 +247,18 @@ impl Bash {
         captured: &mut Captured,
         terminal_id: String,
         timeout: Duration,
+        confined: Option<(&Confinement, &Path)>,
     ) -> Result<ToolOutput, ToolError> {
         let mut text = captured.for_model(self.config.max_output_chars);
         if text.is_empty() {
             text = "(no output)".to_owned();
+        }
+        if let Ending::Exited(Some(code)) = ending
+            && code != 0
+            && let Some((confinement, cwd)) = confined
+            && let Some(note) = explain_refusal(&text, cwd, confinement)
+        {
+            text = format!("{}\n{note}", text.trim_end_matches('\n'));
         }
         let output = |status: &str| ToolOutput {
             content: vec![

@@ -13,6 +13,12 @@
 //! terminals (an ACP editor), foreground commands run in the client's terminal instead, which
 //! the tool call embeds; timeouts and cancellation kill them there.
 //!
+//! On Linux the commands run **sandboxed** by default ([`SandboxSettings`]): Landlock lets them
+//! write only in the session's workspace roots and the temporary folders, and a seccomp filter
+//! keeps them off the network. A command the sandbox stopped says what was refused; the model
+//! may then ask to run it outside the sandbox (`dangerouslyDisableSandbox`), which the user is
+//! always asked about.
+//!
 //! ```
 //! use agentry::prelude::*;
 //! use agentry_bash::Shell;
@@ -27,10 +33,12 @@ mod client_terminal;
 mod exit_code;
 mod output;
 mod process;
+mod sandbox;
 mod session;
 
 pub use background::{TaskOutput, TaskStop};
 pub use bash::Bash;
+pub use sandbox::{SandboxMode, SandboxSettings, WhenUnavailable};
 
 use agentry::provider::Provider;
 use agentry::tool::{DynTool, erase};
@@ -48,6 +56,8 @@ pub struct ShellConfig {
     pub max_output_chars: usize,
     /// How long a stopped command gets between SIGTERM and SIGKILL.
     pub kill_grace: Duration,
+    /// The sandbox commands run in.
+    pub sandbox: SandboxSettings,
 }
 
 impl Default for ShellConfig {
@@ -57,6 +67,7 @@ impl Default for ShellConfig {
             max_timeout: Duration::from_millis(600_000),
             max_output_chars: 30_000,
             kill_grace: Duration::from_millis(500),
+            sandbox: SandboxSettings::default(),
         }
     }
 }

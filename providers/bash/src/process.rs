@@ -1,6 +1,8 @@
-//! A command in a pseudo-terminal, in its own session (so its pid is its process group id): its
-//! output arrives in bounded chunks read on a plain thread, its exit status on another.
+//! A command in a pseudo-terminal, in its own session (so its pid is its process group id),
+//! sandboxed when given a confinement: its output arrives in bounded chunks read on a plain
+//! thread, its exit status on another.
 
+use crate::sandbox::{Confinement, Enforcement, run_confined};
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use std::io::Read;
 use std::path::Path;
@@ -22,12 +24,19 @@ pub(crate) struct Running {
     pub output: mpsc::Receiver<Vec<u8>>,
     /// The exit code once the child has exited and been reaped (`None`: killed by a signal).
     pub exit: oneshot::Receiver<Option<i32>>,
+    /// Why the command runs unsandboxed although it was to be confined (a kernel without
+    /// Landlock whose settings say to warn).
+    pub unsandboxed: Option<String>,
     /// Kept open while the command runs: dropping the master hangs up the terminal.
     _master: Box<dyn portable_pty::MasterPty + Send>,
 }
 
-/// Starts `bash -c SCRIPT` in `cwd`.
-pub(crate) fn spawn(script: &str, cwd: &Path) -> Result<Running, String> {
+/// Starts `bash -c SCRIPT` in `cwd`, within `confinement` if there is one.
+pub(crate) fn spawn(
+    script: &str,
+    cwd: &Path,
+    confinement: Option<&Confinement>,
+) -> Result<Running, String> {
     let pty = native_pty_system()
         .openpty(PtySize {
             rows: 50,
@@ -42,12 +51,27 @@ pub(crate) fn spawn(script: &str, cwd: &Path) -> Result<Running, String> {
     for (name, value) in ENVIRONMENT {
         command.env(name, value);
     }
-    let mut child = pty
-        .slave
-        .spawn_command(command)
-        .map_err(|e| format!("cannot start bash: {e}"))?;
-    // Only the child may hold the terminal's slave side, or the reader never sees EOF.
-    drop(pty.slave);
+    let slave = pty.slave;
+    let (started, unsandboxed) = match confinement {
+        None => {
+            let started = slave.spawn_command(command);
+            drop(slave);
+            (started, None)
+        }
+        Some(confinement) => {
+            let (started, enforcement) =
+                run_confined(confinement, move || slave.spawn_command(command))
+                    .map_err(|e| e.to_string())?;
+            let unsandboxed = match enforcement {
+                Enforcement::Enforced => None,
+                Enforcement::Unavailable(reason) => Some(reason),
+            };
+            (started, unsandboxed)
+        }
+    };
+    // The slave side is closed here (the confined thread's closure took it): only the child
+    // holds it now, so the reader sees EOF when the child's side closes.
+    let mut child = started.map_err(|e| format!("cannot start bash: {e}"))?;
     let group = child
         .process_id()
         .and_then(|pid| i32::try_from(pid).ok())
@@ -83,6 +107,7 @@ pub(crate) fn spawn(script: &str, cwd: &Path) -> Result<Running, String> {
         group,
         output,
         exit,
+        unsandboxed,
         _master: pty.master,
     })
 }

@@ -4,9 +4,10 @@
 use agentry::process_group::kill_group_now;
 pub(crate) use agentry::sync::lock;
 use agentry::tool::ToolContext;
+use agentry::tool::ToolProgress;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A command left running with `run_in_background`.
@@ -31,6 +32,8 @@ pub(crate) struct ShellSession {
     /// The session's temporary folder (`None` if it could not be made).
     temp_dir: Option<PathBuf>,
     next_id: AtomicU64,
+    /// Whether the user has been told that commands run unsandboxed here.
+    told_unsandboxed: AtomicBool,
     pub background: Mutex<BTreeMap<String, BackgroundShell>>,
 }
 
@@ -45,6 +48,7 @@ impl ShellSession {
                 .inspect_err(|e| tracing::warn!("no temporary folder for the shell: {e}"))
                 .ok(),
             next_id: AtomicU64::new(1),
+            told_unsandboxed: AtomicBool::new(false),
             background: Mutex::new(BTreeMap::new()),
         })
     }
@@ -55,6 +59,11 @@ impl ShellSession {
             .clone()
             .filter(|dir| dir.is_dir())
             .unwrap_or_else(|| session_cwd.to_path_buf())
+    }
+
+    /// The session's temporary folder (`None` if it could not be made).
+    pub fn temp_dir(&self) -> Option<&Path> {
+        self.temp_dir.as_deref()
     }
 
     /// A file named `name` in the session's temporary folder (`None` without one).
@@ -71,6 +80,17 @@ impl ShellSession {
             }
         }
         let _ = std::fs::remove_file(file);
+    }
+
+    /// Tells the user, once per session, that commands run unsandboxed and why.
+    pub fn tell_unsandboxed_once(&self, reason: &str, ctx: &ToolContext) {
+        if !self.told_unsandboxed.swap(true, Ordering::SeqCst) {
+            tracing::warn!("Bash commands run unsandboxed: {reason}");
+            ctx.progress.report(ToolProgress::Notice(format!(
+                "Bash commands run unsandboxed in this session: {reason} (the sandbox's \
+                 when_unavailable setting is \"warn\"; \"refuse\" refuses them instead)"
+            )));
+        }
     }
 
     /// A new id (`bash_1`, `bash_2`, …).

@@ -98,6 +98,9 @@ pub enum ToolProgress {
     /// Replaces the call's raw output so far: figures a front-end may show as progress (Bash
     /// reports `{"output_lines": …, "output_bytes": …}`).
     RawOutput(serde_json::Value),
+    /// Something the user should know that is not part of the call's result (Bash running
+    /// unsandboxed on a kernel without Landlock); the front-ends show it as a notice.
+    Notice(String),
 }
 
 /// Where a tool sends its [`ToolProgress`]; cheap to clone.

@@ -133,6 +133,13 @@ pub trait Tool: Send + Sync + 'static {
         let _ = input;
         locations_match_glob(locations, pattern)
     }
+    /// Why this call asks for more than the tool's usual confinement (Bash run outside its
+    /// sandbox): such a call is put to the user whatever the permission rules and remembered
+    /// answers say; only a deny rule or bypass mode decides it unasked. None by default.
+    fn escalation(&self, input: &Self::Input) -> Option<String> {
+        let _ = input;
+        None
+    }
     /// Runs the call.
     fn call(
         &self,
@@ -175,6 +182,10 @@ pub trait PreparedCall: Send {
     fn matches_rule(&self, pattern: &str, locations: &[ToolCallLocation]) -> bool {
         locations_match_glob(locations, pattern)
     }
+    /// Why the call asks for more than its tool's usual confinement; see [`Tool::escalation`].
+    fn escalation(&self) -> Option<String> {
+        None
+    }
     /// Runs the call.
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
 }
@@ -216,6 +227,7 @@ struct TypedCall<T: Tool> {
     input: T::Input,
     title: String,
     locations: Vec<ToolCallLocation>,
+    escalation: Option<String>,
 }
 
 impl<T: Tool> DynTool for Erased<T> {
@@ -249,6 +261,7 @@ impl<T: Tool> DynTool for Erased<T> {
         Ok(Box::new(TypedCall {
             title: self.0.title(&input),
             locations: self.0.locations(&input, cwd),
+            escalation: self.0.escalation(&input),
             tool: Arc::clone(&self.0),
             input,
         }))
@@ -266,6 +279,10 @@ impl<T: Tool> PreparedCall for TypedCall<T> {
 
     fn matches_rule(&self, pattern: &str, locations: &[ToolCallLocation]) -> bool {
         self.tool.matches_rule(&self.input, pattern, locations)
+    }
+
+    fn escalation(&self) -> Option<String> {
+        self.escalation.clone()
     }
 
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {

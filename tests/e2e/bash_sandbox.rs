@@ -1,0 +1,221 @@
+//! Bash's sandbox through the binary: writes confined to the workspace and the temporary
+//! folder (Landlock), no network (seccomp), escalation through the permission prompt, and the
+//! fallback on a kernel without Landlock.
+//!
+//! Each run gets `TMPDIR` inside the test's own folder, so that the folder beside the project
+//! (`outside/`) is outside everything the sandbox lets commands write.
+
+use crate::acp::{prompt, session_steps, tool_updates};
+use crate::{run_openai_with_env, sandbox, tool_result_in};
+use agentry_tests::Sandbox;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// `TMPDIR` for the run: a folder of the test's own.
+fn temp_dir(sb: &Sandbox) -> String {
+    let dir = sb.project().parent().unwrap().join("tmp");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.display().to_string()
+}
+
+/// A folder beside the project, outside the workspace and the temporary folder.
+fn outside(sb: &Sandbox) -> PathBuf {
+    let dir = sb.project().parent().unwrap().join("outside");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A model that runs each command with Bash, then answers "done".
+fn bash_calls(calls: &[Value]) -> MockModelServer {
+    let mut turns: Vec<MockTurn> = calls
+        .iter()
+        .enumerate()
+        .map(|(n, input)| {
+            MockTurn::Reply(MockReply::tool_call(
+                &format!("c{n}"),
+                "Bash",
+                input.clone(),
+            ))
+        })
+        .collect();
+    turns.push(MockTurn::Reply(MockReply::text("done")));
+    MockModelServer::start_blocking(turns)
+}
+
+#[test]
+fn a_write_outside_the_workspace_is_refused_and_named_and_inside_is_allowed() {
+    let sb = sandbox();
+    let outside = outside(&sb);
+    let server = bash_calls(&[
+        json!({"command": "echo kept > inside.txt && mkdir -p build && echo ok > build/x"}),
+        json!({"command": "echo lost > ../outside/x.txt"}),
+        json!({"command": "touch \"$TMPDIR/scratch\" && echo temp-ok"}),
+    ]);
+    let tmp = temp_dir(&sb);
+    let out = run_openai_with_env(
+        &sb,
+        &server,
+        &["--allow", "Bash", "go"],
+        &[("TMPDIR", &tmp)],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("inside.txt")).unwrap(),
+        "kept\n"
+    );
+    assert!(sb.project().join("build/x").exists());
+    assert!(!outside.join("x.txt").exists());
+    let refused = tool_result_in(&server, 2);
+    assert!(
+        refused.contains(&format!(
+            "[sandbox] The sandbox refused writing to {}",
+            outside.join("x.txt").display()
+        )),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("dangerouslyDisableSandbox: true"),
+        "{refused}"
+    );
+    assert!(tool_result_in(&server, 3).contains("temp-ok"));
+}
+
+#[test]
+fn network_is_off_unless_the_configuration_allows_it() {
+    let sb = sandbox();
+    let target = MockModelServer::start_blocking([]);
+    let curl = format!(
+        "curl -sS -o /dev/null -w 'status %{{http_code}}' {}/ping",
+        target.url()
+    );
+    let tmp = temp_dir(&sb);
+    let env = [("TMPDIR", tmp.as_str())];
+    let server = bash_calls(&[json!({"command": curl})]);
+    let out = run_openai_with_env(&sb, &server, &["--allow", "Bash", "go"], &env);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let refused = tool_result_in(&server, 1);
+    assert!(
+        refused.contains("[sandbox] The sandbox refused the network"),
+        "{refused}"
+    );
+    assert!(target.requests().is_empty(), "the request went out");
+
+    sb.write(
+        "project/.agentry/config.toml",
+        "[sandbox]\nnetwork = true\n",
+    );
+    let server = bash_calls(&[json!({"command": curl})]);
+    let out = run_openai_with_env(&sb, &server, &["--allow", "Bash", "go"], &env);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let reached = tool_result_in(&server, 1);
+    assert!(reached.contains("status "), "{reached}");
+    assert!(!reached.contains("[sandbox]"), "{reached}");
+    assert_eq!(target.requests().len(), 1);
+}
+
+#[test]
+fn running_outside_the_sandbox_is_asked_even_when_bash_is_allowed() {
+    let sb = sandbox();
+    let outside = outside(&sb);
+    let server = bash_calls(&[
+        json!({"command": "echo first > ../outside/a.txt", "dangerouslyDisableSandbox": true}),
+        json!({"command": "echo second > ../outside/b.txt", "dangerouslyDisableSandbox": true}),
+        json!({"command": "echo plain"}),
+    ]);
+    let tmp = temp_dir(&sb);
+    let base = format!("{}/v1", server.url());
+    let out = sb.acp(
+        &["--model", "openai/gpt-4.1", "--allow", "Bash"],
+        &[
+            ("OPENAI_API_KEY", "sk-e2e"),
+            ("OPENAI_BASE_URL", &base),
+            ("TMPDIR", &tmp),
+        ],
+        json!({"permissions": ["allow_once", "reject_once"],
+               "steps": session_steps(&sb, vec![prompt("go")])}),
+    );
+    assert_eq!(
+        out.result(2)["stopReason"],
+        "end_turn",
+        "{:#?}",
+        out.records
+    );
+    let asked = out.of_kind("permission");
+    assert_eq!(asked.len(), 2, "only the escalated calls ask: {asked:#?}");
+    assert_eq!(asked[0]["toolCall"]["toolCallId"], "c0");
+    assert!(
+        asked[0]["toolCall"]["title"]
+            .as_str()
+            .unwrap()
+            .ends_with("(outside the sandbox)"),
+        "{}",
+        asked[0]
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("a.txt")).unwrap(),
+        "first\n"
+    );
+    assert!(!outside.join("b.txt").exists());
+    let plain = tool_updates(&out, "c2");
+    assert_eq!(plain.last().unwrap()["status"], "completed");
+}
+
+/// Runs `run` on a thread whose seccomp filter answers Landlock's first system call with
+/// ENOSYS, as a kernel without Landlock does: the binary it starts inherits the filter.
+fn without_landlock<T: Send>(run: impl FnOnce() -> T + Send) -> T {
+    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter};
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let filter: BpfProgram = SeccompFilter::new(
+                    [(libc::SYS_landlock_create_ruleset, vec![])]
+                        .into_iter()
+                        .collect(),
+                    SeccompAction::Allow,
+                    SeccompAction::Errno(libc::ENOSYS as u32),
+                    std::env::consts::ARCH.try_into().unwrap(),
+                )
+                .unwrap()
+                .try_into()
+                .unwrap();
+                seccompiler::apply_filter(&filter).unwrap();
+                run()
+            })
+            .join()
+            .unwrap()
+    })
+}
+
+#[test]
+fn without_landlock_commands_run_unsandboxed_with_one_warning_or_are_refused() {
+    let sb = sandbox();
+    let outside = outside(&sb);
+    let tmp = temp_dir(&sb);
+    let env = [("TMPDIR", tmp.as_str())];
+    let server = bash_calls(&[
+        json!({"command": "echo one > ../outside/a.txt"}),
+        json!({"command": "echo two > ../outside/b.txt"}),
+    ]);
+    let out =
+        without_landlock(|| run_openai_with_env(&sb, &server, &["--allow", "Bash", "go"], &env));
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(outside.join("a.txt").exists() && outside.join("b.txt").exists());
+    let warning = "Bash commands run unsandboxed in this session: this kernel has no Landlock";
+    assert_eq!(out.stderr.matches(warning).count(), 1, "{}", out.stderr);
+
+    sb.write(
+        "project/.agentry/config.toml",
+        "[sandbox]\nwhen_unavailable = \"refuse\"\n",
+    );
+    let server = bash_calls(&[json!({"command": "echo three > ../outside/c.txt"})]);
+    let out =
+        without_landlock(|| run_openai_with_env(&sb, &server, &["--allow", "Bash", "go"], &env));
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(!outside.join("c.txt").exists());
+    let refused = tool_result_in(&server, 1);
+    assert!(
+        refused.contains("Bash cannot run sandboxed: this kernel has no Landlock"),
+        "{refused}"
+    );
+}
