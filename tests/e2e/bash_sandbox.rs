@@ -219,3 +219,27 @@ fn without_landlock_commands_run_unsandboxed_with_one_warning_or_are_refused() {
         "{refused}"
     );
 }
+
+#[test]
+fn the_read_only_sandbox_refuses_writes_in_the_workspace_too() {
+    let sb = sandbox();
+    let server =
+        bash_calls(&[json!({"command": "cat /etc/hostname > /dev/null && echo x > inside.txt"})]);
+    let tmp = temp_dir(&sb);
+    let out = run_openai_with_env(
+        &sb,
+        &server,
+        &["--allow", "Bash", "--sandbox", "read-only", "go"],
+        &[("TMPDIR", &tmp)],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(!sb.project().join("inside.txt").exists());
+    let refused = tool_result_in(&server, 1);
+    assert!(
+        refused.contains(&format!(
+            "refused writing to {} (in the read-only sandbox",
+            sb.project().join("inside.txt").display()
+        )),
+        "{refused}"
+    );
+}

@@ -324,3 +324,52 @@ async fn a_sub_agent_naming_an_unknown_tool_is_a_clear_tool_error() {
     );
     assert!(child.requests().is_empty());
 }
+
+#[tokio::test]
+async fn a_subagent_stop_hook_makes_the_sub_agent_go_on_and_the_stop_hook_runs_for_the_chat() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hooks.log");
+    let settings = agentry::hooks::HookSettings::from_claude_settings(
+        &json!({"hooks": {
+            "SubagentStop": [{"hooks": [{"type": "command", "command": format!(
+                "input=$(cat); echo subagent >> '{log}'; case \"$input\" in \
+                 *'\"stop_hook_active\":true'*) exit 0;; esac; echo 'check your work' >&2; exit 2",
+                log = log.display())}]}],
+            "Stop": [{"hooks": [{"type": "command",
+                "command": format!("cat > /dev/null; echo stop >> '{}'", log.display())}]}],
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let child = Arc::new(ScriptedModel::new([
+        ScriptedResponse::text("first try"),
+        ScriptedResponse::text("checked"),
+    ]));
+    let mut h = harness([
+        response([call(
+            "d1",
+            "Delegate",
+            json!({"agent": "a", "prompt": "Do it", "tools": []}),
+        )]),
+        ScriptedResponse::text("Done."),
+    ])
+    .tool(delegate(&[("a", &child)]))
+    .hooks(Arc::new(agentry::hooks::CommandHooks::new(settings)))
+    .build();
+    let summary = h.prompt("Delegate it").await.unwrap();
+    assert_eq!(summary.result, "Done.");
+    assert_eq!(child.requests().len(), 2);
+    let again = serde_json::to_string(&child.requests()[1].messages).unwrap();
+    assert!(
+        again.contains("Stop hook feedback:\\ncheck your work"),
+        "{again}"
+    );
+    assert_eq!(
+        results_sent(&h.model, 1),
+        [("d1".to_owned(), false, "a said: checked".to_owned())]
+    );
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "subagent\nsubagent\nstop\n"
+    );
+}

@@ -11,9 +11,10 @@ static REFUSED_WRITE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)permission denied|operation not permitted|read-only file system").ok()
 });
 
-/// Paths in an error line: quoted (`'…'`, `"…"`, `‘…’`) or between colons (`bash: /x: …`).
+/// Paths in an error line: quoted (`'…'`, `"…"`, `‘…’`), or the part just before the error
+/// (`bash: line 1: /x: Permission denied`).
 static QUOTED_PATH: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r#"['"‘`]([^'"’`\n]*/[^'"’`\n]*)['"’`]"#).ok());
+    LazyLock::new(|| Regex::new(r#"['"‘`]([^'"’`\n]+)['"’`]"#).ok());
 
 /// What a refused socket (or a name lookup without one) prints in the usual tools.
 static REFUSED_NETWORK: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -76,11 +77,13 @@ fn refused_paths(output: &str, cwd: &Path, confinement: &Confinement) -> Vec<Pat
             .flat_map(|pattern| pattern.captures_iter(line))
             .filter_map(|found| found.get(1))
             .map(|found| found.as_str());
-        let between_colons = line
-            .split(": ")
+        let before_error = line
+            .rsplit(": ")
+            .skip_while(|part| !starts_with_refusal(part))
+            .nth(1)
             .map(str::trim)
-            .filter(|part| part.contains('/') && !part.contains(' '));
-        for candidate in quoted.chain(between_colons) {
+            .filter(|part| !part.is_empty() && !part.contains(' '));
+        for candidate in quoted.chain(before_error) {
             let path = lexically_normal(&cwd.join(candidate));
             if !confinement.may_write(&path) && !paths.contains(&path) {
                 paths.push(path);
@@ -89,6 +92,18 @@ fn refused_paths(output: &str, cwd: &Path, confinement: &Confinement) -> Vec<Pat
     }
     paths.truncate(MOST_PATHS);
     paths
+}
+
+/// Whether an error line's part is the refusal itself (`Permission denied`, …).
+fn starts_with_refusal(part: &str) -> bool {
+    let part = part.trim_start().to_lowercase();
+    [
+        "permission denied",
+        "operation not permitted",
+        "read-only file system",
+    ]
+    .iter()
+    .any(|refusal| part.starts_with(refusal))
 }
 
 /// Whether `pattern` (built once; the tests check that it builds) matches `text`.
@@ -133,13 +148,27 @@ mod tests {
                       bash: line 1: /usr/local/x: Permission denied\n\
                       mkdir: cannot create directory ‘../../outside’: Permission denied\n\
                       PermissionError: [Errno 13] Permission denied: '/opt/y'\n\
-                      cp: cannot create regular file 'src/ok.rs': Permission denied\n";
+                      cp: cannot create regular file 'src/ok.rs': Permission denied\n\
+                      bash: line 2: notes.txt: Read-only file system\n";
         let note = explain_refusal(output, Path::new("/work/p"), &confinement()).unwrap();
         assert!(
             note.contains("writing to /etc/agentry, /usr/local/x, /outside, /opt/y ("),
             "{note}"
         );
-        assert!(!note.contains("ok.rs"), "{note}");
+        assert!(
+            !note.contains("ok.rs") && !note.contains("notes.txt"),
+            "{note}"
+        );
+        let read_only = SandboxSettings::from_value(serde_json::json!("read-only"))
+            .unwrap()
+            .confinement(&[PathBuf::from("/work/p")], None);
+        let output = "bash: line 1: notes.txt: Read-only file system\n\
+                      PermissionError: [Errno 13] Permission denied: 'src/ok.rs'\n";
+        let note = explain_refusal(output, Path::new("/work/p"), &read_only).unwrap();
+        assert!(
+            note.contains("writing to /work/p/notes.txt, /work/p/src/ok.rs (in the read-only"),
+            "{note}"
+        );
         assert!(note.contains("dangerouslyDisableSandbox: true"), "{note}");
     }
 
