@@ -1,5 +1,6 @@
 //! Bash through agentry's executor against the shell spawned directly, in the same run:
-//! - `true` through the Bash tool vs `sh -c true` (medians, overhead in ms, ratio);
+//! - `true` through the Bash tool vs `sh -c true` (medians, overhead in ms, ratio), and the
+//!   sandbox's cost: the tool sandboxed (the default) vs with `sandbox = "off"`;
 //! - a command printing 200 MB through the tool (a PTY, output kept bounded) vs the same command
 //!   writing to /dev/null, with the peak RSS of this process after it.
 //!
@@ -7,7 +8,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry::testing::ToolHarness;
-use agentry_bash::Shell;
+use agentry_bash::{SandboxMode, SandboxSettings, Shell, ShellConfig};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -45,20 +46,35 @@ async fn main() {
     // `cargo bench` passes `--bench`; this binary has no options of its own.
     let dir = tempfile::tempdir().unwrap();
     let harness = ToolHarness::new(&Shell::default(), dir.path()).unwrap();
+    let unsandboxed = ToolHarness::new(
+        &Shell::new(ShellConfig {
+            sandbox: SandboxSettings {
+                mode: SandboxMode::Off,
+                ..SandboxSettings::default()
+            },
+            ..ShellConfig::default()
+        }),
+        dir.path(),
+    )
+    .unwrap();
     let runs = 30;
-    let (mut tool, mut sh, mut bash) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut tool, mut sh, mut bash, mut off) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..3 {
         harness.call("Bash", json!({"command": "true"})).await;
+        unsandboxed.call("Bash", json!({"command": "true"})).await;
     }
     for _ in 0..runs {
         let started = Instant::now();
         let outcome = harness.call("Bash", json!({"command": "true"})).await;
         assert!(!outcome.result.is_error, "{}", outcome.text());
         tool.push(started.elapsed());
+        let started = Instant::now();
+        unsandboxed.call("Bash", json!({"command": "true"})).await;
+        off.push(started.elapsed());
         sh.push(direct("sh", "true"));
         bash.push(direct("bash", "true"));
     }
-    let (tool, sh, bash) = (median(tool), median(sh), median(bash));
+    let (tool, sh, bash, off) = (median(tool), median(sh), median(bash), median(off));
     println!(
         "bash/true: Bash tool median {:.2} ms, `sh -c true` median {:.2} ms, overhead {:.2} ms, ratio {:.2}x ({runs} runs each, alternating)",
         ms(tool),
@@ -70,6 +86,13 @@ async fn main() {
         "bash/true: for reference, `bash -c true` (the shell the tool runs) median {:.2} ms: the tool's own overhead over it is {:.2} ms",
         ms(bash),
         ms(tool) - ms(bash)
+    );
+    println!(
+        "bash/sandbox: sandboxed (Landlock + seccomp) median {:.2} ms vs sandbox off {:.2} ms: the sandbox costs {:.2} ms a command, ratio {:.2}x",
+        ms(tool),
+        ms(off),
+        ms(tool) - ms(off),
+        ms(tool) / ms(off)
     );
 
     let big = "head -c 200000000 /dev/zero | tr '\\0' x";
