@@ -6,21 +6,41 @@ use crate::server::{AcpSettings, serve};
 use agent_client_protocol::{Error, Lines};
 use agentry::agent::Agent;
 use futures::{SinkExt, StreamExt};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 /// The most bytes gathered into one write.
 const BATCH_BYTES: usize = 1 << 20;
 
+/// The longest line read: a prompt with embedded files and images fits; a longer line is
+/// skipped, answered with a parse error.
+const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// How much of a malformed line its parse error quotes.
+const EXCERPT_CHARS: usize = 80;
+
 /// Serves `agent` on stdin/stdout until stdin closes, then writes what is left and returns.
+/// A line that is not UTF-8 JSON (or is too long) gets its parse error (`-32700`) here, quoting
+/// at most its start, and the connection goes on.
 pub async fn serve_stdio(agent: Agent, settings: AcpSettings) -> Result<(), Error> {
     let (outgoing, queued) = futures::channel::mpsc::unbounded::<String>();
     let writer = tokio::spawn(write_batches(queued));
+    let replies = outgoing.clone();
     let incoming = futures::stream::unfold(
-        tokio::io::BufReader::new(tokio::io::stdin()).lines(),
-        async |mut lines| match lines.next_line().await {
-            Ok(Some(line)) => Some((Ok(line), lines)),
-            Ok(None) => None,
-            Err(error) => Some((Err(error), lines)),
+        tokio::io::BufReader::new(tokio::io::stdin()),
+        move |mut stdin| {
+            let replies = replies.clone();
+            async move {
+                loop {
+                    match read_message(&mut stdin).await {
+                        Ok(Some(Ok(line))) => return Some((Ok(line), stdin)),
+                        Ok(Some(Err(problem))) => {
+                            let _ = replies.unbounded_send(parse_error(&problem));
+                        }
+                        Ok(None) => return None,
+                        Err(error) => return Some((Err(error), stdin)),
+                    }
+                }
+            }
         },
     );
     let outgoing = outgoing.sink_map_err(|_| std::io::Error::other("stdout is closed"));
@@ -30,6 +50,115 @@ pub async fn serve_stdio(agent: Agent, settings: AcpSettings) -> Result<(), Erro
         tracing::warn!("the stdout writer failed: {problem}");
     }
     result
+}
+
+/// Why a line is not a message, for its parse error.
+#[derive(Debug, PartialEq, Eq)]
+struct Malformed {
+    reason: String,
+    excerpt: String,
+}
+
+/// The next line that holds a JSON value (blank lines are skipped), or why the next line does
+/// not; `None` at the end of input.
+async fn read_message(
+    input: &mut (impl AsyncBufRead + Unpin),
+) -> std::io::Result<Option<Result<String, Malformed>>> {
+    loop {
+        let mut line = Vec::new();
+        let read = (&mut *input)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .await?;
+        if read == 0 {
+            return Ok(None);
+        }
+        if line.last() != Some(&b'\n') && line.len() > MAX_LINE_BYTES {
+            let skipped = line.len() + skip_line(input).await?;
+            return Ok(Some(Err(Malformed {
+                reason: format!(
+                    "the line is {skipped} bytes long; the most is {MAX_LINE_BYTES} bytes"
+                ),
+                excerpt: excerpt(&String::from_utf8_lossy(&line[..EXCERPT_CHARS * 4])),
+            })));
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        return Ok(Some(message(line)));
+    }
+}
+
+/// Reads and drops the rest of a line; how many bytes it had.
+async fn skip_line(input: &mut (impl AsyncBufRead + Unpin)) -> std::io::Result<usize> {
+    let mut skipped = 0;
+    loop {
+        let buffer = input.fill_buf().await?;
+        if buffer.is_empty() {
+            return Ok(skipped);
+        }
+        match buffer.iter().position(|&byte| byte == b'\n') {
+            Some(end) => {
+                input.consume(end + 1);
+                return Ok(skipped + end + 1);
+            }
+            None => {
+                let len = buffer.len();
+                input.consume(len);
+                skipped += len;
+            }
+        }
+    }
+}
+
+/// The line as text if it is UTF-8 holding one JSON value.
+fn message(line: Vec<u8>) -> Result<String, Malformed> {
+    let text = String::from_utf8(line).map_err(|error| {
+        let valid = error.utf8_error().valid_up_to();
+        Malformed {
+            reason: format!("the line is not UTF-8 (at byte {valid})"),
+            excerpt: excerpt(&String::from_utf8_lossy(error.as_bytes())),
+        }
+    })?;
+    match serde_json::from_str::<serde::de::IgnoredAny>(&text) {
+        Ok(_) => Ok(text),
+        Err(error) => Err(Malformed {
+            reason: format!(
+                "the line is not JSON ({} at column {})",
+                match error.classify() {
+                    serde_json::error::Category::Eof => "it ends too soon",
+                    serde_json::error::Category::Syntax => "a syntax error",
+                    _ => "unreadable",
+                },
+                error.column()
+            ),
+            excerpt: excerpt(&text),
+        }),
+    }
+}
+
+/// The start of a malformed line, for its error (never the whole line, however long).
+fn excerpt(text: &str) -> String {
+    let text = text.trim_end();
+    let mut cut: String = text.chars().take(EXCERPT_CHARS).collect();
+    if cut.len() < text.len() {
+        cut.push('…');
+    }
+    cut
+}
+
+/// The JSON-RPC parse error answering a malformed line (`id` null: it had none to read).
+fn parse_error(problem: &Malformed) -> String {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32700,
+            "message": format!("Parse error: {}", problem.reason),
+            "data": {"excerpt": problem.excerpt},
+        },
+    })
+    .to_string()
 }
 
 async fn write_batches(mut queued: futures::channel::mpsc::UnboundedReceiver<String>) {
@@ -53,4 +182,39 @@ async fn write_batches(mut queued: futures::channel::mpsc::UnboundedReceiver<Str
 fn push_line(batch: &mut Vec<u8>, line: &str) {
     batch.extend_from_slice(line.as_bytes());
     batch.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn messages(input: &[u8]) -> Vec<Result<String, Malformed>> {
+        let mut reader = tokio::io::BufReader::new(input);
+        let mut read = Vec::new();
+        while let Some(message) = read_message(&mut reader).await.unwrap() {
+            read.push(message);
+        }
+        read
+    }
+
+    #[tokio::test]
+    async fn bad_lines_are_malformed_with_a_short_excerpt_and_the_next_line_is_read() {
+        let long_garbage = format!("{{{}", "x".repeat(100_000));
+        let mut input = b"{\"a\":1}\n\n   \n\xff\xfe not utf-8\n".to_vec();
+        input.extend_from_slice(long_garbage.as_bytes());
+        input.extend_from_slice(b"\n[1,2]\n");
+        let read = messages(&input).await;
+        assert_eq!(read.len(), 4, "{read:?}");
+        assert_eq!(read[0], Ok("{\"a\":1}\n".to_owned()));
+        let not_utf8 = read[1].as_ref().unwrap_err();
+        assert_eq!(not_utf8.reason, "the line is not UTF-8 (at byte 0)");
+        let not_json = read[2].as_ref().unwrap_err();
+        assert!(
+            not_json.reason.starts_with("the line is not JSON"),
+            "{not_json:?}"
+        );
+        assert_eq!(not_json.excerpt.chars().count(), EXCERPT_CHARS + 1);
+        assert!(parse_error(not_json).len() < 400);
+        assert_eq!(read[3], Ok("[1,2]\n".to_owned()));
+    }
 }

@@ -129,27 +129,62 @@ fn malformed_input_gets_json_rpc_errors_and_the_agent_survives() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut ask = |line: &str| -> Value {
-        writeln!(stdin, "{line}").unwrap();
-        serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap()
+    // Sends one line, reads one reply (and its length).
+    let mut raw = |bytes: &[u8]| -> (Value, usize) {
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        let reply = lines.next().unwrap().unwrap();
+        (serde_json::from_str(&reply).unwrap(), reply.len())
     };
-    let init = ask(
+    macro_rules! ask {
+        ($line:expr $(,)?) => {
+            raw($line.as_bytes()).0
+        };
+    }
+    let init = ask!(
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
     );
     assert_eq!(init["result"]["protocolVersion"], 1);
-    let parse = ask("{this is not json");
+    let parse = ask!("{this is not json");
     assert_eq!(parse["error"]["code"], -32700, "{parse}");
     assert!(parse["id"].is_null());
-    let unknown = ask(r#"{"jsonrpc":"2.0","id":2,"method":"session/teleport","params":{}}"#);
+    // Not UTF-8, a megabyte of garbage, a line over the 64 MiB limit: each is a parse error
+    // quoting at most the line's start, and the connection goes on.
+    let (not_utf8, _) = raw(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"\xff\xfe\"}");
+    assert_eq!(not_utf8["error"]["code"], -32700, "{not_utf8}");
+    assert!(
+        not_utf8["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not UTF-8"),
+        "{not_utf8}"
+    );
+    let (garbage, length) = raw(format!("{{{}", "x".repeat(1 << 20)).as_bytes());
+    assert_eq!(garbage["error"]["code"], -32700, "{garbage}");
+    assert!(
+        length < 500,
+        "the reply quotes the whole line: {length} bytes"
+    );
+    let (oversized, length) = raw(&vec![b' '; 65 << 20]);
+    assert_eq!(oversized["error"]["code"], -32700, "{oversized}");
+    assert!(
+        oversized["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the most is"),
+        "{oversized}"
+    );
+    assert!(length < 500);
+    let unknown = ask!(r#"{"jsonrpc":"2.0","id":2,"method":"session/teleport","params":{}}"#);
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
-    let invalid = ask(r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":42}}"#);
+    let invalid = ask!(r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":42}}"#);
     assert_eq!(invalid["error"]["code"], -32602, "{invalid}");
-    let missing = ask(
+    let missing = ask!(
         r#"{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"sess_x","prompt":[]}}"#,
     );
     assert_eq!(missing["error"]["code"], -32002, "{missing}");
     let project = sb.project().display().to_string();
-    let fine = ask(&format!(
+    let fine = ask!(&format!(
         r#"{{"jsonrpc":"2.0","id":5,"method":"session/new","params":{{"cwd":{project:?},"mcpServers":[]}}}}"#
     ));
     assert!(fine["result"]["sessionId"].is_string(), "{fine}");
