@@ -1,8 +1,10 @@
 //! The Bash sandbox's settings: the configuration's `sandbox` (a mode's name or a table), with
 //! the `--sandbox` flag's mode over it.
 
+use crate::cli::AgentArgs;
 use crate::exit::CliError;
 use agentry::config::Config;
+use agentry::tool::SandboxMode;
 
 /// The configuration with `--sandbox MODE` (if given) as its sandbox mode, the table's other
 /// settings kept.
@@ -18,6 +20,24 @@ pub fn with_flag(config: &Config, mode: Option<&str>) -> Config {
         });
     }
     config
+}
+
+/// The sandbox mode sessions start in, which a front-end may let its user change per session;
+/// `None` when this build has no Bash to sandbox.
+pub fn session_mode(config: &Config, args: &AgentArgs) -> Option<SandboxMode> {
+    #[cfg(feature = "bash")]
+    {
+        Some(
+            settings(&with_flag(config, args.sandbox.as_deref()))
+                .unwrap_or_default()
+                .mode,
+        )
+    }
+    #[cfg(not(feature = "bash"))]
+    {
+        let _ = (config, args);
+        None
+    }
 }
 
 /// Fails on a `sandbox` setting the bash provider cannot read: a sandbox is not to be

@@ -28,7 +28,7 @@ use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
 use crate::session_servers::SessionServers;
 use crate::subagent::Fork;
 use crate::sync::lock;
-use crate::tool::{ClientServices, SessionState};
+use crate::tool::{ClientServices, SandboxMode, SessionState};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -183,6 +183,9 @@ pub struct SessionOptions {
     /// Instructions for this session only, added to the agent's system prompt (its tools are
     /// the agent's plus those given with [`Session::add_provider`]).
     pub instructions: Option<String>,
+    /// The sandbox the session's commands run in, over the sandboxing tools' own setting
+    /// (`None`: theirs).
+    pub sandbox: Option<SandboxMode>,
 }
 
 impl SessionOptions {
@@ -195,6 +198,7 @@ impl SessionOptions {
             policy: PermissionPolicy::default(),
             client: ClientServices::default(),
             instructions: None,
+            sandbox: None,
         }
     }
 }
@@ -462,6 +466,12 @@ impl Session {
     /// Changes the permission mode from the next tool call on.
     pub fn set_mode(&mut self, mode: PermissionMode) {
         self.options.policy.mode = mode;
+    }
+
+    /// Chooses the sandbox the session's commands run in, from the next tool call on (`None`:
+    /// each sandboxing tool's own setting).
+    pub fn set_sandbox(&mut self, mode: Option<SandboxMode>) {
+        self.options.sandbox = mode;
     }
 
     /// The answers "always allow / reject" given so far.

@@ -243,3 +243,74 @@ fn the_read_only_sandbox_refuses_writes_in_the_workspace_too() {
         "{refused}"
     );
 }
+
+#[test]
+fn an_editor_chooses_the_sandbox_per_session_with_a_config_option() {
+    let sb = sandbox();
+    let outside = outside(&sb);
+    let turn = |id: &str, command: &str| {
+        [
+            MockTurn::Reply(MockReply::tool_call(
+                id,
+                "Bash",
+                json!({"command": command}),
+            )),
+            MockTurn::Reply(MockReply::text("done")),
+        ]
+    };
+    let server = MockModelServer::start_blocking(
+        turn("c0", "echo sandboxed > ../outside/a.txt")
+            .into_iter()
+            .chain(turn("c1", "echo unconfined > ../outside/b.txt")),
+    );
+    let set = |value: &str| {
+        json!({"op": "request", "method": "session/set_config_option",
+               "params": {"sessionId": "$session", "configId": "sandbox", "value": value}})
+    };
+    let tmp = temp_dir(&sb);
+    let base = format!("{}/v1", server.url());
+    let out = sb.acp(
+        &["--model", "openai/gpt-4.1", "--allow", "Bash"],
+        &[
+            ("OPENAI_API_KEY", "sk-e2e"),
+            ("OPENAI_BASE_URL", &base),
+            ("TMPDIR", &tmp),
+        ],
+        json!({"steps": session_steps(&sb, vec![
+            prompt("first"), set("strict"), set("off"), prompt("second"),
+        ])}),
+    );
+    let options = out.result(1)["configOptions"].as_array().unwrap().clone();
+    let sandbox = options.iter().find(|o| o["id"] == "sandbox").unwrap();
+    assert_eq!(sandbox["currentValue"], "workspace-write", "{sandbox}");
+    let values: Vec<&str> = sandbox["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(values, ["workspace-write", "read-only", "off"]);
+    assert_eq!(out.answer(3)["code"], -32602, "{}", out.answer(3));
+    let changed = &out.result(4)["configOptions"];
+    let sandbox = changed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "sandbox")
+        .unwrap();
+    assert_eq!(sandbox["currentValue"], "off");
+    assert_eq!(
+        out.result(5)["stopReason"],
+        "end_turn",
+        "{:#?}",
+        out.records
+    );
+    assert!(
+        !outside.join("a.txt").exists(),
+        "the first turn was sandboxed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("b.txt")).unwrap(),
+        "unconfined\n"
+    );
+}

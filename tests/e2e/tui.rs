@@ -388,3 +388,36 @@ fn a_pasted_text_keeps_its_lines_and_is_sent_whole() {
         "{sent}"
     );
 }
+
+#[test]
+fn the_sandbox_is_shown_and_switched_for_the_session_with_a_slash_command() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "c1",
+            "Bash",
+            json!({"command": "echo x > inside.txt"}),
+        )),
+        MockTurn::Reply(MockReply::text("Tried.")),
+    ]);
+    let tmp = sb.project().parent().unwrap().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let tmux = chat(
+        &sb,
+        &server,
+        &["--allow", "Bash"],
+        &[("TMPDIR", &tmp.display().to_string())],
+    );
+    tmux.type_text("/sandbox");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_text("● workspace-write");
+    tmux.type_text("/sandbox read-only");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_text("Sandbox: read-only.");
+    tmux.type_text("write the file");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the answer", |s| s.contains("Tried.") && idle(s));
+    assert!(!sb.project().join("inside.txt").exists());
+    let result = tool_result_in(&server, 1);
+    assert!(result.contains("in the read-only sandbox"), "{result}");
+}

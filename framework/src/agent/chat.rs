@@ -226,6 +226,9 @@ impl Chat<'_> {
             depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
         }));
         extensions.insert(Arc::new(SessionModel::new(session.model.clone())));
+        if let Some(mode) = session.options.sandbox {
+            extensions.insert(Arc::new(mode));
+        }
         if let Some(handler) = &self.io.questions {
             extensions.insert(Arc::new(UserQuestions {
                 handler: handler.clone(),

@@ -36,6 +36,7 @@
 //!     policy: Default::default(),
 //!     model_problem: None,
 //!     models: None,
+//!     sandbox: None,
 //! };
 //! serve_stdio(agent, settings).await
 //! # }
@@ -46,7 +47,7 @@ mod commands;
 mod convert;
 mod live;
 mod mcp;
-mod models;
+mod options;
 mod questions;
 mod server;
 mod stdio;

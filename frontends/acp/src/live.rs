@@ -6,6 +6,7 @@ use agentry::commands::CommandSource;
 use agentry::model::Model;
 use agentry::permission::PermissionMode;
 pub(crate) use agentry::sync::lock;
+use agentry::tool::SandboxMode;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -21,6 +22,9 @@ pub struct LiveSession {
     /// The model the session uses (as its spec), and the one the client chose that the next
     /// turn starts with.
     model: Mutex<(String, Option<Arc<dyn Model>>)>,
+    /// The sandbox the session's commands run in from the next turn on (`None`: the tools'
+    /// own setting).
+    sandbox: Mutex<Option<SandboxMode>>,
     /// Where the session's commands come from: the agent's sources and its own servers'.
     sources: Vec<Arc<dyn CommandSource>>,
     /// The session's slash commands.
@@ -31,6 +35,7 @@ impl LiveSession {
     /// A session with no turn running, whose commands are those of `sources`.
     pub fn new(session: Session, sources: Vec<Arc<dyn CommandSource>>) -> Self {
         let mode = session.options().policy.mode;
+        let sandbox = session.options().sandbox;
         let model = session.model().name();
         let commands = Commands::new(&sources);
         Self {
@@ -38,6 +43,7 @@ impl LiveSession {
             turn: Mutex::new(None),
             mode: Mutex::new(mode),
             model: Mutex::new((model, None)),
+            sandbox: Mutex::new(sandbox),
             sources,
             commands: Mutex::new(commands),
         }
@@ -90,6 +96,16 @@ impl LiveSession {
     /// Chooses the permission mode from the next turn on.
     pub fn set_mode(&self, mode: PermissionMode) {
         *lock(&self.mode) = mode;
+    }
+
+    /// The sandbox for the next turn (`None`: the tools' own setting).
+    pub fn sandbox(&self) -> Option<SandboxMode> {
+        *lock(&self.sandbox)
+    }
+
+    /// Chooses the sandbox from the next turn on.
+    pub fn set_sandbox(&self, mode: Option<SandboxMode>) {
+        *lock(&self.sandbox) = mode;
     }
 
     /// The session's model, as its spec.

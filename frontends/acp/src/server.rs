@@ -4,7 +4,7 @@
 use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
 use crate::convert::{SubAgentView, prompt_block, stop_reason};
 use crate::live::{LiveSession, LiveSessions, lock};
-use crate::models::{config_options, set_option};
+use crate::options::{Offered, config_options, set_option};
 use crate::questions::ClientQuestions;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
@@ -15,6 +15,7 @@ use agentry::ids::SessionId;
 use agentry::model::catalog::ModelChoices;
 use agentry::permission::{PermissionMode, PermissionPolicy};
 use agentry::question::QuestionHandler;
+use agentry::tool::SandboxMode;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -41,6 +42,9 @@ pub struct AcpSettings {
     pub model_problem: Option<String>,
     /// The models a client may switch sessions to; none, no model option.
     pub models: Option<Arc<dyn ModelChoices>>,
+    /// The sandbox new sessions' commands run in, when the agent's tools sandbox them (the
+    /// client may choose another mode per session); none, no sandbox option.
+    pub sandbox: Option<SandboxMode>,
 }
 
 /// What `session/load` and `session/resume` ask for.
@@ -237,12 +241,17 @@ impl Server {
         });
     }
 
-    /// A session's config options (the model), when the agent offers a choice.
+    /// What sessions' config options offer.
+    fn offered(&self) -> Offered<'_> {
+        Offered {
+            models: self.settings.models.as_deref(),
+            sandbox: self.settings.sandbox.is_some(),
+        }
+    }
+
+    /// A session's config options (the model, the sandbox), when the agent offers any.
     fn config_options(&self, live: &LiveSession) -> Option<Vec<acp::SessionConfigOption>> {
-        self.settings
-            .models
-            .as_ref()
-            .map(|choices| config_options(choices.as_ref(), &live.model_spec()))
+        config_options(self.offered(), live)
     }
 
     /// An open session, or the error that says there is none.
@@ -269,13 +278,7 @@ impl Server {
         request: &acp::SetSessionConfigOptionRequest,
     ) -> Result<acp::SetSessionConfigOptionResponse, Error> {
         let live = self.open_session(&request.session_id)?;
-        let choices = self.settings.models.as_ref().ok_or_else(|| {
-            error(
-                ErrorCode::INVALID_PARAMS,
-                "this agent has no config options",
-            )
-        })?;
-        let options = set_option(choices.as_ref(), &live, request)?;
+        let options = set_option(self.offered(), &live, request)?;
         Ok(acp::SetSessionConfigOptionResponse::new(options))
     }
 
@@ -289,6 +292,7 @@ impl Server {
         let mut options = SessionOptions::new(cwd);
         options.workspace_roots.extend(additional);
         options.policy = self.settings.policy.clone();
+        options.sandbox = self.settings.sandbox;
         let client = lock(&self.client).clone();
         if client.fs.read_text_file && client.fs.write_text_file {
             options.client.files = Some(Arc::new(ClientTextFiles {
@@ -523,6 +527,7 @@ async fn run_turn(
 ) -> Result<acp::PromptResponse, Error> {
     let mut session = live.session.lock().await;
     session.set_mode(live.mode());
+    session.set_sandbox(live.sandbox());
     if let Some(model) = live.take_chosen_model() {
         session.set_model(model);
     }

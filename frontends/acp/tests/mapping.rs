@@ -55,6 +55,7 @@ fn settings() -> AcpSettings {
         policy: PermissionPolicy::default(),
         model_problem: None,
         models: None,
+        sandbox: None,
     }
 }
 

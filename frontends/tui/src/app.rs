@@ -202,6 +202,7 @@ impl App {
     fn session_options(&self) -> SessionOptions {
         let mut options = SessionOptions::new(self.settings.cwd.clone());
         options.policy = self.settings.policy.clone();
+        options.sandbox = self.settings.sandbox;
         options
     }
 

@@ -12,6 +12,8 @@ pub enum Builtin {
     Model,
     /// `/mode [MODE]`: show or switch the permission mode.
     Mode,
+    /// `/sandbox [MODE]`: show or switch the sandbox commands run in.
+    Sandbox,
     /// `/sessions`: the stored sessions.
     Sessions,
     /// `/resume [ID]`: take up a stored session.
@@ -28,11 +30,12 @@ pub enum Builtin {
 
 impl Builtin {
     /// Every command, in the order `/help` lists them.
-    pub const ALL: [Builtin; 10] = [
+    pub const ALL: [Builtin; 11] = [
         Builtin::Help,
         Builtin::Clear,
         Builtin::Model,
         Builtin::Mode,
+        Builtin::Sandbox,
         Builtin::Sessions,
         Builtin::Resume,
         Builtin::Compact,
@@ -48,6 +51,7 @@ impl Builtin {
             Builtin::Clear => "clear",
             Builtin::Model => "model",
             Builtin::Mode => "mode",
+            Builtin::Sandbox => "sandbox",
             Builtin::Sessions => "sessions",
             Builtin::Resume => "resume",
             Builtin::Compact => "compact",
@@ -64,6 +68,7 @@ impl Builtin {
             Builtin::Clear => "start a new session (the conversation is forgotten)",
             Builtin::Model => "show the model, or switch: /model NAME",
             Builtin::Mode => "show the permission modes, or switch: /mode NAME",
+            Builtin::Sandbox => "show the sandbox modes for commands, or switch: /sandbox NAME",
             Builtin::Sessions => "the stored sessions of this folder",
             Builtin::Resume => "take up a stored session: /resume [ID]",
             Builtin::Compact => "replace the conversation by a summary, to free the context",

@@ -45,6 +45,7 @@ use agentry::agent::Agent;
 use agentry::ids::SessionId;
 use agentry::model::catalog::ModelChoices;
 use agentry::permission::PermissionPolicy;
+use agentry::tool::SandboxMode;
 pub use palette::Palette;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -73,6 +74,9 @@ pub struct TuiSettings {
     pub first_message: Option<String>,
     /// The models `/model` offers.
     pub models: Option<Arc<dyn ModelChoices>>,
+    /// The sandbox sessions' commands start in, which `/sandbox` changes (`None`: the agent's
+    /// tools sandbox nothing, or on their own terms).
+    pub sandbox: Option<SandboxMode>,
     /// Where the input history is kept (`None`: not kept).
     pub history_file: Option<PathBuf>,
     /// Colours or not.
@@ -89,6 +93,7 @@ impl TuiSettings {
             start: Start::New,
             first_message: None,
             models: None,
+            sandbox: None,
             history_file: Some(history::History::default_file()),
             palette: Palette::from_environment(),
         }

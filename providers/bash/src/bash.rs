@@ -123,7 +123,7 @@ impl Tool for Bash {
     }
 
     fn escalation(&self, input: &BashInput) -> Option<String> {
-        (self.config.sandbox.is_on() && input.dangerously_disable_sandbox)
+        (self.config.sandbox.mode != crate::SandboxMode::Off && input.dangerously_disable_sandbox)
             .then(|| "run outside the sandbox".to_owned())
     }
 
@@ -141,12 +141,16 @@ impl Tool for Bash {
     async fn call(&self, input: BashInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let shell = ShellSession::of(&ctx);
         let cwd = shell.cwd(&ctx.cwd);
-        let confinement =
-            (self.config.sandbox.is_on() && !input.dangerously_disable_sandbox).then(|| {
-                self.config
-                    .sandbox
-                    .confinement(&ctx.workspace_roots, shell.temp_dir())
-            });
+        let sandbox = &self.config.sandbox;
+        let confinement = if input.dangerously_disable_sandbox {
+            None
+        } else {
+            sandbox.confinement(
+                sandbox.mode_for(&ctx),
+                &ctx.workspace_roots,
+                shell.temp_dir(),
+            )
+        };
         if input.run_in_background {
             return background::start(&shell, &input.command, &cwd, confinement.as_ref(), &ctx);
         }

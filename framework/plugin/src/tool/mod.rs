@@ -5,6 +5,7 @@ mod content;
 mod context;
 mod from_fn;
 mod kind;
+mod sandbox;
 
 pub use content::{
     ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput, image_mime_type,
@@ -15,6 +16,7 @@ pub use context::{
 };
 pub use from_fn::{FnTool, tool_fn};
 pub use kind::{ToolKind, UnknownToolKind};
+pub use sandbox::SandboxMode;
 
 use futures::future::BoxFuture;
 use schemars::JsonSchema;

@@ -5,6 +5,7 @@ use super::App;
 use crate::commands::{Builtin, KEYS};
 use crate::overlay::{model_picker, session_picker};
 use agentry::permission::PermissionMode;
+use agentry::tool::SandboxMode;
 use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 use tokio_util::sync::CancellationToken;
@@ -21,6 +22,7 @@ impl App {
             },
             Builtin::Model => self.model_command(rest),
             Builtin::Mode => self.mode_command(rest),
+            Builtin::Sandbox => self.sandbox_command(rest),
             Builtin::Sessions => self.list_sessions(),
             Builtin::Resume if rest.is_empty() => self.pick_session(),
             Builtin::Resume => {
@@ -106,22 +108,9 @@ impl App {
         };
         if rest.is_empty() {
             let current = session.options().policy.mode;
-            let mut lines = vec![Line::default()];
-            for mode in PermissionMode::ALL {
-                let mark = if mode == current { "●" } else { " " };
-                lines.push(Line::from(vec![
-                    Span::styled(
-                        format!("  {mark} {:<13}", mode.as_str()),
-                        self.palette.paint(Color::Cyan),
-                    ),
-                    Span::styled(mode.description().to_owned(), self.palette.dim()),
-                ]));
-            }
-            lines.push(Line::from(Span::styled(
-                "  Switch with /mode NAME or shift-tab.",
-                self.palette.dim(),
-            )));
-            return self.conversation.note(lines);
+            let choices = PermissionMode::ALL
+                .map(|mode| (mode.as_str(), mode.description(), mode == current));
+            return self.list_choices(&choices, "Switch with /mode NAME or shift-tab.");
         }
         match rest.parse::<PermissionMode>() {
             Ok(mode) => {
@@ -130,6 +119,45 @@ impl App {
             }
             Err(error) => self.note_error(&error.to_string()),
         }
+    }
+
+    fn sandbox_command(&mut self, rest: &str) {
+        let (Some(session), Some(default)) = (&mut self.session, self.settings.sandbox) else {
+            return self.note_dim("This agent's commands have no sandbox to choose.");
+        };
+        if rest.is_empty() {
+            let current = session.options().sandbox.unwrap_or(default);
+            let choices =
+                SandboxMode::ALL.map(|mode| (mode.as_str(), mode.description(), mode == current));
+            return self.list_choices(&choices, "Switch with /sandbox NAME.");
+        }
+        match rest.parse::<SandboxMode>() {
+            Ok(mode) => {
+                session.set_sandbox(Some(mode));
+                self.note_dim(&format!("Sandbox: {mode}."));
+            }
+            Err(error) => self.note_error(&error),
+        }
+    }
+
+    /// A list of named choices with the current one marked, and how to switch.
+    fn list_choices(&mut self, choices: &[(&str, &str, bool)], hint: &str) {
+        let mut lines = vec![Line::default()];
+        for (name, description, current) in choices {
+            let mark = if *current { "●" } else { " " };
+            lines.push(Line::from(vec![
+                Span::styled(
+                    format!("  {mark} {name:<15}"),
+                    self.palette.paint(Color::Cyan),
+                ),
+                Span::styled((*description).to_owned(), self.palette.dim()),
+            ]));
+        }
+        lines.push(Line::from(Span::styled(
+            format!("  {hint}"),
+            self.palette.dim(),
+        )));
+        self.conversation.note(lines);
     }
 
     fn sessions_here(&self) -> Vec<agentry::session::SessionMeta> {

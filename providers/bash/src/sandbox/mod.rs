@@ -10,33 +10,11 @@ mod report;
 
 pub(crate) use report::explain_refusal;
 
+use agentry::tool::ToolContext;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// How Bash commands are confined.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxMode {
-    /// Writes only under the session's workspace roots, the temporary folders and the
-    /// configured extra folders.
-    #[default]
-    WorkspaceWrite,
-    /// No writes but to the session's own temporary folder.
-    ReadOnly,
-    /// No sandbox.
-    Off,
-}
-
-impl SandboxMode {
-    /// The name settings use for it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SandboxMode::WorkspaceWrite => "workspace-write",
-            SandboxMode::ReadOnly => "read-only",
-            SandboxMode::Off => "off",
-        }
-    }
-}
+pub use agentry::tool::SandboxMode;
 
 /// What Bash does on a system that cannot sandbox (a kernel without Landlock).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -88,30 +66,38 @@ impl SandboxSettings {
         }
     }
 
-    /// Whether commands run sandboxed at all.
-    pub fn is_on(&self) -> bool {
-        self.mode != SandboxMode::Off
+    /// The mode a call runs in: its session's choice (a [`SandboxMode`] in the call's
+    /// extensions), else these settings' mode.
+    pub fn mode_for(&self, ctx: &ToolContext) -> SandboxMode {
+        ctx.extensions
+            .get::<SandboxMode>()
+            .map_or(self.mode, |mode| *mode)
     }
 
-    /// What one command may do, for a session with these workspace roots and temporary folder.
+    /// What one command may do in `mode`, for a session with these workspace roots and
+    /// temporary folder (`None`: the mode is off).
     pub(crate) fn confinement(
         &self,
+        mode: SandboxMode,
         workspace_roots: &[PathBuf],
         session_temp: Option<&Path>,
-    ) -> Confinement {
+    ) -> Option<Confinement> {
+        if mode == SandboxMode::Off {
+            return None;
+        }
         let mut writable: Vec<PathBuf> = session_temp.map(Path::to_path_buf).into_iter().collect();
-        if self.mode == SandboxMode::WorkspaceWrite {
+        if mode == SandboxMode::WorkspaceWrite {
             writable.extend(workspace_roots.iter().cloned());
             writable.push(std::env::temp_dir());
             writable.push(PathBuf::from("/dev/shm"));
             writable.extend(self.writable.iter().map(|path| expand_home(path)));
         }
-        Confinement {
-            mode: self.mode,
+        Some(Confinement {
+            mode,
             writable,
             network: self.network,
             when_unavailable: self.when_unavailable,
-        }
+        })
     }
 }
 
@@ -249,18 +235,21 @@ mod tests {
             writable: vec![PathBuf::from("/opt/cache")],
             ..SandboxSettings::default()
         };
-        let write = settings.confinement(&roots, Some(session));
+        let write = settings
+            .confinement(settings.mode, &roots, Some(session))
+            .unwrap();
         assert!(write.may_write(Path::new("/work/p/src/a.rs")));
         assert!(write.may_write(&std::env::temp_dir().join("x")));
         assert!(write.may_write(Path::new("/opt/cache/y")));
         assert!(write.may_write(Path::new("/dev/null")));
         assert!(!write.may_write(Path::new("/work/other")));
         assert!(!write.may_write(Path::new("/etc/passwd")));
-        let read_only = SandboxSettings::from_value(json!("read-only"))
-            .unwrap()
-            .confinement(&roots, Some(session));
+        let read_only = settings
+            .confinement(SandboxMode::ReadOnly, &roots, Some(session))
+            .unwrap();
         assert!(!read_only.may_write(Path::new("/work/p/src/a.rs")));
         assert!(read_only.may_write(&session.join("cwd")));
         assert_eq!(read_only.writable_list(), "/tmp/agentry-session");
+        assert_eq!(settings.confinement(SandboxMode::Off, &roots, None), None);
     }
 }

@@ -131,10 +131,16 @@ fn lexically_normal(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::SandboxSettings;
+    use crate::sandbox::{SandboxMode, SandboxSettings};
 
     fn confinement() -> Confinement {
-        SandboxSettings::default().confinement(&[PathBuf::from("/work/p")], None)
+        SandboxSettings::default()
+            .confinement(
+                SandboxMode::WorkspaceWrite,
+                &[PathBuf::from("/work/p")],
+                None,
+            )
+            .unwrap()
     }
 
     #[test]
@@ -159,9 +165,9 @@ mod tests {
             !note.contains("ok.rs") && !note.contains("notes.txt"),
             "{note}"
         );
-        let read_only = SandboxSettings::from_value(serde_json::json!("read-only"))
-            .unwrap()
-            .confinement(&[PathBuf::from("/work/p")], None);
+        let read_only = SandboxSettings::default()
+            .confinement(SandboxMode::ReadOnly, &[PathBuf::from("/work/p")], None)
+            .unwrap();
         let output = "bash: line 1: notes.txt: Read-only file system\n\
                       PermissionError: [Errno 13] Permission denied: 'src/ok.rs'\n";
         let note = explain_refusal(output, Path::new("/work/p"), &read_only).unwrap();
