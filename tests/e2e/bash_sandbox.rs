@@ -9,6 +9,7 @@ use crate::acp::{prompt, session_steps, tool_updates};
 use crate::{run_openai_with_env, sandbox, tool_result_in};
 use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use agentry_tests::peers::Transcript;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -41,6 +42,22 @@ fn bash_calls(calls: &[Value]) -> MockModelServer {
         .collect();
     turns.push(MockTurn::Reply(MockReply::text("done")));
     MockModelServer::start_blocking(turns)
+}
+
+/// `agentry acp --allow Bash` against `server`, with the test's own `TMPDIR`, under the ACP
+/// test client playing `client`.
+fn acp_allowing_bash(sb: &Sandbox, server: &MockModelServer, client: Value) -> Transcript {
+    let tmp = temp_dir(sb);
+    let base = format!("{}/v1", server.url());
+    sb.acp(
+        &["--model", "openai/gpt-4.1", "--allow", "Bash"],
+        &[
+            ("OPENAI_API_KEY", "sk-e2e"),
+            ("OPENAI_BASE_URL", &base),
+            ("TMPDIR", &tmp),
+        ],
+        client,
+    )
 }
 
 #[test]
@@ -123,15 +140,9 @@ fn running_outside_the_sandbox_is_asked_even_when_bash_is_allowed() {
         json!({"command": "echo second > ../outside/b.txt", "dangerouslyDisableSandbox": true}),
         json!({"command": "echo plain"}),
     ]);
-    let tmp = temp_dir(&sb);
-    let base = format!("{}/v1", server.url());
-    let out = sb.acp(
-        &["--model", "openai/gpt-4.1", "--allow", "Bash"],
-        &[
-            ("OPENAI_API_KEY", "sk-e2e"),
-            ("OPENAI_BASE_URL", &base),
-            ("TMPDIR", &tmp),
-        ],
+    let out = acp_allowing_bash(
+        &sb,
+        &server,
         json!({"permissions": ["allow_once", "reject_once"],
                "steps": session_steps(&sb, vec![prompt("go")])}),
     );
@@ -267,15 +278,9 @@ fn an_editor_chooses_the_sandbox_per_session_with_a_config_option() {
         json!({"op": "request", "method": "session/set_config_option",
                "params": {"sessionId": "$session", "configId": "sandbox", "value": value}})
     };
-    let tmp = temp_dir(&sb);
-    let base = format!("{}/v1", server.url());
-    let out = sb.acp(
-        &["--model", "openai/gpt-4.1", "--allow", "Bash"],
-        &[
-            ("OPENAI_API_KEY", "sk-e2e"),
-            ("OPENAI_BASE_URL", &base),
-            ("TMPDIR", &tmp),
-        ],
+    let out = acp_allowing_bash(
+        &sb,
+        &server,
         json!({"steps": session_steps(&sb, vec![
             prompt("first"), set("strict"), set("off"), prompt("second"),
         ])}),

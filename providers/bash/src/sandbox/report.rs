@@ -2,8 +2,9 @@
 //! ask to run outside the sandbox instead of guessing.
 
 use super::Confinement;
+use agentry::executor::canonical_path;
 use regex::Regex;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 /// The errors a refused write prints (EACCES, EPERM, EROFS).
@@ -84,7 +85,7 @@ fn refused_paths(output: &str, cwd: &Path, confinement: &Confinement) -> Vec<Pat
             .map(str::trim)
             .filter(|part| !part.is_empty() && !part.contains(' '));
         for candidate in quoted.chain(before_error) {
-            let path = lexically_normal(&cwd.join(candidate));
+            let path = canonical_path(&cwd.join(candidate));
             if !confinement.may_write(&path) && !paths.contains(&path) {
                 paths.push(path);
             }
@@ -111,21 +112,6 @@ fn matches(pattern: &LazyLock<Option<Regex>>, text: &str) -> bool {
     pattern
         .as_ref()
         .is_some_and(|pattern| pattern.is_match(text))
-}
-
-/// The path with `.` and `..` resolved by their names (the refused path may not exist).
-fn lexically_normal(path: &Path) -> PathBuf {
-    let mut normal = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                normal.pop();
-            }
-            Component::CurDir => {}
-            other => normal.push(other),
-        }
-    }
-    normal
 }
 
 #[cfg(test)]
