@@ -35,6 +35,7 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
         &project,
         model,
         ServerStart::Background,
+        args.record.as_deref(),
     )
     .await?;
     let settings = AcpSettings {

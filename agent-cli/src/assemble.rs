@@ -37,6 +37,7 @@ pub async fn agent(
     project: &Path,
     model: Arc<dyn Model>,
     start: ServerStart,
+    record_dir: Option<&Path>,
 ) -> Result<Agent, CliError> {
     let config = &crate::sandbox::with_flag(config, args.sandbox.as_deref());
     // Opened by the first session: an editor's agent answers `initialize` without it.
@@ -81,6 +82,15 @@ pub async fn agent(
         builder
     } else {
         builder.hooks(Arc::new(CommandHooks::new(hooks)))
+    };
+    let builder = match record_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                CliError::usage(anyhow::anyhow!("cannot record in {}: {e}", dir.display()))
+            })?;
+            builder.record_sessions(dir, crate::record::redactor(config)?)
+        }
+        None => builder,
     };
     Ok(builder.build()?)
 }

@@ -18,8 +18,15 @@ pub async fn chat(args: ChatArgs) -> Result<Exit, CliError> {
     let policy = crate::assemble::policy(&config, &args.agent)?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
     let offered = config.offered_models(model.name().to_owned());
-    let agent =
-        crate::assemble::agent(&config, &args.agent, &cwd, model, ServerStart::Background).await?;
+    let agent = crate::assemble::agent(
+        &config,
+        &args.agent,
+        &cwd,
+        model,
+        ServerStart::Background,
+        None,
+    )
+    .await?;
     let start = match (args.r#continue, args.resume) {
         (true, _) => Start::Continue,
         (false, Some(id)) if id.is_empty() => Start::Resume(None),
@@ -75,5 +82,6 @@ fn headless(args: ChatArgs) -> Result<RunArgs, CliError> {
         resume,
         cwd: None,
         answers: None,
+        record: None,
     })
 }

@@ -107,8 +107,8 @@ pub enum OutputFormat {
 /// What every front-end's agent is made of: its model, tools and permissions.
 #[derive(Debug, Args)]
 pub struct AgentArgs {
-    /// The model: PROVIDER/MODEL (openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen3, …)
-    /// or scripted:PATH. Overrides the config's `model`.
+    /// The model: PROVIDER/MODEL (openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen3, …),
+    /// scripted:PATH or replay:FILE (a recording). Overrides the config's `model`.
     #[arg(long, short = 'm')]
     pub model: Option<String>,
     /// The most model requests a turn may make.
@@ -157,6 +157,10 @@ pub struct RunArgs {
     /// it a headless run does not offer the tool.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+    /// Record the model's requests and responses to this file (JSON lines, secrets redacted),
+    /// to play back offline with `--model replay:FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
 }
 
 /// Arguments of `agentry mcp`.
@@ -243,6 +247,10 @@ pub struct AcpArgs {
     /// The agent.
     #[command(flatten)]
     pub agent: AgentArgs,
+    /// Record each session's model traffic to a file of its own in this folder
+    /// (`SESSION_ID.jsonl`), to play back with `--model replay:FILE`.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
 }
 
 /// Arguments of `agentry serve`.
@@ -262,6 +270,10 @@ pub struct ServeArgs {
     /// The largest request body or message, in bytes.
     #[arg(long, default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
     pub max_message_bytes: usize,
+    /// Record each session's model traffic to a file of its own in this folder
+    /// (`SESSION_ID.jsonl`), to play back with `--model replay:FILE`.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
     /// The agent.
     #[command(flatten)]
     pub agent: AgentArgs,

@@ -51,7 +51,8 @@ impl Exit {
             | AgentError::Registry(_)
             | AgentError::NoSuchQuestion(_)
             | AgentError::InvalidAnswer(_)
-            | AgentError::PromptBlocked(_) => Exit::Usage,
+            | AgentError::PromptBlocked(_)
+            | AgentError::Recording { .. } => Exit::Usage,
             AgentError::Store(agentry::session::StoreError::NotFound(_)) => Exit::Usage,
             AgentError::Store(_) => Exit::Internal,
         }

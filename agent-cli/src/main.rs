@@ -11,6 +11,7 @@ mod exit;
 mod mcp;
 mod output;
 mod providers;
+mod record;
 mod run;
 mod sandbox;
 mod serve;

@@ -42,7 +42,7 @@ async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
     let agent = match crate::assemble::model(&config, &args.agent) {
         Ok(model) => {
             let start = ServerStart::Background;
-            Ok(crate::assemble::agent(&config, &args.agent, project, model, start).await?)
+            Ok(crate::assemble::agent(&config, &args.agent, project, model, start, None).await?)
         }
         Err(problem) => Err(problem.to_string()),
     };

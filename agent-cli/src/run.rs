@@ -31,7 +31,7 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let prompt = read_prompt(args.prompt.as_deref())?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
     let agent =
-        crate::assemble::agent(&config, &args.agent, &cwd, model, ServerStart::Wait).await?;
+        crate::assemble::agent(&config, &args.agent, &cwd, model, ServerStart::Wait, None).await?;
     let prompt = expand_command(prompt, &agent).await?;
     let mut options = SessionOptions::new(cwd);
     options.policy = policy;
@@ -39,6 +39,9 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
         Some(id) => agent.resume_session(&id.as_str().into(), options)?,
         None => agent.new_session(options)?,
     };
+    if let Some(file) = &args.record {
+        session.record_to(file, crate::record::redactor(&config)?)?;
+    }
 
     let (events, receiver) = tokio::sync::mpsc::unbounded_channel();
     let renderer = tokio::spawn(render_events(receiver, args.output_format));

@@ -19,6 +19,7 @@ pub async fn serve(args: ServeArgs) -> Result<Exit, CliError> {
         &project,
         model,
         ServerStart::Background,
+        args.record.as_deref(),
     )
     .await?;
     let token = match args.token {

@@ -18,6 +18,7 @@ use crate::event::{ChatSummary, EventSink};
 use crate::executor::Executor;
 use crate::hooks::AgentHooks;
 use crate::ids::SessionId;
+use crate::model::record::{RecordingModel, Redactor};
 use crate::model::{ContentBlock, Message, Model};
 use crate::pause::{ChatPauses, PausedChat};
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RememberedAnswers};
@@ -30,7 +31,7 @@ use crate::subagent::Fork;
 use crate::sync::lock;
 use crate::tool::{ClientServices, SandboxMode, SessionState};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -75,6 +76,29 @@ struct AgentInner {
     commands: Vec<Arc<dyn CommandSource>>,
     session_servers: Option<Arc<dyn SessionServers>>,
     hooks: Option<Arc<dyn AgentHooks>>,
+    recordings: Option<SessionRecordings>,
+}
+
+/// Where every session's model traffic is recorded: a file per session in `dir`.
+#[derive(Debug, Clone)]
+struct SessionRecordings {
+    dir: PathBuf,
+    redactor: Redactor,
+}
+
+impl SessionRecordings {
+    /// `DIR/SESSION.jsonl`, or `DIR/SESSION.N.jsonl` when the session was recorded before (it
+    /// was resumed).
+    fn file_for(&self, id: &SessionId) -> PathBuf {
+        let first = self.dir.join(format!("{id}.jsonl"));
+        if !first.exists() {
+            return first;
+        }
+        (2..)
+            .map(|n| self.dir.join(format!("{id}.{n}.jsonl")))
+            .find(|path| !path.exists())
+            .unwrap_or(first)
+    }
 }
 
 /// Builds an [`Agent`].
@@ -88,6 +112,7 @@ pub struct AgentBuilder {
     commands: Vec<Arc<dyn CommandSource>>,
     session_servers: Option<Arc<dyn SessionServers>>,
     hooks: Option<Arc<dyn AgentHooks>>,
+    recordings: Option<SessionRecordings>,
 }
 
 impl AgentBuilder {
@@ -148,6 +173,16 @@ impl AgentBuilder {
         self
     }
 
+    /// Records every session's model traffic (see [`crate::model::record`]) to a file of its
+    /// own in `dir` (`SESSION_ID.jsonl`), redacted by `redactor`.
+    pub fn record_sessions(mut self, dir: impl Into<PathBuf>, redactor: Redactor) -> Self {
+        self.recordings = Some(SessionRecordings {
+            dir: dir.into(),
+            redactor,
+        });
+        self
+    }
+
     /// Builds the agent; fails when there is no model or a provider's tools clash or are invalid.
     pub fn build(self) -> Result<Agent, AgentError> {
         let model = self.model.ok_or(AgentError::NoModel)?;
@@ -164,6 +199,7 @@ impl AgentBuilder {
                 commands: self.commands,
                 session_servers: self.session_servers,
                 hooks: self.hooks,
+                recordings: self.recordings,
             }),
         })
     }
@@ -319,7 +355,7 @@ impl Agent {
                 updated_at: now,
             })?;
         }
-        Ok(self.session(id, options, Vec::new(), RememberedAnswers::default()))
+        self.session(id, options, Vec::new(), RememberedAnswers::default())
     }
 
     /// Reopens a stored session with its history and remembered permission answers.
@@ -329,7 +365,7 @@ impl Agent {
         options: SessionOptions,
     ) -> Result<Session, AgentError> {
         let stored = self.load_session(id)?;
-        let mut session = self.session(id.clone(), options, stored.messages, stored.remembered);
+        let mut session = self.session(id.clone(), options, stored.messages, stored.remembered)?;
         session.paused = stored.paused;
         Ok(session)
     }
@@ -348,7 +384,7 @@ impl Agent {
         mut options: SessionOptions,
         history: Vec<Message>,
         remembered: RememberedAnswers,
-    ) -> Session {
+    ) -> Result<Session, AgentError> {
         // Roots are compared with canonical paths, so they are canonical too.
         options.cwd = crate::executor::canonical_path(&options.cwd);
         for root in &mut options.workspace_roots {
@@ -357,10 +393,11 @@ impl Agent {
         if !options.workspace_roots.contains(&options.cwd) {
             options.workspace_roots.insert(0, options.cwd.clone());
         }
-        Session {
+        let mut session = Session {
             agent: self.clone(),
             executor: self.inner.executor.clone(),
             model: self.inner.model.clone(),
+            recording: None,
             id,
             options,
             remembered: Arc::new(Mutex::new(remembered)),
@@ -368,7 +405,12 @@ impl Agent {
             history,
             fork: None,
             paused: None,
+        };
+        if let Some(recordings) = &self.inner.recordings {
+            let file = recordings.file_for(&session.id);
+            session.record_to(&file, recordings.redactor.clone())?;
         }
+        Ok(session)
     }
 }
 
@@ -377,8 +419,10 @@ pub struct Session {
     agent: Agent,
     /// The agent's tools plus the session's own providers.
     executor: Executor,
-    /// The agent's model, unless the session switched.
+    /// The agent's model, unless the session switched (wrapped in its recording, if any).
     model: Arc<dyn Model>,
+    /// The recording the session's model traffic goes to, if it is recorded.
+    recording: Option<Arc<RecordingModel>>,
     id: SessionId,
     options: SessionOptions,
     remembered: Arc<Mutex<RememberedAnswers>>,
@@ -407,6 +451,7 @@ impl Session {
             agent: agent.clone(),
             executor: Executor::new(registry),
             model,
+            recording: None,
             id: SessionId::generate(),
             options,
             remembered,
@@ -458,9 +503,30 @@ impl Session {
         &self.model
     }
 
-    /// Switches the session to another model from its next chat on (the history stays).
+    /// Switches the session to another model from its next chat on (the history stays; a
+    /// recording goes on).
     pub fn set_model(&mut self, model: Arc<dyn Model>) {
-        self.model = model;
+        self.model = match &self.recording {
+            Some(recording) => Arc::new(recording.with_model(model)),
+            None => model,
+        };
+    }
+
+    /// Records the session's model traffic to `path` from now on (see
+    /// [`crate::model::record`]): each request and its response, redacted by `redactor`, for
+    /// `--model replay:FILE` or [`ReplayModel`](crate::model::replay::ReplayModel) to play back.
+    pub fn record_to(&mut self, path: &Path, redactor: Redactor) -> Result<(), AgentError> {
+        let recording =
+            RecordingModel::create(self.model.clone(), path, redactor).map_err(|source| {
+                AgentError::Recording {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            })?;
+        let recording = Arc::new(recording);
+        self.model = recording.clone();
+        self.recording = Some(recording);
+        Ok(())
     }
 
     /// Changes the permission mode from the next tool call on.

@@ -95,9 +95,22 @@ pub struct Config {
     /// Code's shape (see [`crate::hooks`]).
     #[serde(default)]
     pub hooks: HookSettings,
+    /// What recordings of model traffic leave out (`[record]`).
+    #[serde(default)]
+    pub record: RecordSettings,
     /// The sandbox Bash commands run in (`sandbox = "read-only"`, or a `[sandbox]` table), as
     /// written: the bash provider reads it.
     pub sandbox: Option<serde_json::Value>,
+}
+
+/// `[record]`: what recordings of model traffic (`--record`) leave out.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordSettings {
+    /// Regular expressions whose matches are replaced by `[REDACTED]` (the values of the
+    /// environment's keys, tokens and passwords always are).
+    #[serde(default)]
+    pub redact: Vec<String>,
 }
 
 /// `[mcp]`: timeouts for MCP servers.
@@ -181,6 +194,7 @@ impl Config {
         self.http_tools.extend(other.http_tools);
         self.hooks = self.hooks.merged(other.hooks);
         self.sandbox = other.sandbox.or(self.sandbox);
+        self.record.redact.extend(other.record.redact);
         self
     }
 

@@ -40,4 +40,12 @@ pub enum AgentError {
     /// A `UserPromptSubmit` hook blocked the prompt: the model never saw it.
     #[error("a hook blocked the prompt: {0}")]
     PromptBlocked(String),
+    /// The session's recording could not be created.
+    #[error("cannot record the session to {path}: {source}")]
+    Recording {
+        /// The recording's file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
 }

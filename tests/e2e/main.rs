@@ -96,6 +96,7 @@ mod mcp_serve;
 mod models;
 mod plugins;
 mod providers;
+mod record;
 mod run;
 mod serve;
 mod tools;

@@ -1,6 +1,6 @@
 //! Opening a model from the name users write: `PROVIDER/MODEL` (`openai/gpt-4.1`,
 //! `anthropic/claude-sonnet-4-5`, `ollama/qwen3`, `openrouter/anthropic/claude-sonnet-4.5`, a
-//! provider of one's own from configuration) or `scripted:PATH`.
+//! provider of one's own from configuration), `scripted:PATH` or `replay:FILE` (a recording).
 //!
 //! | provider | API | base URL (override) | key |
 //! |---|---|---|---|
@@ -24,6 +24,7 @@ use super::anthropic::{AnthropicModel, AnthropicSettings};
 use super::http::HttpOptions;
 #[cfg(feature = "http-models")]
 use super::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
+use super::replay::ReplayModel;
 use super::scripted::ScriptedModel;
 use super::{Model, ModelError};
 use serde::Deserialize;
@@ -281,12 +282,15 @@ impl<'a> ModelCatalog<'a> {
         if let Some(path) = spec.strip_prefix("scripted:") {
             return Ok(Arc::new(ScriptedModel::from_file(Path::new(path))?));
         }
+        if let Some(path) = spec.strip_prefix("replay:") {
+            return Ok(Arc::new(ReplayModel::from_file(Path::new(path))?));
+        }
         let (provider, model) = spec
             .split_once('/')
             .filter(|(p, m)| !p.is_empty() && !m.is_empty())
             .ok_or_else(|| {
                 ModelError::Config(format!(
-                    "`{spec}` does not name a model: write PROVIDER/MODEL (openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen3, …) or scripted:PATH"
+                    "`{spec}` does not name a model: write PROVIDER/MODEL (openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen3, …), scripted:PATH or replay:FILE"
                 ))
             })?;
         let built_in = BUILT_IN.iter().find(|b| b.name == provider);

@@ -8,6 +8,8 @@ pub mod catalog;
 pub mod http;
 #[cfg(feature = "http-models")]
 pub mod openai;
+pub mod record;
+pub mod replay;
 pub mod scripted;
 pub mod side;
 pub mod unavailable;
@@ -341,6 +343,10 @@ pub enum ModelError {
     /// A scripted model ran out of responses or its script is invalid.
     #[error("scripted model: {0}")]
     Script(String),
+    /// A replayed recording cannot answer: the agent's request is not the recorded one, or
+    /// the recording is unreadable.
+    #[error("replay: {0}")]
+    Replay(String),
 }
 
 /// The stream of one model response. Dropping it cancels the request.
