@@ -7,6 +7,7 @@ mod hooks;
 mod notices;
 mod permissions;
 mod plugins;
+mod robustness;
 mod sessions;
 mod stop_reasons;
 mod subagents;

@@ -1,0 +1,127 @@
+//! The parsers that read what agentry does not control (model streams, configuration, front
+//! matter, plugin messages, tool inputs) take any input without panicking: a value or an
+//! error. The same inputs are fuzzed at length with `./scripts/fuzz`; these property tests run
+//! a few hundred cases each in the normal test run, seeded with the recorded model streams.
+
+use agentry::model::wire::sse::decode;
+use agentry::model::wire::{StreamDecoder, anthropic, openai_chat, openai_responses};
+use bytes::Bytes;
+use futures::StreamExt;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// Decodes `body` cut into `chunk`-byte pieces; returns how many items the stream gave.
+fn decode_body(body: &[u8], chunk: usize, decoder: impl StreamDecoder + 'static) -> usize {
+    let chunks: Vec<Result<Bytes, std::io::Error>> = body
+        .chunks(chunk.max(1))
+        .map(|piece| Ok(Bytes::copy_from_slice(piece)))
+        .collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        decode(
+            futures::stream::iter(chunks),
+            decoder,
+            Duration::from_secs(60),
+        )
+        .count()
+        .await
+    })
+}
+
+/// A recorded stream, damaged: bytes replaced at some positions, cut at another.
+fn damaged_fixture(name: &'static str) -> impl Strategy<Value = Vec<u8>> {
+    let path = format!(
+        "{}/tests/fixtures/model-streams/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let original = std::fs::read(path).unwrap();
+    let len = original.len();
+    (prop::collection::vec((0..len, any::<u8>()), 0..8), 0..=len).prop_map(move |(edits, cut)| {
+        let mut bytes = original.clone();
+        for (at, byte) in edits {
+            bytes[at] = byte;
+        }
+        bytes.truncate(cut);
+        bytes
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn damaged_openai_streams_decode_to_events_or_one_error(
+        body in damaged_fixture("openai-chat-parallel-tools.sse"),
+        chunk in 1usize..64,
+    ) {
+        prop_assert!(decode_body(&body, chunk, openai_chat::Decoder::new()) <= body.len() + 1);
+    }
+
+    #[test]
+    fn damaged_anthropic_streams_decode_to_events_or_one_error(
+        body in damaged_fixture("anthropic-tool-use.sse"),
+        chunk in 1usize..64,
+    ) {
+        prop_assert!(decode_body(&body, chunk, anthropic::Decoder::new()) <= body.len() + 1);
+    }
+
+    #[test]
+    fn arbitrary_bodies_decode_without_panicking(body in prop::collection::vec(any::<u8>(), 0..512)) {
+        decode_body(&body, 7, openai_chat::Decoder::new());
+        decode_body(&body, 7, anthropic::Decoder::new());
+        decode_body(&body, 7, openai_responses::Decoder::new());
+    }
+
+    #[test]
+    fn configuration_text_is_read_or_refused(text in "(?s).{0,300}") {
+        let _ = toml::from_str::<agentry::config::Config>(&text);
+    }
+
+    #[test]
+    fn front_matter_is_read_or_refused(
+        head in "[a-z_-]{0,10}: ?[^\n]{0,30}",
+        body in "(?s).{0,100}",
+        fence in prop::sample::select(vec!["---\n", "---\r\n", "--- \n", ""]),
+    ) {
+        let text = format!("{fence}{head}\n---\n{body}");
+        if let Ok((_, rest)) = agentry::front_matter::read::<Value>(&text) {
+            prop_assert!(text.ends_with(rest));
+        }
+    }
+
+    #[test]
+    fn plugin_messages_are_read_or_refused(text in "(?s).{0,200}") {
+        let _ = serde_json::from_str::<agentry_plugin::wire::Prepared>(&text);
+        let _ = serde_json::from_str::<agentry_plugin::wire::CallEnd>(&text);
+        let _ = serde_json::from_str::<agentry::tool::ToolProgress>(&text);
+    }
+
+    #[test]
+    fn tool_inputs_are_coerced_and_checked_without_panicking(
+        context in prop::option::of("[0-9a-z-]{0,4}"),
+        flag in prop::option::of(prop::sample::select(vec!["true", "false", "yes", "1"])),
+        pattern in prop::option::of(".{0,10}"),
+    ) {
+        let schema = json!({
+            "type": "object", "required": ["pattern"],
+            "x-agentry-aliases": {"context": "-C"},
+            "properties": {
+                "pattern": {"type": "string"},
+                "-C": {"type": ["integer", "null"], "minimum": 0},
+                "-i": {"type": ["boolean", "null"]}
+            }
+        });
+        let mut input = serde_json::Map::new();
+        if let Some(context) = context { input.insert("context".into(), context.into()); }
+        if let Some(flag) = flag { input.insert("-i".into(), flag.into()); }
+        if let Some(pattern) = pattern { input.insert("pattern".into(), pattern.into()); }
+        let input = agentry::coerce::coerce(&schema, Value::Object(input));
+        prop_assert!(input.get("context").is_none(), "the alias was renamed: {input}");
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let _ = agentry::schema::check(&validator, &input);
+    }
+}

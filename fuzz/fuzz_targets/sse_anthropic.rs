@@ -1,0 +1,6 @@
+//! The Anthropic Messages stream decoder, over SSE framing, on arbitrary bodies.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    agentry_fuzz::decode_body(data, agentry::model::wire::anthropic::Decoder::new());
+});
