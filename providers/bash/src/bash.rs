@@ -122,8 +122,11 @@ impl Tool for Bash {
         }
     }
 
+    /// Asking to run outside the sandbox always asks the user, even where this tool's own
+    /// setting has no sandbox: the session may have chosen one.
     fn escalation(&self, input: &BashInput) -> Option<String> {
-        (self.config.sandbox.mode != crate::SandboxMode::Off && input.dangerously_disable_sandbox)
+        input
+            .dangerously_disable_sandbox
             .then(|| "run outside the sandbox".to_owned())
     }
 
