@@ -68,6 +68,7 @@ pub mod subagent;
 #[cfg(feature = "templates")]
 pub mod templates;
 pub mod testing;
+pub mod text;
 pub use agentry_plugin::sync;
 pub use agentry_plugin::terminal_text;
 pub use agentry_plugin::tool;

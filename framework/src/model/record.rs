@@ -292,9 +292,11 @@ struct Recorded {
 }
 
 impl Recorded {
+    /// Writes the exchange (its events redacted now, off the streaming path), once.
     fn finish(&mut self, interrupted: bool) {
         if let Some(mut exchange) = self.exchange.take() {
             exchange.interrupted = interrupted;
+            exchange.events = self.redactor.redact(&exchange.events);
             self.file.write_line(&exchange);
         }
     }
@@ -308,7 +310,7 @@ impl Stream for Recorded {
         match &polled {
             Poll::Ready(Some(Ok(event))) => {
                 let finished = matches!(event, ModelEvent::Finished { .. });
-                let event = self.redactor.redact(event);
+                let event = event.clone();
                 if let Some(exchange) = &mut self.exchange {
                     exchange.events.push(event);
                 }

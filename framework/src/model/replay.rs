@@ -10,6 +10,7 @@
 use super::record::{Exchange, REDACTED, RecordingHeader};
 use super::{Model, ModelError, ModelRequest, ModelStream};
 use crate::sync::lock;
+use crate::text::clip;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -22,6 +23,8 @@ pub struct ReplayModel {
     path: PathBuf,
     header: RecordingHeader,
     exchanges: Vec<Exchange>,
+    /// Each exchange's request as JSON, to compare live requests with.
+    recorded: Vec<Value>,
     /// Which exchanges have been played, and how many requests came.
     played: Mutex<(Vec<bool>, usize)>,
 }
@@ -54,7 +57,13 @@ impl ReplayModel {
         let exchanges = lines
             .map(|(n, line)| serde_json::from_str(line).map_err(|e| bad(n + 1, e.to_string())))
             .collect::<Result<Vec<Exchange>, _>>()?;
+        let recorded = exchanges
+            .iter()
+            .map(|exchange| serde_json::to_value(&exchange.request))
+            .collect::<Result<_, _>>()
+            .map_err(|e| ModelError::Replay(e.to_string()))?;
         Ok(Self {
+            recorded,
             path: path.to_path_buf(),
             played: Mutex::new((vec![false; exchanges.len()], 0)),
             header,
@@ -95,24 +104,21 @@ impl Model for ReplayModel {
             let unplayed: Vec<usize> = (0..self.exchanges.len())
                 .filter(|&i| !played.0[i])
                 .collect();
-            let same = unplayed.iter().copied().find(|&i| {
-                serde_json::to_value(&self.exchanges[i].request).is_ok_and(|recorded| {
-                    first_difference(&recorded, &live, String::new()).is_none()
-                })
-            });
+            let same = unplayed
+                .iter()
+                .copied()
+                .find(|&i| first_difference(&self.recorded[i], &live, String::new()).is_none());
             match (same, unplayed.first()) {
                 (Some(index), _) => {
                     played.0[index] = true;
                     self.exchanges[index].clone()
                 }
                 (None, Some(&next)) => {
-                    let recorded = serde_json::to_value(&self.exchanges[next].request)
-                        .map_err(|e| ModelError::Replay(e.to_string()))?;
                     return Err(ModelError::Replay(format!(
                         "{}: request {number} diverges from recorded request {}: {}",
                         self.path.display(),
                         next + 1,
-                        divergence(&recorded, &live)
+                        divergence(&self.recorded[next], &live)
                     )));
                 }
                 (None, None) => {
@@ -142,6 +148,7 @@ fn divergence(recorded: &Value, live: &Value) -> String {
                     serde_json::to_string_pretty(other).unwrap_or_default()
                 ),
             };
+            let cut = |text: String| format!("{}\n", clip(text.trim_end(), DIFF_CHARS));
             let (recorded, live) = (cut(show(recorded)), cut(show(live)));
             let diff = similar::TextDiff::from_lines(&recorded, &live)
                 .unified_diff()
@@ -158,14 +165,6 @@ fn divergence(recorded: &Value, live: &Value) -> String {
             )
         }
         None => "the requests are equal".to_owned(),
-    }
-}
-
-/// At most [`DIFF_CHARS`] of a text.
-fn cut(text: String) -> String {
-    match text.char_indices().nth(DIFF_CHARS) {
-        Some((end, _)) => format!("{}…\n", &text[..end]),
-        None => text,
     }
 }
 

@@ -139,12 +139,7 @@ fn message(line: Vec<u8>) -> Result<String, Malformed> {
 
 /// The start of a malformed line, for its error (never the whole line, however long).
 fn excerpt(text: &str) -> String {
-    let text = text.trim_end();
-    let mut cut: String = text.chars().take(EXCERPT_CHARS).collect();
-    if cut.len() < text.len() {
-        cut.push('…');
-    }
-    cut
+    agentry::text::clip(text.trim_end(), EXCERPT_CHARS)
 }
 
 /// The JSON-RPC parse error answering a malformed line (`id` null: it had none to read).

@@ -42,11 +42,7 @@ pub(crate) fn parse_json(format: &str, data: &str) -> Result<Value, ModelError> 
 
 /// At most 200 characters of a payload, for error messages.
 pub(crate) fn clip(text: &str) -> String {
-    let mut clipped: String = text.chars().take(200).collect();
-    if clipped.len() < text.len() {
-        clipped.push('…');
-    }
-    clipped
+    crate::text::clip(text, 200)
 }
 
 /// A token count from a JSON field (absent or null is 0).
