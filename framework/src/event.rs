@@ -158,7 +158,17 @@ pub enum AgentEvent {
         /// What went wrong.
         message: String,
     },
+    /// Only in a stored session: the chat before this mark never ended (the agent was killed or
+    /// crashed mid-chat). What it had finished is kept; what was under way is lost.
+    ChatInterrupted {
+        /// The session.
+        session_id: SessionId,
+    },
 }
+
+/// What front-ends show for [`AgentEvent::ChatInterrupted`].
+pub const CHAT_INTERRUPTED: &str =
+    "Interrupted: the agent stopped before this prompt's answer was finished.";
 
 /// The loop of turns recorded before loops had ids.
 fn root_loop() -> String {

@@ -16,7 +16,7 @@ use crate::model::{
 use crate::pause::{ChatPauses, PausedChat, PausedLoop, SourceLoop};
 use crate::prompt::{SystemPromptParts, build_system_prompt};
 use crate::question::{QuestionAnswer, UserQuestions};
-use crate::session::{ChatRecord, Transcript};
+use crate::session::{ChatKey, ChatProgress, ChatRecord, SessionStore, Transcript};
 use crate::subagent::{ROOT_LOOP, SubAgents};
 use crate::sync::lock;
 use crate::tool::Extensions;
@@ -86,8 +86,15 @@ struct Chat<'s> {
     requests: u32,
     output_checker: Option<jsonschema::Validator>,
     schema_attempts: u32,
-    /// Whether the session's history was compacted during this chat.
+    /// Whether the session's history was compacted during this chat since the store last
+    /// recorded it.
     compacted: bool,
+    /// The title this chat gives the session, if it is its first.
+    title: Option<String>,
+    /// The chat as the store began recording it, once it has.
+    begun: Option<ChatKey>,
+    /// How many of `new_messages` the store has recorded.
+    recorded_messages: usize,
     /// Whether a stop hook made this chat go on already.
     stop_hook_went_on: bool,
     /// When each open turn began.
@@ -137,6 +144,9 @@ pub(crate) async fn run(
         output_checker,
         schema_attempts: 0,
         compacted: false,
+        title,
+        begun: None,
+        recorded_messages: 0,
         turn_clocks: Mutex::default(),
         stop_hook_went_on: false,
     };
@@ -145,7 +155,7 @@ pub(crate) async fn run(
     });
     let outcome = chat.run_loop(start).await;
     let stop_reason = outcome.as_ref().ok().map(|(stop, _)| *stop);
-    let saved = chat.save(stop_reason, title).await;
+    let saved = chat.save(stop_reason).await;
     let session_id = chat.session.id.clone();
     match (outcome, saved) {
         (Ok((stop_reason, result)), Ok(())) => {
@@ -309,6 +319,7 @@ impl Chat<'_> {
             self.refresh_tools();
             self.deliver_notices();
             self.fit_context().await?;
+            self.record_progress().await?;
             if self.io.cancel.is_cancelled() {
                 return Ok((StopReason::Cancelled, self.last_answer()));
             }
@@ -836,32 +847,74 @@ impl Chat<'_> {
         Ok(None)
     }
 
+    /// The store this chat is recorded in: the agent's, for a main chat (a sub-agent's chat is
+    /// recorded in the calling chat's transcript).
+    fn store(&self) -> Option<Arc<dyn SessionStore>> {
+        let main = self.session.fork.is_none();
+        self.session.agent.store().filter(|_| main).cloned()
+    }
+
+    /// What the store has not recorded yet: the events and messages since it last did (all of
+    /// the chat's messages, after a compaction, with the history they now follow).
+    fn unrecorded(&self) -> ChatProgress {
+        let from = if self.compacted {
+            0
+        } else {
+            self.recorded_messages
+        };
+        ChatProgress {
+            messages: self.new_messages[from..].to_vec(),
+            events: lock(&self.recorder.transcript).events().to_vec(),
+            history: self.compacted.then(|| self.session.history.clone()),
+        }
+    }
+
+    /// Records what the chat has finished since the store last did (first its prompt, then each
+    /// round), so a process killed mid-chat leaves it in the store, read back as interrupted.
+    async fn record_progress(&mut self) -> Result<(), AgentError> {
+        let Some(store) = self.store() else {
+            return Ok(());
+        };
+        let progress = self.unrecorded();
+        if self.begun.is_some() && progress.messages.is_empty() && progress.events.is_empty() {
+            return Ok(());
+        }
+        let recorded_events = progress.events.len();
+        let (id, begun, title) = (self.session.id.clone(), self.begun, self.title.clone());
+        let key = tokio::task::spawn_blocking(move || match begun {
+            Some(key) => store.continue_chat(&id, key, &progress).map(|()| Some(key)),
+            None => store.begin_chat(&id, title.as_deref(), &progress),
+        })
+        .await
+        .map_err(|e| crate::session::StoreError::Panicked(e.to_string()))??;
+        if key.is_some() {
+            self.begun = key;
+            self.recorded_messages = self.new_messages.len();
+            self.compacted = false;
+            lock(&self.recorder.transcript).discard_first(recorded_events);
+        }
+        Ok(())
+    }
+
     /// Writes the chat to the store (on the blocking pool: a database write must not hold up
     /// the runtime's other chats) and adds its messages to the history.
-    async fn save(
-        &mut self,
-        stop_reason: Option<StopReason>,
-        title: Option<String>,
-    ) -> Result<(), AgentError> {
-        let events = std::mem::take(&mut *lock(&self.recorder.transcript)).into_events();
-        let messages = std::mem::take(&mut self.new_messages);
-        // A sub-agent's chat is recorded in the calling chat's transcript, not on its own, and
-        // its pause with the calling chat's.
-        let main = self.session.fork.is_none();
-        if main {
+    async fn save(&mut self, stop_reason: Option<StopReason>) -> Result<(), AgentError> {
+        // A sub-agent's pause is recorded with the calling chat's.
+        if self.session.fork.is_none() {
             self.session.paused =
                 (stop_reason == Some(StopReason::Paused)).then(|| self.pauses.take_paused());
         }
-        let store = self.session.agent.store().filter(|_| main).cloned();
-        if let Some(store) = store {
+        if let Some(store) = self.store() {
+            let rest = self.unrecorded();
             let record = ChatRecord {
-                messages: messages.clone(),
-                events,
+                begun: self.begun,
+                messages: rest.messages,
+                events: rest.events,
                 stop_reason,
                 usage: self.usage,
                 remembered: self.session.remembered_answers(),
-                title,
-                history: self.compacted.then(|| self.session.history.clone()),
+                title: self.title.clone(),
+                history: rest.history,
                 paused: self.session.paused.clone(),
             };
             let id = self.session.id.clone();
@@ -869,6 +922,7 @@ impl Chat<'_> {
                 .await
                 .map_err(|e| crate::session::StoreError::Panicked(e.to_string()))??;
         }
+        let messages = std::mem::take(&mut self.new_messages);
         self.session.history.extend(messages);
         Ok(())
     }
@@ -895,6 +949,7 @@ pub(crate) async fn compact(
     let history = vec![summary];
     if let Some(store) = session.agent.store().cloned() {
         let record = ChatRecord {
+            begun: None,
             messages: Vec::new(),
             events: vec![AgentEvent::Notice {
                 message: format!(

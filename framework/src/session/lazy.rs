@@ -1,7 +1,9 @@
 //! [`LazyStore`]: a store opened on first use, so an agent that starts and waits (an editor's
 //! agent before its first session) opens no database.
 
-use super::{ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession};
+use super::{
+    ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
+};
 use crate::ids::SessionId;
 use std::sync::{Arc, OnceLock};
 
@@ -39,6 +41,24 @@ impl LazyStore {
 impl SessionStore for LazyStore {
     fn create(&self, meta: &SessionMeta) -> Result<(), StoreError> {
         self.store()?.create(meta)
+    }
+
+    fn begin_chat(
+        &self,
+        id: &SessionId,
+        title: Option<&str>,
+        first: &ChatProgress,
+    ) -> Result<Option<ChatKey>, StoreError> {
+        self.store()?.begin_chat(id, title, first)
+    }
+
+    fn continue_chat(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        more: &ChatProgress,
+    ) -> Result<(), StoreError> {
+        self.store()?.continue_chat(id, chat, more)
     }
 
     fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError> {

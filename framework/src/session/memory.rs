@@ -2,7 +2,10 @@
 //! behaviour as the SQLite store (history from the latest compaction, every chat's events,
 //! remembered answers, titles). For tests, examples and agents that keep nothing.
 
-use super::{ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession, now_rfc3339};
+use super::{
+    ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
+    interrupted, now_rfc3339,
+};
 use crate::ids::SessionId;
 use crate::permission::RememberedAnswers;
 use crate::sync::lock;
@@ -13,7 +16,37 @@ use std::sync::Mutex;
 struct Kept {
     meta: SessionMeta,
     remembered: RememberedAnswers,
-    chats: Vec<ChatRecord>,
+    chats: Vec<KeptChat>,
+}
+
+/// A chat, begun or appended; its key is its place in the session's chats.
+struct KeptChat {
+    record: ChatRecord,
+    running: bool,
+}
+
+impl Kept {
+    fn touch(&mut self, title: Option<&str>) {
+        self.meta.updated_at = now_rfc3339();
+        if self.meta.title.is_none() {
+            self.meta.title = title.map(str::to_owned);
+        }
+    }
+
+    /// The running chat `key`.
+    fn running(&mut self, id: &SessionId, key: ChatKey) -> Result<&mut ChatRecord, StoreError> {
+        let chat = usize::try_from(key.0)
+            .ok()
+            .and_then(|index| self.chats.get_mut(index))
+            .ok_or_else(|| StoreError::NotFound(id.clone()))?;
+        if !chat.running {
+            return Err(StoreError::Corrupt(format!(
+                "chat {} of session `{id}` has ended already",
+                key.0
+            )));
+        }
+        Ok(&mut chat.record)
+    }
 }
 
 /// Sessions in memory.
@@ -24,6 +57,18 @@ impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    fn with<T>(
+        &self,
+        id: &SessionId,
+        work: impl FnOnce(&mut Kept) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut sessions = lock(&self.0);
+        let kept = sessions
+            .get_mut(id)
+            .ok_or_else(|| StoreError::NotFound(id.clone()))?;
+        work(kept)
     }
 }
 
@@ -38,18 +83,85 @@ impl SessionStore for MemoryStore {
         Ok(())
     }
 
+    fn begin_chat(
+        &self,
+        id: &SessionId,
+        title: Option<&str>,
+        first: &ChatProgress,
+    ) -> Result<Option<ChatKey>, StoreError> {
+        self.with(id, |kept| {
+            kept.touch(title);
+            let key = ChatKey(kept.chats.len() as i64);
+            kept.chats.push(KeptChat {
+                record: ChatRecord {
+                    begun: Some(key),
+                    messages: first.messages.clone(),
+                    events: first.events.clone(),
+                    stop_reason: None,
+                    usage: Default::default(),
+                    remembered: kept.remembered.clone(),
+                    title: None,
+                    history: first.history.clone(),
+                    paused: None,
+                },
+                running: true,
+            });
+            Ok(Some(key))
+        })
+    }
+
+    fn continue_chat(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        more: &ChatProgress,
+    ) -> Result<(), StoreError> {
+        self.with(id, |kept| {
+            let record = kept.running(id, chat)?;
+            if let Some(history) = &more.history {
+                record.history = Some(history.clone());
+                record.messages.clear();
+            }
+            record.messages.extend(more.messages.iter().cloned());
+            record.events.extend(more.events.iter().cloned());
+            kept.touch(None);
+            Ok(())
+        })
+    }
+
     fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError> {
-        let mut sessions = lock(&self.0);
-        let kept = sessions
-            .get_mut(id)
-            .ok_or_else(|| StoreError::NotFound(id.clone()))?;
-        kept.meta.updated_at = now_rfc3339();
-        if kept.meta.title.is_none() {
-            kept.meta.title = chat.title.clone();
-        }
-        kept.remembered = chat.remembered.clone();
-        kept.chats.push(chat.clone());
-        Ok(())
+        self.with(id, |kept| {
+            match chat.begun {
+                Some(key) => {
+                    let record = kept.running(id, key)?;
+                    let mut messages = std::mem::take(&mut record.messages);
+                    let mut events = std::mem::take(&mut record.events);
+                    let history = match &chat.history {
+                        Some(history) => {
+                            messages.clear();
+                            Some(history.clone())
+                        }
+                        None => record.history.take(),
+                    };
+                    messages.extend(chat.messages.iter().cloned());
+                    events.extend(chat.events.iter().cloned());
+                    *record = ChatRecord {
+                        messages,
+                        events,
+                        history,
+                        ..chat.clone()
+                    };
+                    kept.chats[key.0 as usize].running = false;
+                }
+                None => kept.chats.push(KeptChat {
+                    record: chat.clone(),
+                    running: false,
+                }),
+            }
+            kept.touch(chat.title.as_deref());
+            kept.remembered = chat.remembered.clone();
+            Ok(())
+        })
     }
 
     fn load(&self, id: &SessionId) -> Result<StoredSession, StoreError> {
@@ -61,22 +173,29 @@ impl SessionStore for MemoryStore {
         let from = kept
             .chats
             .iter()
-            .rposition(|chat| chat.history.is_some())
+            .rposition(|chat| chat.record.history.is_some())
             .unwrap_or(0);
         let mut messages = kept
             .chats
             .get(from)
-            .and_then(|c| c.history.clone())
+            .and_then(|c| c.record.history.clone())
             .unwrap_or_default();
-        for chat in &kept.chats[from..] {
-            messages.extend(chat.messages.iter().cloned());
+        let (note, mark) = interrupted(id);
+        let mut events = Vec::new();
+        for (index, chat) in kept.chats.iter().enumerate() {
+            if index >= from {
+                messages.extend(chat.record.messages.iter().cloned());
+                messages.extend(chat.running.then(|| note.clone()));
+            }
+            events.extend(chat.record.events.iter().cloned());
+            events.extend(chat.running.then(|| mark.clone()));
         }
         Ok(StoredSession {
             meta: kept.meta.clone(),
             messages,
-            events: kept.chats.iter().flat_map(|c| c.events.clone()).collect(),
+            events,
             remembered: kept.remembered.clone(),
-            paused: kept.chats.last().and_then(|c| c.paused.clone()),
+            paused: kept.chats.last().and_then(|c| c.record.paused.clone()),
         })
     }
 
@@ -104,5 +223,12 @@ mod tests {
         let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
         let same = store.clone();
         super::super::contract::check(store, move || same);
+    }
+
+    #[test]
+    fn it_records_chats_in_progress_as_the_sqlite_store_does() {
+        let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
+        let same = store.clone();
+        super::super::contract::check_progress(store, move || same);
     }
 }

@@ -3,8 +3,10 @@
 //!
 //! A session keeps the model's history (messages) and, per chat, a condensed transcript of the
 //! events (consecutive text and thinking deltas merged), so a front-end can replay a session as
-//! it was shown. Each finished chat is written in one transaction: a crash loses at most the chat
-//! in flight.
+//! it was shown. A chat is recorded as it goes: its prompt when it begins, then each finished
+//! model round (the response and its tool results), each in one transaction. A process killed
+//! mid-chat leaves that chat begun but not ended: reading the session back shows it as
+//! interrupted ([`AgentEvent::ChatInterrupted`]), with everything it had finished.
 
 mod lazy;
 mod memory;
@@ -63,9 +65,31 @@ pub struct SessionMeta {
     pub updated_at: String,
 }
 
+/// A chat a store has begun recording before it ends (see [`SessionStore::begin_chat`]): the
+/// store's own key for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChatKey(pub i64);
+
+/// What a chat in progress has added since it was last recorded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChatProgress {
+    /// Messages for the history: whole rounds only (an assistant message and its tool results
+    /// together), so a history cut after them is one a model accepts.
+    pub messages: Vec<Message>,
+    /// Condensed events.
+    pub events: Vec<AgentEvent>,
+    /// When the chat compacted the history since it was last recorded: the whole history
+    /// before the chat's messages, which `messages` then are all of (replacing those recorded).
+    pub history: Option<Vec<Message>>,
+}
+
 /// One finished chat, as written in one transaction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatRecord {
+    /// The chat as begun with [`SessionStore::begin_chat`], if it was: then `messages` and
+    /// `events` are only what it added after its last recorded progress (all of its messages
+    /// when `history` is set).
+    pub begun: Option<ChatKey>,
     /// The messages the chat added to the history.
     pub messages: Vec<Message>,
     /// Its condensed events.
@@ -79,7 +103,8 @@ pub struct ChatRecord {
     /// The session's title, when this chat gives it one.
     pub title: Option<String>,
     /// When the chat compacted the history: the whole history before its own messages (a
-    /// summary, then the turns kept). Loading starts from the latest such history.
+    /// summary, then the turns kept). Loading starts from the latest such history. (For a
+    /// begun chat, only a compaction since its last recorded progress.)
     pub history: Option<Vec<Message>>,
     /// When the chat paused for the user's answer: what waits.
     pub paused: Option<PausedChat>,
@@ -101,12 +126,39 @@ pub struct StoredSession {
 }
 
 /// Where sessions live.
+///
+/// A store may record chats as they go ([`begin_chat`](Self::begin_chat),
+/// [`continue_chat`](Self::continue_chat)); one that does not keeps the defaults and gets each
+/// chat whole in [`append_chat`](Self::append_chat).
 pub trait SessionStore: Send + Sync {
     /// Records a new, empty session.
     fn create(&self, meta: &SessionMeta) -> Result<(), StoreError>;
-    /// Appends one finished chat, atomically.
+    /// Records, atomically, that a chat has begun, with what it has so far (the user's prompt)
+    /// and the title it gives the session. Until the chat is appended, loading the session
+    /// shows it as interrupted. `None` when the store does not record chats in progress.
+    fn begin_chat(
+        &self,
+        id: &SessionId,
+        title: Option<&str>,
+        first: &ChatProgress,
+    ) -> Result<Option<ChatKey>, StoreError> {
+        let _ = (id, title, first);
+        Ok(None)
+    }
+    /// Adds, atomically, what a begun chat did since it was last recorded.
+    fn continue_chat(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        more: &ChatProgress,
+    ) -> Result<(), StoreError> {
+        let _ = (id, chat, more);
+        Ok(())
+    }
+    /// Appends one finished chat (or ends a begun one), atomically.
     fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError>;
-    /// Reads a whole session.
+    /// Reads a whole session. A chat begun and never appended (its process died) reads as
+    /// interrupted: its messages and events, then [`interrupted`]'s.
     fn load(&self, id: &SessionId) -> Result<StoredSession, StoreError>;
     /// Every session, most recently updated first.
     fn list(&self) -> Result<Vec<SessionMeta>, StoreError>;
@@ -127,6 +179,22 @@ pub fn data_dir() -> PathBuf {
 pub fn default_database_path() -> PathBuf {
     data_dir().join("sessions.db")
 }
+
+/// What a stored chat that never ended adds after its own messages and events: a note for the
+/// model (the prompt's answer was cut off) and the [`AgentEvent::ChatInterrupted`] mark.
+pub fn interrupted(id: &SessionId) -> (Message, AgentEvent) {
+    (
+        Message::user_text(INTERRUPTED_NOTE),
+        AgentEvent::ChatInterrupted {
+            session_id: id.clone(),
+        },
+    )
+}
+
+/// What the model reads after a chat that was cut off.
+const INTERRUPTED_NOTE: &str = "[The previous request was interrupted: the agent stopped before it \
+     finished. What was done before that is above; check the state of anything it was changing \
+     before going on.]";
 
 pub(crate) fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
@@ -150,6 +218,7 @@ mod contract {
 
     fn chat(text: &str) -> ChatRecord {
         ChatRecord {
+            begun: None,
             messages: vec![Message::user_text(text)],
             events: vec![AgentEvent::Notice {
                 message: text.into(),
@@ -221,5 +290,108 @@ mod contract {
             store.delete(&"s2".into()),
             Err(StoreError::NotFound(_))
         ));
+    }
+
+    fn progress(text: &str) -> ChatProgress {
+        ChatProgress {
+            messages: vec![Message::user_text(text)],
+            events: vec![AgentEvent::Notice {
+                message: text.into(),
+            }],
+            history: None,
+        }
+    }
+
+    /// Chats recorded as they go: a begun chat that never ends reads as interrupted (after
+    /// what it recorded, once, in its place), later chats follow it, a begun chat that ends
+    /// reads as one chat with nothing twice.
+    pub fn check_progress(
+        store: Arc<dyn SessionStore>,
+        reopen: impl FnOnce() -> Arc<dyn SessionStore>,
+    ) {
+        let id: SessionId = "s".into();
+        store.create(&meta("s")).unwrap();
+        store.append_chat(&id, &chat("done")).unwrap();
+        let Some(cut) = store
+            .begin_chat(&id, Some("cut"), &progress("cut"))
+            .unwrap()
+        else {
+            panic!("the store records chats in progress");
+        };
+        store
+            .continue_chat(&id, cut, &progress("cut round"))
+            .unwrap();
+        drop(store);
+        let store = reopen();
+        let (note, mark) = interrupted(&id);
+        let loaded = store.load(&id).unwrap();
+        assert_eq!(
+            loaded.messages,
+            [
+                Message::user_text("done"),
+                Message::user_text("cut"),
+                Message::user_text("cut round"),
+                note.clone()
+            ]
+        );
+        assert_eq!(loaded.events.len(), 4);
+        assert_eq!(loaded.events[3], mark);
+        // A begun chat's title does not replace the session's.
+        assert_eq!(loaded.meta.title.as_deref(), Some("done"));
+
+        // A later chat, begun and ended: recorded once, after the interrupted one.
+        let key = store
+            .begin_chat(&id, None, &progress("next"))
+            .unwrap()
+            .unwrap();
+        store
+            .continue_chat(&id, key, &progress("next round"))
+            .unwrap();
+        let mut rest = chat("next end");
+        rest.begun = Some(key);
+        store.append_chat(&id, &rest).unwrap();
+        let loaded = store.load(&id).unwrap();
+        assert_eq!(
+            loaded.messages,
+            [
+                Message::user_text("done"),
+                Message::user_text("cut"),
+                Message::user_text("cut round"),
+                note,
+                Message::user_text("next"),
+                Message::user_text("next round"),
+                Message::user_text("next end"),
+            ]
+        );
+        assert_eq!(loaded.events.len(), 7);
+        assert_eq!(
+            loaded.events.iter().filter(|e| **e == mark).count(),
+            1,
+            "only the chat that never ended is marked"
+        );
+        // An ended chat takes no more progress.
+        assert!(store.continue_chat(&id, key, &progress("late")).is_err());
+        assert!(store.append_chat(&id, &rest).is_err());
+        assert_eq!(store.load(&id).unwrap().messages.len(), 7);
+
+        // A chat that compacts mid-way: the history restarts there, its messages recorded anew.
+        let key = store
+            .begin_chat(&id, None, &progress("long"))
+            .unwrap()
+            .unwrap();
+        let mut compacted = progress("kept");
+        compacted.history = Some(vec![Message::user_text("summary")]);
+        store.continue_chat(&id, key, &compacted).unwrap();
+        store.continue_chat(&id, key, &progress("after")).unwrap();
+        let (note, _) = interrupted(&id);
+        assert_eq!(
+            store.load(&id).unwrap().messages,
+            [
+                Message::user_text("summary"),
+                Message::user_text("kept"),
+                Message::user_text("after"),
+                note
+            ]
+        );
     }
 }

@@ -1,6 +1,10 @@
-//! [`SqliteStore`]: sessions in an embedded SQLite file (WAL journal, one transaction per chat).
+//! [`SqliteStore`]: sessions in an embedded SQLite file (WAL journal, one transaction per
+//! recorded step of a chat). A chat's row is `running` from its beginning until it is appended.
 
-use super::{ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession, now_rfc3339};
+use super::{
+    ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
+    interrupted, now_rfc3339,
+};
 use crate::event::AgentEvent;
 use crate::ids::SessionId;
 use crate::model::Message;
@@ -45,6 +49,10 @@ CREATE TABLE IF NOT EXISTS events (
 const MIGRATIONS: &[(i64, &str)] = &[
     (2, "ALTER TABLE chats ADD COLUMN history TEXT"),
     (3, "ALTER TABLE chats ADD COLUMN paused TEXT"),
+    (
+        4,
+        "ALTER TABLE chats ADD COLUMN running INTEGER NOT NULL DEFAULT 0",
+    ),
 ];
 
 /// A [`SessionStore`] in one SQLite file.
@@ -100,6 +108,102 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// Sets the session's `updated_at`, remembered answers (when given) and title (when it has
+    /// none); `NotFound` when there is no such session.
+    fn touch(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        id: &SessionId,
+        remembered: Option<&str>,
+        title: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let updated = tx
+            .execute(
+                "UPDATE sessions SET updated_at = ?2, remembered = COALESCE(?3, remembered), title = COALESCE(title, ?4) WHERE id = ?1",
+                params![id.as_str(), now_rfc3339(), remembered, title],
+            )
+            .map_err(|e| self.db(e))?;
+        if updated == 0 {
+            return Err(StoreError::NotFound(id.clone()));
+        }
+        Ok(())
+    }
+
+    /// Checks that `chat` is a running chat of session `id`.
+    fn running_chat(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        id: &SessionId,
+        chat: ChatKey,
+    ) -> Result<(), StoreError> {
+        let running: Option<bool> = tx
+            .query_row(
+                "SELECT running FROM chats WHERE id = ?1 AND session_id = ?2",
+                params![chat.0, id.as_str()],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| self.db(e))?;
+        match running {
+            Some(true) => Ok(()),
+            Some(false) => Err(StoreError::Corrupt(format!(
+                "chat {} of session `{id}` has ended already",
+                chat.0
+            ))),
+            None => Err(StoreError::NotFound(id.clone())),
+        }
+    }
+
+    /// When the chat compacted the history (`history` is its JSON): keeps it as the history
+    /// before the chat's messages, which are then recorded anew.
+    fn restart_history(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        chat: i64,
+        history: Option<&str>,
+    ) -> Result<(), StoreError> {
+        if let Some(history) = history {
+            tx.execute(
+                "UPDATE chats SET history = ?2 WHERE id = ?1",
+                params![chat, history],
+            )
+            .and_then(|_| tx.execute("DELETE FROM messages WHERE chat_id = ?1", params![chat]))
+            .map_err(|e| self.db(e))?;
+        }
+        Ok(())
+    }
+
+    /// Adds `rows` to chat `chat`, after the rows it has.
+    fn insert_rows(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        chat: i64,
+        rows: &Rows,
+    ) -> Result<(), StoreError> {
+        for (table, bodies) in [("messages", &rows.messages), ("events", &rows.events)] {
+            let next: i64 = tx
+                .query_row(
+                    &format!("SELECT COALESCE(MAX(seq) + 1, 0) FROM {table} WHERE chat_id = ?1"),
+                    params![chat],
+                    |row| row.get(0),
+                )
+                .map_err(|e| self.db(e))?;
+            let mut insert = tx
+                .prepare_cached(&format!(
+                    "INSERT INTO {table} (chat_id, seq, body) VALUES (?1, ?2, ?3)"
+                ))
+                .map_err(|e| self.db(e))?;
+            for (seq, body) in (next..).zip(bodies.iter()) {
+                insert
+                    .execute(params![chat, seq, body])
+                    .map_err(|e| self.db(e))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Brings a database of an older schema up to date, one version at a time.
 fn migrate(connection: &Connection) -> rusqlite::Result<()> {
     let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
@@ -116,6 +220,48 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
 
 fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// Messages and events as the JSON rows they are stored as.
+struct Rows {
+    messages: Vec<String>,
+    events: Vec<String>,
+}
+
+impl Rows {
+    fn of(messages: &[Message], events: &[AgentEvent]) -> Result<Self, StoreError> {
+        Ok(Self {
+            messages: messages.iter().map(to_json).collect::<Result<_, _>>()?,
+            events: events.iter().map(to_json).collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+/// Rows read back in chat order, each with its chat's id.
+type ChatRows = Vec<(i64, String)>;
+
+/// Rows read back as what they hold.
+fn parsed<T: serde::de::DeserializeOwned>(rows: ChatRows) -> Result<Vec<(i64, T)>, StoreError> {
+    rows.into_iter()
+        .map(|(chat, body)| Ok((chat, from_json(&body)?)))
+        .collect()
+}
+
+/// `rows` (in chat order) with `mark` after the last row of each chat in `running`, and after
+/// running chats that have no rows, at their place in `chats` (every chat id, in order).
+fn marked<T>(chats: &[(i64, bool)], rows: Vec<(i64, T)>, mark: impl Fn() -> T) -> Vec<T> {
+    let mut rows = rows.into_iter().peekable();
+    let mut out = Vec::new();
+    for &(chat, running) in chats {
+        while let Some((_, row)) = rows.next_if(|(of, _)| *of <= chat) {
+            out.push(row);
+        }
+        if running {
+            out.push(mark());
+        }
+    }
+    out.extend(rows.map(|(_, row)| row));
+    out
 }
 
 fn meta_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionMeta> {
@@ -146,51 +292,78 @@ impl SessionStore for SqliteStore {
         })
     }
 
+    fn begin_chat(
+        &self,
+        id: &SessionId,
+        title: Option<&str>,
+        first: &ChatProgress,
+    ) -> Result<Option<ChatKey>, StoreError> {
+        let rows = Rows::of(&first.messages, &first.events)?;
+        let history = first.history.as_ref().map(to_json).transpose()?;
+        self.with(|c| {
+            let tx = c.transaction().map_err(|e| self.db(e))?;
+            self.touch(&tx, id, None, title)?;
+            tx.execute(
+                "INSERT INTO chats (session_id, usage, created_at, history, running) VALUES (?1, '{}', ?2, ?3, 1)",
+                params![id.as_str(), now_rfc3339(), history],
+            )
+            .map_err(|e| self.db(e))?;
+            let chat = tx.last_insert_rowid();
+            self.insert_rows(&tx, chat, &rows)?;
+            tx.commit().map_err(|e| self.db(e))?;
+            Ok(Some(ChatKey(chat)))
+        })
+    }
+
+    fn continue_chat(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        more: &ChatProgress,
+    ) -> Result<(), StoreError> {
+        let rows = Rows::of(&more.messages, &more.events)?;
+        let history = more.history.as_ref().map(to_json).transpose()?;
+        self.with(|c| {
+            let tx = c.transaction().map_err(|e| self.db(e))?;
+            self.running_chat(&tx, id, chat)?;
+            self.touch(&tx, id, None, None)?;
+            self.restart_history(&tx, chat.0, history.as_deref())?;
+            self.insert_rows(&tx, chat.0, &rows)?;
+            tx.commit().map_err(|e| self.db(e))
+        })
+    }
+
     fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError> {
         let usage = to_json(&chat.usage)?;
         let remembered = to_json(&chat.remembered)?;
-        let messages = chat
-            .messages
-            .iter()
-            .map(to_json)
-            .collect::<Result<Vec<_>, _>>()?;
-        let events = chat
-            .events
-            .iter()
-            .map(to_json)
-            .collect::<Result<Vec<_>, _>>()?;
+        let rows = Rows::of(&chat.messages, &chat.events)?;
         let history = chat.history.as_ref().map(to_json).transpose()?;
         let paused = chat.paused.as_ref().map(to_json).transpose()?;
-        let now = now_rfc3339();
+        let stop_reason = chat.stop_reason.map(|s| s.as_str());
         self.with(|c| {
             let tx = c.transaction().map_err(|e| self.db(e))?;
-            let updated = tx
-                .execute(
-                    "UPDATE sessions SET updated_at = ?2, remembered = ?3, title = COALESCE(title, ?4) WHERE id = ?1",
-                    params![id.as_str(), now, remembered, chat.title],
-                )
-                .map_err(|e| self.db(e))?;
-            if updated == 0 {
-                return Err(StoreError::NotFound(id.clone()));
-            }
-            tx.execute(
-                "INSERT INTO chats (session_id, stop_reason, usage, created_at, history, paused) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![id.as_str(), chat.stop_reason.map(|s| s.as_str()), usage, now, history, paused],
-            )
-            .map_err(|e| self.db(e))?;
-            let chat_id = tx.last_insert_rowid();
-            for (table, rows) in [("messages", &messages), ("events", &events)] {
-                let mut insert = tx
-                    .prepare_cached(&format!(
-                        "INSERT INTO {table} (chat_id, seq, body) VALUES (?1, ?2, ?3)"
-                    ))
+            self.touch(&tx, id, Some(&remembered), chat.title.as_deref())?;
+            let chat_id = match chat.begun {
+                Some(begun) => {
+                    self.running_chat(&tx, id, begun)?;
+                    self.restart_history(&tx, begun.0, history.as_deref())?;
+                    tx.execute(
+                        "UPDATE chats SET stop_reason = ?2, usage = ?3, paused = ?4, running = 0 WHERE id = ?1",
+                        params![begun.0, stop_reason, usage, paused],
+                    )
                     .map_err(|e| self.db(e))?;
-                for (seq, body) in rows.iter().enumerate() {
-                    insert
-                        .execute(params![chat_id, seq as i64, body])
-                        .map_err(|e| self.db(e))?;
+                    begun.0
                 }
-            }
+                None => {
+                    tx.execute(
+                        "INSERT INTO chats (session_id, stop_reason, usage, created_at, history, paused) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        params![id.as_str(), stop_reason, usage, now_rfc3339(), history, paused],
+                    )
+                    .map_err(|e| self.db(e))?;
+                    tx.last_insert_rowid()
+                }
+            };
+            self.insert_rows(&tx, chat_id, &rows)?;
             tx.commit().map_err(|e| self.db(e))
         })
     }
@@ -219,21 +392,37 @@ impl SessionStore for SqliteStore {
                 Some((chat_id, history)) => (chat_id, from_json(&history)?),
                 None => (0, Vec::new()),
             };
-            let bodies = |table: &str, from_chat: i64| -> Result<Vec<String>, StoreError> {
+            let rows = |table: &str, from_chat: i64| -> Result<ChatRows, StoreError> {
                 let mut query = c
                     .prepare(&format!(
-                        "SELECT t.body FROM {table} t JOIN chats ch ON ch.id = t.chat_id
+                        "SELECT t.chat_id, t.body FROM {table} t JOIN chats ch ON ch.id = t.chat_id
                          WHERE ch.session_id = ?1 AND ch.id >= ?2 ORDER BY ch.id, t.seq"
                     ))
                     .map_err(|e| self.db(e))?;
                 let rows = query
-                    .query_map(params![id.as_str(), from_chat], |row| row.get::<_, String>(0))
+                    .query_map(params![id.as_str(), from_chat], |row| {
+                        Ok((row.get(0)?, row.get(1)?))
+                    })
                     .map_err(|e| self.db(e))?;
                 rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.db(e))
             };
-            for body in bodies("messages", from_chat)? {
-                messages.push(from_json(&body)?);
-            }
+            let chats: Vec<(i64, bool)> = {
+                let mut query = c
+                    .prepare("SELECT id, running FROM chats WHERE session_id = ?1 ORDER BY id")
+                    .map_err(|e| self.db(e))?;
+                let rows = query
+                    .query_map(params![id.as_str()], |row| Ok((row.get(0)?, row.get(1)?)))
+                    .map_err(|e| self.db(e))?;
+                rows.collect::<Result<_, _>>().map_err(|e| self.db(e))?
+            };
+            let (note, mark) = interrupted(id);
+            let history_chats: Vec<(i64, bool)> =
+                chats.iter().copied().filter(|(chat, _)| *chat >= from_chat).collect();
+            messages.extend(marked(
+                &history_chats,
+                parsed(rows("messages", from_chat)?)?,
+                || note.clone(),
+            ));
             let paused: Option<String> = c
                 .query_row(
                     "SELECT paused FROM chats WHERE session_id = ?1 ORDER BY id DESC LIMIT 1",
@@ -243,10 +432,7 @@ impl SessionStore for SqliteStore {
                 .optional()
                 .map_err(|e| self.db(e))?
                 .flatten();
-            let events = bodies("events", 0)?
-                .iter()
-                .map(|b| from_json::<AgentEvent>(b))
-                .collect::<Result<_, _>>()?;
+            let events = marked(&chats, parsed(rows("events", 0)?)?, || mark.clone());
             Ok(StoredSession {
                 meta,
                 messages,
@@ -294,6 +480,16 @@ mod tests {
         let path = dir.path().join("nested/sessions.db");
         let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(&path).unwrap());
         super::super::contract::check(store, || {
+            Arc::new(SqliteStore::open(&path).unwrap()) as Arc<dyn SessionStore>
+        });
+    }
+
+    #[test]
+    fn a_chat_begun_and_never_ended_reads_as_interrupted_after_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions.db");
+        let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(&path).unwrap());
+        super::super::contract::check_progress(store, || {
             Arc::new(SqliteStore::open(&path).unwrap()) as Arc<dyn SessionStore>
         });
     }

@@ -36,6 +36,11 @@ impl Transcript {
         &self.events
     }
 
+    /// Drops the first `count` events (those recorded already).
+    pub fn discard_first(&mut self, count: usize) {
+        self.events.drain(..count.min(self.events.len()));
+    }
+
     /// Takes the condensed events out.
     pub fn into_events(self) -> Vec<AgentEvent> {
         self.events

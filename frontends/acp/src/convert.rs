@@ -10,8 +10,8 @@
 
 use agent_client_protocol::v1::schema as acp;
 use agentry::event::{
-    AgentEvent, PlanEntry, PlanPriority, PlanStatus, StopReason, ToolCallBook, ToolCallSnapshot,
-    ToolCallStatus, ToolCallUpdate,
+    AgentEvent, CHAT_INTERRUPTED, PlanEntry, PlanPriority, PlanStatus, StopReason, ToolCallBook,
+    ToolCallSnapshot, ToolCallStatus, ToolCallUpdate,
 };
 use agentry::ids::ToolCallId;
 use agentry::model::ContentBlock;
@@ -81,7 +81,8 @@ pub fn session_update(
         | AgentEvent::QuestionAnswered { .. }
         | AgentEvent::Notice { .. }
         | AgentEvent::ChatEnded(_)
-        | AgentEvent::ChatFailed { .. } => None,
+        | AgentEvent::ChatFailed { .. }
+        | AgentEvent::ChatInterrupted { .. } => None,
     }
 }
 
@@ -137,6 +138,10 @@ pub fn replayed_updates(
                 acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(content_block(block)))
             })
             .collect(),
+        // The prompt's answer, as far as it went, ends with the mark.
+        AgentEvent::ChatInterrupted { .. } => vec![acp::SessionUpdate::AgentMessageChunk(
+            acp::ContentChunk::new(text_block(&format!("\n\n[{CHAT_INTERRUPTED}]"))),
+        )],
         other => session_update(other, None, book, view)
             .into_iter()
             .collect(),

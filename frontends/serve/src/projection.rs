@@ -17,6 +17,7 @@
 //! | `Plan` | `plan:update` |
 //! | `TurnEnded` | `turn:end` |
 //! | `ChatEnded` / `ChatFailed` | `chat:end` |
+//! | `ChatInterrupted` (stored sessions only) | a `system` turn, status `interrupted` |
 //!
 //! Every event carries the session's next `sequence`; a turn's `sequence` is that of the last
 //! event that changed it, so a client that fetched the turns can skip what it already has.
@@ -26,7 +27,7 @@ use crate::protocol::{
     TurnState, UsageView,
 };
 use agentry::event::{
-    AgentEvent, ChatSummary, Role, StopReason, ToolCallStatus, TurnStatus, Usage,
+    AgentEvent, CHAT_INTERRUPTED, ChatSummary, Role, StopReason, ToolCallStatus, TurnStatus, Usage,
 };
 use agentry::executor::Refusal;
 use agentry::model::ContentBlock;
@@ -258,6 +259,9 @@ impl Projector {
             }
             AgentEvent::ChatEnded(summary) => vec![self.chat_end(summary)],
             AgentEvent::ChatFailed { message, .. } => self.chat_failed(message),
+            AgentEvent::ChatInterrupted { .. } => {
+                self.system_turn(CHAT_INTERRUPTED, TurnState::Interrupted)
+            }
             // Permission answers are the permission exchange's, not the conversation's.
             _ => Vec::new(),
         }
@@ -471,6 +475,11 @@ impl Projector {
     }
 
     fn notice(&mut self, message: &str) -> Vec<ServerEvent> {
+        self.system_turn(message, TurnState::Completed)
+    }
+
+    /// A `system` turn saying `message`, begun and ended at once.
+    fn system_turn(&mut self, message: &str, status: TurnState) -> Vec<ServerEvent> {
         self.notices += 1;
         let id = format!("notice_{}_{}", self.sequence + 1, self.notices);
         let turn = TurnProjection {
@@ -479,7 +488,7 @@ impl Projector {
             turn_id: id,
             loop_id: agentry::subagent::ROOT_LOOP.to_owned(),
             role: TurnRole::System,
-            status: TurnState::Completed,
+            status,
             blocks: vec![Block {
                 kind: BlockType::Text,
                 content: Value::String(message.to_owned()),

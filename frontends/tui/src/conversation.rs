@@ -7,7 +7,9 @@ use crate::calls::CallView;
 use crate::markdown::Look;
 use crate::palette::Palette;
 use crate::stream::MarkdownStream;
-use agentry::event::{AgentEvent, PlanStatus, Role, StopReason, ToolCallBook, Usage};
+use agentry::event::{
+    AgentEvent, CHAT_INTERRUPTED, PlanStatus, Role, StopReason, ToolCallBook, Usage,
+};
 use agentry::ids::ToolCallId;
 use agentry::model::ContentBlock;
 use ratatui::style::{Color, Modifier};
@@ -260,6 +262,12 @@ impl Conversation {
                 self.end_running_calls();
                 let red = self.palette.paint(Color::Red);
                 self.keep_block([Line::from(Span::styled(format!("✗ {message}"), red))]);
+            }
+            AgentEvent::ChatInterrupted { .. } => {
+                self.flush_text();
+                let red = self.palette.paint(Color::Red);
+                let line = format!("  ⎿ {CHAT_INTERRUPTED}");
+                self.keep_lines([Line::from(Span::styled(line, red))]);
             }
             _ => {}
         }

@@ -9,7 +9,7 @@ use agentry_tests::peers::Transcript;
 use serde_json::{Value, json};
 
 /// `agentry acp --model openai/gpt-4.1 ARGS` against `server`, under the test client.
-pub(super) fn acp_with_model(
+pub(crate) fn acp_with_model(
     sb: &Sandbox,
     server: &MockModelServer,
     args: &[&str],

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 /// A running `agentry serve` on a free loopback port.
-pub(super) struct Server {
+pub(crate) struct Server {
     running: Running,
     url: String,
 }
@@ -23,7 +23,7 @@ impl Drop for Server {
 }
 
 impl Server {
-    pub(super) fn start(sb: &Sandbox, model: &MockModelServer, args: &[&str]) -> Server {
+    pub(crate) fn start(sb: &Sandbox, model: &MockModelServer, args: &[&str]) -> Server {
         let base = format!("{}/v1", model.url());
         let mut command = vec!["serve", "--listen", "127.0.0.1:0"];
         if !args.contains(&"--model") {
@@ -44,7 +44,7 @@ impl Server {
     }
 
     /// A REST call: the status and the JSON body (`null` when empty).
-    pub(super) fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    pub(crate) fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
         http::call(method, &format!("{}{path}", self.url), body.as_ref(), None)
     }
 
