@@ -17,6 +17,8 @@
 
 use crate::hooks::HookSettings;
 use crate::model::catalog::{ModelCatalog, OfferedModels, ProviderConfig};
+#[cfg(feature = "http-models")]
+use crate::model::http::HttpOptions;
 use crate::model::{Model, ModelError};
 use crate::permission::{
     PermissionError, PermissionMode, PermissionPolicy, PermissionRule, RuleAction,
@@ -101,6 +103,63 @@ pub struct Config {
     /// The sandbox Bash commands run in (`sandbox = "read-only"`, or a `[sandbox]` table), as
     /// written: the bash provider reads it.
     pub sandbox: Option<serde_json::Value>,
+    /// Timeouts and retries of requests to hosted models (`[model_requests]`).
+    #[serde(default)]
+    pub model_requests: ModelRequestSettings,
+}
+
+/// `[model_requests]`: timeouts and retries of requests to hosted models; each key left out
+/// keeps its default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelRequestSettings {
+    /// Seconds connecting may take (15 by default).
+    pub connect_timeout_secs: Option<u64>,
+    /// Seconds a response may send nothing before it counts as stalled (120 by default).
+    pub idle_timeout_secs: Option<u64>,
+    /// How many times a 429, 5xx, overloaded answer or failed connection is retried (4 by
+    /// default).
+    pub max_retries: Option<u32>,
+    /// Milliseconds before the first retry; the wait doubles with each (1000 by default).
+    pub initial_backoff_ms: Option<u64>,
+    /// The longest wait between retries in milliseconds, unless the server's `retry-after`
+    /// asks for more (30000 by default).
+    pub max_backoff_ms: Option<u64>,
+}
+
+impl ModelRequestSettings {
+    /// `other`'s keys over these.
+    fn merged(self, other: ModelRequestSettings) -> ModelRequestSettings {
+        ModelRequestSettings {
+            connect_timeout_secs: other.connect_timeout_secs.or(self.connect_timeout_secs),
+            idle_timeout_secs: other.idle_timeout_secs.or(self.idle_timeout_secs),
+            max_retries: other.max_retries.or(self.max_retries),
+            initial_backoff_ms: other.initial_backoff_ms.or(self.initial_backoff_ms),
+            max_backoff_ms: other.max_backoff_ms.or(self.max_backoff_ms),
+        }
+    }
+
+    /// The model clients' options: the defaults, with these keys over them.
+    #[cfg(feature = "http-models")]
+    pub fn http_options(&self) -> HttpOptions {
+        use std::time::Duration;
+        let default = HttpOptions::default();
+        HttpOptions {
+            connect_timeout: self
+                .connect_timeout_secs
+                .map_or(default.connect_timeout, Duration::from_secs),
+            idle_timeout: self
+                .idle_timeout_secs
+                .map_or(default.idle_timeout, Duration::from_secs),
+            max_retries: self.max_retries.unwrap_or(default.max_retries),
+            initial_backoff: self
+                .initial_backoff_ms
+                .map_or(default.initial_backoff, Duration::from_millis),
+            max_backoff: self
+                .max_backoff_ms
+                .map_or(default.max_backoff, Duration::from_millis),
+        }
+    }
 }
 
 /// `[record]`: what recordings of model traffic (`--record`) leave out.
@@ -195,6 +254,7 @@ impl Config {
         self.hooks = self.hooks.merged(other.hooks);
         self.sandbox = other.sandbox.or(self.sandbox);
         self.record.redact.extend(other.record.redact);
+        self.model_requests = self.model_requests.merged(other.model_requests);
         self
     }
 
@@ -271,6 +331,8 @@ impl Config {
     pub fn open_model(&self, spec: Option<&str>) -> Result<Arc<dyn Model>, ModelError> {
         let env = |name: &str| std::env::var(name).ok();
         let catalog = ModelCatalog::new(&self.providers, &env);
+        #[cfg(feature = "http-models")]
+        let catalog = catalog.with_http(self.model_requests.http_options());
         let spec = match spec.map(str::to_owned).or_else(|| self.model.clone()) {
             Some(spec) => spec,
             None => catalog.default_model()?,
@@ -281,10 +343,13 @@ impl Config {
     /// The models a front-end may switch a session to: `default`, then the configuration's
     /// `models`, opened through the same catalog.
     pub fn offered_models(&self, default: String) -> OfferedModels {
-        OfferedModels::new(
+        let offered = OfferedModels::new(
             self.providers.clone(),
             std::iter::once(default).chain(self.models.iter().cloned()),
-        )
+        );
+        #[cfg(feature = "http-models")]
+        let offered = offered.with_http(self.model_requests.http_options());
+        offered
     }
 
     /// The permission policy: `mode` (a flag, say), else the configuration's, else `default`;

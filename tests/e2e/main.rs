@@ -93,6 +93,7 @@ mod docs;
 mod hooks;
 mod mcp;
 mod mcp_serve;
+mod model_faults;
 mod models;
 mod plugins;
 mod providers;

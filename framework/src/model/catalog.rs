@@ -188,6 +188,8 @@ pub trait ModelChoices: Send + Sync {
 pub struct OfferedModels {
     providers: BTreeMap<String, ProviderConfig>,
     offered: Vec<String>,
+    #[cfg(feature = "http-models")]
+    http: HttpOptions,
 }
 
 impl OfferedModels {
@@ -205,7 +207,16 @@ impl OfferedModels {
         Self {
             providers,
             offered: unique,
+            #[cfg(feature = "http-models")]
+            http: HttpOptions::default(),
         }
+    }
+
+    /// Opens them with these timeouts and retries.
+    #[cfg(feature = "http-models")]
+    pub fn with_http(mut self, http: HttpOptions) -> Self {
+        self.http = http;
+        self
     }
 }
 
@@ -216,7 +227,10 @@ impl ModelChoices for OfferedModels {
 
     fn open(&self, spec: &str) -> Result<Arc<dyn Model>, ModelError> {
         let env = |name: &str| std::env::var(name).ok();
-        ModelCatalog::new(&self.providers, &env).open(spec)
+        let catalog = ModelCatalog::new(&self.providers, &env);
+        #[cfg(feature = "http-models")]
+        let catalog = catalog.with_http(self.http.clone());
+        catalog.open(spec)
     }
 }
 
