@@ -27,9 +27,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs(cli.command.is_none() && interactive());
     let outcome = match cli.command {
-        None => tokio::runtime::Runtime::new()
-            .map_err(CliError::internal)
-            .and_then(|runtime| runtime.block_on(chat::chat(cli.chat))),
+        None => on_runtime(chat::chat(cli.chat)),
         Some(command) => subcommand(command),
     };
     match outcome {
@@ -39,6 +37,18 @@ fn main() -> ExitCode {
             exit.into()
         }
     }
+}
+
+/// Runs `work` on a new Tokio runtime. A blocking read of standard input still pending at the
+/// end (`agentry acp` ends when stdout breaks, stdin still open) is left behind after a moment
+/// rather than waited for.
+fn on_runtime(
+    work: impl std::future::Future<Output = Result<exit::Exit, CliError>>,
+) -> Result<exit::Exit, CliError> {
+    let runtime = tokio::runtime::Runtime::new().map_err(CliError::internal)?;
+    let outcome = runtime.block_on(work);
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    outcome
 }
 
 /// Whether the interactive chat runs (standard input and output are terminals).
@@ -81,28 +91,16 @@ fn init_logs(to_file: bool) {
 /// Runs a subcommand.
 fn subcommand(command: Command) -> Result<exit::Exit, CliError> {
     match command {
-        Command::Run(args) => tokio::runtime::Runtime::new()
-            .map_err(CliError::internal)
-            .and_then(|runtime| runtime.block_on(run::run(*args))),
+        Command::Run(args) => on_runtime(run::run(*args)),
         Command::Sessions(args) => sessions::list(&args),
-        Command::Acp(args) => tokio::runtime::Runtime::new()
-            .map_err(CliError::internal)
-            .and_then(|runtime| runtime.block_on(acp::acp(args))),
-        Command::Serve(args) => tokio::runtime::Runtime::new()
-            .map_err(CliError::internal)
-            .and_then(|runtime| runtime.block_on(serve::serve(args))),
+        Command::Acp(args) => on_runtime(acp::acp(args)),
+        Command::Serve(args) => on_runtime(serve::serve(args)),
         #[cfg(feature = "mcp")]
-        Command::Mcp(args) => tokio::runtime::Runtime::new()
-            .map_err(CliError::internal)
-            .and_then(|runtime| runtime.block_on(mcp::mcp(args))),
+        Command::Mcp(args) => on_runtime(mcp::mcp(args)),
         #[cfg(not(feature = "mcp"))]
         Command::Mcp(_) => not_built("mcp", "MCP support"),
-        Command::Providers(args) => tokio::runtime::Runtime::new()
-            .map_err(CliError::internal)
-            .and_then(|runtime| runtime.block_on(providers::list(&args))),
-        Command::Commands(args) => tokio::runtime::Runtime::new()
-            .map_err(CliError::internal)
-            .and_then(|runtime| runtime.block_on(commands::list(&args))),
+        Command::Providers(args) => on_runtime(providers::list(&args)),
+        Command::Commands(args) => on_runtime(commands::list(&args)),
     }
 }
 

@@ -13,7 +13,8 @@
 //   "unstable": true,                     // use the SDK's unstable protocol (subagents, …)
 //   "buffers": {"/abs/path": "text"},     // unsaved editor buffers fs/read_text_file sees
 //   "permissions": ["allow_once", ...],   // answers to permission requests, in order;
-//                                         // "cancel" cancels the turn and answers cancelled
+//                                         // "cancel" cancels the turn and answers cancelled;
+//                                         // "ignore_then_cancel" cancels it and never answers
 //   "elicitations": [{"action": "accept", "content": {...}}, {"action": "decline"}, ...],
 //                                         // answers to elicitation/create, in order
 //                                         // (advertise "elicitation": {"form": {}} too)
@@ -122,6 +123,10 @@ const app = acp
     if (answer === "cancel") {
       await turn?.cancel();
       return { outcome: { outcome: "cancelled" } };
+    }
+    if (answer === "ignore_then_cancel") {
+      await turn?.cancel();
+      return new Promise(() => {});
     }
     const option = params.options.find((o) => o.kind === answer);
     return { outcome: { outcome: "selected", optionId: option.optionId } };

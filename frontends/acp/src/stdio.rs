@@ -18,31 +18,35 @@ const MAX_LINE_BYTES: usize = 64 << 20;
 /// How much of a malformed line its parse error quotes.
 const EXCERPT_CHARS: usize = 80;
 
-/// Serves `agent` on stdin/stdout until stdin closes, then writes what is left and returns.
-/// A line that is not UTF-8 JSON (or is too long) gets its parse error (`-32700`) here, quoting
-/// at most its start, and the connection goes on.
+/// Serves `agent` on stdin/stdout until stdin closes or stdout breaks (the client stopped
+/// reading), then writes what is left and returns; either way the connection's turns end as when
+/// a client hangs up. A line that is not UTF-8 JSON (or is too long) gets its parse error
+/// (`-32700`) here, quoting at most its start, and the connection goes on.
 pub async fn serve_stdio(agent: Agent, settings: AcpSettings) -> Result<(), Error> {
     let (outgoing, queued) = futures::channel::mpsc::unbounded::<String>();
-    let writer = tokio::spawn(write_batches(queued));
+    let (stdout_broke, broken) = tokio::sync::watch::channel(false);
+    let writer = tokio::spawn(write_batches(queued, stdout_broke));
     let replies = outgoing.clone();
-    let incoming = futures::stream::unfold(
-        tokio::io::BufReader::new(tokio::io::stdin()),
-        move |mut stdin| {
-            let replies = replies.clone();
-            async move {
-                loop {
-                    match read_message(&mut stdin).await {
-                        Ok(Some(Ok(line))) => return Some((Ok(line), stdin)),
-                        Ok(Some(Err(problem))) => {
-                            let _ = replies.unbounded_send(parse_error(&problem));
-                        }
-                        Ok(None) => return None,
-                        Err(error) => return Some((Err(error), stdin)),
+    let stdin = tokio::io::BufReader::new(tokio::io::stdin());
+    let incoming = futures::stream::unfold((stdin, broken), move |(mut stdin, mut broken)| {
+        let replies = replies.clone();
+        async move {
+            loop {
+                let read = tokio::select! {
+                    read = read_message(&mut stdin) => read,
+                    _ = broken.wait_for(|broke| *broke) => return None,
+                };
+                match read {
+                    Ok(Some(Ok(line))) => return Some((Ok(line), (stdin, broken))),
+                    Ok(Some(Err(problem))) => {
+                        let _ = replies.unbounded_send(parse_error(&problem));
                     }
+                    Ok(None) => return None,
+                    Err(error) => return Some((Err(error), (stdin, broken))),
                 }
             }
-        },
-    );
+        }
+    });
     let outgoing = outgoing.sink_map_err(|_| std::io::Error::other("stdout is closed"));
     let result = serve(agent, settings, Lines::new(outgoing, Box::pin(incoming))).await;
     // The connection is gone, so is every sender: the writer ends once the queue is written.
@@ -156,7 +160,12 @@ fn parse_error(problem: &Malformed) -> String {
     .to_string()
 }
 
-async fn write_batches(mut queued: futures::channel::mpsc::UnboundedReceiver<String>) {
+/// Writes the queued lines to stdout until the queue ends, or until a write fails: then it says
+/// so on `broke` and stops.
+async fn write_batches(
+    mut queued: futures::channel::mpsc::UnboundedReceiver<String>,
+    broke: tokio::sync::watch::Sender<bool>,
+) {
     let mut stdout = tokio::io::stdout();
     let mut batch = Vec::new();
     while let Some(line) = queued.next().await {
@@ -167,11 +176,18 @@ async fn write_batches(mut queued: futures::channel::mpsc::UnboundedReceiver<Str
                 Err(_) => break,
             }
         }
-        if stdout.write_all(&batch).await.is_err() || stdout.flush().await.is_err() {
+        if let Err(problem) = write_out(&mut stdout, &batch).await {
+            tracing::warn!("stdout broke ({problem}): ending the connection");
+            broke.send_replace(true);
             return;
         }
         batch.clear();
     }
+}
+
+async fn write_out(stdout: &mut tokio::io::Stdout, batch: &[u8]) -> std::io::Result<()> {
+    stdout.write_all(batch).await?;
+    stdout.flush().await
 }
 
 fn push_line(batch: &mut Vec<u8>, line: &str) {
