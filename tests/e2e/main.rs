@@ -100,6 +100,7 @@ mod providers;
 mod record;
 mod run;
 mod serve;
+mod store_faults;
 mod tools;
 mod tui;
 mod web;

@@ -72,15 +72,20 @@ impl SqliteStore {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| db_error(&e))?;
         }
-        let connection = Connection::open(&path).map_err(|e| db_error(&e))?;
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .and_then(|()| connection.pragma_update(None, "synchronous", "NORMAL"))
-            .and_then(|()| connection.pragma_update(None, "foreign_keys", "ON"))
-            .and_then(|()| connection.busy_timeout(std::time::Duration::from_secs(5)))
-            .and_then(|()| connection.execute_batch(SCHEMA))
-            .and_then(|()| migrate(&connection))
-            .map_err(|e| db_error(&e))?;
+        let connection = Connection::open(&path)
+            .and_then(|connection| {
+                connection.pragma_update(None, "journal_mode", "WAL")?;
+                connection.pragma_update(None, "synchronous", "NORMAL")?;
+                connection.pragma_update(None, "foreign_keys", "ON")?;
+                connection.busy_timeout(std::time::Duration::from_secs(5))?;
+                connection.execute_batch(SCHEMA)?;
+                migrate(&connection)?;
+                Ok(connection)
+            })
+            .map_err(|e| match unwritable_folder(&path) {
+                Some(why) => db_error(&format!("{e} ({why})")),
+                None => db_error(&e),
+            })?;
         Ok(Self {
             path,
             connection: Mutex::new(connection),
@@ -105,6 +110,30 @@ impl SqliteStore {
             path: self.path.clone(),
             message: error.to_string(),
         }
+    }
+}
+
+/// Why the database's folder cannot be written in (SQLite needs to, for its write-ahead log),
+/// when it cannot: the usual reason a database will not open.
+fn unwritable_folder(database: &Path) -> Option<String> {
+    let folder = database
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let probe = folder.join(format!(".agentry-write-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            None
+        }
+        Err(e) => Some(format!(
+            "the folder {} is not writable: {e}",
+            folder.display()
+        )),
     }
 }
 
