@@ -30,6 +30,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// How long a cancelled call has to send `done` before the host gives up waiting for it (the
+/// turn ends; the plugin may still finish the call later).
+const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Why a plugin could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum PluginError {
@@ -352,10 +356,21 @@ impl Drop for PluginCall {
     }
 }
 
-/// The host's side of one running call, owned by the plugin until its EVENT_DONE.
+/// The host's side of one running call, shared by the host and, until its EVENT_DONE, the
+/// plugin (which holds one reference to it as its `host` pointer).
 struct CallSink {
-    progress: ProgressSink,
+    /// Where the call's progress goes; emptied when the host abandons the call, so a call that
+    /// never ends keeps no listener alive.
+    progress: Mutex<Option<ProgressSink>>,
     done: Mutex<Option<tokio::sync::oneshot::Sender<CallEnd>>>,
+}
+
+impl CallSink {
+    /// Drops the call's listeners: whatever the plugin sends from now on goes nowhere.
+    fn abandon(&self) {
+        lock(&self.progress).take();
+        lock(&self.done).take();
+    }
 }
 
 extern "C" fn on_event(host: *mut c_void, event: u32, ptr: *const u8, len: usize) {
@@ -369,12 +384,15 @@ extern "C" fn on_event(host: *mut c_void, event: u32, ptr: *const u8, len: usize
             // SAFETY: the plugin lends `len` bytes at `ptr` for this call.
             unsafe { std::slice::from_raw_parts(ptr, len) }
         };
-        // SAFETY: `host` is the CallSink leaked in `run`, alive until EVENT_DONE frees it.
+        // SAFETY: `host` is the plugin's reference to the CallSink made in `run`, alive until
+        // EVENT_DONE releases it.
         let sink = unsafe { &*host.cast::<CallSink>() };
         match event {
             abi::EVENT_PROGRESS => {
                 if let Ok(progress) = serde_json::from_slice::<ToolProgress>(bytes) {
-                    sink.progress.report(progress);
+                    if let Some(listener) = &*lock(&sink.progress) {
+                        listener.report(progress);
+                    }
                 }
             }
             abi::EVENT_DONE => {
@@ -385,8 +403,8 @@ extern "C" fn on_event(host: *mut c_void, event: u32, ptr: *const u8, len: usize
                 if let Some(done) = lock(&sink.done).take() {
                     let _ = done.send(end);
                 }
-                // SAFETY: EVENT_DONE is the last use of the pointer; the box is ours again.
-                drop(unsafe { Box::from_raw(host.cast::<CallSink>()) });
+                // SAFETY: EVENT_DONE is the last use of the pointer: its reference is released.
+                drop(unsafe { Arc::from_raw(host.cast::<CallSink>()) });
             }
             _ => {}
         }
@@ -421,19 +439,33 @@ impl PreparedCall for PluginCall {
             })
             .map_err(|e| ToolError::failed(e.to_string()))?;
             let (done, mut ended) = tokio::sync::oneshot::channel();
-            let sink = Box::into_raw(Box::new(CallSink {
-                progress: ctx.progress.clone(),
+            let sink = Arc::new(CallSink {
+                progress: Mutex::new(Some(ctx.progress.clone())),
                 done: Mutex::new(Some(done)),
-            }));
+            });
+            let host = Arc::into_raw(sink.clone()).cast_mut();
             let table = self.library.table;
             let call = self.prepared.call;
             self.started = true;
-            (table.start)(call, request.as_ptr(), request.len(), sink.cast(), on_event);
+            (table.start)(call, request.as_ptr(), request.len(), host.cast(), on_event);
             let end = tokio::select! {
                 end = &mut ended => end,
                 () = ctx.cancel.cancelled() => {
                     (table.cancel)(call);
-                    ended.await
+                    match tokio::time::timeout(CANCEL_GRACE, ended).await {
+                        Ok(end) => end,
+                        Err(_) => {
+                            // Its host pointer stays valid: a late `done` releases it.
+                            sink.abandon();
+                            tracing::warn!(
+                                "plugin {}: call {call} did not end within {} s of its \
+                                 cancellation; abandoned",
+                                self.library.path.display(),
+                                CANCEL_GRACE.as_secs()
+                            );
+                            return Err(ToolError::Cancelled);
+                        }
+                    }
                 }
             };
             match end {

@@ -1,5 +1,6 @@
 //! Tool plugins loaded into the real binary: listing, permissions and diffs, cancellation across
-//! the boundary, contained panics, and every way a plugin can be unusable.
+//! the boundary, contained panics, calls that never end, plugins that abort the process, and
+//! every way a plugin can be unusable.
 
 use crate::{built_plugin, sandbox};
 use agentry_tests::Sandbox;
@@ -211,6 +212,78 @@ fn a_panicking_plugin_tool_fails_its_call_and_the_plugin_is_disabled() {
         "{after}"
     );
     assert_eq!(events.last().unwrap()["result"], "still here");
+}
+
+#[test]
+fn a_plugin_call_that_ignores_its_cancellation_is_abandoned_and_the_turn_ends() {
+    let sb = sandbox();
+    let fixtures = tempfile::tempdir().unwrap();
+    let plugin = broken(fixtures.path(), "misbehaving", "MISBEHAVING");
+    let script = sb.script(
+        "hang",
+        &json!({"responses": [
+            {"events": [{"tool_call": {"id": "h", "name": "Hang", "arguments": {}}}]},
+            {"events": [{"text": "never"}]}
+        ]}),
+    );
+    let plugin = plugin.display().to_string();
+    let mut running = sb.spawn_scripted(
+        &script,
+        &[
+            "--output-format",
+            "stream-json",
+            "--plugin",
+            &plugin,
+            "--permission-mode",
+            "bypass",
+            "go",
+        ],
+    );
+    running.wait_for_line(|l| l.contains("in_progress"));
+    running.signal(Signal::SIGINT);
+    let status = running.wait();
+    assert_eq!(status.code(), Some(130), "the turn ended, cancelled");
+    let rest: Vec<Value> = running
+        .rest()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let update = rest
+        .iter()
+        .find(|e| e["tool_call_id"] == "h" && e["status"] == "failed")
+        .expect("the call ends, failed");
+    assert!(update.to_string().contains("Cancelled"), "{update}");
+}
+
+#[test]
+fn a_plugin_that_aborts_takes_the_process_down_and_the_chat_reads_as_interrupted() {
+    use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+    let sb = sandbox();
+    let fixtures = tempfile::tempdir().unwrap();
+    let plugin = broken(fixtures.path(), "misbehaving", "MISBEHAVING");
+    let plugin = plugin.display().to_string();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call("a", "Abort", json!({}))),
+        MockTurn::Reply(MockReply::text("Recovered.")),
+    ]);
+    let args = ["--plugin", &plugin, "--permission-mode", "bypass"];
+    let mut first = args.to_vec();
+    first.push("abort please");
+    let out = crate::run_openai(&sb, &model, &first);
+    assert_eq!(out.code, None, "killed by SIGABRT: {out:?}");
+    let listed = sb.run(&["sessions", "--json"]);
+    let id = listed.json()[0]["id"].as_str().unwrap().to_owned();
+    let mut second = args.to_vec();
+    second.extend(["--resume", &id, "and now?"]);
+    let out = crate::run_openai(&sb, &model, &second);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "Recovered.\n");
+    let sent = model.requests()[1].body["messages"].to_string();
+    assert_eq!(sent.matches("abort please").count(), 1, "{sent}");
+    assert!(
+        sent.contains("The previous request was interrupted"),
+        "{sent}"
+    );
 }
 
 /// Builds a broken plugin from the C fixture with a `-D` flag.
