@@ -389,10 +389,10 @@ extern "C" fn on_event(host: *mut c_void, event: u32, ptr: *const u8, len: usize
         let sink = unsafe { &*host.cast::<CallSink>() };
         match event {
             abi::EVENT_PROGRESS => {
-                if let Ok(progress) = serde_json::from_slice::<ToolProgress>(bytes) {
-                    if let Some(listener) = &*lock(&sink.progress) {
-                        listener.report(progress);
-                    }
+                if let Ok(progress) = serde_json::from_slice::<ToolProgress>(bytes)
+                    && let Some(listener) = &*lock(&sink.progress)
+                {
+                    listener.report(progress);
                 }
             }
             abi::EVENT_DONE => {
