@@ -144,7 +144,7 @@ async fn a_cancelled_call_tells_the_server() {
 async fn list_changes_reach_the_tools_and_the_prompts() {
     let provider = connected(&server(&[], &[]), &McpOptions::default()).await;
     // Every page of the server's lists (two items a page).
-    assert_eq!(provider.tools().len(), 6);
+    assert_eq!(provider.tools().len(), 8);
     let revision = provider.revision();
     let mut prompts = provider.watch_prompts();
     call(&provider, "mcp__test__add_tool", json!({"name": "fresh"})).await;
@@ -231,4 +231,30 @@ async fn streamable_http_servers_are_reached_by_url() {
         .await
         .expect("list_changed over HTTP")
         .unwrap();
+}
+
+#[tokio::test]
+async fn a_server_flooding_notifications_is_listed_again_a_few_times_and_stays_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = connected(&server(&[], &[]), &McpOptions::default()).await;
+    let harness = ToolHarness::new(&provider, dir.path()).unwrap();
+    let flood = harness
+        .call("mcp__test__flood", json!({"count": 2000}))
+        .await;
+    assert!(!flood.result.is_error, "{}", flood.text());
+    assert_eq!(flood.text(), "sent 2000 of each notification");
+    let progress = flood
+        .events
+        .iter()
+        .filter(|e| matches!(e, agentry::event::AgentEvent::ToolCallUpdate(_)))
+        .count();
+    assert!(progress > 0, "the progress notifications reach the call");
+    let (failed, echoed) = call(&provider, "mcp__test__echo", json!({"text": "still here"})).await;
+    assert!(!failed);
+    assert_eq!(echoed, "still here");
+    // 4,000 list changes, answered by a handful of listings.
+    let (_, lists) = call(&provider, "mcp__test__tool_lists", json!({})).await;
+    let lists: usize = lists.parse().unwrap();
+    assert!(lists < 100, "listed {lists} times for 4,000 changes");
+    assert_eq!(provider.status(), ServerStatus::Connected);
 }

@@ -6,15 +6,17 @@
 //! Its lists come two items a page. Tools: `echo {text}`, `pid` (its process id), `crash` (exits at once), `wait_for_cancel`
 //! (waits until the client cancels it, and then appends `cancelled` to the file named by
 //! `MCP_TEST_CANCEL_LOG`), `add_tool {name}` and `add_prompt {name}` (add to its lists and
-//! send the matching `list_changed`). When the file named by `MCP_TEST_REFUSE_START` exists,
+//! send the matching `list_changed`), `flood {count}` (sends `count` progress notifications and
+//! `count` of each `list_changed` before it answers) and `tool_lists` (how many times the tool
+//! list was fetched). When the file named by `MCP_TEST_REFUSE_START` exists,
 //! it exits before answering anything (a server that cannot be restarted).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities,
-    ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, Prompt, PromptMessage,
+    Role, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -26,6 +28,8 @@ use std::time::Duration;
 struct TestServer {
     added_tools: Arc<Mutex<Vec<String>>>,
     added_prompts: Arc<Mutex<Vec<String>>>,
+    /// How many times the tool list was fetched from its first page.
+    tool_lists: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 fn schema(properties: serde_json::Value) -> Arc<JsonObject> {
@@ -90,7 +94,21 @@ impl ServerHandler for TestServer {
             ),
             Tool::new("add_tool", "Adds a tool.", name_input()),
             Tool::new("add_prompt", "Adds a prompt.", name_input()),
+            Tool::new(
+                "flood",
+                "Floods the client with notifications.",
+                schema(json!({"count": {"type": "integer"}})),
+            ),
+            Tool::new(
+                "tool_lists",
+                "How often the tools were listed.",
+                schema(json!({})),
+            ),
         ];
+        if request.as_ref().is_none_or(|r| r.cursor.is_none()) {
+            self.tool_lists
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         for name in self.added_tools.lock().unwrap().iter() {
             tools.push(Tool::new(name.clone(), "Added later.", schema(json!({}))));
         }
@@ -132,6 +150,30 @@ impl ServerHandler for TestServer {
                 let _ = context.peer.notify_prompt_list_changed().await;
                 Ok(text(format!("added prompt {name}")))
             }
+            "flood" => {
+                let count = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|arguments| arguments.get("count"))
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(1000);
+                let token = context.meta.get_progress_token();
+                for n in 0..count {
+                    if let Some(token) = &token {
+                        let progress = ProgressNotificationParam::new(token.clone(), n as f64)
+                            .with_total(count as f64);
+                        let _ = context.peer.notify_progress(progress).await;
+                    }
+                    let _ = context.peer.notify_tool_list_changed().await;
+                    let _ = context.peer.notify_prompt_list_changed().await;
+                }
+                Ok(text(format!("sent {count} of each notification")))
+            }
+            "tool_lists" => Ok(text(
+                self.tool_lists
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                    .to_string(),
+            )),
             name if self.added_tools.lock().unwrap().iter().any(|t| t == name) => {
                 Ok(text(format!("{name} was added later")))
             }

@@ -19,6 +19,9 @@ use tokio_util::sync::CancellationToken;
 /// How long a restarted server must stay up for its next death to start the backoff afresh.
 const STABLE_UPTIME: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// How long a list change waits for the ones that follow it before the lists are fetched again.
+const LIST_CHANGES_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// How a server is doing.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
@@ -319,7 +322,7 @@ impl Supervisor {
         }
     }
 
-    /// Serves list changes until the server quits (`Some(why)`) or the link is dropped (`None`).
+    /// Serves list changes (a burst of them with one listing) until the server quits (`Some(why)`) or the link is dropped (`None`).
     async fn watch(&mut self, service: Service) -> Option<String> {
         let peer = service.peer().clone();
         let closing = service.cancellation_token();
@@ -339,6 +342,10 @@ impl Supervisor {
                     });
                 }
                 Some(_) = self.changed.recv() => {
+                    // A burst of changes needs one listing: the ones that come while it
+                    // settles are answered by it too.
+                    tokio::time::sleep(LIST_CHANGES_SETTLE).await;
+                    while self.changed.try_recv().is_ok() {}
                     let link = self.link.upgrade()?;
                     match list(&link.server, &peer).await {
                         Ok(offer) => link.update(offer),
