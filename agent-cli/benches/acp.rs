@@ -16,135 +16,42 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry_tests::Sandbox;
+use agentry_tests::acp_process::AcpProcess as Agent;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Lines, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 const STARTUP_RUNS: usize = 30;
 const STREAM_RUNS: usize = 5;
 const CHUNKS: usize = 50_000;
 
-/// An `agentry acp` process and its pipes.
-struct Agent {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Lines<BufReader<ChildStdout>>,
-    next_id: u64,
-}
-
-impl Agent {
-    fn spawn(sb: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut command = sb.agentry(&[&["acp"], args].concat());
-        command.envs(env.iter().copied());
-        Self::start(command)
-    }
-
-    /// The floor agent, in the same sandbox environment.
-    fn spawn_floor(sb: &Sandbox, floor: &Path) -> Self {
-        let mut command = Command::new(floor);
-        command.envs(sb.environment()).current_dir(sb.project());
-        Self::start(command)
-    }
-
-    fn start(mut command: Command) -> Self {
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut child = command.spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        Self {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
+/// Resident KiB by where it is: the executable's own pages, shared libraries, the heap,
+/// other anonymous memory (thread stacks, the allocator's arenas).
+fn memory_by_region(agent: &Agent) -> BTreeMap<&'static str, u64> {
+    let smaps = std::fs::read_to_string(format!("/proc/{}/smaps", agent.child.id())).unwrap();
+    let exe = std::fs::read_link(format!("/proc/{}/exe", agent.child.id())).unwrap();
+    let mut regions = BTreeMap::new();
+    let mut region = "anonymous";
+    for line in smaps.lines() {
+        let mut fields = line.split_whitespace();
+        let first = fields.next().unwrap_or_default();
+        if first.contains('-') && first.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            let path = fields.nth(4).unwrap_or_default();
+            region = match path {
+                "[heap]" => "heap",
+                p if Path::new(p) == exe => "executable",
+                p if p.starts_with('/') => "shared libraries",
+                _ => "anonymous",
+            };
+        } else if first == "Rss:" {
+            let kib: u64 = fields.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            *regions.entry(region).or_default() += kib;
         }
     }
-
-    /// Sends a request; calls `on_message` for each message until its response, which it returns.
-    fn request(
-        &mut self,
-        method: &str,
-        params: Value,
-        mut on_message: impl FnMut(&Value),
-    ) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.stdin, "{message}").unwrap();
-        loop {
-            let line = self.lines.next().unwrap().unwrap();
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == id && message.get("method").is_none() {
-                return message;
-            }
-            on_message(&message);
-        }
-    }
-
-    fn initialize(&mut self) -> Value {
-        self.request(
-            "initialize",
-            json!({"protocolVersion": 1, "clientCapabilities": {}}),
-            |_| {},
-        )
-    }
-
-    fn new_session(&mut self, cwd: &std::path::Path) -> String {
-        let response = self.request(
-            "session/new",
-            json!({"cwd": cwd.display().to_string(), "mcpServers": []}),
-            |_| {},
-        );
-        response["result"]["sessionId"].as_str().unwrap().to_owned()
-    }
-
-    fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap()
-    }
-
-    /// Resident KiB by where it is: the executable's own pages, shared libraries, the heap,
-    /// other anonymous memory (thread stacks, the allocator's arenas).
-    fn memory_by_region(&self) -> BTreeMap<&'static str, u64> {
-        let smaps = std::fs::read_to_string(format!("/proc/{}/smaps", self.child.id())).unwrap();
-        let exe = std::fs::read_link(format!("/proc/{}/exe", self.child.id())).unwrap();
-        let mut regions = BTreeMap::new();
-        let mut region = "anonymous";
-        for line in smaps.lines() {
-            let mut fields = line.split_whitespace();
-            let first = fields.next().unwrap_or_default();
-            if first.contains('-') && first.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
-                let path = fields.nth(4).unwrap_or_default();
-                region = match path {
-                    "[heap]" => "heap",
-                    p if Path::new(p) == exe => "executable",
-                    p if p.starts_with('/') => "shared libraries",
-                    _ => "anonymous",
-                };
-            } else if first == "Rss:" {
-                let kib: u64 = fields.next().and_then(|v| v.parse().ok()).unwrap_or(0);
-                *regions.entry(region).or_default() += kib;
-            }
-        }
-        regions
-    }
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    regions
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -198,7 +105,7 @@ fn start(sb: &Sandbox, spawn: impl Fn() -> Agent) -> Start {
     Start {
         to_initialize,
         to_session,
-        memory: agent.memory_by_region(),
+        memory: memory_by_region(&agent),
     }
 }
 
@@ -209,7 +116,7 @@ fn startup(sb: &Sandbox, script: &str) {
     // Alternately, so both see the machine in the same state.
     for _ in 0..STARTUP_RUNS {
         agentry.push(start(sb, || Agent::spawn(sb, &["--model", script], &[])));
-        floors.push(start(sb, || Agent::spawn_floor(sb, &floor)));
+        floors.push(start(sb, || Agent::spawn_other(sb, &floor)));
     }
     let median_of = |starts: &[Start], value: &dyn Fn(&Start) -> f64| {
         median(starts.iter().map(value).collect())

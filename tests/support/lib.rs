@@ -5,6 +5,7 @@
 //! a running child's output.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod acp_process;
 pub mod chat_events;
 pub mod http;
 pub mod mock_model;

@@ -208,6 +208,19 @@ impl MockModelServer {
 
     /// Starts a server on its own runtime thread, for tests that are not async (the binary's).
     pub fn start_blocking(turns: impl IntoIterator<Item = MockTurn> + Send + 'static) -> Self {
+        Self::on_own_thread(move || Self::start(turns))
+    }
+
+    /// [`MockModelServer::start_responding`] on its own runtime thread.
+    pub fn start_responding_blocking(responder: Responder) -> Self {
+        Self::on_own_thread(move || Self::start_responding(responder))
+    }
+
+    fn on_own_thread<F, Started>(start: F) -> Self
+    where
+        F: FnOnce() -> Started + Send + 'static,
+        Started: std::future::Future<Output = Self>,
+    {
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -216,7 +229,7 @@ impl MockModelServer {
                 .build()
                 .unwrap();
             runtime.block_on(async move {
-                let server = MockModelServer::start(turns).await;
+                let server = start().await;
                 let (addr, shared) = (server.addr, server.shared.clone());
                 sender.send((addr, shared)).unwrap();
                 // Serve until the process ends.

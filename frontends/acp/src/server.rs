@@ -498,7 +498,10 @@ impl Server {
                 tracing::debug!("session/prompt answer not sent: {error}");
             }
         };
-        lock(&self.turns).spawn(turn);
+        let mut turns = lock(&self.turns);
+        // A finished turn's task stays in the set, memory and all, until it is reaped.
+        while turns.try_join_next().is_some() {}
+        turns.spawn(turn);
         Ok(())
     }
 }
