@@ -1,4 +1,5 @@
-//! What agentry's fuzz targets share: running a model stream decoder over bytes cut into chunks.
+//! What agentry's fuzz targets share: a runtime, and running a model stream decoder over bytes
+//! cut into chunks.
 
 use agentry::model::wire::StreamDecoder;
 use agentry::model::wire::sse::decode;
@@ -34,4 +35,9 @@ pub fn decode_body(data: &[u8], decoder: impl StreamDecoder + 'static) {
             while events.next().await.is_some() {}
         });
     });
+}
+
+/// Runs `work` to its end on the fuzzing thread's runtime.
+pub fn block_on<F: std::future::Future>(work: F) -> F::Output {
+    RUNTIME.with(|runtime| runtime.block_on(work))
 }

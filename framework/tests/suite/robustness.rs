@@ -1,5 +1,5 @@
 //! The parsers that read what agentry does not control (model streams, configuration, front
-//! matter, plugin messages, tool inputs) take any input without panicking: a value or an
+//! matter and prompt templates, plugin messages, tool inputs) take any input without panicking: a value or an
 //! error. The same inputs are fuzzed at length with `./scripts/fuzz`; these property tests run
 //! a few hundred cases each in the normal test run, seeded with the recorded model streams.
 
@@ -90,6 +90,28 @@ proptest! {
         let text = format!("{fence}{head}\n---\n{body}");
         if let Ok((_, rest)) = agentry::front_matter::read::<Value>(&text) {
             prop_assert!(text.ends_with(rest));
+        }
+    }
+
+    #[test]
+    fn prompt_templates_are_read_and_rendered_or_refused(
+        name in "[a-z]{1,6}",
+        body in "(?s)[^{}]{0,40}",
+        typed in "[a-z \"]{0,30}",
+    ) {
+        let text = format!(
+            "---\narguments:\n  - name: {name}\n    required: true\n---\n{body}{{{{{name}}}}}!\n"
+        );
+        let template =
+            agentry::templates::PromptTemplate::parse(std::path::Path::new("/t/p.md"), &text)
+                .unwrap();
+        let values = agentry::commands::arguments_from_text(&template.arguments, &typed);
+        match template.render(&values) {
+            Ok(rendered) => {
+                let value = &values[&name];
+                prop_assert!(rendered.ends_with(&format!("{value}!\n")), "{rendered:?}");
+            }
+            Err(error) => prop_assert!(error.to_string().contains(&name), "{error}"),
         }
     }
 

@@ -50,7 +50,7 @@ mod mcp;
 mod options;
 mod questions;
 mod server;
-mod stdio;
+pub mod stdio;
 mod view;
 
 pub use server::{AcpSettings, serve};

@@ -58,14 +58,16 @@ pub async fn serve_stdio(agent: Agent, settings: AcpSettings) -> Result<(), Erro
 
 /// Why a line is not a message, for its parse error.
 #[derive(Debug, PartialEq, Eq)]
-struct Malformed {
-    reason: String,
-    excerpt: String,
+pub struct Malformed {
+    /// What is wrong with it.
+    pub reason: String,
+    /// Its start (never the whole line, however long).
+    pub excerpt: String,
 }
 
 /// The next line that holds a JSON value (blank lines are skipped), or why the next line does
 /// not; `None` at the end of input.
-async fn read_message(
+pub async fn read_message(
     input: &mut (impl AsyncBufRead + Unpin),
 ) -> std::io::Result<Option<Result<String, Malformed>>> {
     loop {
@@ -147,7 +149,7 @@ fn excerpt(text: &str) -> String {
 }
 
 /// The JSON-RPC parse error answering a malformed line (`id` null: it had none to read).
-fn parse_error(problem: &Malformed) -> String {
+pub fn parse_error(problem: &Malformed) -> String {
     serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,
@@ -198,6 +200,7 @@ fn push_line(batch: &mut Vec<u8>, line: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     async fn messages(input: &[u8]) -> Vec<Result<String, Malformed>> {
         let mut reader = tokio::io::BufReader::new(input);
@@ -227,5 +230,40 @@ mod tests {
         assert_eq!(not_json.excerpt.chars().count(), EXCERPT_CHARS + 1);
         assert!(parse_error(not_json).len() < 400);
         assert_eq!(read[3], Ok("[1,2]\n".to_owned()));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Any bytes are read as lines, each a JSON message or a short parse error (the fuzz
+        /// target `acp_line` runs the same at length).
+        #[test]
+        fn any_bytes_are_messages_or_short_parse_errors(
+            lines in prop::collection::vec(
+                prop_oneof![
+                    prop::collection::vec(any::<u8>(), 0..300),
+                    "\\{\"jsonrpc\":\"2.0\",\"id\":[0-9]{1,3},\"method\":\"[a-z/]{0,20}\"\\}"
+                        .prop_map(String::into_bytes),
+                ],
+                0..8,
+            )
+        ) {
+            let input = lines.join(&b'\n');
+            let read = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap()
+                .block_on(messages(&input));
+            for message in read {
+                match message {
+                    Ok(line) => prop_assert!(serde_json::from_str::<serde_json::Value>(&line).is_ok()),
+                    Err(malformed) => {
+                        let answer = parse_error(&malformed);
+                        prop_assert!(answer.len() < 1024);
+                        let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+                        prop_assert_eq!(&answer["error"]["code"], -32700);
+                    }
+                }
+            }
+        }
     }
 }

@@ -14,7 +14,7 @@
 
 mod app;
 pub mod chat;
-mod client;
+pub mod client;
 pub mod error;
 pub mod live;
 mod openapi;
@@ -26,3 +26,4 @@ pub mod rest;
 mod socketio;
 
 pub use app::{ServeSettings, router, router_with_fanout, without_delay};
+pub use outbox::ClientEvents;

@@ -101,27 +101,27 @@ impl TryFrom<RawServer> for McpServerConfig {
 /// The servers of a `.mcp.json` file (`{"mcpServers": {"NAME": {…}}}`); an absent file has
 /// none.
 pub fn read_mcp_json(path: &Path) -> Result<BTreeMap<String, McpServerConfig>, McpError> {
+    let config_error = |message: String| McpError::Config {
+        path: path.to_path_buf(),
+        message,
+    };
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse_mcp_json(&text).map_err(config_error),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+        Err(error) => Err(config_error(error.to_string())),
+    }
+}
+
+/// The servers of a `.mcp.json` file's text, or why it is not one.
+pub fn parse_mcp_json(text: &str) -> Result<BTreeMap<String, McpServerConfig>, String> {
     #[derive(Deserialize)]
     struct File {
         #[serde(rename = "mcpServers", default)]
         servers: BTreeMap<String, McpServerConfig>,
     }
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(error) => {
-            return Err(McpError::Config {
-                path: path.to_path_buf(),
-                message: error.to_string(),
-            });
-        }
-    };
-    serde_json::from_str::<File>(&text)
+    serde_json::from_str::<File>(text)
         .map(|file| file.servers)
-        .map_err(|e| McpError::Config {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -182,5 +182,24 @@ mod tests {
         std::fs::write(&path, "{").unwrap();
         let error = read_mcp_json(&path).unwrap_err().to_string();
         assert!(error.contains(".mcp.json"), "{error}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Any text is a set of servers or an error (the fuzz target `mcp_json` runs the same
+        /// at length); the servers read are written back as they came.
+        #[test]
+        fn any_mcp_json_is_servers_or_an_error(
+            text in proptest::prelude::prop_oneof![
+                ".*",
+                r#"\{"mcpServers": \{"[a-z]{1,5}": \{"(command|url|args|env|headers|cwd|type)": "[a-z:/.]{0,12}"\}\}\}"#,
+            ]
+        ) {
+            if let Ok(servers) = parse_mcp_json(&text) {
+                let written = serde_json::json!({"mcpServers": servers}).to_string();
+                proptest::prop_assert_eq!(parse_mcp_json(&written), Ok(servers));
+            }
+        }
     }
 }
