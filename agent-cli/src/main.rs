@@ -26,6 +26,8 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs(cli.command.is_none() && interactive());
+    // Agents that were killed left their sessions' temporary folders behind.
+    agentry::tool::remove_stale_temp_folders();
     let outcome = match cli.command {
         None => on_runtime(chat::chat(cli.chat)),
         Some(command) => subcommand(command),

@@ -16,7 +16,7 @@
 //             {"op": "check", "selector": "..."},
 //             {"op": "screenshot", "path": "/abs/file.png"}]
 // }
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -25,8 +25,9 @@ const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const print = (record) => process.stdout.write(JSON.stringify(record) + "\n");
 
 // This machine's network is closed: Chromium must not try to reach outside hosts.
-// A fresh profile every run.
-const browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "agentry-chromium-")), {
+// A fresh profile every run, removed at the end.
+const profile = mkdtempSync(join(tmpdir(), "agentry-chromium-"));
+const browser = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   headless: true,
   args: [
@@ -79,3 +80,4 @@ try {
   print({ kind: "failed", step: index, message: String(error.message ?? error) });
 }
 await browser.close();
+rmSync(profile, { recursive: true, force: true });

@@ -16,7 +16,16 @@ pub(crate) struct Server {
 }
 
 impl Drop for Server {
+    /// Stops the server as a service manager does (SIGTERM), so it removes its sessions'
+    /// temporary folders; killed if it has not ended within five seconds.
     fn drop(&mut self) {
+        self.running.signal(nix::sys::signal::Signal::SIGTERM);
+        for _ in 0..500 {
+            if !matches!(self.running.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let _ = self.running.child.kill();
         let _ = self.running.child.wait();
     }

@@ -12,7 +12,8 @@ pub use content::{
 };
 pub use context::{
     ClientFiles, ClientServices, ClientTerminals, Extensions, Notices, ProgressSink, SessionState,
-    TerminalCommand, TerminalExit, ToolContext, ToolProgress,
+    TEMP_FOLDER_PREFIX, TerminalCommand, TerminalExit, ToolContext, ToolProgress,
+    remove_stale_temp_folders,
 };
 pub use from_fn::{FnTool, tool_fn};
 pub use kind::{ToolKind, UnknownToolKind};
