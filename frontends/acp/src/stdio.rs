@@ -126,7 +126,9 @@ fn message(line: Vec<u8>) -> Result<String, Malformed> {
             excerpt: excerpt(&String::from_utf8_lossy(error.as_bytes())),
         }
     })?;
-    match serde_json::from_str::<serde::de::IgnoredAny>(&text) {
+    // Read whole, as the protocol library will: a number out of range (`1e400`) is JSON's
+    // syntax but no value, and the library's own parse error would quote the whole line.
+    match serde_json::from_str::<serde_json::Value>(&text) {
         Ok(_) => Ok(text),
         Err(error) => Err(Malformed {
             reason: format!(
@@ -230,6 +232,21 @@ mod tests {
         assert_eq!(not_json.excerpt.chars().count(), EXCERPT_CHARS + 1);
         assert!(parse_error(not_json).len() < 400);
         assert_eq!(read[3], Ok("[1,2]\n".to_owned()));
+    }
+
+    /// Found by the `acp_line` fuzz target: numbers out of range passed as JSON here, and the
+    /// protocol library's parse error then quoted the whole line.
+    #[tokio::test]
+    async fn numbers_out_of_range_are_parse_errors_here() {
+        let padding = "x".repeat(10_000);
+        let input = format!(" \t9999999949e749 \n{{\"a\":1e400,\"pad\":\"{padding}\"}}\n");
+        let read = messages(input.as_bytes()).await;
+        assert_eq!(read.len(), 2, "{read:?}");
+        for message in read {
+            let malformed = message.unwrap_err();
+            assert!(malformed.reason.contains("not JSON"), "{malformed:?}");
+            assert!(parse_error(&malformed).len() < 400);
+        }
     }
 
     proptest! {
