@@ -26,8 +26,9 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs(cli.command.is_none() && interactive());
-    // Agents that were killed left their sessions' temporary folders behind.
-    agentry::tool::remove_stale_temp_folders();
+    // Agents that were killed left their sessions' temporary folders behind; they are removed
+    // beside the work, not before it.
+    std::thread::spawn(agentry::tool::remove_stale_temp_folders);
     let outcome = match cli.command {
         None => on_runtime(chat::chat(cli.chat)),
         Some(command) => subcommand(command),

@@ -139,6 +139,24 @@ fn plugin_tools_go_through_permissions_and_report_diffs() {
     );
 }
 
+/// `agentry run --output-format stream-json ARGS go` with `script`, interrupted (SIGINT) once
+/// a line says `when`: checks it ended cancelled (exit 130) and returns the events after `when`.
+fn interrupted(sb: &Sandbox, script: &Path, args: &[&str], when: &str) -> Vec<Value> {
+    let mut all = vec!["--output-format", "stream-json"];
+    all.extend(args);
+    all.push("go");
+    let mut running = sb.spawn_scripted(script, &all);
+    running.wait_for_line(|l| l.contains(when));
+    running.signal(Signal::SIGINT);
+    let status = running.wait();
+    assert_eq!(status.code(), Some(130), "the turn ended, cancelled");
+    running
+        .rest()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn a_slow_plugin_call_reports_progress_and_is_cancelled_across_the_boundary() {
     let sb = sandbox();
@@ -149,25 +167,7 @@ fn a_slow_plugin_call_reports_progress_and_is_cancelled_across_the_boundary() {
             {"events": [{"text": "never"}]}
         ]}),
     );
-    let mut running = sb.spawn_scripted(
-        &script,
-        &[
-            "--output-format",
-            "stream-json",
-            "--plugin",
-            &plugin_arg(),
-            "go",
-        ],
-    );
-    running.wait_for_line(|l| l.contains("counted to 2"));
-    running.signal(Signal::SIGINT);
-    let status = running.wait();
-    assert_eq!(status.code(), Some(130));
-    let rest: Vec<Value> = running
-        .rest()
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rest = interrupted(&sb, &script, &["--plugin", &plugin_arg()], "counted to 2");
     let update = rest
         .iter()
         .find(|e| e["tool_call_id"] == "c" && e["status"] == "failed")
@@ -227,27 +227,12 @@ fn a_plugin_call_that_ignores_its_cancellation_is_abandoned_and_the_turn_ends() 
         ]}),
     );
     let plugin = plugin.display().to_string();
-    let mut running = sb.spawn_scripted(
+    let rest = interrupted(
+        &sb,
         &script,
-        &[
-            "--output-format",
-            "stream-json",
-            "--plugin",
-            &plugin,
-            "--permission-mode",
-            "bypass",
-            "go",
-        ],
+        &["--plugin", &plugin, "--permission-mode", "bypass"],
+        "in_progress",
     );
-    running.wait_for_line(|l| l.contains("in_progress"));
-    running.signal(Signal::SIGINT);
-    let status = running.wait();
-    assert_eq!(status.code(), Some(130), "the turn ended, cancelled");
-    let rest: Vec<Value> = running
-        .rest()
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     let update = rest
         .iter()
         .find(|e| e["tool_call_id"] == "h" && e["status"] == "failed")

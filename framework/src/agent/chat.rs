@@ -16,7 +16,7 @@ use crate::model::{
 use crate::pause::{ChatPauses, PausedChat, PausedLoop, SourceLoop};
 use crate::prompt::{SystemPromptParts, build_system_prompt};
 use crate::question::{QuestionAnswer, UserQuestions};
-use crate::session::{ChatKey, ChatProgress, ChatRecord, SessionStore, Transcript};
+use crate::session::{ChatKey, Transcript};
 use crate::subagent::{ROOT_LOOP, SubAgents};
 use crate::sync::lock;
 use crate::tool::Extensions;
@@ -24,6 +24,9 @@ use futures::StreamExt;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+mod recording;
+pub(crate) use recording::compact;
 
 /// Records every event of the chat into its transcript and passes it on.
 struct Recorder {
@@ -846,131 +849,6 @@ impl Chat<'_> {
         }]);
         Ok(None)
     }
-
-    /// The store this chat is recorded in: the agent's, for a main chat (a sub-agent's chat is
-    /// recorded in the calling chat's transcript).
-    fn store(&self) -> Option<Arc<dyn SessionStore>> {
-        let main = self.session.fork.is_none();
-        self.session.agent.store().filter(|_| main).cloned()
-    }
-
-    /// What the store has not recorded yet: the events and messages since it last did (all of
-    /// the chat's messages, after a compaction, with the history they now follow).
-    fn unrecorded(&self) -> ChatProgress {
-        let from = if self.compacted {
-            0
-        } else {
-            self.recorded_messages
-        };
-        ChatProgress {
-            messages: self.new_messages[from..].to_vec(),
-            events: lock(&self.recorder.transcript).events().to_vec(),
-            history: self.compacted.then(|| self.session.history.clone()),
-        }
-    }
-
-    /// Records what the chat has finished since the store last did (first its prompt, then each
-    /// round), so a process killed mid-chat leaves it in the store, read back as interrupted.
-    async fn record_progress(&mut self) -> Result<(), AgentError> {
-        let Some(store) = self.store() else {
-            return Ok(());
-        };
-        let progress = self.unrecorded();
-        if self.begun.is_some() && progress.messages.is_empty() && progress.events.is_empty() {
-            return Ok(());
-        }
-        let recorded_events = progress.events.len();
-        let (id, begun, title) = (self.session.id.clone(), self.begun, self.title.clone());
-        let key = tokio::task::spawn_blocking(move || match begun {
-            Some(key) => store.continue_chat(&id, key, &progress).map(|()| Some(key)),
-            None => store.begin_chat(&id, title.as_deref(), &progress),
-        })
-        .await
-        .map_err(|e| crate::session::StoreError::Panicked(e.to_string()))??;
-        if key.is_some() {
-            self.begun = key;
-            self.recorded_messages = self.new_messages.len();
-            self.compacted = false;
-            lock(&self.recorder.transcript).discard_first(recorded_events);
-        }
-        Ok(())
-    }
-
-    /// Writes the chat to the store (on the blocking pool: a database write must not hold up
-    /// the runtime's other chats) and adds its messages to the history.
-    async fn save(&mut self, stop_reason: Option<StopReason>) -> Result<(), AgentError> {
-        // A sub-agent's pause is recorded with the calling chat's.
-        if self.session.fork.is_none() {
-            self.session.paused =
-                (stop_reason == Some(StopReason::Paused)).then(|| self.pauses.take_paused());
-        }
-        if let Some(store) = self.store() {
-            let rest = self.unrecorded();
-            let record = ChatRecord {
-                begun: self.begun,
-                messages: rest.messages,
-                events: rest.events,
-                stop_reason,
-                usage: self.usage,
-                remembered: self.session.remembered_answers(),
-                title: self.title.clone(),
-                history: rest.history,
-                paused: self.session.paused.clone(),
-            };
-            let id = self.session.id.clone();
-            tokio::task::spawn_blocking(move || store.append_chat(&id, &record))
-                .await
-                .map_err(|e| crate::session::StoreError::Panicked(e.to_string()))??;
-        }
-        let messages = std::mem::take(&mut self.new_messages);
-        self.session.history.extend(messages);
-        Ok(())
-    }
-}
-
-/// Replaces the whole history of `session` by a summary the model writes now, recorded in the
-/// store as a compaction is. Returns the tokens the summary took, or `None` when there was
-/// nothing to compact or `cancel` fired first (the history is then unchanged).
-pub(crate) async fn compact(
-    session: &mut Session,
-    cancel: &tokio_util::sync::CancellationToken,
-) -> Result<Option<Usage>, AgentError> {
-    if session.history.is_empty() {
-        return Ok(None);
-    }
-    let tools = session.executor.registry().definitions();
-    let system = system_prompt(session, &tools, None);
-    let model = session.model.clone();
-    let mut usage = Usage::default();
-    let summary = tokio::select! {
-        summary = summarise(model.as_ref(), &system, &session.history, &tools, &mut usage) => summary?,
-        () = cancel.cancelled() => return Ok(None),
-    };
-    let history = vec![summary];
-    if let Some(store) = session.agent.store().cloned() {
-        let record = ChatRecord {
-            begun: None,
-            messages: Vec::new(),
-            events: vec![AgentEvent::Notice {
-                message: format!(
-                    "the conversation ({} messages) was replaced by a summary",
-                    session.history.len()
-                ),
-            }],
-            stop_reason: Some(StopReason::EndTurn),
-            usage,
-            remembered: session.remembered_answers(),
-            title: None,
-            history: Some(history.clone()),
-            paused: session.paused.clone(),
-        };
-        let id = session.id.clone();
-        tokio::task::spawn_blocking(move || store.append_chat(&id, &record))
-            .await
-            .map_err(|e| crate::session::StoreError::Panicked(e.to_string()))??;
-    }
-    session.history = history;
-    Ok(Some(usage))
 }
 
 /// Reads an answer as JSON, accepting it inside a Markdown code fence.
