@@ -58,10 +58,7 @@ async fn main() -> anyhow::Result<()> {
         );
     }
     let mut options = SessionOptions::new(std::env::current_dir()?);
-    options.policy = PermissionPolicy {
-        mode: PermissionMode::Bypass,
-        rules: vec![],
-    };
+    options.policy = PermissionPolicy::new(PermissionMode::Bypass, vec![]);
     let mut session = agent.new_session(options)?;
     let io = ChatIo::new(|event: AgentEvent| {
         if let AgentEvent::ToolCallUpdate(update) = event

@@ -13,7 +13,7 @@ use std::sync::Arc;
 pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::assemble::load_config(&project)?;
-    let policy = crate::assemble::policy(&config, &args.agent)?;
+    let policy = crate::assemble::policy(&config, &args.agent, &project)?;
     // An editor starts its agent before the user can see anything: without a model, serve
     // anyway and tell the client why (each session then fails with `auth_required`).
     let (model, model_problem): (Arc<dyn Model>, _) =
@@ -38,6 +38,7 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
         args.record.as_deref(),
     )
     .await?;
+    crate::assemble::warn_about_rules(&agent, &policy, &project);
     let settings = AcpSettings {
         name: "agentry".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),

@@ -10,6 +10,7 @@ use agentry::config::Config;
 use agentry::hooks::CommandHooks;
 use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
+use agentry::permission::lint::check_rules;
 use agentry::session::{LazyStore, SessionStore, SqliteStore};
 use agentry::templates::TemplateFolders;
 use std::path::Path;
@@ -73,15 +74,11 @@ pub async fn agent(
     let builder = builder.session_servers(Arc::new(agentry_mcp::McpSessionServers::new(
         crate::providers::mcp_options(config),
     )));
-    // agentry's own hooks, then those of Claude Code's settings files.
-    let hooks = config
-        .hooks
-        .clone()
-        .merged(Config::claude_hooks(project).map_err(CliError::usage)?);
-    let builder = if hooks.is_empty() {
+    // The hooks of Claude Code's settings files and agentry's own.
+    let builder = if config.hooks.is_empty() {
         builder
     } else {
-        builder.hooks(Arc::new(CommandHooks::new(hooks)))
+        builder.hooks(Arc::new(CommandHooks::new(config.hooks.clone())))
     };
     let builder = match record_dir {
         Some(dir) => {
@@ -120,10 +117,27 @@ pub fn prompt_folders(project: &Path) -> Vec<std::path::PathBuf> {
         .collect()
 }
 
+/// Warns on standard error of each permission rule that can never match the agent's tools
+/// (sessions tell their front-ends too, at their first chat).
+pub fn warn_about_rules(agent: &Agent, policy: &PermissionPolicy, project: &Path) {
+    for warning in check_rules(policy, agent.registry().tools(), project) {
+        eprintln!("agentry: warning: {warning}");
+    }
+}
+
 /// The permission policy: the mode (flag, else configuration, else `default`) and the rules
-/// of the configuration and the flags.
-pub fn policy(config: &Config, args: &AgentArgs) -> Result<PermissionPolicy, CliError> {
+/// of the configuration and the flags (given in `project`).
+pub fn policy(
+    config: &Config,
+    args: &AgentArgs,
+    project: &Path,
+) -> Result<PermissionPolicy, CliError> {
     config
-        .policy(args.permission_mode.as_deref(), &args.allow, &args.deny)
+        .policy(
+            project,
+            args.permission_mode.as_deref(),
+            &args.allow,
+            &args.deny,
+        )
         .map_err(CliError::usage)
 }

@@ -83,6 +83,20 @@ pub enum Command {
     /// List the slash commands (`agentry run "/NAME ARGS"`): prompt templates and the prompts
     /// of the configured MCP servers.
     Commands(CommandsArgs),
+    /// Show the permission mode and rules in force here, where each rule comes from, and the
+    /// rules that can never match.
+    Permissions(PermissionsArgs),
+}
+
+/// Arguments of `agentry permissions`.
+#[derive(Debug, Args)]
+pub struct PermissionsArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The agent (its flags count as they would for a run).
+    #[command(flatten)]
+    pub agent: AgentArgs,
 }
 
 /// Arguments of `agentry commands`.
@@ -117,10 +131,14 @@ pub struct AgentArgs {
     /// The permission mode: default, accept_edits, plan or bypass.
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<String>,
-    /// Allow a tool without asking (`Write`, `Write(src/**)`, `kind:edit`); repeatable.
+    /// Allow calls without asking: `Tool`, `Tool(pattern)`, `kind:KIND` or `*`. File tools take
+    /// paths (`Edit(src/**)` from this folder, `Read(//etc/**)` from the root, `Read(~/x)` from
+    /// home), Bash commands (`Bash(git status:*)`, `Bash(npm run * --silent)`), WebFetch domains
+    /// (`WebFetch(domain:docs.rs)`); repeatable. `agentry permissions` shows the rules in force.
     #[arg(long, value_name = "RULE")]
     pub allow: Vec<String>,
-    /// Deny a tool (same forms as --allow); repeatable.
+    /// Deny calls (same forms as --allow; `Read(…)` covers Grep and Glob too, `Edit(…)` every
+    /// tool that edits files); repeatable.
     #[arg(long, value_name = "RULE")]
     pub deny: Vec<String>,
     /// Load a tool plugin (a shared library); repeatable.

@@ -10,6 +10,7 @@ mod exit;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod output;
+mod permissions;
 mod providers;
 mod record;
 mod run;
@@ -104,6 +105,7 @@ fn subcommand(command: Command) -> Result<exit::Exit, CliError> {
         Command::Mcp(_) => not_built("mcp", "MCP support"),
         Command::Providers(args) => on_runtime(providers::list(&args)),
         Command::Commands(args) => on_runtime(commands::list(&args)),
+        Command::Permissions(args) => on_runtime(permissions::list(&args)),
     }
 }
 

@@ -38,7 +38,7 @@ pub async fn mcp(args: McpArgs) -> Result<Exit, CliError> {
 /// model the prompts are still served; `agentry_run` then says what is missing.
 async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
     let config = crate::assemble::load_config(project)?;
-    let policy = crate::assemble::policy(&config, &args.agent)?;
+    let policy = crate::assemble::policy(&config, &args.agent, project)?;
     let agent = match crate::assemble::model(&config, &args.agent) {
         Ok(model) => {
             let start = ServerStart::Background;

@@ -503,6 +503,25 @@ fn summary(description: &str) -> &str {
 
 /// `agentry providers`: every linked provider with its origin and tools, marking what the
 /// configuration leaves out.
+/// The tools the agent of `project` gets (its linked providers, plugins and MCP servers, less
+/// what the configuration leaves out), without a model: for the listings.
+pub async fn tool_registry(
+    config: &Config,
+    plugin_flags: &[PathBuf],
+    project: &Path,
+) -> Result<ToolRegistry, CliError> {
+    let plugins = plugin_paths(config, plugin_flags, project);
+    let available = available(config, &plugins, project, ServerStart::Wait).await;
+    let selected = configured(&config.tools, available.providers)?;
+    let mut registry = ToolRegistry::new();
+    for provider in selected.providers {
+        registry
+            .register_except(provider, &selected.disabled_tools)
+            .map_err(CliError::usage)?;
+    }
+    Ok(registry)
+}
+
 pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::assemble::load_config(&cwd)?;

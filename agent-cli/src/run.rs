@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let cwd = working_directory(args.cwd.as_deref())?;
     let config = crate::assemble::load_config(&cwd)?;
-    let policy = crate::assemble::policy(&config, &args.agent)?;
+    let policy = crate::assemble::policy(&config, &args.agent, &cwd)?;
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
     let answers = args
         .answers

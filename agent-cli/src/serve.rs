@@ -10,7 +10,7 @@ use agentry_serve::live::SessionDefaults;
 pub async fn serve(args: ServeArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::assemble::load_config(&project)?;
-    let policy = crate::assemble::policy(&config, &args.agent)?;
+    let policy = crate::assemble::policy(&config, &args.agent, &project)?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
     let offered = config.offered_models(model.name());
     let agent = crate::assemble::agent(
@@ -22,6 +22,7 @@ pub async fn serve(args: ServeArgs) -> Result<Exit, CliError> {
         args.record.as_deref(),
     )
     .await?;
+    crate::assemble::warn_about_rules(&agent, &policy, &project);
     let token = match args.token {
         Some(token) => Some(token),
         None if !args.listen.ip().is_loopback() => {

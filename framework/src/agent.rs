@@ -385,10 +385,16 @@ impl Agent {
         history: Vec<Message>,
         remembered: RememberedAnswers,
     ) -> Result<Session, AgentError> {
-        // Roots are compared with canonical paths, so they are canonical too.
-        options.cwd = crate::executor::canonical_path(&options.cwd);
-        for root in &mut options.workspace_roots {
-            *root = crate::executor::canonical_path(root);
+        // Roots are compared with canonical paths, so they are canonical too. The policy's
+        // additional directories are roots as well.
+        options.cwd = crate::paths::canonical_path(&options.cwd);
+        let additional = options.policy.additional_directories.clone();
+        let roots = std::mem::take(&mut options.workspace_roots);
+        for root in roots.iter().chain(&additional) {
+            let root = crate::paths::canonical_path(root);
+            if !options.workspace_roots.contains(&root) {
+                options.workspace_roots.push(root);
+            }
         }
         if !options.workspace_roots.contains(&options.cwd) {
             options.workspace_roots.insert(0, options.cwd.clone());
@@ -405,6 +411,7 @@ impl Agent {
             history,
             fork: None,
             paused: None,
+            rules_reported: false,
         };
         if let Some(recordings) = &self.inner.recordings {
             let file = recordings.file_for(&session.id);
@@ -432,6 +439,8 @@ pub struct Session {
     fork: Option<Fork>,
     /// What waits for the user's answer, when the last chat paused.
     paused: Option<PausedChat>,
+    /// Whether the permission rules that can never match were reported (at the first chat).
+    rules_reported: bool,
 }
 
 impl Session {
@@ -459,6 +468,7 @@ impl Session {
             history,
             fork: Some(fork),
             paused: None,
+            rules_reported: false,
         }
     }
 

@@ -22,6 +22,7 @@ use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, Tool
 use crate::hooks::{AgentHooks, HookCall, HookDecision, HookSession, PreToolOutcome};
 use crate::ids::{SessionId, ToolCallId, TurnId};
 use crate::model::{ContentBlock, ToolArguments, ToolCallRequest, ToolResult};
+use crate::paths::canonical_path;
 use crate::permission::{
     CallSubject, Decision, PermissionHandler, PermissionOption, PermissionOptionKind,
     PermissionOutcome, PermissionPolicy, PermissionRequest, RememberedAnswers,
@@ -29,14 +30,14 @@ use crate::permission::{
 use crate::provider::{InputProblem, RegisteredTool, ToolRegistry};
 use crate::sync::{lock, panic_message};
 use crate::tool::{
-    ClientServices, Extensions, PreparedCall, ProgressSink, SessionState, ToolCallLocation,
-    ToolContent, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
+    ClientServices, Extensions, PreparedCall, ProgressSink, RulePatterns, SessionState,
+    ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -487,6 +488,7 @@ impl Executor {
             }
         }
         let tool_call_id = tracker.snapshot().tool_call_id.clone();
+        let extensions = self.extensions_for(tracker.snapshot(), scope);
         // Moving a pending call to in_progress is always legal.
         let _ = tracker.transition(ToolCallStatus::InProgress, ToolCallUpdate::default());
         let tracker = Arc::new(Mutex::new(tracker));
@@ -499,7 +501,7 @@ impl Executor {
             progress: progress_sink(Arc::clone(&tracker), scope.events.clone()),
             client: scope.client.clone(),
             state: scope.state.clone(),
-            extensions: scope.extensions.clone(),
+            extensions,
         };
         let outcome = run_cancellable(prepared, ctx, &scope.cancel).await;
         let result = {
@@ -510,6 +512,21 @@ impl Executor {
             (Some(hooks), Some(call)) => after_hooks(hooks.as_ref(), &call, result, scope).await,
             _ => result,
         }
+    }
+
+    /// The services offered to one call: the scope's, and for a tool that reads files, the
+    /// paths the session's deny rules keep it from reading (for searches through folders).
+    fn extensions_for(&self, snapshot: &ToolCallSnapshot, scope: &CallScope) -> Extensions {
+        let mut extensions = scope.extensions.clone();
+        let reads_files = self
+            .registry
+            .get(&snapshot.tool_name)
+            .is_some_and(|tool| tool.tool.rule_patterns() == RulePatterns::ReadsFiles);
+        if reads_files {
+            let denials = scope.policy.read_denials(&snapshot.tool_name, &scope.cwd);
+            extensions.insert(Arc::new(denials));
+        }
+        extensions
     }
 
     /// Takes in what the hooks before a call said: notices go to the user, a rewritten input
@@ -669,12 +686,17 @@ fn decide(
             .chain(readable.iter().copied())
             .any(|root| location.path.starts_with(root))
     });
+    let patterns = registry
+        .get(&snapshot.tool_name)
+        .map_or(RulePatterns::None, |tool| tool.tool.rule_patterns());
     let subject = CallSubject {
         tool_name: &snapshot.tool_name,
         kind: snapshot.kind,
+        patterns,
         call: prepared,
         locations: &snapshot.locations,
         outside_workspace,
+        cwd: &scope.cwd,
     };
     let remembered = lock(&scope.remembered);
     scope.policy.decide(&subject, &remembered)
@@ -716,42 +738,6 @@ fn prepare(
             tool: name.to_owned(),
             problem: error.to_string(),
         })
-}
-
-/// The path with symlinks and `..` resolved: the canonical form of its longest existing
-/// ancestor, with the rest appended (so a file about to be created resolves too).
-pub fn canonical_path(path: &Path) -> PathBuf {
-    if let Ok(canonical) = path.canonicalize() {
-        return canonical;
-    }
-    let mut normal = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                normal.pop();
-            }
-            Component::CurDir => {}
-            other => normal.push(other),
-        }
-    }
-    if let Ok(canonical) = normal.canonicalize() {
-        return canonical;
-    }
-    let mut existing = normal.as_path();
-    let mut rest = Vec::new();
-    while let Some(parent) = existing.parent() {
-        if let Some(name) = existing.file_name() {
-            rest.push(name.to_owned());
-        }
-        existing = parent;
-        if let Ok(canonical) = existing.canonicalize() {
-            return rest
-                .iter()
-                .rev()
-                .fold(canonical, |path, name| path.join(name));
-        }
-    }
-    normal
 }
 
 fn progress_sink(tracker: Arc<Mutex<CallTracker>>, events: Arc<dyn EventSink>) -> ProgressSink {
@@ -887,33 +873,4 @@ fn model_content(output: &ToolOutput) -> Vec<ContentBlock> {
         _ => None,
     }));
     content
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn canonical_paths_resolve_symlinks_and_dots_even_for_files_not_yet_there() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir(root.join("real")).unwrap();
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
-        assert_eq!(
-            canonical_path(&root.join("real/../real/new.txt")),
-            root.join("real/new.txt")
-        );
-        #[cfg(unix)]
-        assert_eq!(
-            canonical_path(&root.join("link/new/deeper.txt")),
-            root.join("real/new/deeper.txt")
-        );
-        assert_eq!(canonical_path(&root.join("a/b/../c")), root.join("a/c"));
-        #[cfg(unix)]
-        assert_eq!(
-            canonical_path(&root.join("nowhere/../link")),
-            root.join("real")
-        );
-    }
 }

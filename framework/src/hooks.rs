@@ -183,16 +183,6 @@ pub struct HookSettings {
 }
 
 impl HookSettings {
-    /// The hooks of a Claude Code settings file's content (its `hooks` key; none without one).
-    pub fn from_claude_settings(json: &str) -> Result<Self, serde_json::Error> {
-        #[derive(Deserialize)]
-        struct Settings {
-            #[serde(default)]
-            hooks: HookSettings,
-        }
-        Ok(serde_json::from_str::<Settings>(json)?.hooks)
-    }
-
     /// These hooks followed by `other`'s.
     pub fn merged(mut self, other: HookSettings) -> Self {
         self.pre_tool_use.extend(other.pre_tool_use);
@@ -577,19 +567,6 @@ mod tests {
         let old = parse_reply(r#"{"decision": "approve", "reason": "fine"}"#);
         assert_eq!(old.decision, Some(HookDecision::Allow));
         assert!(parse_reply("plain text").decision.is_none());
-    }
-
-    #[test]
-    fn settings_read_from_claude_code_json() {
-        let settings = HookSettings::from_claude_settings(
-            r#"{"permissions": {}, "hooks": {"PreToolUse": [{"matcher": "Bash",
-                "hooks": [{"type": "command", "command": "check.sh", "timeout": 5}]}]}}"#,
-        )
-        .unwrap();
-        assert_eq!(settings.pre_tool_use[0].matcher.as_deref(), Some("Bash"));
-        assert_eq!(settings.pre_tool_use[0].hooks[0].timeout, Some(5));
-        assert!(settings.post_tool_use.is_empty());
-        assert!(HookSettings::from_claude_settings("{}").unwrap().is_empty());
     }
 
     #[test]

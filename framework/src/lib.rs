@@ -52,6 +52,7 @@ pub mod front_matter;
 pub mod hooks;
 pub use agentry_plugin::ids;
 pub mod model;
+pub mod paths;
 pub mod pause;
 pub mod permission;
 #[cfg(feature = "plugins")]

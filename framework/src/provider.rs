@@ -162,7 +162,7 @@ impl ToolRegistry {
             readable_roots: provider
                 .readable_roots()
                 .iter()
-                .map(|root| crate::executor::canonical_path(root))
+                .map(|root| crate::paths::canonical_path(root))
                 .collect(),
             provider,
             revision,
@@ -218,6 +218,13 @@ impl ToolRegistry {
     /// Every tool's name, sorted.
     pub fn names(&self) -> Vec<&str> {
         self.tools.keys().map(String::as_str).collect()
+    }
+
+    /// Every tool, by name.
+    pub fn tools(&self) -> impl Iterator<Item = &dyn DynTool> + Clone {
+        self.tools
+            .values()
+            .map(|registered| registered.tool.as_ref())
     }
 
     /// The registered providers, in registration order.

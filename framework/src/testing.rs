@@ -13,9 +13,10 @@
 //! ```
 
 use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
-use crate::executor::{CallResult, CallScope, Executor, canonical_path};
+use crate::executor::{CallResult, CallScope, Executor};
 use crate::model::{ContentBlock, ToolResult};
 use crate::model::{ToolArguments, ToolCallRequest};
+use crate::paths::canonical_path;
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RejectWhenAsked};
 use crate::provider::{Provider, RegistryError, SimpleProvider, ToolRegistry};
 use crate::sync::lock;
@@ -95,10 +96,7 @@ impl ToolHarness {
                 cwd,
                 client: ClientServices::default(),
                 state: SessionState::default(),
-                policy: PermissionPolicy {
-                    mode: PermissionMode::Bypass,
-                    rules: Vec::new(),
-                },
+                policy: PermissionPolicy::new(PermissionMode::Bypass, Vec::new()),
                 remembered: Arc::default(),
                 events: Arc::new(Collect(events.clone())),
                 permissions: Arc::new(RejectWhenAsked),

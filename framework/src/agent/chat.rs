@@ -156,6 +156,7 @@ pub(crate) async fn run(
     chat.emit(AgentEvent::ChatStarted {
         session_id: chat.session.id.clone(),
     });
+    chat.report_rules();
     let outcome = chat.run_loop(start).await;
     let stop_reason = outcome.as_ref().ok().map(|(stop, _)| *stop);
     let saved = chat.save(stop_reason).await;
@@ -408,6 +409,25 @@ impl Chat<'_> {
             session_id: self.session.id.to_string(),
             cwd: self.session.options.cwd.clone(),
             permission_mode: self.session.options.policy.mode.as_str().to_owned(),
+        }
+    }
+
+    /// At a session's first chat, tells the user of each permission rule that can never
+    /// match (a notice, not part of the conversation).
+    fn report_rules(&mut self) {
+        if self.session.rules_reported || self.session.fork.is_some() {
+            return;
+        }
+        self.session.rules_reported = true;
+        let warnings = crate::permission::lint::check_rules(
+            &self.session.options.policy,
+            self.session.executor.registry().tools(),
+            &self.session.options.cwd,
+        );
+        for warning in warnings {
+            self.io.events.emit(AgentEvent::Notice {
+                message: format!("Warning: {warning}"),
+            });
         }
     }
 

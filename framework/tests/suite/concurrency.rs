@@ -63,10 +63,7 @@ async fn mutating_calls_run_one_at_a_time_in_order_and_results_keep_the_models_o
         ]),
         ScriptedResponse::text("ok"),
     ])
-    .policy(PermissionPolicy {
-        mode: PermissionMode::Bypass,
-        rules: vec![],
-    })
+    .policy(PermissionPolicy::new(PermissionMode::Bypass, vec![]))
     .build();
     h.prompt("go").await.unwrap();
     let log = h.log.entries();

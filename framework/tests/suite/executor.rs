@@ -214,10 +214,7 @@ async fn a_panicking_tool_becomes_a_failed_call_and_plans_reach_the_stream() {
         ScriptedResponse::text("ok"),
     ])
     .tool(erase(Panics))
-    .policy(PermissionPolicy {
-        mode: PermissionMode::Default,
-        rules: vec![],
-    })
+    .policy(PermissionPolicy::new(PermissionMode::Default, vec![]))
     .build();
     h.prompt("go").await.unwrap();
     let events = h.events();

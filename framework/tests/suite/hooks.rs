@@ -9,10 +9,9 @@ use agentry::permission::PermissionOptionKind::AllowOnce;
 use serde_json::json;
 use std::sync::Arc;
 
-/// Hooks from a Claude Code `settings.json` text.
+/// Hooks from the `hooks` of a Claude Code `settings.json`.
 fn hooks(settings: serde_json::Value) -> Arc<CommandHooks> {
-    let settings =
-        HookSettings::from_claude_settings(&json!({"hooks": settings}).to_string()).unwrap();
+    let settings: HookSettings = serde_json::from_value(settings).unwrap();
     Arc::new(CommandHooks::new(settings))
 }
 

@@ -117,10 +117,7 @@ async fn plan_mode_runs_reads_and_refuses_everything_else_without_asking() {
         ]),
         ScriptedResponse::text("planned"),
     ])
-    .policy(PermissionPolicy {
-        mode: PermissionMode::Plan,
-        rules: vec![],
-    })
+    .policy(PermissionPolicy::new(PermissionMode::Plan, vec![]))
     .build();
     h.prompt("plan").await.unwrap();
     assert!(h.answers.asked_tools().is_empty());
@@ -143,20 +140,14 @@ async fn accept_edits_runs_edits_but_asks_for_commands_and_bypass_asks_nothing()
         ]
     };
     let mut accept = harness(script())
-        .policy(PermissionPolicy {
-            mode: PermissionMode::AcceptEdits,
-            rules: vec![],
-        })
+        .policy(PermissionPolicy::new(PermissionMode::AcceptEdits, vec![]))
         .answers(Answers::with([AllowOnce]))
         .build();
     accept.prompt("go").await.unwrap();
     assert_eq!(accept.answers.asked_tools(), ["Run"]);
 
     let mut bypass = harness(script())
-        .policy(PermissionPolicy {
-            mode: PermissionMode::Bypass,
-            rules: vec![],
-        })
+        .policy(PermissionPolicy::new(PermissionMode::Bypass, vec![]))
         .build();
     bypass.prompt("go").await.unwrap();
     assert!(bypass.answers.asked_tools().is_empty());
@@ -172,13 +163,13 @@ async fn rules_allow_and_deny_by_tool_and_path() {
         ]),
         ScriptedResponse::text("ok"),
     ])
-    .policy(PermissionPolicy {
-        mode: PermissionMode::Default,
-        rules: vec![
+    .policy(PermissionPolicy::new(
+        PermissionMode::Default,
+        vec![
             PermissionRule::parse(RuleAction::Allow, "Change(**/src/*.rs)").unwrap(),
             PermissionRule::parse(RuleAction::Deny, "Run").unwrap(),
         ],
-    })
+    ))
     .build();
     h.prompt("go").await.unwrap();
     assert!(h.answers.asked_tools().is_empty());

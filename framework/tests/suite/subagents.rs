@@ -329,17 +329,14 @@ async fn a_sub_agent_naming_an_unknown_tool_is_a_clear_tool_error() {
 async fn a_subagent_stop_hook_makes_the_sub_agent_go_on_and_the_stop_hook_runs_for_the_chat() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("hooks.log");
-    let settings = agentry::hooks::HookSettings::from_claude_settings(
-        &json!({"hooks": {
+    let settings: agentry::hooks::HookSettings = serde_json::from_value(json!({
             "SubagentStop": [{"hooks": [{"type": "command", "command": format!(
                 "input=$(cat); echo subagent >> '{log}'; case \"$input\" in \
                  *'\"stop_hook_active\":true'*) exit 0;; esac; echo 'check your work' >&2; exit 2",
                 log = log.display())}]}],
             "Stop": [{"hooks": [{"type": "command",
                 "command": format!("cat > /dev/null; echo stop >> '{}'", log.display())}]}],
-        }})
-        .to_string(),
-    )
+    }))
     .unwrap();
     let child = Arc::new(ScriptedModel::new([
         ScriptedResponse::text("first try"),

@@ -24,7 +24,7 @@
 //!     page_size: 50,
 //!     run: RunSettings {
 //!         agent: Ok(agent),
-//!         policy: PermissionPolicy { mode: PermissionMode::Default, rules: Vec::new() },
+//!         policy: PermissionPolicy::new(PermissionMode::Default, Vec::new()),
 //!         cwd: project,
 //!     },
 //! })

@@ -7,11 +7,13 @@ use crate::client_terminal::{self, ClientCommand};
 use crate::exit_code::{self, Meaning};
 use crate::output::Captured;
 use crate::process::{Running, spawn};
+use crate::rules;
 use crate::sandbox::{Confinement, explain_refusal};
 use crate::session::ShellSession;
 use agentry::process_group::stop_group;
 use agentry::tool::{
-    Tool, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
+    RulePatterns, RuleSubjects, Tool, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
+    ToolProgress,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -130,15 +132,23 @@ impl Tool for Bash {
             .then(|| "run outside the sandbox".to_owned())
     }
 
-    /// `Bash(git status)` matches that exact command; `Bash(cargo test:*)` every command that
-    /// starts with `cargo test` — unless it chains or substitutes other commands.
-    fn matches_rule(
-        &self,
-        input: &BashInput,
-        pattern: &str,
-        _locations: &[agentry::tool::ToolCallLocation],
-    ) -> bool {
-        command_matches(&input.command, pattern)
+    /// `Bash(git status)` matches that exact command, `Bash(cargo test:*)` every command that
+    /// starts with `cargo test`, `Bash(npm run * --silent)` with `*` for any text; each is
+    /// matched against every simple command of the line (see [`crate::rules`]).
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::Own
+    }
+
+    fn check_rule_pattern(&self, pattern: &str) -> Result<(), String> {
+        rules::check(pattern)
+    }
+
+    fn rule_subjects(&self, input: &BashInput) -> RuleSubjects {
+        rules::subjects(&input.command)
+    }
+
+    fn matches_rule(&self, pattern: &str, subject: &str) -> bool {
+        rules::matches(pattern, subject)
     }
 
     async fn call(&self, input: BashInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
@@ -378,42 +388,5 @@ fn remembering_cwd(command: &str, cwd_file: Option<&Path>) -> String {
             file.display().to_string().replace('\'', r"'\''")
         ),
         None => command.to_owned(),
-    }
-}
-
-/// Whether a permission rule's pattern covers a command: exactly, or as a `prefix:*`.
-pub(crate) fn command_matches(command: &str, pattern: &str) -> bool {
-    let command = command.trim();
-    // A chained, piped or substituted command could run anything after the allowed prefix.
-    let compound = ["&&", "||", ";", "|", "`", "$(", "\n", ">", "<", "&"]
-        .iter()
-        .any(|op| command.contains(op));
-    match pattern.strip_suffix(":*") {
-        Some(prefix) => {
-            !compound
-                && (command == prefix
-                    || command
-                        .strip_prefix(prefix)
-                        .is_some_and(|rest| rest.starts_with(char::is_whitespace)))
-        }
-        None => command == pattern.trim(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prefix_rules_match_whole_words_and_never_compound_commands() {
-        assert!(command_matches("git status", "git status:*"));
-        assert!(command_matches("git status --short", "git status:*"));
-        assert!(!command_matches("git statusx", "git status:*"));
-        assert!(!command_matches("git status && rm -rf /", "git status:*"));
-        assert!(!command_matches("git status; rm -rf /", "git status:*"));
-        assert!(!command_matches("git status $(rm -rf /)", "git status:*"));
-        assert!(!command_matches("git status > out", "git status:*"));
-        assert!(command_matches("cargo test", "cargo test"));
-        assert!(!command_matches("cargo test -p x", "cargo test"));
     }
 }

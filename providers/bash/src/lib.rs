@@ -33,6 +33,7 @@ mod client_terminal;
 mod exit_code;
 mod output;
 mod process;
+mod rules;
 mod sandbox;
 mod session;
 

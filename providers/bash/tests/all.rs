@@ -9,6 +9,9 @@ use agentry_bash::Shell;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
+#[path = "all/rules.rs"]
+mod rules;
+
 fn harness(dir: &tempfile::TempDir) -> ToolHarness {
     ToolHarness::new(&Shell::default(), dir.path()).unwrap()
 }
@@ -407,10 +410,8 @@ async fn a_background_commands_whole_output_is_in_its_file() {
 #[tokio::test]
 async fn bash_always_goes_through_the_policy_where_prefixes_can_be_allowed() {
     let dir = tempfile::tempdir().unwrap();
-    let policy = |rules: Vec<PermissionRule>| PermissionPolicy {
-        mode: PermissionMode::AcceptEdits,
-        rules,
-    };
+    let policy =
+        |rules: Vec<PermissionRule>| PermissionPolicy::new(PermissionMode::AcceptEdits, rules);
     let asking = harness(&dir).with_policy(policy(vec![]));
     let refused = asking
         .call(

@@ -9,7 +9,7 @@ use crate::files::TextFiles;
 use crate::matching::{self, LineEndings};
 use crate::state::ReadFiles;
 use agentry::tool::{
-    Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
+    RulePatterns, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -280,6 +280,11 @@ impl Tool for Edit {
         ToolKind::Edit
     }
 
+    /// `Edit(…)` rules apply to it too.
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::EditsFiles
+    }
+
     fn title(&self, input: &EditInput) -> String {
         format!("Edit {}", input.file_path)
     }
@@ -316,6 +321,11 @@ impl Tool for MultiEdit {
 
     fn kind(&self) -> ToolKind {
         ToolKind::Edit
+    }
+
+    /// `Edit(…)` rules apply to it too.
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::EditsFiles
     }
 
     fn title(&self, input: &MultiEditInput) -> String {

@@ -6,14 +6,18 @@
 //! from the folder its fixed part names.
 
 use crate::FileOpsConfig;
+use crate::walk::walker;
+use agentry::permission::ReadDenials;
 use agentry::sync::lock;
-use agentry::tool::{Tool, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput};
+use agentry::tool::{
+    RulePatterns, Tool, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput,
+};
 use ignore::{ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 use tokio_util::sync::CancellationToken;
 
@@ -38,28 +42,6 @@ pub struct GlobInput {
     pub pattern: String,
     /// The directory to search (default: the working directory).
     pub path: Option<String>,
-}
-
-/// Version-control folders: never searched.
-const VCS_FOLDERS: &[&str] = &[".git", ".hg", ".svn", ".bzr", ".jj", ".sl"];
-
-/// A directory walker: hidden files included, version-control folders left out; `.ignore`
-/// and `.rgignore` files honoured everywhere, `.gitignore` files inside a git repository
-/// (outside one they mean nothing to git, and a packaged tree may carry one that ignores
-/// everything).
-pub(crate) fn walker(root: &Path) -> ignore::WalkBuilder {
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .hidden(false)
-        .git_ignore(true)
-        .ignore(true)
-        .parents(true)
-        .filter_entry(|entry| {
-            let vcs = entry.file_type().is_some_and(|t| t.is_dir())
-                && VCS_FOLDERS.iter().any(|name| entry.file_name() == *name);
-            !vcs
-        });
-    builder
 }
 
 /// Where to search and what to match there: an absolute pattern is split into the folder its
@@ -109,6 +91,11 @@ impl Tool for Glob {
         ToolKind::Search
     }
 
+    /// `Read(…)` rules apply to it too.
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::ReadsFiles
+    }
+
     fn title(&self, input: &GlobInput) -> String {
         match &input.path {
             Some(path) => format!("Glob {} in {path}", input.pattern),
@@ -140,6 +127,7 @@ impl Tool for Glob {
             .map_err(invalid)?;
         let cap = self.config.max_glob_results;
         let cancel = ctx.cancel.clone();
+        let denials = ReadDenials::of(&ctx);
         tokio::task::spawn_blocking(move || {
             if !root.is_dir() {
                 return Err(ToolError::failed(format!(
@@ -147,7 +135,7 @@ impl Tool for Glob {
                     root.display()
                 )));
             }
-            let found = find(&root, &matcher, &cancel);
+            let found = find(&root, &matcher, &cancel, denials);
             if cancel.is_cancelled() {
                 return Err(ToolError::Cancelled);
             }
@@ -158,12 +146,14 @@ impl Tool for Glob {
     }
 }
 
-/// Every file under `root` whose relative path matches, with its modification time. Each
+/// Every file under `root` whose relative path matches (but those `denials` cover), with its
+/// modification time. Each
 /// walker thread keeps its own list (no lock per match); the lists are joined at the end.
-pub(crate) fn find(
+fn find(
     root: &Path,
     matcher: &globset::GlobSet,
     cancel: &CancellationToken,
+    denials: Option<Arc<ReadDenials>>,
 ) -> Vec<(PathBuf, SystemTime)> {
     let found = Mutex::new(Vec::new());
     let mut collectors = Collectors {
@@ -172,7 +162,9 @@ pub(crate) fn find(
         cancel,
         found: &found,
     };
-    walker(root).build_parallel().visit(&mut collectors);
+    walker(root, denials)
+        .build_parallel()
+        .visit(&mut collectors);
     found
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -2,9 +2,12 @@
 //! that honours ignore files, binary files skipped, cancellable.
 
 use crate::FileOpsConfig;
-use crate::glob::walker;
+use crate::walk::walker;
+use agentry::permission::ReadDenials;
 use agentry::sync::lock;
-use agentry::tool::{Tool, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput};
+use agentry::tool::{
+    RulePatterns, Tool, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput,
+};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::WalkState;
@@ -12,7 +15,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 use tokio_util::sync::CancellationToken;
 
@@ -137,6 +140,11 @@ impl Tool for Grep {
         ToolKind::Search
     }
 
+    /// `Read(…)` rules apply to it too.
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::ReadsFiles
+    }
+
     fn title(&self, input: &GrepInput) -> String {
         match &input.path {
             Some(path) => format!("Grep {:?} in {path}", input.pattern),
@@ -154,7 +162,8 @@ impl Tool for Grep {
         let root = ctx.resolve_path(input.path.as_deref().unwrap_or("."));
         let max_chars = self.config.max_grep_chars;
         let cancel = ctx.cancel.clone();
-        tokio::task::spawn_blocking(move || search(&root, &input, &cancel, max_chars))
+        let denials = ReadDenials::of(&ctx);
+        tokio::task::spawn_blocking(move || search(&root, &input, &cancel, max_chars, denials))
             .await
             .map_err(|e| ToolError::failed(format!("the search did not finish: {e}")))?
     }
@@ -193,14 +202,18 @@ fn searcher(input: &GrepInput) -> Searcher {
         .build()
 }
 
-fn walk_builder(root: &Path, input: &GrepInput) -> Result<ignore::WalkBuilder, ToolError> {
+fn walk_builder(
+    root: &Path,
+    input: &GrepInput,
+    denials: Option<Arc<ReadDenials>>,
+) -> Result<ignore::WalkBuilder, ToolError> {
     if !root.exists() {
         return Err(ToolError::failed(format!(
             "{} does not exist.",
             root.display()
         )));
     }
-    let mut builder = walker(root);
+    let mut builder = walker(root, denials);
     if let Some(name) = &input.file_type {
         let mut types = ignore::types::TypesBuilder::new();
         types.add_defaults();
@@ -232,9 +245,10 @@ fn search(
     input: &GrepInput,
     cancel: &CancellationToken,
     max_chars: usize,
+    denials: Option<Arc<ReadDenials>>,
 ) -> Result<ToolOutput, ToolError> {
     let matcher = matcher(input)?;
-    let walk = walk_builder(root, input)?;
+    let walk = walk_builder(root, input, denials)?;
     let single_file = root.is_file();
     let hits = Mutex::new(Vec::new());
     walk.build_parallel().run(|| {

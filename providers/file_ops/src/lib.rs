@@ -28,6 +28,7 @@ mod notebook;
 mod pdf;
 mod read;
 mod state;
+mod walk;
 mod write;
 
 pub use edit::{Edit, MultiEdit};

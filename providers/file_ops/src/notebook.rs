@@ -6,7 +6,7 @@ use crate::state::ReadFiles;
 use agentry::model::ContentBlock;
 use agentry::terminal_text::plain_text;
 use agentry::tool::{
-    Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
+    RulePatterns, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -220,6 +220,11 @@ impl Tool for NotebookEdit {
 
     fn kind(&self) -> ToolKind {
         ToolKind::Edit
+    }
+
+    /// `Edit(…)` rules apply to it too.
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::EditsFiles
     }
 
     fn title(&self, input: &NotebookEditInput) -> String {

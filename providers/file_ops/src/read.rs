@@ -8,8 +8,8 @@ use crate::pdf::{PdfReading, read_pdf};
 use crate::state::ReadFiles;
 use agentry::model::ContentBlock;
 use agentry::tool::{
-    Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
-    image_mime_type,
+    RulePatterns, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind,
+    ToolOutput, image_mime_type,
 };
 use base64::Engine as _;
 use schemars::JsonSchema;
@@ -76,6 +76,11 @@ impl Tool for Read {
 
     fn kind(&self) -> ToolKind {
         ToolKind::Read
+    }
+
+    /// `Read(…)` rules apply to it too.
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::ReadsFiles
     }
 
     fn title(&self, input: &ReadInput) -> String {

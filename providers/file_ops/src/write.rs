@@ -3,7 +3,7 @@
 use crate::files::TextFiles;
 use crate::state::ReadFiles;
 use agentry::tool::{
-    Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
+    RulePatterns, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -40,6 +40,11 @@ impl Tool for Write {
 
     fn kind(&self) -> ToolKind {
         ToolKind::Edit
+    }
+
+    /// `Edit(…)` rules apply to it too.
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::EditsFiles
     }
 
     fn title(&self, input: &WriteInput) -> String {

@@ -7,7 +7,9 @@ use crate::fetch::{FetchError, Fetcher};
 use agentry::domains::host_in_domain;
 use agentry::model::Model;
 use agentry::model::side::{SessionModel, ask};
-use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use agentry::tool::{
+    RulePatterns, RuleSubjects, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -156,20 +158,31 @@ impl Tool for WebFetch {
         format!("Fetch {}", input.url)
     }
 
-    /// `domain:example.com` matches the URL's host and its subdomains.
-    fn matches_rule(
-        &self,
-        input: &WebFetchInput,
-        pattern: &str,
-        _locations: &[agentry::tool::ToolCallLocation],
-    ) -> bool {
-        let Some(domain) = pattern.strip_prefix("domain:") else {
-            return false;
-        };
-        url::Url::parse(input.url.trim())
+    /// `WebFetch(domain:example.com)` rules match the URL's host and its subdomains.
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::Own
+    }
+
+    fn check_rule_pattern(&self, pattern: &str) -> Result<(), String> {
+        match pattern.strip_prefix("domain:") {
+            Some(domain) if !domain.trim().is_empty() => Ok(()),
+            _ => Err(format!(
+                "WebFetch patterns are `domain:NAME` (as `WebFetch(domain:docs.rs)`), not `{pattern}`"
+            )),
+        }
+    }
+
+    fn rule_subjects(&self, input: &WebFetchInput) -> RuleSubjects {
+        let host = url::Url::parse(input.url.trim())
             .ok()
-            .and_then(|url| url.host_str().map(str::to_owned))
-            .is_some_and(|host| host_in_domain(&host, domain))
+            .and_then(|url| url.host_str().map(str::to_owned));
+        RuleSubjects::visible(host.into_iter().collect())
+    }
+
+    fn matches_rule(&self, pattern: &str, host: &str) -> bool {
+        pattern
+            .strip_prefix("domain:")
+            .is_some_and(|domain| host_in_domain(host, domain))
     }
 
     async fn call(&self, input: WebFetchInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {

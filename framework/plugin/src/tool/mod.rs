@@ -5,6 +5,7 @@ mod content;
 mod context;
 mod from_fn;
 mod kind;
+mod rules;
 mod sandbox;
 
 pub use content::{
@@ -17,6 +18,7 @@ pub use context::{
 };
 pub use from_fn::{FnTool, tool_fn};
 pub use kind::{ToolKind, UnknownToolKind};
+pub use rules::{RulePatterns, RuleSubjects};
 pub use sandbox::SandboxMode;
 
 use futures::future::BoxFuture;
@@ -125,16 +127,29 @@ pub trait Tool: Send + Sync + 'static {
         let _ = (input, cwd);
         Vec::new()
     }
-    /// Whether a permission rule's pattern (`Tool(pattern)`) matches this call. By default the
-    /// pattern is a glob matched against the call's locations (canonicalised by the executor).
-    fn matches_rule(
-        &self,
-        input: &Self::Input,
-        pattern: &str,
-        locations: &[ToolCallLocation],
-    ) -> bool {
+    /// What the patterns of this tool's permission rules (`Tool(pattern)`) mean; by default
+    /// what its kind suggests ([`RulePatterns::for_kind`]). A tool that returns
+    /// [`RulePatterns::Own`] implements [`rule_subjects`](Self::rule_subjects) and
+    /// [`matches_rule`](Self::matches_rule).
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::for_kind(self.kind())
+    }
+    /// Why a pattern of the tool's own language can never match a call (shown to the user at
+    /// start-up); `Ok` when it can. Only asked of tools with [`RulePatterns::Own`].
+    fn check_rule_pattern(&self, pattern: &str) -> Result<(), String> {
+        let _ = pattern;
+        Ok(())
+    }
+    /// What a call offers the tool's own rule patterns to match, part by part.
+    fn rule_subjects(&self, input: &Self::Input) -> RuleSubjects {
         let _ = input;
-        locations_match_glob(locations, pattern)
+        RuleSubjects::default()
+    }
+    /// Whether a pattern of the tool's own language matches one part of a call (one of its
+    /// [`rule_subjects`](Self::rule_subjects)).
+    fn matches_rule(&self, pattern: &str, subject: &str) -> bool {
+        let _ = (pattern, subject);
+        false
     }
     /// Why this call asks for more than the tool's usual confinement (Bash run outside its
     /// sandbox): such a call is put to the user whatever the permission rules and remembered
@@ -168,6 +183,16 @@ pub trait DynTool: Send + Sync {
     fn needs_user(&self) -> bool {
         false
     }
+    /// What the patterns of the tool's permission rules mean; see [`Tool::rule_patterns`].
+    fn rule_patterns(&self) -> RulePatterns {
+        RulePatterns::for_kind(self.kind())
+    }
+    /// Why a pattern of the tool's own language can never match; see
+    /// [`Tool::check_rule_pattern`].
+    fn check_rule_pattern(&self, pattern: &str) -> Result<(), String> {
+        let _ = pattern;
+        Ok(())
+    }
     /// The JSON Schema of the input.
     fn input_schema(&self) -> Value;
     /// Reads the (already schema-valid) input into a call ready to run.
@@ -180,10 +205,14 @@ pub trait PreparedCall: Send {
     fn title(&self) -> String;
     /// The files the call touches.
     fn locations(&self) -> Vec<ToolCallLocation>;
-    /// Whether a permission rule's pattern matches this call, whose canonical locations are
-    /// `locations`.
-    fn matches_rule(&self, pattern: &str, locations: &[ToolCallLocation]) -> bool {
-        locations_match_glob(locations, pattern)
+    /// What the call offers its tool's own rule patterns to match; see [`Tool::rule_subjects`].
+    fn rule_subjects(&self) -> RuleSubjects {
+        RuleSubjects::default()
+    }
+    /// Whether a pattern of the tool's own language matches one of the call's subjects.
+    fn matches_rule(&self, pattern: &str, subject: &str) -> bool {
+        let _ = (pattern, subject);
+        false
     }
     /// Why the call asks for more than its tool's usual confinement; see [`Tool::escalation`].
     fn escalation(&self) -> Option<String> {
@@ -191,17 +220,6 @@ pub trait PreparedCall: Send {
     }
     /// Runs the call.
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
-}
-
-/// Whether any location's path matches a glob pattern (an invalid pattern matches nothing).
-pub fn locations_match_glob(locations: &[ToolCallLocation], pattern: &str) -> bool {
-    match globset::Glob::new(pattern) {
-        Ok(glob) => {
-            let matcher = glob.compile_matcher();
-            locations.iter().any(|loc| matcher.is_match(&loc.path))
-        }
-        Err(_) => false,
-    }
 }
 
 /// Turns a typed [`Tool`] into the shared [`DynTool`] form.
@@ -231,6 +249,7 @@ struct TypedCall<T: Tool> {
     title: String,
     locations: Vec<ToolCallLocation>,
     escalation: Option<String>,
+    subjects: RuleSubjects,
 }
 
 impl<T: Tool> DynTool for Erased<T> {
@@ -254,6 +273,14 @@ impl<T: Tool> DynTool for Erased<T> {
         self.0.needs_user()
     }
 
+    fn rule_patterns(&self) -> RulePatterns {
+        self.0.rule_patterns()
+    }
+
+    fn check_rule_pattern(&self, pattern: &str) -> Result<(), String> {
+        self.0.check_rule_pattern(pattern)
+    }
+
     fn input_schema(&self) -> Value {
         schema_for::<T::Input>()
     }
@@ -265,6 +292,7 @@ impl<T: Tool> DynTool for Erased<T> {
             title: self.0.title(&input),
             locations: self.0.locations(&input, cwd),
             escalation: self.0.escalation(&input),
+            subjects: self.0.rule_subjects(&input),
             tool: Arc::clone(&self.0),
             input,
         }))
@@ -280,8 +308,12 @@ impl<T: Tool> PreparedCall for TypedCall<T> {
         self.locations.clone()
     }
 
-    fn matches_rule(&self, pattern: &str, locations: &[ToolCallLocation]) -> bool {
-        self.tool.matches_rule(&self.input, pattern, locations)
+    fn rule_subjects(&self) -> RuleSubjects {
+        self.subjects.clone()
+    }
+
+    fn matches_rule(&self, pattern: &str, subject: &str) -> bool {
+        self.tool.matches_rule(pattern, subject)
     }
 
     fn escalation(&self) -> Option<String> {

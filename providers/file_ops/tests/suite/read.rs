@@ -116,10 +116,7 @@ async fn a_symlink_out_of_the_workspace_is_seen_for_what_it_is_and_asks() {
     // The default policy lets reads inside the workspace run; this one points outside.
     let harness = ToolHarness::new(&FileOps::default(), dir.path())
         .unwrap()
-        .with_policy(PermissionPolicy {
-            mode: PermissionMode::Default,
-            rules: vec![],
-        });
+        .with_policy(PermissionPolicy::new(PermissionMode::Default, vec![]));
     let outcome = harness
         .call("Read", json!({"file_path": "escape/secret.txt"}))
         .await;

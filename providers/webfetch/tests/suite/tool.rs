@@ -133,12 +133,10 @@ async fn a_domain_rule_allows_that_domain_and_its_subdomains_only() {
     let model = Arc::new(ScriptedModel::new([ScriptedResponse::text("ok")]));
     let tool = WebFetch::new(site::fetcher(site::settings()), Some(model));
     let dir = tempfile::tempdir().unwrap();
-    let policy = PermissionPolicy {
-        mode: PermissionMode::Default,
-        rules: vec![
-            PermissionRule::parse(RuleAction::Allow, "WebFetch(domain:site.test)").unwrap(),
-        ],
-    };
+    let policy = PermissionPolicy::new(
+        PermissionMode::Default,
+        vec![PermissionRule::parse(RuleAction::Allow, "WebFetch(domain:site.test)").unwrap()],
+    );
     // Questions are rejected by the harness: only the rule lets a call run.
     let harness = ToolHarness::new(&provider(tool), dir.path())
         .unwrap()

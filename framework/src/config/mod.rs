@@ -1,4 +1,6 @@
-//! The configuration the stock agent reads, as a library: `~/.config/agentry/config.toml`, then
+//! The configuration the stock agent reads, as a library: the permissions and hooks of Claude
+//! Code's settings files (`~/.claude/settings.json`, `.claude/settings.json`,
+//! `.claude/settings.local.json`), then `~/.config/agentry/config.toml`, then
 //! `.agentry/config.toml` in the project (later layers override single values and extend
 //! lists), and what it decides: the model ([`Config::open_model`]), the permission policy
 //! ([`Config::policy`]), the session database ([`Config::database_path`]).
@@ -10,7 +12,7 @@
 //! let project = std::env::current_dir()?;
 //! let config = Config::load(&project)?;
 //! let model = config.open_model(None)?;
-//! let policy = config.policy(None, &[], &[])?;
+//! let policy = config.policy(&project, None, &[], &[])?;
 //! # let _ = (model, policy);
 //! # Ok(()) }
 //! ```
@@ -20,13 +22,16 @@ use crate::model::catalog::{ModelCatalog, OfferedModels, ProviderConfig};
 #[cfg(feature = "http-models")]
 use crate::model::http::HttpOptions;
 use crate::model::{Model, ModelError};
-use crate::permission::{
-    PermissionError, PermissionMode, PermissionPolicy, PermissionRule, RuleAction,
-};
+use crate::permission::{PermissionError, PermissionMode, PermissionPolicy, RuleOrigin};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+mod claude;
+mod rules;
+
+pub use rules::{PermissionRules, WrittenRule, rule_root};
 
 /// Why the configuration could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -208,21 +213,6 @@ pub enum TaskListStyle {
     Tasks,
 }
 
-/// Permission rules as written in configuration.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PermissionRules {
-    /// Rules that allow.
-    #[serde(default)]
-    pub allow: Vec<String>,
-    /// Rules that deny.
-    #[serde(default)]
-    pub deny: Vec<String>,
-    /// Rules that ask.
-    #[serde(default)]
-    pub ask: Vec<String>,
-}
-
 impl Config {
     /// Lays `other` over `self`.
     pub fn merge(mut self, other: Config) -> Config {
@@ -231,9 +221,7 @@ impl Config {
         self.max_turn_requests = other.max_turn_requests.or(self.max_turn_requests);
         self.max_fork_depth = other.max_fork_depth.or(self.max_fork_depth);
         self.data_dir = other.data_dir.or(self.data_dir);
-        self.permissions.allow.extend(other.permissions.allow);
-        self.permissions.deny.extend(other.permissions.deny);
-        self.permissions.ask.extend(other.permissions.ask);
+        self.permissions = self.permissions.merged(other.permissions);
         self.providers.extend(other.providers);
         self.tools
             .disabled_providers
@@ -258,38 +246,16 @@ impl Config {
         self
     }
 
-    /// The hooks of Claude Code's settings files, so that existing hooks run unchanged: the
-    /// user's `~/.claude/settings.json`, then the project's `.claude/settings.json` and
-    /// `.claude/settings.local.json`.
-    pub fn claude_hooks(project_dir: &Path) -> Result<HookSettings, ConfigError> {
-        let user = dirs::home_dir().map(|home| home.join(".claude").join("settings.json"));
-        let project = project_dir.join(".claude");
-        let files = user.into_iter().chain([
-            project.join("settings.json"),
-            project.join("settings.local.json"),
-        ]);
-        let mut hooks = HookSettings::default();
-        for path in files {
-            let text = match std::fs::read_to_string(&path) {
-                Ok(text) => text,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(source) => return Err(ConfigError::Read { path, source }),
-            };
-            let layer =
-                HookSettings::from_claude_settings(&text).map_err(|e| ConfigError::Invalid {
-                    path: path.clone(),
-                    message: e.to_string(),
-                })?;
-            hooks = hooks.merged(layer);
-        }
-        Ok(hooks)
-    }
-
-    /// The user's and the project's configuration, merged.
+    /// Claude Code's settings files, then the user's and the project's configuration, merged.
     pub fn load(project_dir: &Path) -> Result<Config, ConfigError> {
         let user = dirs::config_dir().map(|dir| dir.join("agentry").join("config.toml"));
         let project = project_dir.join(".agentry").join("config.toml");
         let mut config = Config::default();
+        for path in claude::settings_files(project_dir) {
+            if let Some(layer) = claude::read(&path)? {
+                config = config.merge(layer);
+            }
+        }
         for path in user.into_iter().chain([project]) {
             if let Some(layer) = Self::read(&path)? {
                 config = config.merge(layer);
@@ -298,24 +264,18 @@ impl Config {
         Ok(config)
     }
 
-    /// One file's configuration; `None` when there is no such file.
+    /// One file's configuration, its rules marked as coming from it; `None` when there is no
+    /// such file.
     pub fn read(path: &Path) -> Result<Option<Config>, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => {
-                return Err(ConfigError::Read {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
+        let Some(text) = read_text(path)? else {
+            return Ok(None);
         };
-        toml::from_str(&text)
-            .map(Some)
-            .map_err(|e| ConfigError::Invalid {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })
+        let mut config: Config = toml::from_str(&text).map_err(|e| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        config.permissions = config.permissions.from_file(path);
+        Ok(Some(config))
     }
 
     /// Where the session database lives: the configured data directory, else the default.
@@ -353,9 +313,11 @@ impl Config {
     }
 
     /// The permission policy: `mode` (a flag, say), else the configuration's, else `default`;
-    /// the configuration's rules, with `allow` and `deny` (flags) added.
+    /// the configuration's rules, with `allow` and `deny` (flags given in `project`, where
+    /// their `/path` patterns start) added.
     pub fn policy(
         &self,
+        project: &Path,
         mode: Option<&str>,
         allow: &[String],
         deny: &[String],
@@ -364,20 +326,41 @@ impl Config {
             Some(mode) => mode.parse()?,
             None => PermissionMode::Default,
         };
-        let rules = [
-            (RuleAction::Deny, &self.permissions.deny, deny),
-            (RuleAction::Ask, &self.permissions.ask, &[][..]),
-            (RuleAction::Allow, &self.permissions.allow, allow),
-        ]
-        .into_iter()
-        .flat_map(|(action, from_config, from_flags)| {
-            from_config
+        let flags = |texts: &[String]| -> Vec<WrittenRule> {
+            texts
                 .iter()
-                .chain(from_flags)
-                .map(move |target| PermissionRule::parse(action, target))
+                .map(|text| WrittenRule {
+                    text: text.clone(),
+                    origin: RuleOrigin::command_line(project),
+                })
+                .collect()
+        };
+        let rules = self.permissions.clone().merged(PermissionRules {
+            allow: flags(allow),
+            deny: flags(deny),
+            ..PermissionRules::default()
+        });
+        let rules = rules
+            .rules()
+            .map(|(action, rule)| rule.parse(action))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(PermissionPolicy {
+            mode,
+            rules,
+            additional_directories: self.permissions.additional_directories.clone(),
         })
-        .collect::<Result<Vec<_>, _>>()?;
-        Ok(PermissionPolicy { mode, rules })
+    }
+}
+
+/// A file's text; `None` when there is no such file.
+fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -399,8 +382,11 @@ mod tests {
         assert_eq!(merged.max_turn_requests, Some(5));
         assert_eq!(merged.max_fork_depth, Some(1));
         assert_eq!(merged.tools.task_list, Some(TaskListStyle::Tasks));
-        assert_eq!(merged.permissions.allow, ["Read", "Write"]);
-        assert_eq!(merged.permissions.deny, ["Bash"]);
+        let texts = |rules: &[WrittenRule]| -> Vec<String> {
+            rules.iter().map(|rule| rule.text.clone()).collect()
+        };
+        assert_eq!(texts(&merged.permissions.allow), ["Read", "Write"]);
+        assert_eq!(texts(&merged.permissions.deny), ["Bash"]);
     }
 
     #[test]
@@ -427,15 +413,19 @@ tool_timeout_secs = 30",
             "permission_mode = \"plan\"\n[permissions]\nallow = [\"Read\"]\ndeny = [\"Bash\"]",
         )
         .unwrap();
-        let policy = config.policy(None, &[], &[]).unwrap();
+        let project = Path::new("/p");
+        let policy = config.policy(project, None, &[], &[]).unwrap();
         assert_eq!(policy.mode, PermissionMode::Plan);
         assert_eq!(policy.rules.len(), 2);
         let flagged = config
-            .policy(Some("bypass"), &["Write".to_owned()], &[])
+            .policy(project, Some("bypass"), &["Write(/src/**)".to_owned()], &[])
             .unwrap();
         assert_eq!(flagged.mode, PermissionMode::Bypass);
         assert_eq!(flagged.rules.len(), 3);
-        assert!(config.policy(Some("sometimes"), &[], &[]).is_err());
+        let flag = &flagged.rules[2];
+        assert_eq!(flag.origin.to_string(), "the command line");
+        assert_eq!(flag.origin.root.as_deref(), Some(project));
+        assert!(config.policy(project, Some("sometimes"), &[], &[]).is_err());
     }
 
     #[test]

@@ -1,0 +1,207 @@
+//! The value of a word of a command line, when it can be known before the command runs: quotes
+//! removed, escapes decoded (`r\m`, `"rm"`, `'r'm` and `$'\x72m'` are all `rm`).
+
+use tree_sitter::Node;
+
+/// A word of a simple command: its value, or its text as written when its value is only known
+/// when it runs (an expansion, a substitution).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// The value, or the text as written.
+    pub text: String,
+    /// Whether `text` is the word's value.
+    pub literal: bool,
+}
+
+/// The word `node` of `source`.
+pub fn word(node: Node<'_>, source: &str) -> Word {
+    match value(node, source) {
+        Some(text) => Word {
+            text,
+            literal: true,
+        },
+        None => Word {
+            text: text_of(node, source).to_owned(),
+            literal: false,
+        },
+    }
+}
+
+/// The text of `node` as written.
+pub fn text_of<'s>(node: Node<'_>, source: &'s str) -> &'s str {
+    source.get(node.byte_range()).unwrap_or_default()
+}
+
+/// The value of a word, if it can be known without running anything.
+fn value(node: Node<'_>, source: &str) -> Option<String> {
+    let text = text_of(node, source);
+    match node.kind() {
+        "command_name" => {
+            let mut cursor = node.walk();
+            let mut children = node.named_children(&mut cursor);
+            match (children.next(), children.next()) {
+                (Some(only), None) => value(only, source),
+                _ => None,
+            }
+        }
+        "word" | "number" => Some(unescape_bare(text)),
+        "raw_string" => text
+            .strip_prefix('\'')
+            .and_then(|t| t.strip_suffix('\''))
+            .map(str::to_owned),
+        "string" => {
+            let mut cursor = node.walk();
+            let plain = node
+                .named_children(&mut cursor)
+                .all(|child| child.kind() == "string_content");
+            let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+            plain.then(|| unescape_double_quoted(inner))
+        }
+        "ansi_c_string" => {
+            let inner = text.strip_prefix("$'")?.strip_suffix('\'')?;
+            Some(unescape_ansi_c(inner))
+        }
+        "concatenation" => {
+            let mut cursor = node.walk();
+            let parts: Option<Vec<String>> = node
+                .named_children(&mut cursor)
+                .map(|child| value(child, source))
+                .collect();
+            parts.map(|parts| parts.concat())
+        }
+        _ => None,
+    }
+}
+
+/// An unquoted word: each backslash keeps the character after it; a backslash before a newline
+/// joins the lines.
+fn unescape_bare(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('\n') | None => {}
+            Some(next) => out.push(next),
+        }
+    }
+    out
+}
+
+/// The inside of `"…"`: a backslash escapes only `$`, `` ` ``, `"`, `\` and a newline.
+fn unescape_double_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('$' | '`' | '"' | '\\') => {
+                    out.extend(chars.next());
+                    continue;
+                }
+                Some('\n') => {
+                    chars.next();
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The inside of `$'…'`, its escapes decoded as bash decodes them.
+fn unescape_ansi_c(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(escape) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let simple = match escape {
+            'a' => Some('\x07'),
+            'b' => Some('\x08'),
+            'e' | 'E' => Some('\x1b'),
+            'f' => Some('\x0c'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            'v' => Some('\x0b'),
+            '\\' | '\'' | '"' | '?' => Some(escape),
+            _ => None,
+        };
+        if let Some(decoded) = simple {
+            out.push(decoded);
+            continue;
+        }
+        let (radix, most) = match escape {
+            'x' => (16, 2),
+            'u' => (16, 4),
+            'U' => (16, 8),
+            '0'..='7' => (8, 2),
+            'c' => {
+                // Control characters: `\cA` is 0x01.
+                if let Some(letter) = chars.next() {
+                    out.push(char::from((letter as u8) & 0x1f));
+                }
+                continue;
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+                continue;
+            }
+        };
+        let mut digits = String::new();
+        if radix == 8 {
+            digits.push(escape);
+        }
+        while digits.len() < most + usize::from(radix == 8) {
+            match chars.peek() {
+                Some(d) if d.is_digit(radix) => {
+                    digits.push(*d);
+                    chars.next();
+                }
+                _ => break,
+            }
+        }
+        match u32::from_str_radix(&digits, radix)
+            .ok()
+            .and_then(char::from_u32)
+        {
+            Some(decoded) if !digits.is_empty() => out.push(decoded),
+            _ => {
+                out.push('\\');
+                out.push(escape);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_decode_as_bash_decodes_them() {
+        assert_eq!(unescape_bare(r"r\m"), "rm");
+        assert_eq!(unescape_bare("\\rm"), "rm");
+        assert_eq!(unescape_bare("a\\\nb"), "ab");
+        assert_eq!(unescape_double_quoted(r#"a\"b\$c\d"#), r#"a"b$c\d"#);
+        assert_eq!(unescape_ansi_c(r"\x72m"), "rm");
+        assert_eq!(unescape_ansi_c(r"\162m"), "rm");
+        assert_eq!(unescape_ansi_c(r"\u0072m"), "rm");
+        assert_eq!(unescape_ansi_c(r"a\tb\'c"), "a\tb'c");
+        assert_eq!(unescape_ansi_c(r"\q"), r"\q");
+    }
+}

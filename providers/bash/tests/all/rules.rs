@@ -1,0 +1,208 @@
+//! Bash's permission rules against compound commands: each command line of the table is
+//! prepared by the real Bash tool and decided by the session's policy, as the executor does.
+
+use agentry::permission::{
+    CallSubject, Decision, PermissionMode, PermissionPolicy, PermissionRule, RememberedAnswers,
+    RuleAction,
+};
+use agentry::provider::Provider;
+use agentry::tool::DynTool;
+use agentry_bash::Shell;
+use serde_json::json;
+use std::path::Path;
+use std::sync::Arc;
+
+/// What the table expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Allow,
+    Deny,
+    Ask,
+}
+
+fn bash_tool() -> Arc<dyn DynTool> {
+    Shell::default()
+        .tools()
+        .into_iter()
+        .find(|tool| tool.name() == "Bash")
+        .unwrap()
+}
+
+fn policy(mode: PermissionMode, rules: &[(RuleAction, &str)]) -> PermissionPolicy {
+    let rules = rules
+        .iter()
+        .map(|(action, target)| PermissionRule::parse(*action, target).unwrap())
+        .collect();
+    PermissionPolicy::new(mode, rules)
+}
+
+fn decide(tool: &dyn DynTool, policy: &PermissionPolicy, command: &str) -> Expect {
+    let cwd = Path::new("/work");
+    let call = tool.prepare(json!({ "command": command }), cwd).unwrap();
+    let decision = policy.decide(
+        &CallSubject {
+            tool_name: "Bash",
+            kind: tool.kind(),
+            patterns: tool.rule_patterns(),
+            call: call.as_ref(),
+            locations: &[],
+            outside_workspace: false,
+            cwd,
+        },
+        &RememberedAnswers::default(),
+    );
+    match decision {
+        Decision::Allow => Expect::Allow,
+        Decision::Deny(_) => Expect::Deny,
+        Decision::Ask => Expect::Ask,
+    }
+}
+
+fn check(policy: &PermissionPolicy, table: &[(&str, Expect)]) {
+    let tool = bash_tool();
+    let wrong: Vec<String> = table
+        .iter()
+        .filter_map(|(command, expected)| {
+            let got = decide(tool.as_ref(), policy, command);
+            (got != *expected).then(|| format!("{command:?}: expected {expected:?}, got {got:?}"))
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn seventy_command_lines_against_a_small_rule_set() {
+    use Expect::*;
+    let policy = policy(
+        PermissionMode::Default,
+        &[
+            (RuleAction::Allow, "Bash(git status:*)"),
+            (RuleAction::Allow, "Bash(echo:*)"),
+            (RuleAction::Allow, "Bash(ls:*)"),
+            (RuleAction::Allow, "Bash(cat:*)"),
+            (RuleAction::Allow, "Bash(npm run * --silent)"),
+            (RuleAction::Deny, "Bash(rm:*)"),
+            (RuleAction::Deny, "Bash(git push:*)"),
+            (RuleAction::Deny, "Bash(curl:*)"),
+            (RuleAction::Ask, "Bash(git commit:*)"),
+        ],
+    );
+    let table = [
+        // Allowed: each simple command is covered.
+        ("git status", Allow),
+        ("git status --short", Allow),
+        ("echo hi", Allow),
+        ("ls -la", Allow),
+        ("ls -la | cat -n", Allow),
+        ("echo hi && ls", Allow),
+        ("git status && echo done", Allow),
+        ("echo hi;", Allow),
+        ("echo \"a && rm -f victim\"", Allow),
+        ("echo 'rm -f victim'", Allow),
+        ("echo rm\\ -f\\ victim", Allow),
+        ("echo hi > /dev/null 2>&1", Allow),
+        ("ls 2>&1 | cat", Allow),
+        ("npm run build --silent", Allow),
+        ("echo $HOME", Allow),
+        ("ls $(echo .)", Allow),
+        ("nohup ls", Allow),
+        ("time ls -la", Allow),
+        ("FOO=1 ls", Allow),
+        ("cat <<'EOF'\n$(rm -f victim)\nEOF", Allow),
+        // Denied: some simple command, however written, is denied.
+        ("rm -f victim", Deny),
+        ("echo hi && rm -f victim", Deny),
+        ("echo hi; rm -f victim", Deny),
+        ("false || rm -f victim", Deny),
+        ("echo hi | rm -f victim", Deny),
+        ("echo hi & rm -f victim", Deny),
+        ("echo hi\nrm -f victim", Deny),
+        ("echo $(rm -f victim)", Deny),
+        ("echo `rm -f victim`", Deny),
+        ("echo \"$(rm -f victim)\"", Deny),
+        ("(rm -f victim)", Deny),
+        ("{ rm -f victim; }", Deny),
+        ("if true; then rm -f victim; fi", Deny),
+        ("for f in a b; do rm -f \"$f\"; done", Deny),
+        ("while false; do rm -f victim; done", Deny),
+        ("f() { rm -f victim; }; f", Deny),
+        ("diff <(rm -f victim) x", Deny),
+        ("cat <<EOF\n$(rm -f victim)\nEOF", Deny),
+        ("/bin/rm -f victim", Deny),
+        ("/usr/bin/env rm -f victim", Deny),
+        ("env FOO=1 rm -f victim", Deny),
+        ("FOO=1 BAR=2 rm -f victim", Deny),
+        ("sudo rm -f victim", Deny),
+        ("sudo -u root rm -f victim", Deny),
+        ("nohup rm -f victim > /dev/null &", Deny),
+        ("time rm -f victim", Deny),
+        ("command rm -f victim", Deny),
+        ("exec rm -f victim", Deny),
+        ("timeout 5 rm -f victim", Deny),
+        ("cat list | xargs rm -f", Deny),
+        ("cat list | xargs -I{} rm -f {}", Deny),
+        ("find . -name victim -exec rm -f {} \\;", Deny),
+        ("bash -c 'rm -f victim'", Deny),
+        ("sh -c \"echo hi && rm -f victim\"", Deny),
+        ("bash -lc 'bash -c \"rm -f victim\"'", Deny),
+        ("r\\m -f victim", Deny),
+        ("\"rm\" -f victim", Deny),
+        ("'r'm -f victim", Deny),
+        ("$'rm' -f victim", Deny),
+        ("$'\\x72m' -f victim", Deny),
+        ("\\rm -f victim", Deny),
+        ("ls && git push origin main", Deny),
+        ("git push", Deny),
+        ("curl -s http://127.0.0.1:9/", Deny),
+        // Asked: something is not covered, or cannot be seen past a deny rule.
+        ("eval 'rm -f victim'", Ask),
+        ("$CMD -f victim", Ask),
+        ("$(echo rm) -f victim", Ask),
+        ("echo rm -f victim | bash", Ask),
+        ("bash -c \"$SCRIPT\"", Ask),
+        ("PATH=/tmp ls", Ask),
+        ("export PATH=/tmp; ls", Ask),
+        ("echo (", Ask),
+        ("git commit -m wip", Ask),
+        ("echo hi && git commit -m wip", Ask),
+        ("echo hi > out.txt", Ask),
+        ("npm run build", Ask),
+        ("git statusx", Ask),
+        ("lsof", Ask),
+        ("echo $(whoami)", Ask),
+        ("/bin/ls", Ask),
+        ("sudo ls", Ask),
+        ("env -S 'rm -f victim'", Ask),
+    ];
+    assert!(table.len() >= 60);
+    check(&policy, &table);
+}
+
+#[test]
+fn a_deny_rule_beside_allowing_all_of_bash_holds_against_chains() {
+    use Expect::*;
+    let policy = policy(
+        PermissionMode::Default,
+        &[
+            (RuleAction::Allow, "Bash"),
+            (RuleAction::Deny, "Bash(rm:*)"),
+        ],
+    );
+    check(
+        &policy,
+        &[
+            ("echo hi && rm -f victim", Deny),
+            ("echo hi", Allow),
+            ("ls | wc -l", Allow),
+            ("eval 'rm -f victim'", Ask),
+        ],
+    );
+    // Without a pattern to step around, allowing all of Bash allows what cannot be seen.
+    let all = self::policy(PermissionMode::Default, &[(RuleAction::Allow, "Bash")]);
+    check(&all, &[("eval 'rm -f victim'", Allow)]);
+}

@@ -1,0 +1,287 @@
+//! Permission rules through the real binary, as users write them (in `.agentry/config.toml`,
+//! with `--deny`, in `.claude/settings.json`), against the spellings and chains a hostile model
+//! would try.
+
+use crate::{run_openai, sandbox, tool_result_in};
+use agentry_tests::Sandbox;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use serde_json::{Value, json};
+
+/// A model that makes each call in turn, one per request, then answers `done`.
+fn calls(calls: &[(&str, Value)]) -> MockModelServer {
+    let turns = calls
+        .iter()
+        .enumerate()
+        .map(|(n, (tool, input))| {
+            MockTurn::Reply(MockReply::tool_call(&format!("c{n}"), tool, input.clone()))
+        })
+        .chain([MockTurn::Reply(MockReply::text("done"))])
+        .collect::<Vec<_>>();
+    MockModelServer::start_blocking(turns)
+}
+
+/// A project holding `secret/key.txt`, a public note that mentions a key, and a link to the
+/// secret folder.
+fn project_with_a_secret() -> Sandbox {
+    let sb = sandbox();
+    sb.write("project/secret/key.txt", "KEY-123-SECRET\n");
+    sb.write("project/notes/a.txt", "KEY-public\n");
+    std::os::unix::fs::symlink(sb.project().join("secret"), sb.project().join("link")).unwrap();
+    sb
+}
+
+/// Every way to read `secret/key.txt` a model might try, and searches over the project.
+fn reads_of_the_secret(sb: &Sandbox) -> Vec<(&'static str, Value)> {
+    let absolute = sb.project().join("secret/key.txt").display().to_string();
+    vec![
+        ("Read", json!({"file_path": "secret/key.txt"})),
+        ("Read", json!({"file_path": "./secret/key.txt"})),
+        ("Read", json!({"file_path": absolute})),
+        ("Read", json!({"file_path": "notes/../secret/key.txt"})),
+        ("Read", json!({"file_path": "link/key.txt"})),
+        ("Grep", json!({"pattern": "KEY", "output_mode": "content"})),
+        ("Grep", json!({"pattern": "KEY", "path": "secret"})),
+        ("Grep", json!({"pattern": "KEY", "path": "link"})),
+        ("Glob", json!({"pattern": "**/*.txt"})),
+    ]
+}
+
+/// Runs the reads in bypass mode (only the rule stands in their way) and checks what the
+/// model got.
+fn the_secret_stays_secret(sb: &Sandbox, extra_args: &[&str]) {
+    let reads = reads_of_the_secret(sb);
+    let server = calls(&reads);
+    let mut args = vec!["--permission-mode", "bypass"];
+    args.extend_from_slice(extra_args);
+    args.push("read the key");
+    let out = run_openai(sb, &server, &args);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    for (n, (tool, input)) in reads.iter().enumerate() {
+        let result = tool_result_in(&server, n + 1);
+        assert!(
+            !result.contains("KEY-123-SECRET"),
+            "{tool} {input} read the secret: {result}"
+        );
+        let searched_the_project = *tool == "Glob" || input.get("path").is_none();
+        if searched_the_project && *tool != "Read" {
+            assert!(
+                result.contains("a.txt") || result.contains("KEY-public"),
+                "{tool} {input} still finds the rest: {result}"
+            );
+            assert!(!result.contains("key.txt"), "{tool} {input}: {result}");
+        } else {
+            assert!(
+                result.contains("denied by the permission rule `Read(secret/**)`"),
+                "{tool} {input}: {result}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_read_deny_rule_in_the_projects_config_holds_for_every_spelling_and_search() {
+    let sb = project_with_a_secret();
+    sb.write(
+        "project/.agentry/config.toml",
+        "[permissions]\ndeny = [\"Read(secret/**)\"]\n",
+    );
+    the_secret_stays_secret(&sb, &[]);
+}
+
+#[test]
+fn a_read_deny_rule_given_as_a_flag_holds_the_same() {
+    let sb = project_with_a_secret();
+    the_secret_stays_secret(&sb, &["--deny", "Read(secret/**)"]);
+}
+
+#[test]
+fn a_read_deny_rule_in_claude_codes_settings_holds_the_same() {
+    let sb = project_with_a_secret();
+    sb.write(
+        "project/.claude/settings.json",
+        r#"{"permissions": {"deny": ["Read(secret/**)"]}}"#,
+    );
+    the_secret_stays_secret(&sb, &[]);
+}
+
+#[test]
+fn the_four_path_forms_start_where_the_readme_says() {
+    let sb = sandbox();
+    sb.write("home/.ssh/id_ed25519", "PRIVATE\n");
+    sb.write("project/.env", "TOKEN=1\n");
+    sb.write("project/sub/.env", "TOKEN=2\n");
+    let home_key = sb.project().join("../home/.ssh/id_ed25519");
+    let reads = [
+        ("Read", json!({"file_path": home_key.display().to_string()})),
+        ("Read", json!({"file_path": "sub/.env"})),
+        ("Read", json!({"file_path": ".env"})),
+    ];
+    let server = calls(&reads);
+    let out = run_openai(
+        &sb,
+        &server,
+        &[
+            "--permission-mode",
+            "bypass",
+            "--deny",
+            "Read(~/.ssh/**)",
+            "--deny",
+            "Read(.env)",
+            "go",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    for n in 1..=3 {
+        let result = tool_result_in(&server, n);
+        assert!(result.contains("denied"), "read {n}: {result}");
+        assert!(!result.contains("TOKEN") && !result.contains("PRIVATE"));
+    }
+}
+
+#[test]
+fn the_readmes_write_rule_allows_writes_under_src_and_only_there() {
+    let sb = sandbox();
+    let server = calls(&[
+        (
+            "Write",
+            json!({"file_path": "src/lib.rs", "content": "// ok\n"}),
+        ),
+        (
+            "Write",
+            json!({"file_path": "other.rs", "content": "// no\n"}),
+        ),
+    ]);
+    let out = run_openai(&sb, &server, &["--allow", "Write(src/**)", "write"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(sb.project().join("src/lib.rs").exists(), "{out:?}");
+    assert!(!sb.project().join("other.rs").exists());
+}
+
+#[test]
+fn an_edit_rule_covers_every_tool_that_edits_files() {
+    let sb = sandbox();
+    sb.write("project/locked/a.txt", "old\n");
+    let server = calls(&[
+        (
+            "Write",
+            json!({"file_path": "locked/a.txt", "content": "new\n"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "locked/a.txt", "old_string": "old", "new_string": "new"}),
+        ),
+        (
+            "MultiEdit",
+            json!({"file_path": "locked/a.txt", "edits": [{"old_string": "old", "new_string": "new"}]}),
+        ),
+    ]);
+    let out = run_openai(
+        &sb,
+        &server,
+        &[
+            "--permission-mode",
+            "bypass",
+            "--deny",
+            "Edit(locked/)",
+            "go",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    for n in 1..=3 {
+        assert!(tool_result_in(&server, n).contains("denied"));
+    }
+    let text = std::fs::read_to_string(sb.project().join("locked/a.txt")).unwrap();
+    assert_eq!(text, "old\n");
+}
+
+#[test]
+fn a_bash_deny_rule_holds_against_chains_beside_allowing_all_of_bash() {
+    let sb = sandbox();
+    sb.write(
+        "project/.agentry/config.toml",
+        "[permissions]\nallow = [\"Bash\"]\ndeny = [\"Bash(rm:*)\"]\n",
+    );
+    sb.write("project/victim", "still here\n");
+    let commands = [
+        "echo hi && rm -f victim",
+        "true; /bin/rm -f victim",
+        "echo $(rm -f victim)",
+        "bash -c 'rm -f victim'",
+        "r\\m -f victim",
+        "eval 'rm -f victim'",
+        "echo untouched",
+    ];
+    let server = calls(
+        &commands
+            .iter()
+            .map(|command| ("Bash", json!({"command": command})))
+            .collect::<Vec<_>>(),
+    );
+    let out = run_openai(&sb, &server, &["--sandbox", "off", "go"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(sb.project().join("victim").exists(), "{out:?}");
+    for n in 1..=5 {
+        let result = tool_result_in(&server, n);
+        assert!(
+            result.contains("`Bash(rm:*)`"),
+            "{}: {result}",
+            commands[n - 1]
+        );
+    }
+    // What the rule cannot see through is put to the user; headless, nobody answers.
+    let hidden = tool_result_in(&server, 6);
+    assert!(!hidden.contains("Exit code"), "{hidden}");
+    assert!(tool_result_in(&server, 7).contains("untouched"));
+}
+
+#[test]
+fn rules_that_can_never_match_are_reported_and_listed_with_their_sources() {
+    let sb = sandbox();
+    sb.write(
+        "project/.agentry/config.toml",
+        "[permissions]\ndeny = [\"Read(/etc/passwd)\", \"Reed(secret/**)\", \"Read(secret/**)\"]\n",
+    );
+    let listed = sb.run(&["permissions", "--json", "--allow", "TodoWrite(x)"]);
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    let listed = listed.json();
+    let rules = listed["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 4);
+    assert!(
+        rules[0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with(".agentry/config.toml")
+    );
+    assert_eq!(rules[3]["source"], "the command line");
+    let problems: Vec<&str> = listed["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        problems,
+        ["Read(/etc/passwd)", "Reed(secret/**)", "TodoWrite(x)"]
+    );
+    assert!(
+        listed["warnings"][0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("write `//etc/passwd`")
+    );
+    let text = sb.run(&["permissions"]).stdout;
+    assert!(
+        text.contains("warning: the deny rule `Reed(secret/**)`"),
+        "{text}"
+    );
+
+    // A run tells the user too, before the model answers.
+    let server = calls(&[]);
+    let out = run_openai(&sb, &server, &["hi"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stderr.contains("`Read(/etc/passwd)`") && out.stderr.contains("can never match"),
+        "{}",
+        out.stderr
+    );
+}
