@@ -8,7 +8,7 @@ use crate::providers::ServerStart;
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::event::{AgentEvent, EventSink};
 use agentry::model::ContentBlock;
-use agentry::permission::{PermissionOptionKind, PermissionOutcome, PermissionRequest, handler_fn};
+use agentry::permission::{PermissionOutcome, PermissionRequest, handler_fn};
 use agentry::question::QuestionHandler;
 use anyhow::{Context, anyhow};
 use std::io::{IsTerminal, Read};
@@ -60,14 +60,8 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let io = ChatIo {
         events,
         permissions: Arc::new(handler_fn(|request: PermissionRequest| async move {
-            eprintln!(
-                "agentry: `{}` needs permission, and a headless run cannot ask: it is rejected. \
-                 Allow the tool with --allow TOOL or choose a --permission-mode.",
-                request.tool_call.title
-            );
-            PermissionOutcome::Selected {
-                kind: PermissionOptionKind::RejectOnce,
-            }
+            eprintln!("agentry: {}", cannot_ask(&request));
+            PermissionOutcome::Unanswered
         })),
         cancel,
         questions: answers.map(|answers| Arc::new(answers) as Arc<dyn QuestionHandler>),
@@ -181,4 +175,25 @@ async fn cancel_on_sigint(cancel: CancellationToken) {
     if tokio::signal::ctrl_c().await.is_ok() {
         std::process::exit(Exit::Cancelled as i32);
     }
+}
+
+/// What a headless run says of a call that needs permission: that nobody was asked, and the
+/// flags that would allow exactly that call.
+fn cannot_ask(request: &PermissionRequest) -> String {
+    let call = &request.tool_call;
+    let allow = match request.allow_rules.as_slice() {
+        [] => format!("allow {} with --allow {}", call.tool_name, call.tool_name),
+        rules => format!(
+            "allow it with {}",
+            rules
+                .iter()
+                .map(|rule| format!("--allow '{}'", rule.replace('\'', r"'\''")))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    format!(
+        "{} `{}` needs permission, and a headless run cannot ask, so it did not run: {allow}, or choose a --permission-mode.",
+        call.tool_name, call.title
+    )
 }

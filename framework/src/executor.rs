@@ -25,7 +25,7 @@ use crate::model::{ContentBlock, ToolArguments, ToolCallRequest, ToolResult};
 use crate::paths::canonical_path;
 use crate::permission::{
     CallSubject, Decision, PermissionHandler, PermissionOption, PermissionOptionKind,
-    PermissionOutcome, PermissionPolicy, PermissionRequest, RememberedAnswers,
+    PermissionOutcome, PermissionPolicy, PermissionRequest, RememberedAnswers, allow_rules,
 };
 use crate::provider::{InputProblem, RegisteredTool, ToolRegistry};
 use crate::sync::{lock, panic_message};
@@ -105,6 +105,11 @@ pub enum Refusal {
         /// Whether the user rejected every later call of the tool in this session too.
         always: bool,
     },
+    /// The call needed the user's permission, and nobody could be asked (a headless run).
+    Unanswered {
+        /// The tool called.
+        tool: String,
+    },
     /// The chat was cancelled.
     Cancelled {
         /// Whether the call had started running.
@@ -142,6 +147,10 @@ impl std::fmt::Display for Refusal {
             ),
             Refusal::DeniedByRule { reason } => write!(f, "Permission denied: {reason}."),
             Refusal::DeniedByHook { reason } => write!(f, "A hook denied this call: {reason}"),
+            Refusal::Unanswered { tool } => write!(
+                f,
+                "This call of {tool} needs the user's permission, and nobody can be asked in this run, so it did not run. The user was not asked and did not reject it: do without it, or say what you would have done."
+            ),
             Refusal::RejectedByUser { tool, always } => write!(
                 f,
                 "The user rejected this call of {tool}{}. Do not retry it; ask the user how to proceed if you need it.",
@@ -463,7 +472,7 @@ impl Executor {
             }
             match self.apply_pre_hooks(outcome, &mut prepared, &mut tracker, scope) {
                 Ok(decision) if !permitted => {
-                    let policy =
+                    let (policy, allow_rules) =
                         decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
                     let decision = match (decision, policy) {
                         (_, Decision::Deny(reason)) => Decision::Deny(reason),
@@ -472,7 +481,7 @@ impl Executor {
                         (_, policy) => policy,
                     };
                     if let Err(refusal) =
-                        check_permission(decision, tracker.snapshot(), scope).await
+                        check_permission(decision, allow_rules, tracker.snapshot(), scope).await
                     {
                         return CallResult::Done(refuse(&mut tracker, refusal));
                     }
@@ -482,8 +491,11 @@ impl Executor {
             }
             hook_call = Some(call);
         } else if !permitted {
-            let decision = decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
-            if let Err(refusal) = check_permission(decision, tracker.snapshot(), scope).await {
+            let (decision, allow_rules) =
+                decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
+            if let Err(refusal) =
+                check_permission(decision, allow_rules, tracker.snapshot(), scope).await
+            {
                 return CallResult::Done(refuse(&mut tracker, refusal));
             }
         }
@@ -621,6 +633,7 @@ async fn after_hooks(
 /// not `Sync`, so the chat's future stays `Send`.)
 async fn check_permission(
     decision: Decision,
+    allow_rules: Vec<String>,
     snapshot: &ToolCallSnapshot,
     scope: &CallScope,
 ) -> Result<(), Refusal> {
@@ -632,6 +645,7 @@ async fn check_permission(
                 session_id: scope.session_id.clone(),
                 tool_call: snapshot.clone(),
                 options: PermissionOption::standard_set(&snapshot.tool_name),
+                allow_rules,
             };
             let outcome = tokio::select! {
                 outcome = scope.permissions.request_permission(request) => outcome,
@@ -643,6 +657,9 @@ async fn check_permission(
             });
             match outcome {
                 PermissionOutcome::Cancelled => Err(Refusal::Cancelled { started: false }),
+                PermissionOutcome::Unanswered => Err(Refusal::Unanswered {
+                    tool: snapshot.tool_name.clone(),
+                }),
                 PermissionOutcome::Selected { kind } => {
                     lock(&scope.remembered).remember(&snapshot.tool_name, kind);
                     if kind.allows() {
@@ -659,13 +676,14 @@ async fn check_permission(
     }
 }
 
-/// What the session's policy says of a prepared call.
+/// What the session's policy says of a prepared call, and the rules that would allow exactly
+/// it (for a front-end that cannot ask).
 fn decide(
     prepared: &dyn PreparedCall,
     snapshot: &ToolCallSnapshot,
     scope: &CallScope,
     registry: &ToolRegistry,
-) -> Decision {
+) -> (Decision, Vec<String>) {
     // The session's temporary folder holds what tools saved for the model to read back; the
     // providers' readable roots (skills' files) may be read, not changed.
     let temp_dir = scope
@@ -699,7 +717,10 @@ fn decide(
         cwd: &scope.cwd,
     };
     let remembered = lock(&scope.remembered);
-    scope.policy.decide(&subject, &remembered)
+    (
+        scope.policy.decide(&subject, &remembered),
+        allow_rules(&subject),
+    )
 }
 
 /// Validates the input against the tool's schema and lets the tool read it.

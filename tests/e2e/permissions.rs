@@ -285,3 +285,35 @@ fn rules_that_can_never_match_are_reported_and_listed_with_their_sources() {
         out.stderr
     );
 }
+
+#[test]
+fn a_headless_run_says_nobody_was_asked_and_names_the_rule_that_allows_exactly_the_call() {
+    let sb = sandbox();
+    sb.write("project/victim", "here\n");
+    let server = calls(&[(
+        "Bash",
+        json!({"command": "git status --short && rm -f victim", "description": "List files"}),
+    )]);
+    let out = run_openai(&sb, &server, &["--output-format", "stream-json", "go"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(sb.project().join("victim").exists());
+    let told = tool_result_in(&server, 1);
+    assert!(told.contains("nobody can be asked"), "{told}");
+    assert!(!told.contains("rejected this call"), "{told}");
+    assert!(
+        out.stderr
+            .contains("--allow 'Bash(git status:*)' --allow 'Bash(rm:*)'"),
+        "{}",
+        out.stderr
+    );
+    // What was put to the user is the command, whatever the model called it.
+    let announced = out
+        .json_lines()
+        .into_iter()
+        .find(|event| event["type"] == "tool_call")
+        .unwrap();
+    assert_eq!(
+        announced["title"],
+        "git status --short && rm -f victim — List files"
+    );
+}

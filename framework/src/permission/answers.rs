@@ -112,6 +112,9 @@ pub enum PermissionOutcome {
     },
     /// The turn was cancelled while asking.
     Cancelled,
+    /// Nobody could be asked (a headless run): the call does not run, and nothing is
+    /// remembered.
+    Unanswered,
 }
 
 /// A question to the user about one tool call.
@@ -123,6 +126,9 @@ pub struct PermissionRequest {
     pub tool_call: ToolCallSnapshot,
     /// The options offered.
     pub options: Vec<PermissionOption>,
+    /// Rules that would allow exactly this call, as the user would write them
+    /// (`Bash(git status:*)`, `Write(src/lib.rs)`): what a front-end that cannot ask suggests.
+    pub allow_rules: Vec<String>,
 }
 
 /// The front-end's side of permissions: shows the question and returns the answer.
@@ -170,15 +176,13 @@ where
     }
 }
 
-/// A handler for runs with nobody to ask: every question is answered "reject once".
+/// A handler for runs with nobody to ask: every question is [`PermissionOutcome::Unanswered`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RejectWhenAsked;
 
 #[async_trait::async_trait]
 impl PermissionHandler for RejectWhenAsked {
     async fn request_permission(&self, _request: PermissionRequest) -> PermissionOutcome {
-        PermissionOutcome::Selected {
-            kind: PermissionOptionKind::RejectOnce,
-        }
+        PermissionOutcome::Unanswered
     }
 }

@@ -32,5 +32,5 @@ pub use answers::{
     PermissionOutcome, PermissionRequest, RejectWhenAsked, RememberedAnswers, handler_fn,
 };
 pub use mode::PermissionMode;
-pub use policy::{CallSubject, Decision, PermissionPolicy, ReadDenials};
+pub use policy::{CallSubject, Decision, PermissionPolicy, ReadDenials, allow_rules};
 pub use rule::{PermissionError, PermissionRule, RuleAction, RuleOrigin, RuleTarget};

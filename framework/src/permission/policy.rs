@@ -143,6 +143,48 @@ impl PermissionPolicy {
     }
 }
 
+/// Rules that would allow exactly `call`, as a user would write them: `Bash(git status:*)` for
+/// each command of a command line, `Write(src/lib.rs)` (or `Read(//etc/hosts)` outside the
+/// working directory) for each file, the tool's name for a tool without patterns. None for a
+/// call part of which no rule can see.
+pub fn allow_rules(call: &CallSubject<'_>) -> Vec<String> {
+    let tool = call.tool_name;
+    match call.patterns {
+        RulePatterns::Own => {
+            let subjects = call.call.rule_subjects();
+            if subjects.hidden.is_some() {
+                return Vec::new();
+            }
+            let mut rules: Vec<String> = subjects
+                .suggestions
+                .iter()
+                .map(|pattern| format!("{tool}({pattern})"))
+                .collect();
+            rules.dedup();
+            rules
+        }
+        RulePatterns::None => vec![tool.to_owned()],
+        RulePatterns::ReadsFiles | RulePatterns::EditsFiles | RulePatterns::Paths => {
+            let cwd = crate::paths::canonical_path(call.cwd);
+            let rules: Vec<String> = call
+                .locations
+                .iter()
+                .map(|location| match location.path.strip_prefix(&cwd) {
+                    Ok(inside) if !inside.as_os_str().is_empty() => {
+                        format!("{tool}(./{})", inside.display())
+                    }
+                    _ => format!("{tool}(/{})", location.path.display()),
+                })
+                .collect();
+            if rules.is_empty() {
+                vec![tool.to_owned()]
+            } else {
+                rules
+            }
+        }
+    }
+}
+
 /// The paths a search must leave out: those the session's deny rules keep from being read.
 /// The executor offers it to each call of a tool that reads files (in its context's
 /// extensions), so that Grep and Glob skip what `Read(…)` deny rules cover.
@@ -615,8 +657,8 @@ mod tests {
         let hidden = Call {
             subjects: RuleSubjects {
                 parts: vec!["echo".to_owned()],
-                variants: Vec::new(),
                 hidden: Some("eval".to_owned()),
+                ..RuleSubjects::default()
             },
             ..Call::default()
         };
@@ -705,6 +747,62 @@ mod tests {
             )),
             Decision::Deny(_)
         ));
+    }
+
+    #[test]
+    fn the_rules_suggested_allow_exactly_the_call() {
+        let in_cwd = Call {
+            locations: vec![ToolCallLocation::path("/work/src/lib.rs")],
+            ..Call::default()
+        };
+        fn subject<'a>(
+            call: &'a Call,
+            patterns: RulePatterns,
+            locations: &'a [ToolCallLocation],
+        ) -> CallSubject<'a> {
+            CallSubject {
+                tool_name: "Write",
+                kind: ToolKind::Edit,
+                patterns,
+                call,
+                locations,
+                outside_workspace: false,
+                cwd: Path::new("/work"),
+            }
+        }
+        let rules = allow_rules(&subject(
+            &in_cwd,
+            RulePatterns::EditsFiles,
+            &in_cwd.locations,
+        ));
+        assert_eq!(rules, ["Write(./src/lib.rs)"]);
+        let outside = [ToolCallLocation::path("/etc/hosts")];
+        let rules = allow_rules(&subject(&in_cwd, RulePatterns::EditsFiles, &outside));
+        assert_eq!(rules, ["Write(//etc/hosts)"]);
+        let policy = PermissionPolicy::new(
+            PermissionMode::Default,
+            rules
+                .iter()
+                .map(|rule| PermissionRule::parse(RuleAction::Allow, rule).unwrap())
+                .collect(),
+        );
+        assert_eq!(
+            policy.decide(
+                &subject(&in_cwd, RulePatterns::EditsFiles, &outside),
+                &RememberedAnswers::default()
+            ),
+            Decision::Allow
+        );
+        let commands = Call {
+            subjects: RuleSubjects {
+                suggestions: vec!["git status:*".to_owned(), "git status:*".to_owned()],
+                ..RuleSubjects::default()
+            },
+            ..Call::default()
+        };
+        let mut bash = subject(&commands, RulePatterns::Own, &[]);
+        bash.tool_name = "Bash";
+        assert_eq!(allow_rules(&bash), ["Bash(git status:*)"]);
     }
 
     #[test]

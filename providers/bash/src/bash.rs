@@ -101,22 +101,18 @@ impl Tool for Bash {
         ToolKind::Execute
     }
 
+    /// The command itself, whole, then the model's description of it: what the user is asked
+    /// about is what runs, whatever the model says it does.
     fn title(&self, input: &BashInput) -> String {
+        let command = input.command.trim();
         let title = match input
             .description
             .as_deref()
-            .filter(|d| !d.trim().is_empty())
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
         {
-            Some(description) => description.to_owned(),
-            None => {
-                let first = input.command.lines().next().unwrap_or_default();
-                let short: String = first.chars().take(80).collect();
-                if short.len() < input.command.len() {
-                    format!("{short}…")
-                } else {
-                    short
-                }
-            }
+            Some(description) => format!("{command} — {description}"),
+            None => command.to_owned(),
         };
         match self.escalation(input) {
             Some(_) => format!("{title} (outside the sandbox)"),

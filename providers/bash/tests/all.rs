@@ -419,8 +419,23 @@ async fn bash_always_goes_through_the_policy_where_prefixes_can_be_allowed() {
             json!({"command": "echo hi", "description": "Say hi"}),
         )
         .await;
-    assert!(refused.result.is_error && refused.text().contains("rejected"));
-    assert_eq!(refused.announced().unwrap().title, "Say hi");
+    assert!(refused.result.is_error && refused.text().contains("nobody can be asked"));
+    assert!(!refused.text().contains("rejected"), "{}", refused.text());
+    assert_eq!(refused.announced().unwrap().title, "echo hi — Say hi");
+    // What the user is asked about is the command, whatever the model calls it.
+    let disguised = asking
+        .call(
+            "Bash",
+            json!({"command": "rm -f victim", "description": "List files"}),
+        )
+        .await;
+    assert!(
+        disguised
+            .announced()
+            .unwrap()
+            .title
+            .starts_with("rm -f victim")
+    );
     let allowed = harness(&dir).with_policy(policy(vec![
         PermissionRule::parse(RuleAction::Allow, "Bash(echo:*)").unwrap(),
     ]));

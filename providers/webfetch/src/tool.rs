@@ -176,7 +176,10 @@ impl Tool for WebFetch {
         let host = url::Url::parse(input.url.trim())
             .ok()
             .and_then(|url| url.host_str().map(str::to_owned));
-        RuleSubjects::visible(host.into_iter().collect())
+        RuleSubjects {
+            suggestions: host.iter().map(|host| format!("domain:{host}")).collect(),
+            ..RuleSubjects::visible(host.into_iter().collect())
+        }
     }
 
     fn matches_rule(&self, pattern: &str, host: &str) -> bool {

@@ -67,6 +67,10 @@ pub struct RuleSubjects {
     /// cover (a wrapper's whole command line, `nohup rm x` beside `rm x`).
     #[serde(default)]
     pub variants: Vec<String>,
+    /// Patterns that would allow exactly what the call does (`git status:*` for each of a
+    /// command line's commands, `domain:docs.rs`): what a front-end that cannot ask suggests.
+    #[serde(default)]
+    pub suggestions: Vec<String>,
     /// Why some of what the call does cannot be seen (a command line that does not parse, an
     /// `eval`): such a call is never allowed by a rule with a pattern, and asks when a deny or
     /// ask rule with a pattern could have matched what is hidden.

@@ -24,6 +24,11 @@ pub fn subjects(command: &str) -> RuleSubjects {
         (Some(parts), Some(variants)) => RuleSubjects {
             parts,
             variants,
+            suggestions: analysis
+                .parts
+                .iter()
+                .filter_map(|words| pattern::suggest(words))
+                .collect(),
             hidden: analysis.hidden,
         },
         _ => RuleSubjects {

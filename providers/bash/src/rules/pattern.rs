@@ -49,6 +49,25 @@ pub fn check(pattern: &str) -> Result<(), String> {
     read(pattern).map(|_| ())
 }
 
+/// The pattern that would allow the simple command `words` (`git status --short` →
+/// `git status:*`: its name and a subcommand-like next word; `ls -la` → `ls:*`), or the file a
+/// redirection writes exactly (`> out.txt`).
+pub fn suggest(words: &[String]) -> Option<String> {
+    let (name, rest) = words.split_first()?;
+    if name == ">" {
+        let file = shlex::try_join(rest.iter().map(String::as_str)).ok()?;
+        return Some(format!("> {file}"));
+    }
+    let subcommand = rest.first().filter(|word| {
+        word.starts_with(|c: char| c.is_ascii_alphabetic())
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    });
+    let prefix = std::iter::once(name).chain(subcommand).map(String::as_str);
+    Some(format!("{}:*", shlex::try_join(prefix).ok()?))
+}
+
 /// Whether `pattern` matches the simple command `words`.
 pub fn matches(pattern: &str, words: &[String]) -> bool {
     match read(pattern) {
@@ -123,6 +142,21 @@ mod tests {
             &words("git commit -m 'a b' --amend")
         ));
         assert!(matches("git *:*", &words("git log")));
+    }
+
+    #[test]
+    fn the_suggested_pattern_matches_the_command_it_was_made_from() {
+        for (line, expected) in [
+            ("git status --short", "git status:*"),
+            ("ls -la", "ls:*"),
+            ("cat notes/todo.txt", "cat:*"),
+            ("cargo test -p agentry", "cargo test:*"),
+            ("> out.txt", "> out.txt"),
+        ] {
+            let suggested = suggest(&words(line)).unwrap();
+            assert_eq!(suggested, expected);
+            assert!(matches(&suggested, &words(line)), "{line}");
+        }
     }
 
     #[test]
