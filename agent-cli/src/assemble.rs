@@ -42,9 +42,9 @@ pub async fn agent(
 ) -> Result<Agent, CliError> {
     let config = &crate::sandbox::with_flag(config, args.sandbox.as_deref());
     // Opened by the first session: an editor's agent answers `initialize` without it.
-    let database = config.database_path();
-    let store = LazyStore::new(move || {
-        SqliteStore::open(&database).map(|store| Arc::new(store) as Arc<dyn SessionStore>)
+    let store = LazyStore::new({
+        let config = config.clone();
+        move || open_store(&config).map(|store| Arc::new(store) as Arc<dyn SessionStore>)
     });
     let mut agent_config = AgentConfig::default();
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
@@ -90,6 +90,16 @@ pub async fn agent(
         None => builder,
     };
     Ok(builder.build()?)
+}
+
+/// The session database, in the data folder, which is the user's alone (made so when an
+/// earlier version left it open to others).
+pub fn open_store(config: &Config) -> Result<SqliteStore, agentry::session::StoreError> {
+    let folder = config.data_folder();
+    if let Err(error) = agentry::private::folder(&folder) {
+        tracing::warn!("cannot make {} private: {error}", folder.display());
+    }
+    SqliteStore::open(config.database_path())
 }
 
 /// The slash commands' sources: the prompt templates of `project`, then `servers` (MCP

@@ -220,6 +220,9 @@ pub struct McpServeArgs {
     /// picks a free one); the endpoint is printed on stdout.
     #[arg(long, value_name = "ADDRESS")]
     pub listen: Option<String>,
+    /// Who may connect to `--listen` (stdio needs no token).
+    #[command(flatten)]
+    pub access: AccessArgs,
     /// How many prompts one `prompts/list` page holds.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..))]
     pub page_size: u16,
@@ -277,12 +280,11 @@ pub struct ServeArgs {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDR")]
     pub listen: std::net::SocketAddr,
-    /// The bearer token clients must present. Required on a non-loopback address: one is
-    /// generated and printed when none is given.
-    #[arg(long, env = "AGENTRY_SERVE_TOKEN", value_name = "TOKEN")]
-    pub token: Option<String>,
-    /// An origin (`http://host:port`) whose pages may open WebSockets, besides the server's
-    /// own; repeatable.
+    /// Who may connect.
+    #[command(flatten)]
+    pub access: AccessArgs,
+    /// An origin (`http://host:port`) whose pages may use the server, besides its own;
+    /// repeatable.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
     /// The largest request body or message, in bytes.
@@ -295,6 +297,29 @@ pub struct ServeArgs {
     /// The agent.
     #[command(flatten)]
     pub agent: AgentArgs,
+}
+
+/// Who may connect to a server agentry runs on a port (`agentry serve`, `agentry mcp serve
+/// --listen`).
+#[derive(Debug, Args)]
+pub struct AccessArgs {
+    /// The token clients must present. Without it, the one kept in the data folder
+    /// (`server-token`, made on first use, readable by you alone) is used.
+    #[arg(
+        long,
+        env = "AGENTRY_SERVE_TOKEN",
+        value_name = "TOKEN",
+        conflicts_with = "no_auth"
+    )]
+    pub token: Option<String>,
+    /// Let anyone who reaches the port in, without a token: refused on a non-loopback address;
+    /// on loopback every local account can then drive the agent.
+    #[arg(long)]
+    pub no_auth: bool,
+    /// A `Host` name the server answers to besides localhost, 127.0.0.1, [::1] and the
+    /// listening address (the name it is reached by behind a proxy); repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
 }
 
 /// Arguments of `agentry providers`.

@@ -1,5 +1,6 @@
 //! The `agentry` binary: argument parsing, configuration and wiring; the work is the framework's.
 
+mod access;
 mod acp;
 mod answers;
 mod assemble;
@@ -70,12 +71,15 @@ fn init_logs(to_file: bool) {
     let log_file = to_file
         .then(|| {
             let dir = agentry::session::data_dir();
-            std::fs::create_dir_all(&dir).ok()?;
-            std::fs::OpenOptions::new()
+            agentry::private::folder(&dir).ok()?;
+            let log = dir.join("agentry.log");
+            let file = agentry::private::file_options()
                 .create(true)
                 .append(true)
-                .open(dir.join("agentry.log"))
-                .ok()
+                .open(&log)
+                .ok()?;
+            agentry::private::file(&log).ok()?;
+            Some(file)
         })
         .flatten();
     match log_file {

@@ -63,9 +63,15 @@ async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
                 .with_context(|| format!("cannot listen on {address}"))
                 .map_err(CliError::usage)?;
             let bound = listener.local_addr().map_err(CliError::internal)?;
-            // The endpoint, alone on stdout, for whoever started the server.
+            let admission =
+                crate::access::admission(&args.access, bound, &[], &config.data_folder())?;
+            // The endpoint, alone on stdout, for whoever started the server; the token on
+            // standard error.
             println!("http://{bound}/mcp");
-            agentry_mcp_server::serve_http(listener, settings).await
+            if let Some(token) = admission.token() {
+                eprintln!("agentry mcp serve: clients must send `Authorization: Bearer {token}`");
+            }
+            agentry_mcp_server::serve_http(listener, settings, admission).await
         }
     };
     served

@@ -10,6 +10,12 @@ use agentry_serve::live::SessionDefaults;
 pub async fn serve(args: ServeArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::assemble::load_config(&project)?;
+    let admission = crate::access::admission(
+        &args.access,
+        args.listen,
+        &args.allow_origin,
+        &config.data_folder(),
+    )?;
     let policy = crate::assemble::policy(&config, &args.agent, &project)?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
     let offered = config.offered_models(model.name());
@@ -23,23 +29,13 @@ pub async fn serve(args: ServeArgs) -> Result<Exit, CliError> {
     )
     .await?;
     crate::assemble::warn_about_rules(&agent, &policy, &project);
-    let token = match args.token {
-        Some(token) => Some(token),
-        None if !args.listen.ip().is_loopback() => {
-            let token = uuid::Uuid::new_v4().simple().to_string();
-            eprintln!("agentry serve: clients must send `Authorization: Bearer {token}`");
-            Some(token)
-        }
-        None => None,
-    };
     let settings = ServeSettings {
         defaults: SessionDefaults {
             cwd: project,
             policy,
             max_message_bytes: args.max_message_bytes,
         },
-        token,
-        allowed_origins: args.allow_origin,
+        admission: admission.clone(),
         models: Some(std::sync::Arc::new(offered)),
     };
     let listener = tokio::net::TcpListener::bind(args.listen)
@@ -47,6 +43,10 @@ pub async fn serve(args: ServeArgs) -> Result<Exit, CliError> {
         .map_err(|e| CliError::usage(anyhow::anyhow!("cannot listen on {}: {e}", args.listen)))?;
     let address = listener.local_addr().map_err(CliError::internal)?;
     println!("agentry serve: listening on http://{address}");
+    match admission.token() {
+        Some(token) => println!("agentry serve: open http://{address}/?token={token}"),
+        None => println!("agentry serve: open http://{address}/"),
+    }
     let listener = agentry_serve::without_delay(listener);
     axum::serve(listener, agentry_serve::router(agent, settings))
         .with_graceful_shutdown(shutdown())

@@ -36,6 +36,7 @@
 
 #![forbid(clippy::todo, clippy::dbg_macro)]
 
+pub mod admission;
 pub mod agent;
 pub mod coerce;
 pub mod commands;
@@ -57,6 +58,7 @@ pub mod pause;
 pub mod permission;
 #[cfg(feature = "plugins")]
 pub mod plugins;
+pub mod private;
 #[cfg(unix)]
 pub mod process_group;
 pub mod prompt;

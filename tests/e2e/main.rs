@@ -95,6 +95,7 @@ mod mcp;
 mod mcp_serve;
 mod model_faults;
 mod models;
+mod on_disk;
 mod permissions;
 mod plugins;
 mod providers;

@@ -3,9 +3,9 @@
 //! is added, `agentry_run` through a mock model, and streamable HTTP.
 
 use crate::{bash_then_answer, pid_in, process_gone, sandbox};
-use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::peers::{Transcript, run_mcp_client};
+use agentry_tests::{Sandbox, http};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -229,11 +229,26 @@ fn streamable_http_serves_the_same_prompts() {
         "127.0.0.1:0",
         "--page-size",
         "4",
+        "--token",
+        "mcp-s3cret",
     ]);
     let url = server.wait_for_line(|line| line.starts_with("http://"));
+    // Any local account reaches the port: without the token, or from a rebound name, nothing.
+    let (status, _) = http::call("POST", &url, Some(&json!({})), None);
+    assert_eq!(status, 401);
+    let (status, _) = http::request(
+        "POST",
+        &url,
+        &[
+            ("Host", "rebind.example"),
+            ("Authorization", "Bearer mcp-s3cret"),
+        ],
+        Some(("application/json", "{}".to_owned())),
+    );
+    assert_eq!(status, 403);
     let new_template = sb.project().join(".agentry/prompts/deploy.md");
     let out = run_mcp_client(
-        &json!({"server": {"url": url}, "steps": [
+        &json!({"server": {"url": url, "headers": {"Authorization": "Bearer mcp-s3cret"}}, "steps": [
             {"op": "list_all_prompts"},
             {"op": "get_prompt", "name": "explain"},
             {"op": "write_file", "path": new_template, "text": "Deploy.\n"},

@@ -8,7 +8,7 @@
 //
 // Scenario: {
 //   "server": {"command": "...", "args": [...], "env": {...}, "cwd": "..."}   // stdio, or
-//   "server": {"url": "http://127.0.0.1:PORT/mcp"},                         // streamable HTTP
+//   "server": {"url": "http://127.0.0.1:PORT/mcp", "headers": {...}},       // streamable HTTP
 //   "steps": [{"op": "list_prompts", "cursor": "..."},
 //             {"op": "list_all_prompts"},        // follows nextCursor to the end
 //             {"op": "get_prompt", "name": "...", "arguments": {...}},
@@ -31,7 +31,9 @@ const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const print = (record) => process.stdout.write(JSON.stringify(record) + "\n");
 
 const transport = scenario.server.url
-  ? new StreamableHTTPClientTransport(new URL(scenario.server.url))
+  ? new StreamableHTTPClientTransport(new URL(scenario.server.url), {
+      requestInit: { headers: scenario.server.headers ?? {} },
+    })
   : new StdioClientTransport({
       command: scenario.server.command,
       args: scenario.server.args ?? [],

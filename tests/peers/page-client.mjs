@@ -6,15 +6,19 @@
 // It prints one JSON line per step: {"kind": "step", "step": n, "op": ..., "text": ...}, and
 // {"kind": "failed", "step": n, "message": ...} when a step fails (the run stops there).
 //
+// It first prints {"kind": "loaded", "status": N}: the HTTP status of the page.
+//
 // Scenario: {
 //   "url": "http://127.0.0.1:PORT/",
+//   "hostResolverRules": "MAP rebind.test 127.0.0.1",                 // optional: names rebound
 //   "steps": [{"op": "click", "selector": "#new-session"},
 //             {"op": "fill", "selector": "#message", "text": "..."},
 //             {"op": "press", "selector": "#message", "key": "Enter"},
 //             {"op": "wait_text", "selector": "#conversation", "text": "..."},  // until it shows
 //             {"op": "text", "selector": "..."},                                // prints it
 //             {"op": "check", "selector": "..."},
-//             {"op": "screenshot", "path": "/abs/file.png"}]
+//             {"op": "screenshot", "path": "/abs/file.png"},
+//             {"op": "eval", "script": "(async () => …)()"}]                    // prints its value
 // }
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,11 +42,13 @@ const browser = await chromium.launchPersistentContext(profile, {
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    ...(scenario.hostResolverRules ? [`--host-resolver-rules=${scenario.hostResolverRules}`] : []),
   ],
 });
 const page = browser.pages()[0] ?? (await browser.newPage());
 page.setDefaultTimeout(20000);
-await page.goto(scenario.url);
+const loaded = await page.goto(scenario.url);
+print({ kind: "loaded", status: loaded?.status() ?? null });
 
 let index = 0;
 try {
@@ -70,6 +76,9 @@ try {
         break;
       case "screenshot":
         await page.screenshot({ path: step.path, fullPage: true });
+        break;
+      case "eval":
+        text = String(await page.evaluate(step.script));
         break;
       default:
         throw new Error(`unknown step ${step.op}`);

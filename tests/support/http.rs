@@ -5,13 +5,30 @@ use serde_json::Value;
 /// Sends `method url` (with a JSON body and a bearer token, when given) and returns the status
 /// and the JSON body (`null` when empty, a string when not JSON).
 pub fn call(method: &str, url: &str, body: Option<&Value>, token: Option<&str>) -> (u16, Value) {
+    let authorization = token.map(|token| format!("Bearer {token}"));
+    let headers: Vec<(&str, &str)> = authorization
+        .iter()
+        .map(|value| ("Authorization", value.as_str()))
+        .collect();
+    let body = body.map(|body| ("application/json", body.to_string()));
+    request(method, url, &headers, body)
+}
+
+/// Sends `method url` with these headers and a body of a content type, as a hostile page or
+/// client would shape it, and returns the status and the body as [`call`] does.
+pub fn request(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<(&str, String)>,
+) -> (u16, Value) {
     let client = reqwest::blocking::Client::new();
     let mut request = client.request(method.parse().unwrap(), url);
-    if let Some(body) = body {
-        request = request.json(body);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
     }
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
+    if let Some((content_type, body)) = body {
+        request = request.header("Content-Type", content_type).body(body);
     }
     let response = request.send().unwrap();
     let status = response.status().as_u16();
@@ -22,4 +39,19 @@ pub fn call(method: &str, url: &str, body: Option<&Value>, token: Option<&str>) 
         serde_json::from_str(&text).unwrap_or(Value::String(text))
     };
     (status, body)
+}
+
+/// A GET whose redirect is not followed: its status and its `Set-Cookie` header, if any.
+pub fn get_unfollowed(url: &str) -> (u16, Option<String>) {
+    let client = reqwest::blocking::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let response = client.get(url).send().unwrap();
+    let cookie = response
+        .headers()
+        .get("set-cookie")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    (response.status().as_u16(), cookie)
 }

@@ -278,12 +278,16 @@ impl Config {
         Ok(Some(config))
     }
 
-    /// Where the session database lives: the configured data directory, else the default.
+    /// The data folder: the configured one, else the default ([`crate::session::data_dir`]).
+    pub fn data_folder(&self) -> PathBuf {
+        self.data_dir
+            .clone()
+            .unwrap_or_else(crate::session::data_dir)
+    }
+
+    /// Where the session database lives: `sessions.db` in the [`data_folder`](Self::data_folder).
     pub fn database_path(&self) -> PathBuf {
-        match &self.data_dir {
-            Some(dir) => dir.join("sessions.db"),
-            None => crate::session::default_database_path(),
-        }
+        self.data_folder().join("sessions.db")
     }
 
     /// The model: `spec` (a flag, say), else the configuration's `model`, else the default for

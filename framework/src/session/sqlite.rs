@@ -70,7 +70,15 @@ impl SqliteStore {
             message: e.to_string(),
         };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| db_error(&e))?;
+            crate::private::create_folder(parent).map_err(|e| db_error(&e))?;
+        }
+        // Conversations and tool outputs are the user's alone: the file is made 0600 (SQLite
+        // gives its -wal and -shm files the same mode), and one made looser before is tightened.
+        if !path.exists() {
+            let _ = crate::private::file_options()
+                .write(true)
+                .create_new(true)
+                .open(&path);
         }
         let connection = Connection::open(&path)
             .and_then(|connection| {
@@ -86,6 +94,11 @@ impl SqliteStore {
                 Some(why) => db_error(&format!("{e} ({why})")),
                 None => db_error(&e),
             })?;
+        for file in [path.clone(), sidecar(&path, "-wal"), sidecar(&path, "-shm")] {
+            if file.exists() {
+                crate::private::file(&file).map_err(|e| db_error(&e))?;
+            }
+        }
         Ok(Self {
             path,
             connection: Mutex::new(connection),
@@ -111,6 +124,13 @@ impl SqliteStore {
             message: error.to_string(),
         }
     }
+}
+
+/// The database's `-wal` or `-shm` file.
+fn sidecar(database: &Path, suffix: &str) -> PathBuf {
+    let mut name = database.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 /// Why the database's folder cannot be written in (SQLite needs to, for its write-ahead log),

@@ -186,10 +186,12 @@ pub async fn serve_stdio(settings: ServeSettings) -> Result<(), std::io::Error> 
     Ok(())
 }
 
-/// Serves streamable HTTP at `/mcp` on `listener` until the process ends.
+/// Serves streamable HTTP at `/mcp` on `listener` until the process ends, to requests that
+/// `admission` lets in (its `Host`, `Origin` and token).
 pub async fn serve_http(
     listener: tokio::net::TcpListener,
     settings: ServeSettings,
+    admission: agentry::admission::Admission,
 ) -> Result<(), std::io::Error> {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -201,6 +203,34 @@ pub async fn serve_http(
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = axum::Router::new().nest_service("/mcp", service).layer(
+        axum::middleware::from_fn_with_state(Arc::new(admission), admit),
+    );
     axum::serve(listener, router).await
+}
+
+/// Lets a request through when it comes to a name the server answers to, from no other site's
+/// page, with the token; answers for it otherwise.
+async fn admit(
+    axum::extract::State(admission): axum::extract::State<Arc<agentry::admission::Admission>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let headers = request.headers();
+    let credentials = agentry::admission::Credentials::from_headers(
+        |name| headers.get(name).and_then(|value| value.to_str().ok()),
+        request.uri().query(),
+    );
+    let admitted = admission
+        .check_site(&credentials)
+        .and_then(|()| admission.check_token(&credentials));
+    match admitted {
+        Ok(()) => next.run(request).await,
+        Err(refused) => {
+            let status = axum::http::StatusCode::from_u16(refused.status())
+                .unwrap_or(axum::http::StatusCode::FORBIDDEN);
+            (status, axum::Json(refused.body())).into_response()
+        }
+    }
 }

@@ -14,6 +14,7 @@
 //! sessions open (chats per second then counts that window too).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use agentry::admission::Admission;
 use agentry::agent::Agent;
 use agentry::model::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
 use agentry::permission::PermissionPolicy;
@@ -117,8 +118,7 @@ async fn agentry_run(n: usize, spread: Duration, model_url: &str) -> Run {
             policy: PermissionPolicy::default(),
             max_message_bytes: 1 << 20,
         },
-        token: None,
-        allowed_origins: Vec::new(),
+        admission: Admission::new(None, "127.0.0.1:0".parse().unwrap(), &[], &[]),
         models: None,
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -1,10 +1,10 @@
 // agentry's web page: a chat-flow client over the plain WebSocket at /ws and the REST API.
 // Turns are kept as the server projects them (turn:start / turn:end carry whole turns, patches
 // change them) and re-rendered when they change. Only the main loop's turns are shown in the
-// conversation; a sub-agent's turns are folded under the Agent call that started it.
+// conversation; a sub-agent's turns are folded under the Agent call that started it. The
+// server's token travels in the cookie the page was given when opened with its link.
 "use strict";
 
-const token = new URLSearchParams(location.search).get("token");
 const turns = new Map(); // turn_id -> projection, in arrival order
 let sessionId = null;
 let socket = null;
@@ -19,10 +19,12 @@ const el = (tag, props = {}, ...children) => {
 
 async function api(method, path, body) {
   const headers = {};
-  if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (response.status === 204) return null;
+  if (response.status === 401) {
+    throw new Error("Open this page with the link `agentry serve` printed (it ends with ?token=…).");
+  }
   const data = await response.json();
   if (!response.ok) throw new Error(data.message ?? `HTTP ${response.status}`);
   return data;
@@ -41,7 +43,7 @@ function showError(message) {
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/ws${token ? `?token=${encodeURIComponent(token)}` : ""}`);
+  socket = new WebSocket(`${scheme}://${location.host}/ws`);
   socket.onmessage = (message) => {
     const { event, data } = JSON.parse(message.data);
     handle(event, data);

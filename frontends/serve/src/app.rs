@@ -1,19 +1,19 @@
 //! The server: its routes (Socket.IO at `/socket.io/`, the plain WebSocket at `/ws`, the REST
-//! API under `/api`, the web page at `/`), who may
-//! connect (a bearer token, allowed `Origin`s) and the size limits.
+//! API under `/api`, the web page at `/`), who may connect (see [`crate::admit`]) and the size
+//! limits.
 
 use crate::client::Client;
 use crate::live::{SessionDefaults, Sessions};
 use crate::rest;
+use agentry::admission::Admission;
 use agentry::agent::Agent;
 use agentry::fanout::{Fanout, LocalFanout};
 use agentry::model::catalog::ModelChoices;
 use axum::Router;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::middleware;
+use axum::response::Response;
 use axum::routing::{get, post};
 use futures::{FutureExt, SinkExt, StreamExt};
 use std::sync::Arc;
@@ -23,11 +23,9 @@ use std::sync::Arc;
 pub struct ServeSettings {
     /// What new sessions get.
     pub defaults: SessionDefaults,
-    /// The bearer token clients must present (`Authorization: Bearer …`, or `?token=…` where a
-    /// browser cannot set headers); `None` lets anyone on the listening address in.
-    pub token: Option<String>,
-    /// Origins (`http://host:port`) whose pages may open WebSockets, besides the server's own.
-    pub allowed_origins: Vec<String>,
+    /// Who may connect: the token (`Authorization: Bearer …`, the page's cookie, or `?token=…`
+    /// where a client cannot set headers), the `Host` names and the other sites' pages allowed.
+    pub admission: Admission,
     /// The models a chat may switch its session to (`model` in `chat:send`); none, no switching.
     pub models: Option<Arc<dyn ModelChoices>>,
 }
@@ -62,7 +60,7 @@ pub fn router_with_fanout(
         settings.models.clone(),
         fanout,
     ));
-    let settings = Arc::new(settings);
+    let admission = Arc::new(settings.admission.clone());
     let api = Router::new()
         .route("/sessions", post(rest::create).get(rest::list))
         .route(
@@ -80,66 +78,14 @@ pub fn router_with_fanout(
     Router::new()
         .nest("/api", api)
         .route("/ws", get(websocket))
-        .merge(crate::page::routes())
+        .merge(crate::page::routes(admission.clone()))
         .with_state(sessions)
         .layer(socket_io)
         .layer(DefaultBodyLimit::max(settings.defaults.max_message_bytes))
-        .layer(middleware::from_fn_with_state(settings, admit))
-}
-
-/// Lets a request in when it carries the token (if one is set) and, for a WebSocket, comes
-/// from an allowed origin.
-async fn admit(
-    State(settings): State<Arc<ServeSettings>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if let Some(token) = &settings.token
-        && !crate::page::is_page(request.uri().path())
-        && !presents_token(request.headers(), request.uri().query(), token)
-    {
-        return (
-            StatusCode::UNAUTHORIZED,
-            axum::Json(
-                serde_json::json!({"message": "a bearer token is required", "code": "forbidden"}),
-            ),
-        )
-            .into_response();
-    }
-    if request.headers().contains_key(header::UPGRADE)
-        && !origin_allowed(request.headers(), &settings.allowed_origins)
-    {
-        return (
-            StatusCode::FORBIDDEN,
-            "this origin may not open a WebSocket here",
-        )
-            .into_response();
-    }
-    next.run(request).await
-}
-
-fn presents_token(headers: &HeaderMap, query: Option<&str>, token: &str) -> bool {
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    let in_query = query
-        .into_iter()
-        .flat_map(|q| q.split('&'))
-        .find_map(|pair| pair.strip_prefix("token="));
-    bearer == Some(token) || in_query == Some(token)
-}
-
-/// No `Origin` (not a browser), the server's own, or one of the allowed.
-fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return true;
-    };
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    let own = host.is_some_and(|host| {
-        origin == format!("http://{host}") || origin == format!("https://{host}")
-    });
-    own || allowed.iter().any(|a| a == origin)
+        .layer(middleware::from_fn_with_state(
+            admission,
+            crate::admit::admit,
+        ))
 }
 
 /// The read buffer of a plain-WebSocket connection.

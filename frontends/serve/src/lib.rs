@@ -12,6 +12,7 @@
 //! the session's sequence so far and the open turns as they stand, then every later event;
 //! `GET /api/sessions/{id}/messages` gives every turn with its `sequence`.
 
+mod admit;
 mod app;
 pub mod chat;
 pub mod client;

@@ -108,12 +108,14 @@ impl History {
 
 fn append(file: &Path, entry: &str) -> std::io::Result<()> {
     if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
+        agentry::private::create_folder(dir)?;
     }
-    let mut out = std::fs::OpenOptions::new()
+    // What the user typed is theirs alone, like their sessions.
+    let mut out = agentry::private::file_options()
         .create(true)
         .append(true)
         .open(file)?;
+    agentry::private::file(file)?;
     let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
     writeln!(out, "{line}")
 }
@@ -138,6 +140,12 @@ mod tests {
         assert_eq!(history.following(), Some("second\nwith two lines"));
         assert_eq!(history.following(), Some("draft"));
         assert_eq!(history.following(), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "what the user typed is theirs alone");
+        }
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

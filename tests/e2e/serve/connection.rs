@@ -68,7 +68,7 @@ fn a_token_is_required_when_set_and_foreign_origins_may_not_open_sockets() {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([]);
     let server = Server::start(&sb, &model, &["--token", "s3cret"]);
-    let (status, _) = server.call("GET", "/api/sessions", None);
+    let (status, _) = http::call("GET", &format!("{}/api/sessions", server.url), None, None);
     assert_eq!(status, 401);
     let (status, _) = http::call(
         "GET",

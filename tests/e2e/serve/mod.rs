@@ -9,10 +9,11 @@ use agentry_tests::{Running, Sandbox, http};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// A running `agentry serve` on a free loopback port.
+/// A running `agentry serve` on a free loopback port, and the token it printed.
 pub(crate) struct Server {
     running: Running,
     url: String,
+    token: Option<String>,
 }
 
 impl Drop for Server {
@@ -33,19 +34,61 @@ impl Drop for Server {
 
 impl Server {
     pub(crate) fn start(sb: &Sandbox, model: &MockModelServer, args: &[&str]) -> Server {
+        Self::start_with_env(sb, model, args, &[])
+    }
+
+    /// [`Server::start`] with more environment variables.
+    pub(crate) fn start_with_env(
+        sb: &Sandbox,
+        model: &MockModelServer,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
         let base = format!("{}/v1", model.url());
         let mut command = vec!["serve", "--listen", "127.0.0.1:0"];
         if !args.contains(&"--model") {
             command.extend(["--model", "openai/gpt-4.1"]);
         }
         command.extend_from_slice(args);
-        let running = sb.spawn_with_env(
-            &command,
-            &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
-        );
+        let mut env = env.to_vec();
+        env.extend([("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)]);
+        let running = sb.spawn_with_env(&command, &env);
         let line = running.wait_for_line(|l| l.contains("listening on"));
         let url = line.rsplit(' ').next().unwrap().to_owned();
-        Server { running, url }
+        // The link to open, with the token the server made (or was given).
+        let open = running.wait_for_line(|l| l.contains("agentry serve: open "));
+        let token = open
+            .split_once("?token=")
+            .map(|(_, token)| token.to_owned());
+        Server {
+            running,
+            url,
+            token,
+        }
+    }
+
+    /// The link `agentry serve` printed for the page.
+    pub(crate) fn page_link(&self) -> String {
+        match &self.token {
+            Some(token) => format!("{}/?token={token}", self.url),
+            None => format!("{}/", self.url),
+        }
+    }
+
+    /// The `Authorization` header a client sends to be let in.
+    pub(crate) fn authorization(&self) -> String {
+        format!(
+            "Authorization: Bearer {}",
+            self.token.as_deref().unwrap_or_default()
+        )
+    }
+
+    /// The headers a client sends to be let in.
+    fn credentials(&self) -> Value {
+        match &self.token {
+            Some(token) => json!({"Authorization": format!("Bearer {token}")}),
+            None => json!({}),
+        }
     }
 
     pub(super) fn ws(&self) -> String {
@@ -54,7 +97,12 @@ impl Server {
 
     /// A REST call: the status and the JSON body (`null` when empty).
     pub(crate) fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        http::call(method, &format!("{}{path}", self.url), body.as_ref(), None)
+        http::call(
+            method,
+            &format!("{}{path}", self.url),
+            body.as_ref(),
+            self.token.as_deref(),
+        )
     }
 
     pub(super) fn new_session(&self, sb: &Sandbox) -> String {
@@ -75,7 +123,7 @@ impl Server {
             _ => self.url.clone(),
         };
         run_chat_client(
-            &json!({"transport": transport, "url": url, "steps": steps}),
+            &json!({"transport": transport, "url": url, "steps": steps, "headers": self.credentials()}),
             sb.project().parent().unwrap(),
             Duration::from_secs(60),
         )
@@ -136,6 +184,7 @@ pub(super) fn on_both_transports(flow: fn(&str)) {
     }
 }
 
+mod admission;
 mod connection;
 mod flows;
 mod page;

@@ -57,7 +57,7 @@ fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs()
         {"op": "screenshot", "path": shot},
     ]);
     let out = run_page_client(
-        &json!({"url": format!("{}/", server.url), "steps": steps}),
+        &json!({"url": server.page_link(), "steps": steps}),
         sb.project().parent().unwrap(),
         Duration::from_secs(90),
     );

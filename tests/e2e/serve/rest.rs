@@ -87,6 +87,7 @@ fn the_rest_api_holds_to_its_openapi_document() {
     let out = std::process::Command::new(agentry_tests::peers::schemathesis())
         .arg("run")
         .arg(format!("{}/api/openapi.json", server.url))
+        .args(["--header", &server.authorization()])
         .args([
             "--checks",
             "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
