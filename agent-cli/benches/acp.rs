@@ -109,6 +109,16 @@ fn start(sb: &Sandbox, spawn: impl Fn() -> Agent) -> Start {
     }
 }
 
+/// Whether an executable is position-independent (ELF type `ET_DYN`), as ASLR needs.
+fn elf_kind(binary: &Path) -> &'static str {
+    let header = std::fs::read(binary).unwrap_or_default();
+    match header.get(16..18) {
+        Some([3, 0]) => "PIE",
+        Some([2, 0]) => "position-dependent",
+        _ => "not ELF",
+    }
+}
+
 fn startup(sb: &Sandbox, script: &str) {
     let floor = floor_binary();
     let mut agentry = Vec::new();
@@ -128,7 +138,8 @@ fn startup(sb: &Sandbox, script: &str) {
         median_of(&floors, &initialize),
     );
     println!(
-        "start-up, spawn → initialize answered: agentry {ours:.2} ms, floor {theirs:.2} ms, ratio {:.2}× (target ≤ 1.3×; medians of {STARTUP_RUNS})",
+        "start-up, spawn → initialize answered: agentry ({}) {ours:.2} ms, floor {theirs:.2} ms, ratio {:.2}× (target ≤ 1.3×; medians of {STARTUP_RUNS})",
+        elf_kind(Path::new(env!("CARGO_BIN_EXE_agentry"))),
         ours / theirs
     );
     let (ours, theirs) = (median_of(&agentry, &session), median_of(&floors, &session));
