@@ -366,7 +366,7 @@ fn web_fetch(config: &Config) -> Option<Arc<dyn Provider>> {
             ),
             None => None,
         };
-        Ok(Arc::new(agentry_webfetch::provider(&settings, model)?))
+        Ok(Arc::new(agentry_webfetch::provider(&settings, model)))
     };
     offered()
         .map_err(|error| eprintln!("agentry: WebFetch not offered: {error}"))

@@ -46,16 +46,20 @@ fn reads_of_the_secret(sb: &Sandbox) -> Vec<(&'static str, Value)> {
     ]
 }
 
-/// Runs the reads in bypass mode (only the rule stands in their way) and checks what the
-/// model got.
+/// Runs the model's calls in bypass mode with these flags: only the rules stand in their way.
+fn in_bypass_mode(sb: &Sandbox, server: &MockModelServer, flags: &[&str]) {
+    let mut args = vec!["--permission-mode", "bypass"];
+    args.extend_from_slice(flags);
+    args.push("go");
+    let out = run_openai(sb, server, &args);
+    assert_eq!(out.code, Some(0), "{out:?}");
+}
+
+/// Runs the reads in bypass mode and checks what the model got.
 fn the_secret_stays_secret(sb: &Sandbox, extra_args: &[&str]) {
     let reads = reads_of_the_secret(sb);
     let server = calls(&reads);
-    let mut args = vec!["--permission-mode", "bypass"];
-    args.extend_from_slice(extra_args);
-    args.push("read the key");
-    let out = run_openai(sb, &server, &args);
-    assert_eq!(out.code, Some(0), "{out:?}");
+    in_bypass_mode(sb, &server, extra_args);
     for (n, (tool, input)) in reads.iter().enumerate() {
         let result = tool_result_in(&server, n + 1);
         assert!(
@@ -117,20 +121,11 @@ fn the_four_path_forms_start_where_the_readme_says() {
         ("Read", json!({"file_path": ".env"})),
     ];
     let server = calls(&reads);
-    let out = run_openai(
+    in_bypass_mode(
         &sb,
         &server,
-        &[
-            "--permission-mode",
-            "bypass",
-            "--deny",
-            "Read(~/.ssh/**)",
-            "--deny",
-            "Read(.env)",
-            "go",
-        ],
+        &["--deny", "Read(~/.ssh/**)", "--deny", "Read(.env)"],
     );
-    assert_eq!(out.code, Some(0), "{out:?}");
     for n in 1..=3 {
         let result = tool_result_in(&server, n);
         assert!(result.contains("denied"), "read {n}: {result}");
@@ -175,18 +170,7 @@ fn an_edit_rule_covers_every_tool_that_edits_files() {
             json!({"file_path": "locked/a.txt", "edits": [{"old_string": "old", "new_string": "new"}]}),
         ),
     ]);
-    let out = run_openai(
-        &sb,
-        &server,
-        &[
-            "--permission-mode",
-            "bypass",
-            "--deny",
-            "Edit(locked/)",
-            "go",
-        ],
-    );
-    assert_eq!(out.code, Some(0), "{out:?}");
+    in_bypass_mode(&sb, &server, &["--deny", "Edit(locked/)"]);
     for n in 1..=3 {
         assert!(tool_result_in(&server, n).contains("denied"));
     }

@@ -59,7 +59,7 @@ impl AnthropicModel {
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
         let url = format!("{}/v1/messages", settings.base_url.trim_end_matches('/'));
-        let endpoint = Endpoint::new(url, headers, settings.http.clone())?;
+        let endpoint = Endpoint::new(url, headers, settings.http.clone());
         Ok(Self { settings, endpoint })
     }
 }

@@ -8,6 +8,7 @@ use futures::StreamExt;
 use rand::Rng;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Timeouts and retry policy of a model client.
@@ -37,27 +38,38 @@ impl Default for HttpOptions {
     }
 }
 
-/// Where requests of one client go.
+/// Where requests of one client go. The HTTP client (which reads the system's root
+/// certificates) is built at the first request, not when the agent starts: an editor's agent
+/// answers `initialize` without it.
 #[derive(Debug, Clone)]
 pub(crate) struct Endpoint {
-    pub client: reqwest::Client,
+    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
     pub url: String,
     pub headers: HeaderMap,
     pub options: HttpOptions,
 }
 
 impl Endpoint {
-    pub fn new(url: String, headers: HeaderMap, options: HttpOptions) -> Result<Self, ModelError> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(options.connect_timeout)
-            .build()
-            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Self {
-            client,
+    pub fn new(url: String, headers: HeaderMap, options: HttpOptions) -> Self {
+        Self {
+            client: Arc::default(),
             url,
             headers,
             options,
-        })
+        }
+    }
+
+    /// The HTTP client, built the first time it is needed.
+    fn client(&self) -> Result<&reqwest::Client, ModelError> {
+        self.client
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .connect_timeout(self.options.connect_timeout)
+                    .build()
+                    .map_err(|e| format!("cannot build the HTTP client: {e}"))
+            })
+            .as_ref()
+            .map_err(|e| ModelError::Config(e.clone()))
     }
 
     /// Posts `body` and decodes the streamed answer with a fresh decoder from `decoder`.
@@ -118,8 +130,11 @@ impl Endpoint {
 
     async fn attempt(&self, body: &Value, attempt: u32) -> Attempt {
         let may_retry = attempt <= self.options.max_retries;
-        let sent = self
-            .client
+        let client = match self.client() {
+            Ok(client) => client,
+            Err(error) => return Attempt::Failed(error),
+        };
+        let sent = client
             .post(&self.url)
             .headers(self.headers.clone())
             .json(body)
@@ -249,8 +264,7 @@ mod tests {
 
     #[test]
     fn backoff_doubles_within_jitter_and_caps() {
-        let endpoint =
-            Endpoint::new(String::new(), HeaderMap::new(), HttpOptions::default()).unwrap();
+        let endpoint = Endpoint::new(String::new(), HeaderMap::new(), HttpOptions::default());
         for attempt in 1..8 {
             let wait = endpoint.backoff(attempt, None);
             let full = Duration::from_secs(1)

@@ -65,7 +65,7 @@ impl OpenAiModel {
             OpenAiApi::Responses => "responses",
         };
         let url = format!("{}/{path}", settings.base_url.trim_end_matches('/'));
-        let endpoint = Endpoint::new(url, headers, settings.http.clone())?;
+        let endpoint = Endpoint::new(url, headers, settings.http.clone());
         Ok(Self { settings, endpoint })
     }
 }

@@ -60,6 +60,19 @@ impl PermissionPolicy {
         }
     }
 
+    /// A policy of `mode` and rules written as users write them, given in code:
+    /// `PermissionPolicy::with_rules(PermissionMode::Default, &[(RuleAction::Deny, "Bash(rm:*)")])`.
+    pub fn with_rules(
+        mode: PermissionMode,
+        rules: &[(RuleAction, &str)],
+    ) -> Result<Self, crate::permission::PermissionError> {
+        let rules = rules
+            .iter()
+            .map(|(action, target)| PermissionRule::parse(*action, target))
+            .collect::<Result<_, _>>()?;
+        Ok(Self::new(mode, rules))
+    }
+
     /// Decides one call; `remembered` holds the session's "always" answers.
     pub fn decide(&self, call: &CallSubject<'_>, remembered: &RememberedAnswers) -> Decision {
         let home = dirs::home_dir();
@@ -212,16 +225,30 @@ impl ReadDenials {
     }
 }
 
-/// Whether `rule` is about the call's tool: every tool, its kind, its name, or (`Read`,
-/// `Edit`) the family of tools it belongs to.
+/// Whether `rule` is about the call's tool: every tool, its kind, its name, (`Read`, `Edit`)
+/// the family of tools it belongs to, or (`mcp__server`, `mcp__server__*`) the MCP server it
+/// comes from.
 fn applies(rule: &PermissionRule, call: &CallSubject<'_>) -> bool {
     match &rule.target {
         RuleTarget::Any => true,
         RuleTarget::Kind(kind) => *kind == call.kind,
         RuleTarget::Tool { name, .. } => {
-            name == call.tool_name || call.patterns.family() == Some(name.as_str())
+            name == call.tool_name
+                || call.patterns.family() == Some(name.as_str())
+                || names_its_server(name, call.tool_name)
         }
     }
+}
+
+/// Whether `rule_name` is `mcp__SERVER` or `mcp__SERVER__*` for the MCP tool `tool_name`
+/// (`mcp__SERVER__TOOL`), as in Claude Code.
+fn names_its_server(rule_name: &str, tool_name: &str) -> bool {
+    let server = rule_name.strip_suffix("__*").unwrap_or(rule_name);
+    server.starts_with("mcp__")
+        && !server["mcp__".len()..].contains("__")
+        && tool_name
+            .strip_prefix(server)
+            .is_some_and(|rest| rest.starts_with("__"))
 }
 
 /// Where the path patterns of `rule` start in a session in `cwd`.
@@ -367,11 +394,7 @@ mod tests {
     }
 
     fn policy(mode: PermissionMode, rules: &[(RuleAction, &str)]) -> PermissionPolicy {
-        let rules = rules
-            .iter()
-            .map(|(action, target)| PermissionRule::parse(*action, target).unwrap())
-            .collect();
-        PermissionPolicy::new(mode, rules)
+        PermissionPolicy::with_rules(mode, rules).unwrap()
     }
 
     /// A file tool's call of `path` (canonical), in a session in `/work`.
@@ -803,6 +826,39 @@ mod tests {
         let mut bash = subject(&commands, RulePatterns::Own, &[]);
         bash.tool_name = "Bash";
         assert_eq!(allow_rules(&bash), ["Bash(git status:*)"]);
+    }
+
+    #[test]
+    fn a_rule_naming_an_mcp_server_covers_its_tools_and_no_other() {
+        let policy = policy(
+            PermissionMode::Default,
+            &[
+                (RuleAction::Deny, "mcp__github"),
+                (RuleAction::Allow, "mcp__docs__*"),
+            ],
+        );
+        let call = Call::default();
+        let decide = |tool_name| {
+            policy.decide(
+                &CallSubject {
+                    tool_name,
+                    kind: ToolKind::Other,
+                    patterns: RulePatterns::None,
+                    call: &call,
+                    locations: &[],
+                    outside_workspace: false,
+                    cwd: Path::new("/work"),
+                },
+                &RememberedAnswers::default(),
+            )
+        };
+        assert!(matches!(
+            decide("mcp__github__create_issue"),
+            Decision::Deny(_)
+        ));
+        assert_eq!(decide("mcp__githubx__create_issue"), Decision::Ask);
+        assert_eq!(decide("mcp__docs__search"), Decision::Allow);
+        assert_eq!(decide("mcp__docsearch__x"), Decision::Ask);
     }
 
     #[test]

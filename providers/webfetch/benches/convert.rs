@@ -71,8 +71,7 @@ async fn main() {
         guard: AddressGuard::allowing(vec!["127.0.0.1".parse().unwrap()]),
         upgrade_http: false,
         ..FetchSettings::default()
-    })
-    .unwrap();
+    });
     let prepared = fetcher.prepare(&url).unwrap();
     let (mut gets, mut fetches, mut conversions) = (Vec::new(), Vec::new(), Vec::new());
     let mut markdown_len = 0;

@@ -8,7 +8,7 @@ use agentry::domains::host_in_domain;
 use reqwest::dns::Resolve;
 use reqwest::redirect;
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use url::{Host, Url};
 
@@ -146,16 +146,26 @@ pub struct Page {
     pub truncated: bool,
 }
 
-/// Fetches pages under [`FetchSettings`].
-#[derive(Debug, Clone)]
+/// Fetches pages under [`FetchSettings`]. Its HTTP client (which reads the system's root
+/// certificates) is built at the first fetch, not when the agent starts.
+#[derive(Clone)]
 pub struct Fetcher {
-    client: reqwest::Client,
+    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    resolver: Arc<GuardedResolver>,
     settings: Arc<FetchSettings>,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("settings", &self.settings)
+            .finish()
+    }
 }
 
 impl Fetcher {
     /// A fetcher that looks names up with the system's resolver.
-    pub fn new(settings: FetchSettings) -> Result<Self, FetchError> {
+    pub fn new(settings: FetchSettings) -> Self {
         Self::with_lookup(settings, Arc::new(SystemLookup), None)
     }
 
@@ -165,9 +175,26 @@ impl Fetcher {
         settings: FetchSettings,
         lookup: Arc<dyn Resolve>,
         before_connect: Option<BeforeConnect>,
-    ) -> Result<Self, FetchError> {
-        let settings = Arc::new(settings);
+    ) -> Self {
         let resolver = GuardedResolver::new(lookup, settings.guard.clone(), before_connect);
+        Self {
+            client: Arc::default(),
+            resolver: Arc::new(resolver),
+            settings: Arc::new(settings),
+        }
+    }
+
+    /// The HTTP client, built the first time it is needed.
+    fn client(&self) -> Result<&reqwest::Client, FetchError> {
+        self.client
+            .get_or_init(|| self.build_client())
+            .as_ref()
+            .map_err(|e| FetchError::Transport(e.clone()))
+    }
+
+    /// A client whose lookups go through the guard and whose redirects are checked again.
+    fn build_client(&self) -> Result<reqwest::Client, String> {
+        let settings = &self.settings;
         let policy = {
             let settings = settings.clone();
             redirect::Policy::custom(move |attempt| {
@@ -181,9 +208,9 @@ impl Fetcher {
                 }
             })
         };
-        let client = reqwest::Client::builder()
+        reqwest::Client::builder()
             .user_agent(concat!("agentry-webfetch/", env!("CARGO_PKG_VERSION")))
-            .dns_resolver(Arc::new(resolver))
+            .dns_resolver(self.resolver.clone())
             .redirect(policy)
             // A proxy would connect to addresses the guard never sees.
             .no_proxy()
@@ -193,8 +220,7 @@ impl Fetcher {
             .connect_timeout(settings.connect_timeout)
             .timeout(settings.timeout)
             .build()
-            .map_err(|e| FetchError::Transport(e.to_string()))?;
-        Ok(Self { client, settings })
+            .map_err(|e| e.to_string())
     }
 
     /// The settings.
@@ -216,7 +242,12 @@ impl Fetcher {
     /// Fetches `url` (already [prepared](Self::prepare)).
     pub async fn get(&self, url: &Url) -> Result<Page, FetchError> {
         let failed = |error: reqwest::Error| self.failure(url, error);
-        let mut response = self.client.get(url.clone()).send().await.map_err(failed)?;
+        let mut response = self
+            .client()?
+            .get(url.clone())
+            .send()
+            .await
+            .map_err(failed)?;
         let status = response.status().as_u16();
         let final_url = response.url().clone();
         let content_type = response

@@ -43,15 +43,12 @@ use std::sync::Arc;
 
 /// The provider of `WebFetch`, with `settings`, answering prompts with `model` (the session's
 /// when `None`).
-pub fn provider(
-    settings: &WebFetchSettings,
-    model: Option<Arc<dyn Model>>,
-) -> Result<SimpleProvider, fetch::FetchError> {
-    let fetcher = fetch::Fetcher::new(settings.fetch_settings())?;
+pub fn provider(settings: &WebFetchSettings, model: Option<Arc<dyn Model>>) -> SimpleProvider {
+    let fetcher = fetch::Fetcher::new(settings.fetch_settings());
     let tool = WebFetch::new(fetcher, model).with_max_content_chars(settings.max_content_chars());
-    Ok(SimpleProvider::new(
+    SimpleProvider::new(
         "webfetch",
         "Fetches web pages and answers prompts about them.",
     )
-    .with_tool(tool))
+    .with_tool(tool)
 }

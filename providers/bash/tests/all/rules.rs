@@ -2,8 +2,7 @@
 //! prepared by the real Bash tool and decided by the session's policy, as the executor does.
 
 use agentry::permission::{
-    CallSubject, Decision, PermissionMode, PermissionPolicy, PermissionRule, RememberedAnswers,
-    RuleAction,
+    CallSubject, Decision, PermissionMode, PermissionPolicy, RememberedAnswers, RuleAction,
 };
 use agentry::provider::Provider;
 use agentry::tool::DynTool;
@@ -29,11 +28,7 @@ fn bash_tool() -> Arc<dyn DynTool> {
 }
 
 fn policy(mode: PermissionMode, rules: &[(RuleAction, &str)]) -> PermissionPolicy {
-    let rules = rules
-        .iter()
-        .map(|(action, target)| PermissionRule::parse(*action, target).unwrap())
-        .collect();
-    PermissionPolicy::new(mode, rules)
+    PermissionPolicy::with_rules(mode, rules).unwrap()
 }
 
 fn decide(tool: &dyn DynTool, policy: &PermissionPolicy, command: &str) -> Expect {

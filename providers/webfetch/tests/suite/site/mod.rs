@@ -229,5 +229,4 @@ pub fn fetcher(settings: FetchSettings) -> Fetcher {
             );
         })),
     )
-    .unwrap()
 }
