@@ -29,7 +29,7 @@ pub fn file(file: &Path) -> std::io::Result<()> {
 }
 
 /// Options that create a file readable and writable by the user alone (an existing file keeps
-/// its mode: tighten it with [`file`]).
+/// its mode: tighten it with [`file()`]).
 pub fn file_options() -> std::fs::OpenOptions {
     let mut options = std::fs::OpenOptions::new();
     #[cfg(unix)]

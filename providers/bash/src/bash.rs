@@ -130,7 +130,7 @@ impl Tool for Bash {
 
     /// `Bash(git status)` matches that exact command, `Bash(cargo test:*)` every command that
     /// starts with `cargo test`, `Bash(npm run * --silent)` with `*` for any text; each is
-    /// matched against every simple command of the line (see [`crate::rules`]).
+    /// matched against every simple command of the line, as bash's grammar reads it.
     fn rule_patterns(&self) -> RulePatterns {
         RulePatterns::Own
     }
