@@ -25,6 +25,7 @@ pub mod lint;
 mod mode;
 pub mod path_pattern;
 mod policy;
+mod read_denials;
 mod rule;
 
 pub use answers::{
@@ -32,5 +33,6 @@ pub use answers::{
     PermissionOutcome, PermissionRequest, RejectWhenAsked, RememberedAnswers, handler_fn,
 };
 pub use mode::PermissionMode;
-pub use policy::{CallSubject, Decision, PermissionPolicy, ReadDenials, allow_rules};
+pub use policy::{CallSubject, Decision, PermissionPolicy, allow_rules};
+pub use read_denials::ReadDenials;
 pub use rule::{PermissionError, PermissionRule, RuleAction, RuleOrigin, RuleTarget};
