@@ -333,7 +333,8 @@ impl Agent {
         self.inner.session_servers.as_ref()
     }
 
-    /// Starts a new session (recorded in the store, when there is one).
+    /// Starts a new session. The store, when there is one, records it with its first chat: a
+    /// session opened and left without a message leaves nothing behind.
     pub fn new_session(&self, options: SessionOptions) -> Result<Session, AgentError> {
         self.new_session_with_id(SessionId::generate(), options)
     }
@@ -345,17 +346,17 @@ impl Agent {
         id: SessionId,
         options: SessionOptions,
     ) -> Result<Session, AgentError> {
-        if let Some(store) = &self.inner.store {
-            let now = now_rfc3339();
-            store.create(&SessionMeta {
-                id: id.clone(),
-                cwd: options.cwd.clone(),
-                title: None,
-                created_at: now.clone(),
-                updated_at: now,
-            })?;
-        }
-        self.session(id, options, Vec::new(), RememberedAnswers::default())
+        let now = now_rfc3339();
+        let meta = SessionMeta {
+            id: id.clone(),
+            cwd: options.cwd.clone(),
+            title: None,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        let mut session = self.session(id, options, Vec::new(), RememberedAnswers::default())?;
+        session.unstored = self.inner.store.is_some().then_some(meta);
+        Ok(session)
     }
 
     /// Reopens a stored session with its history and remembered permission answers.
@@ -412,6 +413,7 @@ impl Agent {
             fork: None,
             paused: None,
             rules_reported: false,
+            unstored: None,
         };
         if let Some(recordings) = &self.inner.recordings {
             let file = recordings.file_for(&session.id);
@@ -441,6 +443,8 @@ pub struct Session {
     paused: Option<PausedChat>,
     /// Whether the permission rules that can never match were reported (at the first chat).
     rules_reported: bool,
+    /// The session's description until the store records it, with its first chat.
+    unstored: Option<SessionMeta>,
 }
 
 impl Session {
@@ -469,6 +473,7 @@ impl Session {
             fork: Some(fork),
             paused: None,
             rules_reported: false,
+            unstored: None,
         }
     }
 

@@ -7,11 +7,28 @@ use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::tmux::Tmux;
 use serde_json::json;
 
-/// The terminal's size in every test.
+mod scrollback;
+
+/// The terminal's size in every test but the scrollback checks.
 const SIZE: (u16, u16) = (80, 30);
 
 /// `agentry --model openai/gpt-4.1 ARGS…` in tmux, against `server`, with `env` added.
 fn chat(sb: &Sandbox, server: &MockModelServer, args: &[&str], env: &[(&str, &str)]) -> Tmux {
+    chat_in(sb, server, args, env, SIZE)
+}
+
+/// `agentry --model openai/gpt-4.1 ARGS…` in a `size` tmux pane, against `server`.
+fn chat_sized(sb: &Sandbox, server: &MockModelServer, args: &[&str], size: (u16, u16)) -> Tmux {
+    chat_in(sb, server, args, &[], size)
+}
+
+fn chat_in(
+    sb: &Sandbox,
+    server: &MockModelServer,
+    args: &[&str],
+    env: &[(&str, &str)],
+    size: (u16, u16),
+) -> Tmux {
     let mut environment: Vec<(String, String)> = sb
         .environment()
         .into_iter()
@@ -28,7 +45,7 @@ fn chat(sb: &Sandbox, server: &MockModelServer, args: &[&str], env: &[(&str, &st
         &all_args,
         &environment,
         &sb.project(),
-        SIZE,
+        size,
     );
     tmux.wait_for_text("/help");
     tmux
@@ -420,4 +437,27 @@ fn the_sandbox_is_shown_and_switched_for_the_session_with_a_slash_command() {
     assert!(!sb.project().join("inside.txt").exists());
     let result = tool_result_in(&server, 1);
     assert!(result.contains("in the read-only sandbox"), "{result}");
+}
+
+#[test]
+fn a_chat_left_without_a_message_stores_no_session() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("Stored now."))]);
+    let empty = chat(&sb, &server, &[], &[]);
+    empty.keys(&["C-c"]);
+    empty.wait_for_text("Press Ctrl-C again to leave");
+    empty.keys(&["C-c"]);
+    empty.wait_for_text("[exited 0]");
+    drop(empty);
+    let listed = sb.run(&["sessions", "--json"]).json();
+    assert_eq!(listed, json!([]), "an empty chat was stored");
+
+    let used = chat(&sb, &server, &[], &[]);
+    used.type_text("Keep this one");
+    used.keys(&["Enter"]);
+    used.wait_for("the answer", |s| s.contains("Stored now.") && idle(s));
+    let listed = sb.run(&["sessions", "--json"]).json();
+    let sessions = listed.as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{listed}");
+    assert_eq!(sessions[0]["title"], "Keep this one", "{listed}");
 }

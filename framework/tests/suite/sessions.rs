@@ -336,3 +336,21 @@ async fn a_provider_that_changes_its_tools_is_read_again_before_the_next_request
     );
     assert!(h.session.registry().get("Later").is_some());
 }
+
+#[tokio::test]
+async fn a_session_is_stored_with_its_first_chat_not_before() {
+    let db = tempfile::tempdir().unwrap();
+    let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(db.path().join("s.db")).unwrap());
+    let mut h = harness([ScriptedResponse::text("an answer")])
+        .store(store.clone())
+        .build();
+    let id = h.session.id().clone();
+    assert!(store.list().unwrap().is_empty(), "stored before a message");
+    assert!(store.load(&id).is_err());
+    h.prompt("the first message").await.unwrap();
+    let listed = store.list().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].id, id);
+    assert_eq!(listed[0].title.as_deref(), Some("the first message"));
+    assert_eq!(store.load(&id).unwrap().messages.len(), 2);
+}

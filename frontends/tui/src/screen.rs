@@ -4,11 +4,14 @@
 //! stays in the terminal to scroll and copy.
 //!
 //! Each frame moves the cursor back to the live area's first row (relative moves only, so it
-//! works wherever the prompt started), clears down, prints the lines to keep, then the live
-//! area, inside one synchronized update (no flicker where the terminal supports it).
+//! works wherever the prompt started), erases the old live area, prints the lines to keep, then
+//! the live area, inside one synchronized update (no flicker where the terminal supports it).
+//! The erase never starts at the live area's first row: when that row is the screen's top one,
+//! "erase to the end of the screen" from the top-left corner is what tmux (`scroll-on-clear`)
+//! and some terminals take for clearing the screen, and they push it into the scrollback.
 
 use crate::wrap::wrap_spans;
-use crossterm::cursor::{MoveToColumn, MoveUp};
+use crossterm::cursor::{MoveDown, MoveToColumn, MoveUp};
 use crossterm::style::{
     Attribute, Print, ResetColor, SetAttribute, SetBackgroundColor, SetForegroundColor,
 };
@@ -35,6 +38,9 @@ pub struct Screen<W: Write> {
     /// The rows the live area took when last drawn, each line's width (to know how the
     /// terminal reflows them when it is resized).
     drawn: Vec<usize>,
+    /// The rows the live area takes on the terminal now (more than `drawn` after a resize
+    /// that reflowed them).
+    rows: usize,
     /// The row of the live area the cursor was left on.
     cursor_row: usize,
 }
@@ -47,6 +53,7 @@ impl<W: Write> Screen<W> {
             width: width.max(1),
             height: height.max(2),
             drawn: Vec::new(),
+            rows: 0,
             cursor_row: 0,
         }
     }
@@ -62,15 +69,14 @@ impl<W: Write> Screen<W> {
     }
 
     /// The terminal changed size. A terminal that reflows long rows has moved the live area's
-    /// rows: the next frame starts as many rows up as the old live area now takes.
+    /// rows: the next frame starts as many rows up as the old live area now takes above the
+    /// cursor, and erases as many as it takes in all.
     pub fn resize(&mut self, width: u16, height: u16) {
         let width = width.max(1);
-        let above: usize = self.drawn[..self.cursor_row.min(self.drawn.len())]
-            .iter()
-            .map(|&w| rows_taken(w, width))
-            .sum();
-        self.cursor_row = above;
-        self.drawn = vec![0; above];
+        let taken = |rows: &[usize]| -> usize { rows.iter().map(|&w| rows_taken(w, width)).sum() };
+        self.cursor_row = taken(&self.drawn[..self.cursor_row.min(self.drawn.len())]);
+        self.rows = taken(&self.drawn).max(self.cursor_row + 1);
+        self.drawn = vec![0; self.rows];
         self.width = width;
         self.height = height.max(2);
     }
@@ -110,6 +116,7 @@ impl<W: Write> Screen<W> {
             }
         }
         self.drawn = live.iter().map(|line| line.width()).collect();
+        self.rows = live.len();
         let last_row = live.len().saturating_sub(1);
         match cursor {
             Some(at) => {
@@ -132,18 +139,29 @@ impl<W: Write> Screen<W> {
     pub fn clear_live(&mut self) -> io::Result<()> {
         self.rewind()?;
         self.drawn.clear();
+        self.rows = 0;
         self.cursor_row = 0;
         self.out.queue(crossterm::cursor::Show)?;
         self.out.flush()
     }
 
-    /// Moves to the live area's first row and clears everything below.
+    /// Moves to the live area's first row and erases the live area: that row on its own, the
+    /// rest from the row below it to the end of the screen (never from the first row, which
+    /// may be the screen's top-left corner).
     fn rewind(&mut self) -> io::Result<()> {
         self.out.queue(MoveToColumn(0))?;
         if self.cursor_row > 0 {
             self.out.queue(MoveUp(self.cursor_row as u16))?;
         }
-        self.out.queue(Clear(ClearType::FromCursorDown))?;
+        self.out.queue(Clear(ClearType::CurrentLine))?;
+        if self.rows > 1 {
+            queue!(
+                self.out,
+                MoveDown(1),
+                Clear(ClearType::FromCursorDown),
+                MoveUp(1)
+            )?;
+        }
         Ok(())
     }
 }
@@ -242,10 +260,43 @@ mod tests {
         assert!(first.contains("\u{1b}[1A\u{1b}[3G"), "{first:?}");
         screen.out.clear();
         screen.draw(&[], &live, None, false).unwrap();
-        // Back to the first live row: it is where the cursor was, so no move up.
+        // Back to the first live row: it is where the cursor was, so it is erased with no
+        // move up; the second row is erased from below.
         let second = text(&screen.out);
-        assert!(!second.contains("\u{1b}[1A"), "{second:?}");
-        assert!(second.contains("\u{1b}[J"), "{second:?}");
+        assert!(
+            second.contains("\u{1b}[1G\u{1b}[2K\u{1b}[1B\u{1b}[J"),
+            "{second:?}"
+        );
+    }
+
+    #[test]
+    fn the_screen_is_never_erased_from_the_live_areas_first_row() {
+        let mut screen = Screen::new(Vec::new(), 20, 10);
+        let mut live = vec![Line::from("input")];
+        for rows in 1..5 {
+            screen.out.clear();
+            screen
+                .draw(&[], &live, Some(CursorAt { row: 0, column: 1 }), false)
+                .unwrap();
+            let frame = text(&screen.out);
+            // Erased to the end only after moving one row down from the first.
+            assert_eq!(
+                frame.matches("\u{1b}[J").count(),
+                frame.matches("\u{1b}[1B\u{1b}[J").count(),
+                "{frame:?}"
+            );
+            // The old rows below the first are erased once the area has had more than one.
+            assert_eq!(frame.contains("\u{1b}[J"), rows > 2, "{rows}: {frame:?}");
+            assert!(frame.contains("\u{1b}[2K"), "{frame:?}");
+            live.push(Line::from(format!("row {rows}")));
+        }
+        screen.out.clear();
+        screen.clear_live().unwrap();
+        let cleared = text(&screen.out);
+        assert!(
+            cleared.contains("\u{1b}[2K\u{1b}[1B\u{1b}[J\u{1b}[1A"),
+            "{cleared:?}"
+        );
     }
 
     #[test]

@@ -45,7 +45,7 @@ impl Chat<'_> {
         }
         let recorded_events = progress.events.len();
         let (id, begun, title) = (self.session.id.clone(), self.begun, self.title.clone());
-        let key = write_off_runtime(move || match begun {
+        let key = write_session(self.session, store, move |store| match begun {
             Some(key) => store.continue_chat(&id, key, &progress).map(|()| Some(key)),
             None => store.begin_chat(&id, title.as_deref(), &progress),
         })
@@ -80,7 +80,10 @@ impl Chat<'_> {
                 paused: self.session.paused.clone(),
             };
             let id = self.session.id.clone();
-            write_off_runtime(move || store.append_chat(&id, &record)).await?;
+            write_session(self.session, store, move |store| {
+                store.append_chat(&id, &record)
+            })
+            .await?;
         }
         let messages = std::mem::take(&mut self.new_messages);
         self.session.history.extend(messages);
@@ -125,10 +128,36 @@ pub(crate) async fn compact(
             paused: session.paused.clone(),
         };
         let id = session.id.clone();
-        write_off_runtime(move || store.append_chat(&id, &record)).await?;
+        write_session(session, store, move |store| store.append_chat(&id, &record)).await?;
     }
     session.history = history;
     Ok(Some(usage))
+}
+
+/// Runs `write` against `store` on the blocking pool, first recording the session itself when
+/// this is its first write (a session is stored once it has a message). When that fails, the
+/// session stays to be recorded by the next write.
+async fn write_session<T: Send + 'static>(
+    session: &mut Session,
+    store: Arc<dyn SessionStore>,
+    write: impl FnOnce(&dyn SessionStore) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, AgentError> {
+    let unstored = session.unstored.take();
+    let meta = unstored.clone();
+    let written = write_off_runtime(move || {
+        if let Some(meta) = &meta {
+            store.create(meta)?;
+        }
+        Ok(write(store.as_ref()))
+    })
+    .await;
+    match written {
+        Ok(written) => Ok(written?),
+        Err(error) => {
+            session.unstored = unstored;
+            Err(error)
+        }
+    }
 }
 
 /// Runs a store's `write` on the blocking pool: a database write must not hold up the runtime's
