@@ -18,9 +18,18 @@
 //             {"op": "text", "selector": "..."},                                // prints it
 //             {"op": "check", "selector": "..."},
 //             {"op": "screenshot", "path": "/abs/file.png"},
-//             {"op": "eval", "script": "(async () => …)()"}]                    // prints its value
+//             {"op": "eval", "script": "(async () => …)()"},                   // prints its value
+//             {"op": "select", "selector": "#model", "value": "..."},
+//             {"op": "files", "selector": "#attach", "paths": ["/abs/file"]},
+//             {"op": "paste_file", "selector": "#message", "name": "a.txt", "type": "text/plain", "text": "..."},
+//             {"op": "wait", "ms": 500},
+//             {"op": "axe"}]                    // prints axe-core's violations as JSON
 // }
+//
+// At the end it prints {"kind": "network", "requests": [every URL the page asked for],
+// "failures": [{"url", "status"} of each answer of 400 or more], "console": [errors logged]}.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -47,6 +56,14 @@ const browser = await chromium.launchPersistentContext(profile, {
 });
 const page = browser.pages()[0] ?? (await browser.newPage());
 page.setDefaultTimeout(20000);
+const network = { kind: "network", requests: [], failures: [], console: [] };
+page.on("request", (request) => network.requests.push(request.url()));
+page.on("response", (response) => {
+  if (response.status() >= 400) network.failures.push({ url: response.url(), status: response.status() });
+});
+page.on("console", (message) => {
+  if (message.type() === "error") network.console.push(message.text());
+});
 const loaded = await page.goto(scenario.url);
 print({ kind: "loaded", status: loaded?.status() ?? null });
 
@@ -80,6 +97,32 @@ try {
       case "eval":
         text = String(await page.evaluate(step.script));
         break;
+      case "select":
+        await page.selectOption(step.selector, step.value);
+        break;
+      case "files":
+        await page.setInputFiles(step.selector, step.paths);
+        break;
+      case "paste_file":
+        // A paste event carrying a file, as the system's clipboard gives one.
+        await page.locator(step.selector).evaluate((target, file) => {
+          const data = new DataTransfer();
+          data.items.add(new File([file.text], file.name, { type: file.type }));
+          target.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+        }, step);
+        break;
+      case "wait":
+        await page.waitForTimeout(step.ms);
+        break;
+      case "axe": {
+        // Evaluated through the debugging protocol, which the page's CSP does not govern.
+        const source = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+        await page.evaluate(source);
+        const results = await page.evaluate(async () => (await window.axe.run()).violations.map(
+          (v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")) })));
+        text = JSON.stringify(results);
+        break;
+      }
       default:
         throw new Error(`unknown step ${step.op}`);
     }
@@ -88,5 +131,6 @@ try {
 } catch (error) {
   print({ kind: "failed", step: index, message: String(error.message ?? error) });
 }
+print(network);
 await browser.close();
 rmSync(profile, { recursive: true, force: true });

@@ -55,3 +55,9 @@ pub fn get_unfollowed(url: &str) -> (u16, Option<String>) {
         .map(str::to_owned);
     (response.status().as_u16(), cookie)
 }
+
+/// A GET: its status and headers.
+pub fn head_of(url: &str) -> (u16, reqwest::header::HeaderMap) {
+    let response = reqwest::blocking::get(url).unwrap();
+    (response.status().as_u16(), response.headers().clone())
+}

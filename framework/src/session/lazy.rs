@@ -76,6 +76,10 @@ impl SessionStore for LazyStore {
     fn delete(&self, id: &SessionId) -> Result<(), StoreError> {
         self.store()?.delete(id)
     }
+
+    fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError> {
+        self.store()?.rename(id, title)
+    }
 }
 
 #[cfg(test)]

@@ -211,6 +211,16 @@ impl SessionStore for MemoryStore {
             None => Err(StoreError::NotFound(id.clone())),
         }
     }
+
+    fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError> {
+        match lock(&self.0).get_mut(id) {
+            Some(kept) => {
+                kept.meta.title = Some(title.to_owned());
+                Ok(())
+            }
+            None => Err(StoreError::NotFound(id.clone())),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -164,6 +164,8 @@ pub trait SessionStore: Send + Sync {
     fn list(&self) -> Result<Vec<SessionMeta>, StoreError>;
     /// Removes a session and its history.
     fn delete(&self, id: &SessionId) -> Result<(), StoreError>;
+    /// Gives a session the title a user chose (its later chats keep it).
+    fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError>;
 }
 
 /// Where agentry keeps its data (the sessions, the terminal's input history):
@@ -236,7 +238,7 @@ mod contract {
     }
 
     /// Chats append in order and are read back by `reopen`ed stores; compaction restarts the
-    /// history; deleting and unknown ids.
+    /// history; renaming, deleting and unknown ids.
     pub fn check(store: Arc<dyn SessionStore>, reopen: impl FnOnce() -> Arc<dyn SessionStore>) {
         store.create(&meta("s1")).unwrap();
         store.create(&meta("s2")).unwrap();
@@ -277,6 +279,14 @@ mod contract {
         assert_eq!(store.load(&"s1".into()).unwrap().paused, Some(paused));
         store.append_chat(&"s1".into(), &chat("six")).unwrap();
         assert_eq!(store.load(&"s1".into()).unwrap().paused, None);
+        // A title the user chose stays through later chats.
+        store.rename(&"s1".into(), "Renamed").unwrap();
+        store.append_chat(&"s1".into(), &chat("seven")).unwrap();
+        assert_eq!(store.list().unwrap()[0].title.as_deref(), Some("Renamed"));
+        assert!(matches!(
+            store.rename(&"nope".into(), "x"),
+            Err(StoreError::NotFound(_))
+        ));
         store.delete(&"s2".into()).unwrap();
         assert!(matches!(
             store.load(&"s2".into()),

@@ -516,6 +516,22 @@ impl SessionStore for SqliteStore {
             }
         })
     }
+
+    fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError> {
+        self.with(|c| {
+            let renamed = c
+                .execute(
+                    "UPDATE sessions SET title = ?2 WHERE id = ?1",
+                    params![id.as_str(), title],
+                )
+                .map_err(|e| self.db(e))?;
+            if renamed == 0 {
+                Err(StoreError::NotFound(id.clone()))
+            } else {
+                Ok(())
+            }
+        })
+    }
 }
 
 #[cfg(test)]

@@ -2,10 +2,24 @@
 // Turns are kept as the server projects them (turn:start / turn:end carry whole turns, patches
 // change them) and re-rendered when they change. Only the main loop's turns are shown in the
 // conversation; a sub-agent's turns are folded under the Agent call that started it. The
-// server's token travels in the cookie the page was given when opened with its link.
+// server's token travels in the cookie the page was given when opened with its link. When the
+// connection drops (the server restarts, the network goes), the page reconnects by itself and
+// catches up: the session's turns are read again whole, and live events up to the sequence
+// they were read at are skipped, so nothing is lost or shown twice.
 "use strict";
 
 const turns = new Map(); // turn_id -> projection, in arrival order
+let sequence = 0; // the open session's last sequence number seen
+let sessions = []; // the stored sessions, as GET /api/sessions lists them
+let attachments = []; // message parts waiting for the next message
+let connected = false;
+let sessionModel = null; // the open session's model, as the server last said
+let retryDelay = 500;
+// Answers are Markdown, rendered (and sanitised) by the server's /api/render. A block shows
+// its last rendering while a newer one is on its way, its plain text before the first.
+const renderings = new Map(); // "turn_id:block" -> { text, html }
+const toRender = new Map(); // "turn_id:block" -> the text to render next
+let renderingNow = false;
 let sessionId = null;
 let socket = null;
 let running = false;
@@ -48,14 +62,47 @@ function connect() {
     const { event, data } = JSON.parse(message.data);
     handle(event, data);
   };
-  socket.onopen = () => {
-    if (sessionId) send("session:subscribe", { session_id: sessionId });
+  socket.onopen = async () => {
+    connected = true;
+    retryDelay = 500;
+    showState();
+    if (sessionId) await catchUp();
+    listSessions().catch((error) => showError(error.message));
   };
-  socket.onclose = () => setTimeout(connect, 1000);
+  socket.onclose = () => {
+    connected = false;
+    showState();
+    setTimeout(connect, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 5000);
+  };
+}
+
+// Reads the open session's turns again and subscribes from there.
+async function catchUp() {
+  try {
+    const stored = await api("GET", `/api/sessions/${sessionId}/messages`);
+    turns.clear();
+    for (const turn of stored.turns) turns.set(turn.turn_id, turn);
+    sequence = stored.sequence;
+    if (stored.model) $("model").value = sessionModel = stored.model;
+    if (stored.mode) $("mode").value = stored.mode;
+    render();
+    setRunning(false);
+    if (socket?.readyState === WebSocket.OPEN) send("session:subscribe", { session_id: sessionId });
+  } catch (error) {
+    showError(error.message);
+  }
 }
 
 function handle(event, data) {
   if (data.session_id && data.session_id !== sessionId) return;
+  // The turns were read whole just before subscribing: the open ones that follow are newer
+  // only if their sequence is.
+  if (event === "session:subscribed") return;
+  if (typeof data.sequence === "number") {
+    if (data.sequence <= sequence) return;
+    sequence = data.sequence;
+  }
   switch (event) {
     case "turn:start":
     case "turn:end":
@@ -72,6 +119,7 @@ function handle(event, data) {
     case "chat:end":
       setRunning(false);
       if (data.status === "failed") showError(data.error ?? "The chat failed.");
+      listSessions().catch((error) => showError(error.message));
       break;
     case "permission:request":
       showPermission(data);
@@ -134,16 +182,48 @@ function renderTurn(turn) {
     node.textContent = turn.blocks.map((b) => b.content).join("\n");
     return node;
   }
-  for (const block of turn.blocks) {
-    if (block.type === "text") node.append(el("div", { className: "text", textContent: block.content }));
+  turn.blocks.forEach((block, index) => {
+    if (block.type === "text") node.append(renderAnswer(`${turn.turn_id}:${index}`, block.content));
     else if (block.type === "thinking") node.append(el("details", { className: "thinking" }, el("summary", { textContent: "Thinking" }), el("div", { className: "text", textContent: block.content })));
     else if (block.type === "tool_use") {
       const call = turn.tool_calls.find((c) => c.id === block.tool_call_id);
       if (call) node.append(renderCall(call, turn));
     }
-  }
+  });
   if (turn.status === "failed" && turn.failure_reason) node.append(el("div", { className: "text", textContent: `Failed: ${turn.failure_reason}` }));
   return node;
+}
+
+// An answer's text as rendered Markdown: the server's sanitised HTML for it when there is one,
+// else the last rendering (or the plain text) while it is rendered.
+function renderAnswer(key, text) {
+  const node = el("div", { className: "answer" });
+  const done = renderings.get(key);
+  if (done) node.innerHTML = done.html;
+  else node.textContent = text;
+  if (done?.text !== text) {
+    toRender.set(key, text);
+    renderPending();
+  }
+  return node;
+}
+
+async function renderPending() {
+  if (renderingNow) return;
+  renderingNow = true;
+  try {
+    while (toRender.size) {
+      const [key, text] = toRender.entries().next().value;
+      toRender.delete(key);
+      const { html } = await api("POST", "/api/render", { markdown: text });
+      renderings.set(key, { text, html });
+      render();
+    }
+  } catch (error) {
+    showError(`Answers are shown as plain text: ${error.message}`);
+  } finally {
+    renderingNow = false;
+  }
 }
 
 function renderCall(call, turn) {
@@ -241,51 +321,191 @@ function setRunning(value) {
   running = value;
   $("cancel").hidden = !running;
   $("send").disabled = running || !sessionId;
-  $("status").textContent = sessionId ? `Session ${sessionId}${running ? " — working…" : ""}` : "No session";
+  showState();
+}
+
+function showState() {
+  $("state").textContent = !connected ? "Reconnecting…" : !sessionId ? "" : running ? "Working…" : "Ready";
 }
 
 // --- sessions -------------------------------------------------------------------------------
 
+const when = (stamp) => {
+  const date = new Date(stamp);
+  const minutes = Math.round((Date.now() - date) / 60000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  if (minutes < 24 * 60) return `${Math.round(minutes / 60)} h ago`;
+  return date.toLocaleDateString();
+};
+
 async function listSessions() {
-  const { sessions } = await api("GET", "/api/sessions");
-  $("sessions").replaceChildren(...sessions.map((s) => {
-    const item = el("li", { textContent: s.title ?? s.session_id, title: s.cwd, onclick: () => open(s.session_id) });
-    if (s.session_id === sessionId) item.className = "current";
+  ({ sessions } = await api("GET", "/api/sessions"));
+  showSessions();
+  const current = sessions.find((s) => s.session_id === sessionId);
+  $("title").textContent = sessionId ? (current?.title ?? "New session") : "No session";
+}
+
+// The stored sessions whose title has the search's words, newest first (as listed).
+function showSessions() {
+  const words = $("search").value.toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = sessions.filter((s) => words.every((w) => (s.title ?? "").toLowerCase().includes(w)));
+  $("sessions").replaceChildren(...shown.map((s) => {
+    const name = s.title ?? "Untitled";
+    const item = el("li", { className: s.session_id === sessionId ? "current" : "" });
+    item.dataset.session = s.session_id;
+    item.append(
+      el("button", { type: "button", className: "open", title: s.cwd, onclick: () => open(s.session_id) },
+        el("span", { className: "name", textContent: name }),
+        el("span", { className: "when", textContent: when(s.updated_at) })),
+      el("button", { type: "button", className: "act rename", textContent: "✎", ariaLabel: `Rename ${name}`, onclick: () => rename(item, s) }),
+      el("button", { type: "button", className: "act delete", textContent: "✕", ariaLabel: `Delete ${name}`, onclick: (event) => remove(event.currentTarget, s) }));
     return item;
   }));
+}
+
+// Turns an entry into a title field: Enter keeps the new title, Escape the old one.
+function rename(item, session) {
+  const field = el("input", { type: "text", className: "title-field", value: session.title ?? "", ariaLabel: "New title" });
+  field.onkeydown = async (event) => {
+    if (event.key === "Escape") return showSessions();
+    if (event.key !== "Enter") return;
+    try {
+      await api("PATCH", `/api/sessions/${session.session_id}`, { title: field.value });
+      await listSessions();
+    } catch (error) {
+      showError(error.message);
+    }
+  };
+  item.replaceChildren(field);
+  field.focus();
+}
+
+// Deletes on a second click, so that one stray click loses nothing.
+async function remove(button, session) {
+  if (!button.classList.contains("confirm")) {
+    button.classList.add("confirm");
+    button.textContent = "Delete?";
+    return;
+  }
+  try {
+    await api("DELETE", `/api/sessions/${session.session_id}`);
+    if (session.session_id === sessionId) close();
+    await listSessions();
+  } catch (error) {
+    showError(error.message);
+  }
 }
 
 async function open(id) {
   if (sessionId && socket?.readyState === WebSocket.OPEN) send("session:unsubscribe", { session_id: sessionId });
   sessionId = id;
-  turns.clear();
+  sequence = 0;
   $("permissions").replaceChildren();
   showError("");
-  const { turns: stored } = await api("GET", `/api/sessions/${id}/messages`);
-  for (const turn of stored) turns.set(turn.turn_id, turn);
-  render();
-  if (socket?.readyState === WebSocket.OPEN) send("session:subscribe", { session_id: id });
+  await catchUp();
   $("message").disabled = false;
-  setRunning(false);
+  $("attach-button").disabled = false;
+  $("model").disabled = false;
   await listSessions();
+}
+
+function close() {
+  sessionId = null;
+  turns.clear();
+  render();
+  $("message").disabled = true;
+  $("attach-button").disabled = true;
+  $("model").disabled = true;
+  setRunning(false);
+}
+
+async function loadChoices() {
+  const { models, modes, mode } = await api("GET", "/api/options");
+  $("model").replaceChildren(...models.map((m) => el("option", { value: m, textContent: m })));
+  $("mode").replaceChildren(...modes.map((m) => el("option", { value: m, textContent: m.replace("_", " ") })));
+  $("mode").value = mode;
 }
 
 $("new-session").onclick = async () => {
   try {
-    const created = await api("POST", "/api/sessions", {});
+    const created = await api("POST", "/api/sessions", { mode: $("mode").value });
     await open(created.session_id);
   } catch (error) {
     showError(error.message);
   }
 };
 
+$("search").oninput = showSessions;
+
+$("mode").onchange = async () => {
+  if (!sessionId) return;
+  try {
+    await api("PATCH", `/api/sessions/${sessionId}`, { mode: $("mode").value });
+  } catch (error) {
+    showError(error.message);
+  }
+};
+
+// --- the composer ---------------------------------------------------------------------------
+
+// Files become message parts: images as `image_url` data URLs, others as base64 `file`s.
+async function attach(files) {
+  for (const file of files) {
+    const url = await new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result);
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(file);
+    });
+    const part = file.type.startsWith("image/")
+      ? { type: "image_url", image_url: { url } }
+      : { type: "file", file: { name: file.name, data: url.slice(url.indexOf(",") + 1) } };
+    attachments.push({ name: file.name || "pasted image", part });
+  }
+  showAttachments();
+}
+
+function showAttachments() {
+  $("attachments").replaceChildren(...attachments.map((a, index) => el("li", {},
+    a.name,
+    el("button", { type: "button", textContent: "✕", ariaLabel: `Remove ${a.name}`, onclick: () => { attachments.splice(index, 1); showAttachments(); } }))));
+}
+
+$("attach-button").onclick = () => $("attach").click();
+$("attach").onchange = () => attach([...$("attach").files]).then(() => { $("attach").value = ""; });
+$("composer").ondragover = (event) => {
+  if (!sessionId) return;
+  event.preventDefault();
+  $("composer").classList.add("dropping");
+};
+$("composer").ondragleave = () => $("composer").classList.remove("dropping");
+$("composer").ondrop = (event) => {
+  event.preventDefault();
+  $("composer").classList.remove("dropping");
+  if (sessionId) attach([...event.dataTransfer.files]);
+};
+$("message").onpaste = (event) => {
+  const files = [...(event.clipboardData?.files ?? [])];
+  if (!files.length) return;
+  event.preventDefault();
+  attach(files);
+};
+
 $("composer").onsubmit = (event) => {
   event.preventDefault();
   const text = $("message").value.trim();
-  if (!text || !sessionId || running) return;
+  if ((!text && !attachments.length) || !sessionId || running) return;
   showError("");
-  send("chat:send", { session_id: sessionId, message: text });
+  const message = attachments.length
+    ? [...(text ? [{ type: "text", text }] : []), ...attachments.map((a) => a.part)]
+    : text;
+  const request = { session_id: sessionId, message };
+  if ($("model").value !== sessionModel) request.model = sessionModel = $("model").value;
+  send("chat:send", request);
   $("message").value = "";
+  attachments = [];
+  showAttachments();
 };
 
 $("message").onkeydown = (event) => {
@@ -297,5 +517,6 @@ $("message").onkeydown = (event) => {
 
 $("cancel").onclick = () => send("chat:stop", { session_id: sessionId });
 
+showState();
+loadChoices().catch((error) => showError(error.message));
 connect();
-listSessions().catch((error) => showError(error.message));

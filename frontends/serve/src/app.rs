@@ -65,11 +65,13 @@ pub fn router_with_fanout(
         .route("/sessions", post(rest::create).get(rest::list))
         .route(
             "/sessions/{session_id}",
-            axum::routing::delete(rest::delete),
+            axum::routing::delete(rest::delete).patch(rest::update),
         )
+        .route("/options", get(rest::options))
         .route("/sessions/{session_id}/messages", get(rest::messages))
         .route("/sessions/{session_id}/chat", post(rest::chat))
         .route("/sessions/{session_id}/cancel", post(rest::cancel))
+        .route("/render", post(rest::render))
         .route(
             "/openapi.json",
             get(|| async { axum::Json(crate::openapi::document()) }),

@@ -18,6 +18,7 @@ pub mod chat;
 pub mod client;
 pub mod error;
 pub mod live;
+pub mod markdown;
 mod openapi;
 mod outbox;
 mod page;

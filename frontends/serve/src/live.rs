@@ -207,14 +207,14 @@ impl Sessions {
     /// Forgets the open session `id` and deletes it from the store.
     pub fn delete(&self, id: &str) -> Result<(), ServeError> {
         let id = SessionId::from(id.to_owned());
-        if let Some(live) = lock(&self.open).remove(&id) {
+        let open = lock(&self.open).remove(&id);
+        if let Some(live) = &open {
             live.cancel();
         }
-        match self.agent.store() {
-            Some(store) => store
-                .delete(&id)
-                .map_err(|_| ServeError::UnknownSession(id.to_string())),
-            None => Ok(()),
+        match self.agent.store().map(|store| store.delete(&id)) {
+            // An open session without a message yet was never stored.
+            Some(Err(_)) if open.is_none() => Err(ServeError::UnknownSession(id.to_string())),
+            _ => Ok(()),
         }
     }
 

@@ -4,7 +4,10 @@
 use crate::chat::ChatRequest;
 use crate::error::ErrorBody;
 use crate::protocol::ChatEnd;
-use crate::rest::{Cancelled, CreateSession, Messages, SessionCreated, SessionList};
+use crate::rest::{
+    Cancelled, CreateSession, Messages, RenderRequest, Rendered, SessionChoices, SessionCreated,
+    SessionList, UpdateSession,
+};
 use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
@@ -24,6 +27,10 @@ pub fn document() -> Value {
     let chat = schema(generator.subschema_for::<ChatRequest>().to_value());
     let end = schema(generator.subschema_for::<ChatEnd>().to_value());
     let cancelled = schema(generator.subschema_for::<Cancelled>().to_value());
+    let choices = schema(generator.subschema_for::<SessionChoices>().to_value());
+    let update = schema(generator.subschema_for::<UpdateSession>().to_value());
+    let render = schema(generator.subschema_for::<RenderRequest>().to_value());
+    let rendered = schema(generator.subschema_for::<Rendered>().to_value());
     let error = schema(generator.subschema_for::<ErrorBody>().to_value());
     let fails = |codes: &[(&str, &str)]| -> Value {
         codes
@@ -67,6 +74,19 @@ pub fn document() -> Value {
                     "responses": with(json!({"204": {"description": "Deleted"}}),
                         fails(&[("404", "No such session")])),
                 },
+                "patch": {
+                    "summary": "Rename a session or set its permission mode",
+                    "parameters": session_id,
+                    "requestBody": {"required": true, "content": update},
+                    "responses": with(json!({"204": {"description": "Changed"}}),
+                        fails(&[("400", "Unreadable body"), ("404", "No such session"), ("409", "A chat is running"), ("413", "Body too large"), ("422", "Invalid body")])),
+                },
+            },
+            "/api/options": {
+                "get": {
+                    "summary": "The models and permission modes sessions may have",
+                    "responses": {"200": {"description": "The choices", "content": choices}},
+                },
             },
             "/api/sessions/{session_id}/messages": {
                 "get": {
@@ -91,6 +111,14 @@ pub fn document() -> Value {
                     "parameters": session_id,
                     "responses": with(json!({"200": {"description": "Whether one ran", "content": cancelled}}),
                         fails(&[("404", "No such session")])),
+                },
+            },
+            "/api/render": {
+                "post": {
+                    "summary": "Render Markdown as the page shows it (sanitised HTML)",
+                    "requestBody": {"required": true, "content": render},
+                    "responses": with(json!({"200": {"description": "The HTML", "content": rendered}}),
+                        fails(&[("400", "Unreadable body"), ("413", "Body too large"), ("422", "Invalid body")])),
                 },
             },
         },

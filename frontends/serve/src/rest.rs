@@ -1,5 +1,5 @@
 //! The REST API under `/api`: sessions (create, list, delete), their turns, a headless chat,
-//! cancellation. Errors are JSON `{message, session_id, code, detail}` with a 4xx / 5xx status.
+//! cancellation, and Markdown rendered as the page shows it. Errors are JSON `{message, session_id, code, detail}` with a 4xx / 5xx status.
 
 use crate::chat::{self, ChatRequest};
 use crate::error::ServeError;
@@ -103,10 +103,55 @@ pub struct SessionList {
 pub struct Messages {
     /// The session.
     pub session_id: String,
+    /// Its model (`null` while a chat runs).
+    pub model: Option<String>,
+    /// Its permission mode (`null` while a chat runs).
+    pub mode: Option<String>,
     /// The session's last sequence number: live events after it are new.
     pub sequence: u64,
     /// Every turn, in order.
     pub turns: Vec<TurnProjection>,
+}
+
+/// `GET /api/options`: what the server offers sessions.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionChoices {
+    /// The models a chat may switch its session to (`model` in `chat:send`), the server's own
+    /// first.
+    pub models: Vec<String>,
+    /// The permission modes a session may be given.
+    pub modes: Vec<String>,
+    /// The mode new sessions get.
+    pub mode: String,
+}
+
+/// The body of `PATCH /api/sessions/{session_id}`: what to change.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSession {
+    /// A title the user chose.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The permission mode from the next tool call on: `default`, `accept_edits`, `plan` or
+    /// `bypass`.
+    #[serde(default)]
+    pub mode: Option<String>,
+}
+
+/// The body of `POST /api/render`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenderRequest {
+    /// Markdown (an answer, as far as it has streamed).
+    pub markdown: String,
+}
+
+/// `POST /api/render`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Rendered {
+    /// The Markdown as sanitised HTML, its code highlighted with `hl-` classes
+    /// (`/highlight.css` colours them).
+    pub html: String,
 }
 
 /// `POST /api/sessions/{session_id}/cancel`.
@@ -188,9 +233,18 @@ pub async fn messages(
     Path(session_id): Path<String>,
 ) -> Result<Json<Messages>, ServeError> {
     let live = sessions.get(&session_id)?;
+    let (model, mode) = match live.session.try_lock() {
+        Ok(session) => (
+            Some(session.model().name().to_owned()),
+            Some(session.options().policy.mode.to_string()),
+        ),
+        Err(_) => (None, None),
+    };
     let projector = lock(&live.projector);
     Ok(Json(Messages {
         session_id,
+        model,
+        mode,
         sequence: projector.last_sequence(),
         turns: projector.turns().to_vec(),
     }))
@@ -219,6 +273,69 @@ pub async fn cancel(
         session_id,
         cancelled,
     }))
+}
+
+/// `GET /api/options`.
+pub async fn options(State(sessions): State<Arc<Sessions>>) -> Json<SessionChoices> {
+    let mut models = vec![sessions.agent().model().name().to_owned()];
+    if let Some(offered) = sessions.models() {
+        for model in offered.offered() {
+            if !models.contains(&model) {
+                models.push(model);
+            }
+        }
+    }
+    Json(SessionChoices {
+        models,
+        modes: PermissionMode::ALL
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        mode: sessions.defaults().policy.mode.to_string(),
+    })
+}
+
+/// `PATCH /api/sessions/{session_id}`: renames the session and / or sets its mode.
+pub async fn update(
+    State(sessions): State<Arc<Sessions>>,
+    Path(session_id): Path<String>,
+    Body(update): Body<UpdateSession>,
+) -> Result<StatusCode, ServeError> {
+    let live = sessions.get(&session_id)?;
+    if let Some(mode) = update.mode.as_deref() {
+        let mode: PermissionMode = mode.parse().map_err(|e| ServeError::Invalid {
+            message: format!("{e}"),
+            detail: Some("mode".to_owned()),
+        })?;
+        let mut session = live.session.try_lock().map_err(|_| {
+            ServeError::ChatRunning("the mode changes once the running chat ends".to_owned())
+        })?;
+        session.set_mode(mode);
+    }
+    if let Some(title) = update.title.as_deref().map(str::trim) {
+        if title.is_empty() {
+            return Err(ServeError::Invalid {
+                message: "a title is not empty".to_owned(),
+                detail: Some("title".to_owned()),
+            });
+        }
+        if let Some(store) = sessions.agent().store() {
+            store
+                .rename(&live.id, title)
+                .map_err(|_| ServeError::Invalid {
+                    message: "a session gets a title once it has a message".to_owned(),
+                    detail: Some("title".to_owned()),
+                })?;
+        }
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/render`: Markdown as the page shows it, safe to insert as HTML.
+pub async fn render(Body(request): Body<RenderRequest>) -> Json<Rendered> {
+    Json(Rendered {
+        html: crate::markdown::to_html(&request.markdown),
+    })
 }
 
 /// `DELETE /api/sessions/{session_id}`.

