@@ -11,6 +11,7 @@
 // Scenario: {
 //   "url": "http://127.0.0.1:PORT/",
 //   "hostResolverRules": "MAP rebind.test 127.0.0.1",                 // optional: names rebound
+//   "colorScheme": "dark",                                            // optional: light by default
 //   "steps": [{"op": "click", "selector": "#new-session"},
 //             {"op": "fill", "selector": "#message", "text": "..."},
 //             {"op": "press", "selector": "#message", "key": "Enter"},
@@ -43,6 +44,7 @@ const profile = mkdtempSync(join(tmpdir(), "agentry-chromium-"));
 const browser = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   headless: true,
+  colorScheme: scenario.colorScheme ?? "light",
   args: [
     "--no-sandbox",
     "--disable-gpu",

@@ -44,8 +44,19 @@ impl Server {
         args: &[&str],
         env: &[(&str, &str)],
     ) -> Server {
+        Self::start_at(sb, model, "127.0.0.1:0", args, env)
+    }
+
+    /// [`Server::start_with_env`] listening on `listen`.
+    fn start_at(
+        sb: &Sandbox,
+        model: &MockModelServer,
+        listen: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
         let base = format!("{}/v1", model.url());
-        let mut command = vec!["serve", "--listen", "127.0.0.1:0"];
+        let mut command = vec!["serve", "--listen", listen];
         if !args.contains(&"--model") {
             command.extend(["--model", "openai/gpt-4.1"]);
         }
@@ -65,6 +76,15 @@ impl Server {
             url,
             token,
         }
+    }
+
+    /// Stops the server and starts it again on the same address with the same token and data,
+    /// as a service manager restarts it.
+    pub(crate) fn restart(mut self, sb: &Sandbox, model: &MockModelServer) -> Server {
+        let listen = self.url.trim_start_matches("http://").to_owned();
+        let token = self.token.take().unwrap_or_default();
+        drop(self);
+        Self::start_at(sb, model, &listen, &["--token", &token], &[])
     }
 
     /// The link `agentry serve` printed for the page.
@@ -188,5 +208,6 @@ mod admission;
 mod connection;
 mod flows;
 mod page;
+mod page_sessions;
 mod rest;
 mod sequences;
