@@ -85,6 +85,22 @@ fn normalised(screen: &str) -> String {
     out
 }
 
+/// Saves the terminal's screen as a PNG at `shot` (for the README): its styled capture as a
+/// page, photographed by the tests' Chromium.
+fn photograph(tmux: &Tmux, sb: &Sandbox, shot: &std::path::Path) {
+    let page = sb.write(
+        "terminal.html",
+        &agentry_tests::terminal_page::page(&tmux.styled_screen(), SIZE.0),
+    );
+    let out = agentry_tests::peers::run_page_client(
+        &json!({"url": format!("file://{}", page.display()),
+            "steps": [{"op": "screenshot", "path": shot, "fit": "pre"}]}),
+        sb.project().parent().unwrap(),
+        std::time::Duration::from_secs(60),
+    );
+    assert!(out.of_kind("failed").is_empty(), "{:#?}", out.records);
+}
+
 #[test]
 fn a_streamed_answer_renders_as_markdown_inline_and_stays_after_exit() {
     let sb = sandbox();
@@ -102,6 +118,9 @@ fn a_streamed_answer_renders_as_markdown_inline_and_stays_after_exit() {
         s.contains("parser.rs") && idle(s)
     });
     insta::assert_snapshot!("streamed_answer", normalised(&screen));
+    if let Some(shot) = std::env::var_os("AGENTRY_TUI_SHOT") {
+        photograph(&tmux, &sb, std::path::Path::new(&shot));
+    }
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     assert!(

@@ -18,7 +18,7 @@
 //             {"op": "wait_text", "selector": "#conversation", "text": "..."},  // until it shows
 //             {"op": "text", "selector": "..."},                                // prints it
 //             {"op": "check", "selector": "..."},
-//             {"op": "screenshot", "path": "/abs/file.png"},
+//             {"op": "screenshot", "path": "/abs/file.png", "fit": "pre"},     // fit: optional selector
 //             {"op": "eval", "script": "(async () => …)()"},                   // prints its value
 //             {"op": "select", "selector": "#model", "value": "..."},
 //             {"op": "files", "selector": "#attach", "paths": ["/abs/file"]},
@@ -94,7 +94,9 @@ try {
         text = await page.locator(step.selector).first().textContent();
         break;
       case "screenshot":
-        await page.screenshot({ path: step.path, fullPage: true });
+        // With "fit": a selector, only that element.
+        if (step.fit) await page.locator(step.fit).screenshot({ path: step.path });
+        else await page.screenshot({ path: step.path, fullPage: true });
         break;
       case "eval":
         text = String(await page.evaluate(step.script));

@@ -31,7 +31,10 @@ fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs()
             "Edit",
             json!({"file_path": notes, "old_string": "alpha", "new_string": "beta"}),
         )),
-        MockTurn::Reply(MockReply::text("Edited for staging.")),
+        MockTurn::Reply(MockReply::text(
+            "Edited for **staging**.\n\n| file | before | after |\n|---|---|---|\n\
+             | notes.txt | alpha | beta |\n\nTo deploy:\n\n```python\ndeploy(env=\"staging\", notes=\"notes.txt\")\n```\n",
+        )),
     ]);
     let server = Server::start(&sb, &model, &[]);
     let shot = std::env::var_os("AGENTRY_PAGE_SHOT")
