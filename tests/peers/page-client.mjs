@@ -23,12 +23,14 @@
 //             {"op": "select", "selector": "#model", "value": "..."},
 //             {"op": "files", "selector": "#attach", "paths": ["/abs/file"]},
 //             {"op": "paste_file", "selector": "#message", "name": "a.txt", "type": "text/plain", "text": "..."},
+//             {"op": "drop_file", "selector": "#composer", "name": "a.png", "type": "image/png", "base64": "..."},
 //             {"op": "wait", "ms": 500},
 //             {"op": "axe"}]                    // prints axe-core's violations as JSON
 // }
 //
 // At the end it prints {"kind": "network", "requests": [every URL the page asked for],
-// "failures": [{"url", "status"} of each answer of 400 or more], "console": [errors logged]}.
+// "failures": [{"url", "status"} of each answer of 400 or more], "blocked": [{"url", "error"}
+// of each request that got no answer (refused by the page's CSP, say)], "console": [errors]}.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -58,8 +60,9 @@ const browser = await chromium.launchPersistentContext(profile, {
 });
 const page = browser.pages()[0] ?? (await browser.newPage());
 page.setDefaultTimeout(20000);
-const network = { kind: "network", requests: [], failures: [], console: [] };
+const network = { kind: "network", requests: [], failures: [], blocked: [], console: [] };
 page.on("request", (request) => network.requests.push(request.url()));
+page.on("requestfailed", (request) => network.blocked.push({ url: request.url(), error: request.failure()?.errorText }));
 page.on("response", (response) => {
   if (response.status() >= 400) network.failures.push({ url: response.url(), status: response.status() });
 });
@@ -108,11 +111,17 @@ try {
         await page.setInputFiles(step.selector, step.paths);
         break;
       case "paste_file":
-        // A paste event carrying a file, as the system's clipboard gives one.
-        await page.locator(step.selector).evaluate((target, file) => {
+      case "drop_file":
+        // A paste or a drop carrying a file (text, or base64 bytes), as the system gives one.
+        await page.locator(step.selector).evaluate((target, step) => {
+          const bytes = step.base64 ? Uint8Array.from(atob(step.base64), (c) => c.charCodeAt(0)) : step.text;
           const data = new DataTransfer();
-          data.items.add(new File([file.text], file.name, { type: file.type }));
-          target.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+          data.items.add(new File([bytes], step.name, { type: step.type }));
+          const init = { bubbles: true, cancelable: true };
+          const event = step.op === "paste_file"
+            ? new ClipboardEvent("paste", { ...init, clipboardData: data })
+            : new DragEvent("drop", { ...init, dataTransfer: data });
+          target.dispatchEvent(event);
         }, step);
         break;
       case "wait":

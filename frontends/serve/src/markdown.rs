@@ -211,6 +211,63 @@ mod tests {
     }
 
     #[test]
+    fn other_spellings_of_script_and_fetch_are_inert_too() {
+        let attempts = [
+            "<a href=\"JaVaScRiPt:alert(1)\">mixed case</a>",
+            "<a href=\"java&#x09;script:alert(1)\">encoded tab</a>",
+            "<a href=\"&#106;avascript:alert(1)\">entity</a>",
+            "[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+            "<a href=\"vbscript:msgbox(1)\">vbscript</a>",
+            "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>",
+            "<svg><animate onbegin=alert(1) attributeName=x dur=1s></svg>",
+            "<details open ontoggle=alert(1)>x</details>",
+            "<form action=\"http://127.0.0.1:9/\"><button>go</button></form>",
+            "<meta http-equiv=\"refresh\" content=\"0;url=http://127.0.0.1:9/\">",
+            "<base href=\"http://127.0.0.1:9/\">",
+            "<object data=\"http://127.0.0.1:9/x.swf\"></object><embed src=\"http://127.0.0.1:9/\">",
+            "<link rel=\"stylesheet\" href=\"http://127.0.0.1:9/x.css\">",
+            "<video src=x onerror=alert(1)></video><audio src=x></audio><source src=x>",
+            "<div style=\"background:url(http://127.0.0.1:9/)\">styled</div>",
+            "<input autofocus onfocus=alert(1)>",
+            "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\"></noscript>",
+            "`<script>alert(1)</script>` and ```\n<script>alert(1)</script>\n```",
+        ];
+        for attempt in attempts {
+            let html = to_html(attempt).to_lowercase();
+            for inert in [
+                "<script",
+                "javascript:",
+                "vbscript:",
+                "data:",
+                " on",
+                "<img",
+                "<svg",
+                "<math",
+                "<form",
+                "<meta",
+                "<base",
+                "<object",
+                "<embed",
+                "<link",
+                "<video",
+                "<audio",
+                "<source",
+                "<input",
+                "<noscript",
+                "style=",
+            ] {
+                // In code, the text is shown escaped: `&lt;script` is text, never markup.
+                assert!(
+                    !html.contains(inert),
+                    "{attempt:?} gave {inert:?} in {html}"
+                );
+            }
+        }
+        let code = to_html("`<script>alert(1)</script>`");
+        assert!(code.contains("&lt;script&gt;"), "{code}");
+    }
+
+    #[test]
     fn the_stylesheet_colours_light_and_dark() {
         let css = highlight_css();
         assert!(css.contains(".hl-keyword"), "{css}");

@@ -4,7 +4,7 @@ use super::Server;
 use crate::sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::peers::run_page_client;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -117,6 +117,8 @@ fn answers_are_rendered_markdown_and_a_hostile_answer_runs_and_fetches_nothing()
          [click me](javascript:window.__pwned=3) <iframe src=\"{elsewhere}/frame\"></iframe>\n\n\
          ![the notes]({elsewhere}/leak?notes=secret) <a href=\"#\" onmouseover=\"window.__pwned = 4\">hover</a>\n\n\
          <svg><script>window.__pwned = 5</script></svg><style>body {{ display: none }}</style>\n\n\
+         <details open ontoggle=\"window.__pwned = 6\">details</details> \
+         <math><mtext><table><mglyph><style><img src=x onerror=\"window.__pwned = 7\"></style></mglyph></table></mtext></math>\n\n\
          | tool | calls |\n|---|---|\n| Read | 2 |\n\n```rust\nfn main() {{ println!(\"hi\"); }}\n```\n"
     );
     let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text(&answer))]);
@@ -134,6 +136,10 @@ fn answers_are_rendered_markdown_and_a_hostile_answer_runs_and_fetches_nothing()
         {"op": "eval", "script": "getComputedStyle(document.querySelector('.turn.assistant pre.hl-code .hl-string')).color !== getComputedStyle(document.querySelector('.turn.assistant .answer')).color"},
         {"op": "text", "selector": ".turn.assistant .answer"},
         {"op": "eval", "script": "getComputedStyle(document.body).display"},
+        // The second layer: markup that got past the sanitiser still could not run or fetch.
+        {"op": "eval", "script": format!("(async () => {{ document.body.insertAdjacentHTML('beforeend', \
+            '<img src=\"x\" onerror=\"window.__csp = 1\"><img src=\"{elsewhere}/csp\">'); \
+            await new Promise((done) => setTimeout(done, 500)); return String(window.__csp); }})()")},
     ]);
     let out = run_page_client(
         &json!({"url": server.page_link(), "steps": steps}),
@@ -169,14 +175,28 @@ fn answers_are_rendered_markdown_and_a_hostile_answer_runs_and_fetches_nothing()
     );
     assert_eq!(texts[6], "flex", "a style from the answer applied");
     assert_eq!(
+        texts[7], "undefined",
+        "the page's CSP let an inline handler run"
+    );
+    assert_eq!(
         connections.load(Ordering::SeqCst),
         0,
         "the page reached another site"
     );
+    // The image the test itself inserted was asked for, and refused by the CSP before it left.
     let network = out.of_kind("network");
+    let asked: Vec<&str> = network[0]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|url| url.starts_with(&elsewhere))
+        .collect();
+    assert_eq!(asked, [format!("{elsewhere}/csp")], "{network:#?}");
+    let blocked = network[0]["blocked"].to_string();
     assert!(
-        !network[0]["requests"].to_string().contains(&elsewhere),
-        "{network:#?}"
+        blocked.contains(&format!("{elsewhere}/csp")) && blocked.contains("\"error\":\"csp\""),
+        "{blocked}"
     );
 }
 

@@ -1,4 +1,5 @@
-//! The REST API: sessions across a restart, headless chats, the OpenAPI document.
+//! The REST API: sessions across a restart, headless chats, renaming and modes, the OpenAPI
+//! document.
 
 use super::Server;
 use crate::sandbox;
@@ -108,4 +109,61 @@ fn the_rest_api_holds_to_its_openapi_document() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(report.contains("passed"), "{report}");
+}
+
+#[test]
+fn sessions_are_renamed_and_given_a_mode_and_bad_changes_are_refused() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("Noted."))]);
+    let server = Server::start(&sb, &model, &["--permission-mode", "plan"]);
+    let (status, options) = server.call("GET", "/api/options", None);
+    assert_eq!(status, 200);
+    assert_eq!(options["models"][0], "openai/gpt-4.1");
+    assert_eq!(
+        options["modes"],
+        json!(["default", "accept_edits", "plan", "bypass"])
+    );
+    assert_eq!(options["mode"], "plan");
+
+    let id = server.new_session(&sb);
+    let path = format!("/api/sessions/{id}");
+    // Not stored before its first message: nothing to rename yet, and not listed.
+    let (status, error) = server.call("PATCH", &path, Some(json!({"title": "Early"})));
+    assert_eq!(status, 422, "{error}");
+    let (_, listed) = server.call("GET", "/api/sessions", None);
+    assert_eq!(listed["sessions"], json!([]));
+    let (status, _) = server.call(
+        "POST",
+        &format!("{path}/chat"),
+        Some(json!({"message": "Plan the release"})),
+    );
+    assert_eq!(status, 200);
+    for (bad, field) in [
+        (json!({"mode": "yolo"}), "mode"),
+        (json!({"title": "   "}), "title"),
+    ] {
+        let (status, error) = server.call("PATCH", &path, Some(bad));
+        assert_eq!(status, 422, "{error}");
+        assert_eq!(error["detail"], field, "{error}");
+    }
+    let (status, error) = server.call("PATCH", &path, Some(json!({"colour": "red"})));
+    assert_eq!(status, 422, "{error}");
+    let (status, _) = server.call(
+        "PATCH",
+        "/api/sessions/sess_nowhere",
+        Some(json!({"title": "x"})),
+    );
+    assert_eq!(status, 404);
+
+    let (status, _) = server.call(
+        "PATCH",
+        &path,
+        Some(json!({"title": "Release plan", "mode": "accept_edits"})),
+    );
+    assert_eq!(status, 204);
+    let (_, listed) = server.call("GET", "/api/sessions", None);
+    assert_eq!(listed["sessions"][0]["title"], "Release plan");
+    let (_, messages) = server.call("GET", &format!("{path}/messages"), None);
+    assert_eq!(messages["mode"], "accept_edits");
+    assert_eq!(messages["model"], "openai/gpt-4.1");
 }
