@@ -5,12 +5,11 @@ use super::{ChatIo, ChatOptions, Session};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
 use crate::executor::CallResult;
-use crate::executor::{CallScope, Executor, PendingCall};
+use crate::executor::{CallScope, Executor};
 use crate::ids::{ToolCallId, TurnId};
 use crate::model::side::SessionModel;
 use crate::model::{
-    AssistantContent, ContentBlock, FinishReason, Message, ModelError, ModelEvent, ModelRequest,
-    ToolDefinition, ToolResult,
+    AssistantContent, ContentBlock, FinishReason, Message, ToolDefinition, ToolResult,
 };
 use crate::pause::{ChatPauses, PausedChat, PausedLoop, SourceLoop};
 use crate::prompt::{SystemPromptParts, build_system_prompt};
@@ -19,14 +18,16 @@ use crate::session::{ChatKey, Transcript};
 use crate::subagent::{ROOT_LOOP, SubAgents};
 use crate::sync::lock;
 use crate::tool::Extensions;
-use futures::StreamExt;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 mod hooks;
+mod output;
 mod recording;
+mod streaming;
 pub(crate) use recording::compact;
+use streaming::{Response, StreamEnd};
 
 /// Records every event of the chat into its transcript and passes it on.
 struct Recorder {
@@ -39,21 +40,6 @@ impl EventSink for Recorder {
         lock(&self.transcript).push(event.clone());
         self.inner.emit(event);
     }
-}
-
-/// How one model response ended.
-enum StreamEnd {
-    Finished(FinishReason),
-    Cancelled,
-    Failed(ModelError),
-}
-
-/// One model response, as streamed.
-struct Response {
-    content: Vec<AssistantContent>,
-    calls: Vec<PendingCall>,
-    usage: Usage,
-    end: StreamEnd,
 }
 
 /// How a chat begins.
@@ -629,181 +615,6 @@ impl Chat<'_> {
             self.new_messages.push(Message::ToolResults { results });
         }
     }
-
-    /// Streams one model response, announcing tool calls as they arrive.
-    async fn stream_response(&self, scope: &CallScope) -> Response {
-        let mut response = Response {
-            content: Vec::new(),
-            calls: Vec::new(),
-            usage: Usage::default(),
-            end: StreamEnd::Cancelled,
-        };
-        let model = &self.session.model;
-        let request = ModelRequest::for_model(
-            model.as_ref(),
-            self.system.clone(),
-            self.session
-                .history
-                .iter()
-                .chain(&self.new_messages)
-                .cloned(),
-            self.tools.clone(),
-        );
-        let cancel = &self.io.cancel;
-        let mut stream = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return response,
-            started = model.stream(request) => match started {
-                Ok(stream) => stream,
-                Err(error) => {
-                    response.end = StreamEnd::Failed(error);
-                    return response;
-                }
-            },
-        };
-        response.end = loop {
-            let next = tokio::select! {
-                biased;
-                () = cancel.cancelled() => break StreamEnd::Cancelled,
-                next = stream.next() => next,
-            };
-            match next {
-                None => {
-                    break StreamEnd::Failed(ModelError::Protocol(
-                        "the response ended before the model said it was finished".to_owned(),
-                    ));
-                }
-                Some(Err(error)) => break StreamEnd::Failed(error),
-                Some(Ok(ModelEvent::Finished { reason })) => break StreamEnd::Finished(reason),
-                Some(Ok(event)) => self.take_event(event, scope, &mut response),
-            }
-        };
-        response
-    }
-
-    fn take_event(&self, event: ModelEvent, scope: &CallScope, response: &mut Response) {
-        let turn_id = scope.turn_id.clone();
-        match event {
-            ModelEvent::TextDelta { text } => {
-                match response.content.last_mut() {
-                    Some(AssistantContent::Text { text: so_far }) => so_far.push_str(&text),
-                    _ => response
-                        .content
-                        .push(AssistantContent::Text { text: text.clone() }),
-                }
-                self.emit(AgentEvent::TextDelta { turn_id, text });
-            }
-            ModelEvent::ThinkingDelta { text } => {
-                match response.content.last_mut() {
-                    Some(AssistantContent::Thinking {
-                        text: so_far,
-                        signature: None,
-                    }) => so_far.push_str(&text),
-                    _ => response.content.push(AssistantContent::Thinking {
-                        text: text.clone(),
-                        signature: None,
-                    }),
-                }
-                self.emit(AgentEvent::ThinkingDelta { turn_id, text });
-            }
-            ModelEvent::ThinkingSignature { signature } => match response.content.last_mut() {
-                Some(AssistantContent::Thinking {
-                    signature: slot, ..
-                }) => {
-                    *slot = Some(signature);
-                }
-                _ => response.content.push(AssistantContent::Thinking {
-                    text: String::new(),
-                    signature: Some(signature),
-                }),
-            },
-            ModelEvent::RedactedThinking { data } => {
-                response
-                    .content
-                    .push(AssistantContent::RedactedThinking { data });
-            }
-            ModelEvent::ToolCall(request) => {
-                response.content.push(AssistantContent::ToolCall {
-                    id: request.id.clone(),
-                    name: request.name.clone(),
-                    arguments: request.arguments.raw_input(),
-                });
-                response
-                    .calls
-                    .push(self.session.executor.announce(request, scope));
-            }
-            ModelEvent::Usage { usage } => {
-                response.usage = usage;
-                self.emit(AgentEvent::Usage { turn_id, usage });
-            }
-            ModelEvent::Notice { message } => self.emit(AgentEvent::Notice { message }),
-            ModelEvent::Finished { .. } => {}
-        }
-    }
-
-    /// The text of the chat's last assistant message.
-    fn last_answer(&self) -> Value {
-        let text = self
-            .new_messages
-            .iter()
-            .rev()
-            .find_map(|m| match m {
-                Message::Assistant { content } => Some(
-                    content
-                        .iter()
-                        .filter_map(|c| match c {
-                            AssistantContent::Text { text } => Some(text.as_str()),
-                            _ => None,
-                        })
-                        .collect::<String>(),
-                ),
-                _ => None,
-            })
-            .unwrap_or_default();
-        Value::String(text)
-    }
-
-    /// With an output schema: the answer as JSON when it satisfies the schema; otherwise asks
-    /// the model for a corrected answer (`None`: go on) until the retries run out.
-    fn check_output(&mut self) -> Result<Option<Value>, AgentError> {
-        let answer = self.last_answer();
-        let Some(checker) = &self.output_checker else {
-            return Ok(Some(answer));
-        };
-        self.schema_attempts += 1;
-        let text = answer.as_str().unwrap_or_default();
-        let problems = match parse_json_answer(text) {
-            Ok(value) => match crate::schema::check(checker, &value) {
-                Ok(()) => return Ok(Some(value)),
-                Err(problems) => problems,
-            },
-            Err(error) => format!("the answer is not JSON ({error})"),
-        };
-        let retries = self.session.agent.inner.config.output_schema_retries;
-        if self.schema_attempts > retries {
-            return Err(AgentError::OutputSchema {
-                attempts: self.schema_attempts,
-                problems,
-            });
-        }
-        self.user_turn(vec![ContentBlock::Text {
-            text: format!(
-                "Your answer does not satisfy the required JSON Schema: {problems}. Reply with only the corrected JSON value."
-            ),
-        }]);
-        Ok(None)
-    }
-}
-
-/// Reads an answer as JSON, accepting it inside a Markdown code fence.
-fn parse_json_answer(text: &str) -> Result<Value, serde_json::Error> {
-    let trimmed = text.trim();
-    let unfenced = trimmed
-        .strip_prefix("```json")
-        .or_else(|| trimmed.strip_prefix("```"))
-        .and_then(|rest| rest.strip_suffix("```"))
-        .unwrap_or(trimmed);
-    serde_json::from_str(unfenced.trim())
 }
 
 /// The system prompt of a session's chat offering `tools` (and asking for an answer that
@@ -835,13 +646,6 @@ fn system_prompt(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_answers_may_come_fenced() {
-        assert_eq!(parse_json_answer(" {\"a\":1} ").unwrap()["a"], 1);
-        assert_eq!(parse_json_answer("```json\n[1]\n```").unwrap()[0], 1);
-        assert!(parse_json_answer("Sure! {\"a\":1}").is_err());
-    }
 
     #[test]
     fn the_title_is_the_first_line_of_the_first_text() {

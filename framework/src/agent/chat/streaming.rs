@@ -1,0 +1,136 @@
+//! One model response streamed into a chat: its text and thinking as they come (each delta an
+//! event), its tool calls announced as they arrive, its usage, and how it ended.
+
+use super::Chat;
+use crate::event::{AgentEvent, Usage};
+use crate::executor::{CallScope, PendingCall};
+use crate::model::{AssistantContent, FinishReason, ModelError, ModelEvent, ModelRequest};
+use futures::StreamExt;
+
+/// How one model response ended.
+pub(super) enum StreamEnd {
+    Finished(FinishReason),
+    Cancelled,
+    Failed(ModelError),
+}
+
+/// One model response, as streamed.
+pub(super) struct Response {
+    pub(super) content: Vec<AssistantContent>,
+    pub(super) calls: Vec<PendingCall>,
+    pub(super) usage: Usage,
+    pub(super) end: StreamEnd,
+}
+
+impl Chat<'_> {
+    /// Streams one model response, announcing tool calls as they arrive.
+    pub(super) async fn stream_response(&self, scope: &CallScope) -> Response {
+        let mut response = Response {
+            content: Vec::new(),
+            calls: Vec::new(),
+            usage: Usage::default(),
+            end: StreamEnd::Cancelled,
+        };
+        let model = &self.session.model;
+        let request = ModelRequest::for_model(
+            model.as_ref(),
+            self.system.clone(),
+            self.session
+                .history
+                .iter()
+                .chain(&self.new_messages)
+                .cloned(),
+            self.tools.clone(),
+        );
+        let cancel = &self.io.cancel;
+        let mut stream = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return response,
+            started = model.stream(request) => match started {
+                Ok(stream) => stream,
+                Err(error) => {
+                    response.end = StreamEnd::Failed(error);
+                    return response;
+                }
+            },
+        };
+        response.end = loop {
+            let next = tokio::select! {
+                biased;
+                () = cancel.cancelled() => break StreamEnd::Cancelled,
+                next = stream.next() => next,
+            };
+            match next {
+                None => {
+                    break StreamEnd::Failed(ModelError::Protocol(
+                        "the response ended before the model said it was finished".to_owned(),
+                    ));
+                }
+                Some(Err(error)) => break StreamEnd::Failed(error),
+                Some(Ok(ModelEvent::Finished { reason })) => break StreamEnd::Finished(reason),
+                Some(Ok(event)) => self.take_event(event, scope, &mut response),
+            }
+        };
+        response
+    }
+
+    fn take_event(&self, event: ModelEvent, scope: &CallScope, response: &mut Response) {
+        let turn_id = scope.turn_id.clone();
+        match event {
+            ModelEvent::TextDelta { text } => {
+                match response.content.last_mut() {
+                    Some(AssistantContent::Text { text: so_far }) => so_far.push_str(&text),
+                    _ => response
+                        .content
+                        .push(AssistantContent::Text { text: text.clone() }),
+                }
+                self.emit(AgentEvent::TextDelta { turn_id, text });
+            }
+            ModelEvent::ThinkingDelta { text } => {
+                match response.content.last_mut() {
+                    Some(AssistantContent::Thinking {
+                        text: so_far,
+                        signature: None,
+                    }) => so_far.push_str(&text),
+                    _ => response.content.push(AssistantContent::Thinking {
+                        text: text.clone(),
+                        signature: None,
+                    }),
+                }
+                self.emit(AgentEvent::ThinkingDelta { turn_id, text });
+            }
+            ModelEvent::ThinkingSignature { signature } => match response.content.last_mut() {
+                Some(AssistantContent::Thinking {
+                    signature: slot, ..
+                }) => {
+                    *slot = Some(signature);
+                }
+                _ => response.content.push(AssistantContent::Thinking {
+                    text: String::new(),
+                    signature: Some(signature),
+                }),
+            },
+            ModelEvent::RedactedThinking { data } => {
+                response
+                    .content
+                    .push(AssistantContent::RedactedThinking { data });
+            }
+            ModelEvent::ToolCall(request) => {
+                response.content.push(AssistantContent::ToolCall {
+                    id: request.id.clone(),
+                    name: request.name.clone(),
+                    arguments: request.arguments.raw_input(),
+                });
+                response
+                    .calls
+                    .push(self.session.executor.announce(request, scope));
+            }
+            ModelEvent::Usage { usage } => {
+                response.usage = usage;
+                self.emit(AgentEvent::Usage { turn_id, usage });
+            }
+            ModelEvent::Notice { message } => self.emit(AgentEvent::Notice { message }),
+            ModelEvent::Finished { .. } => {}
+        }
+    }
+}
