@@ -1,5 +1,5 @@
 //! The page as a place to live in, in headless Chromium: sessions found by title, renamed and
-//! deleted, a model picked, files attached by picking and pasting, no serious accessibility
+//! deleted, a model and a mode picked, files attached by picking and pasting, no serious accessibility
 //! problem, the dark theme, and a server restarted in the middle of a chat.
 
 use super::Server;
@@ -86,6 +86,8 @@ fn sessions_are_found_by_title_renamed_and_deleted_and_a_model_and_files_are_cho
         {"op": "click", "selector": "#send"},
         {"op": "wait_text", "selector": "#conversation", "text": "Three."},
         {"op": "eval", "script": "document.querySelector('#title').textContent"},
+        {"op": "select", "selector": "#mode", "value": "plan"},
+        {"op": "wait", "ms": 300},
         {"op": "screenshot", "path": shot},
         {"op": "axe"},
     ]);
@@ -135,6 +137,10 @@ fn sessions_are_found_by_title_renamed_and_deleted_and_a_model_and_files_are_cho
         .collect();
     assert_eq!(titles, ["Parser notes"]);
     assert_eq!(out.of_kind("network")[0]["failures"], json!([]));
+    // The mode chosen on the page is the open session's.
+    let id = listed["sessions"][0]["session_id"].as_str().unwrap();
+    let (_, messages) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    assert_eq!(messages["mode"], "plan");
 }
 
 #[test]
