@@ -355,7 +355,7 @@ function showSessions() {
     const item = el("li", { className: s.session_id === sessionId ? "current" : "" });
     item.dataset.session = s.session_id;
     item.append(
-      el("button", { type: "button", className: "open", title: s.cwd, onclick: () => open(s.session_id) },
+      el("button", { type: "button", className: "open", title: s.cwd, onclick: () => openSession(s.session_id) },
         el("span", { className: "name", textContent: name }),
         el("span", { className: "when", textContent: when(s.updated_at) })),
       el("button", { type: "button", className: "act rename", textContent: "✎", ariaLabel: `Rename ${name}`, onclick: () => rename(item, s) }),
@@ -390,14 +390,14 @@ async function remove(button, session) {
   }
   try {
     await api("DELETE", `/api/sessions/${session.session_id}`);
-    if (session.session_id === sessionId) close();
+    if (session.session_id === sessionId) closeSession();
     await listSessions();
   } catch (error) {
     showError(error.message);
   }
 }
 
-async function open(id) {
+async function openSession(id) {
   if (sessionId && socket?.readyState === WebSocket.OPEN) send("session:unsubscribe", { session_id: sessionId });
   sessionId = id;
   sequence = 0;
@@ -410,7 +410,7 @@ async function open(id) {
   await listSessions();
 }
 
-function close() {
+function closeSession() {
   sessionId = null;
   turns.clear();
   render();
@@ -430,7 +430,7 @@ async function loadChoices() {
 $("new-session").onclick = async () => {
   try {
     const created = await api("POST", "/api/sessions", { mode: $("mode").value });
-    await open(created.session_id);
+    await openSession(created.session_id);
   } catch (error) {
     showError(error.message);
   }
