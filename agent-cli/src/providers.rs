@@ -115,11 +115,32 @@ pub async fn available(
 ) -> Available {
     let mut providers = linked(config, project);
     let mut failed_plugins = Vec::new();
+    // The providers `--plugin` gave, by name: the same provider found in a plugins folder (an
+    // older build, typically) gives way to them.
+    let mut named: Vec<(String, &Path)> = Vec::new();
     for plugin in plugins {
         match agentry::plugins::load(&plugin.path) {
-            Ok(loaded) => providers.push(Arc::new(loaded)),
+            Ok(loaded) => {
+                let name = loaded.name().to_owned();
+                if let Some((_, by)) = named.iter().find(|(n, _)| *n == name) {
+                    eprintln!(
+                        "agentry: {} is left out: --plugin {} gives provider `{name}`",
+                        plugin.path.display(),
+                        by.display()
+                    );
+                    continue;
+                }
+                if plugin.named {
+                    named.push((name, &plugin.path));
+                }
+                providers.push(Arc::new(loaded));
+            }
             Err(error) => {
-                eprintln!("agentry: plugin not loaded: {error}");
+                // A plugin named with --plugin fails the run with this error
+                // (`check_named_plugins`): said once, there.
+                if !plugin.named {
+                    eprintln!("agentry: plugin not loaded: {error}");
+                }
                 failed_plugins.push(FailedPlugin {
                     plugin: plugin.clone(),
                     error: error.to_string(),

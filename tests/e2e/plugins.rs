@@ -76,6 +76,40 @@ fn plugins_come_from_configuration_and_the_plugin_folders() {
     );
 }
 
+#[test]
+fn a_plugin_named_with_the_flag_wins_over_the_same_one_in_a_plugin_folder() {
+    let sb = sandbox();
+    let folder = sb.project().join(".agentry/plugins");
+    std::fs::create_dir_all(&folder).unwrap();
+    let older = folder.join("libhello.so");
+    std::fs::copy(hello_plugin(), &older).unwrap();
+    let out = sb.run(&["providers", "--json", "--plugin", &plugin_arg()]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let origins: Vec<Value> = out
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["name"] == "hello")
+        .map(|p| p["origin"].clone())
+        .collect();
+    assert_eq!(
+        origins,
+        [json!({"kind": "plugin", "path": plugin_arg()})],
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "agentry: {} is left out: --plugin {} gives provider `hello`",
+            older.display(),
+            plugin_arg()
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
 fn events_of(
     sb: &Sandbox,
     name: &str,
@@ -332,6 +366,13 @@ fn unusable_plugins_are_clear_errors_and_the_agent_runs_without_them() {
                 .contains("the plugin named with --plugin did not load")
                 && out.stderr.contains(expected),
             "{expected}: {}",
+            out.stderr
+        );
+        // One failure, said once.
+        assert_eq!(
+            out.stderr.lines().filter(|l| l.contains(expected)).count(),
+            1,
+            "{}",
             out.stderr
         );
         // Found in a plugin folder: reported, and the agent runs without it.
