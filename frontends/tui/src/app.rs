@@ -13,6 +13,7 @@ use crate::screen::{CursorAt, Screen};
 use crate::shell::ShellRun;
 use crate::{Start, TuiError, TuiSettings};
 
+mod shell_job;
 mod slash;
 use agentry::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
 use agentry::error::AgentError;
@@ -24,6 +25,7 @@ use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyM
 use futures::StreamExt;
 use ratatui::style::Color;
 use ratatui::text::{Line, Span};
+use shell_job::ShellJob;
 use std::collections::VecDeque;
 use std::io::Stdout;
 use std::sync::Arc;
@@ -43,13 +45,6 @@ const MOST_ATTACHED_BYTES: u64 = 256 * 1024;
 struct Running {
     task: JoinHandle<(Session, Result<ChatSummary, AgentError>)>,
     cancel: CancellationToken,
-    started: Instant,
-}
-
-/// A `!command` in flight.
-struct ShellJob {
-    task: JoinHandle<std::io::Result<ShellRun>>,
-    stop: CancellationToken,
     started: Instant,
 }
 
@@ -652,76 +647,6 @@ impl App {
         if let Some(next) = self.queued.pop_front() {
             Box::pin(self.dispatch(next)).await;
         }
-    }
-
-    fn start_shell(&mut self, command: String) {
-        if command.is_empty() {
-            return;
-        }
-        self.conversation.note([
-            Line::default(),
-            Line::from(vec![
-                Span::styled("! ", self.palette.paint(Color::Magenta)),
-                Span::styled(command.clone(), self.palette.bold()),
-            ]),
-        ]);
-        let stop = CancellationToken::new();
-        let cwd = self.settings.cwd.clone();
-        let token = stop.clone();
-        let task = tokio::spawn(async move { crate::shell::run(&command, &cwd, token).await });
-        self.shell = Some(ShellJob {
-            task,
-            stop,
-            started: Instant::now(),
-        });
-    }
-
-    async fn shell_ended(
-        &mut self,
-        finished: Result<std::io::Result<ShellRun>, tokio::task::JoinError>,
-    ) {
-        self.shell = None;
-        match finished {
-            Ok(Ok(run)) => {
-                let mut lines: Vec<Line<'static>> = Vec::new();
-                let output: Vec<&str> = run.output.trim_end().lines().collect();
-                let skipped = output.len().saturating_sub(20);
-                if skipped > 0 {
-                    lines.push(Line::from(Span::styled(
-                        format!("  ⎿ … {skipped} lines before"),
-                        self.palette.dim(),
-                    )));
-                }
-                for (index, line) in output[skipped..].iter().enumerate() {
-                    let lead = if index == 0 && skipped == 0 {
-                        "  ⎿ "
-                    } else {
-                        "    "
-                    };
-                    lines.push(Line::from(vec![
-                        Span::styled(lead, self.palette.dim()),
-                        Span::raw(line.to_string()),
-                    ]));
-                }
-                let ending = match (run.stopped, run.exit_code) {
-                    (true, _) => Some("stopped".to_owned()),
-                    (false, Some(0)) => None,
-                    (false, Some(code)) => Some(format!("exit code {code}")),
-                    (false, None) => Some("killed by a signal".to_owned()),
-                };
-                if let Some(ending) = ending {
-                    lines.push(Line::from(Span::styled(
-                        format!("    {ending}"),
-                        self.palette.paint(Color::Red),
-                    )));
-                }
-                self.conversation.note(lines);
-                self.context.push(run.for_model());
-            }
-            Ok(Err(error)) => self.note_error(&format!("The command could not run: {error}")),
-            Err(error) => self.note_error(&format!("The command stopped: {error}")),
-        }
-        self.send_queued().await;
     }
 
     fn asked(&mut self, question: Asked) {
