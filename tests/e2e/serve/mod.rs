@@ -4,9 +4,10 @@
 //! Origin checks. The model is the mock model server.
 
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
-use agentry_tests::peers::{Transcript, run_chat_client};
+use agentry_tests::peers::{Transcript, run_chat_client, run_page_client};
 use agentry_tests::{Running, Sandbox, http};
 use serde_json::{Value, json};
+use std::path::Path;
 use std::time::Duration;
 
 /// A running `agentry serve` on a free loopback port, and the token it printed.
@@ -211,3 +212,29 @@ mod page;
 mod page_sessions;
 mod rest;
 mod sequences;
+
+/// Runs `steps` on the page at `link` and fails on any failed step; the steps' texts.
+pub(super) fn run_page(
+    link: &str,
+    steps: Value,
+    extra: Value,
+    dir: &Path,
+) -> (Vec<String>, Transcript) {
+    let mut scenario = json!({"url": link, "steps": steps});
+    if let (Some(scenario), Value::Object(extra)) = (scenario.as_object_mut(), extra) {
+        scenario.extend(extra);
+    }
+    let out = run_page_client(&scenario, dir, Duration::from_secs(120));
+    assert!(
+        out.of_kind("failed").is_empty(),
+        "{:#?}\n{}",
+        out.records,
+        out.stderr
+    );
+    let texts = out
+        .of_kind("step")
+        .iter()
+        .filter_map(|s| s["text"].as_str().map(str::to_owned))
+        .collect();
+    (texts, out)
+}

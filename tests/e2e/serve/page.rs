@@ -1,13 +1,11 @@
 //! The web page at `/`, in headless Chromium.
 
-use super::Server;
+use super::{Server, run_page};
 use crate::sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
-use agentry_tests::peers::run_page_client;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 #[test]
 fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs() {
@@ -61,22 +59,12 @@ fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs()
         {"op": "text", "selector": ".turn.user .bubble >> nth=2"},
         {"op": "screenshot", "path": shot},
     ]);
-    let out = run_page_client(
-        &json!({"url": server.page_link(), "steps": steps}),
+    let (texts, out) = run_page(
+        &server.page_link(),
+        steps,
+        json!({}),
         sb.project().parent().unwrap(),
-        Duration::from_secs(90),
     );
-    assert!(
-        out.of_kind("failed").is_empty(),
-        "{:#?}\n{}",
-        out.records,
-        out.stderr
-    );
-    let texts: Vec<&str> = out
-        .of_kind("step")
-        .iter()
-        .filter_map(|s| s["text"].as_str())
-        .collect();
     assert_eq!(texts[0], "+ beta");
     assert!(texts[1].contains("Answered 1: option 1"), "{texts:?}");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "beta\nkept\n");
@@ -141,22 +129,12 @@ fn answers_are_rendered_markdown_and_a_hostile_answer_runs_and_fetches_nothing()
             '<img src=\"x\" onerror=\"window.__csp = 1\"><img src=\"{elsewhere}/csp\">'); \
             await new Promise((done) => setTimeout(done, 500)); return String(window.__csp); }})()")},
     ]);
-    let out = run_page_client(
-        &json!({"url": server.page_link(), "steps": steps}),
+    let (texts, out) = run_page(
+        &server.page_link(),
+        steps,
+        json!({}),
         sb.project().parent().unwrap(),
-        Duration::from_secs(90),
     );
-    assert!(
-        out.of_kind("failed").is_empty(),
-        "{:#?}\n{}",
-        out.records,
-        out.stderr
-    );
-    let texts: Vec<&str> = out
-        .of_kind("step")
-        .iter()
-        .filter_map(|s| s["text"].as_str())
-        .collect();
     assert_eq!(texts[0], "undefined", "a script ran");
     assert_eq!(texts[1], "0", "markup that runs or fetches survived");
     assert!(!texts[2].contains("javascript:"), "{texts:?}");

@@ -1,35 +1,15 @@
 //! The page as a place to live in, in headless Chromium: sessions found by title, renamed and
-//! deleted, a model and a mode picked, files attached by picking and pasting, no serious accessibility
+//! deleted, a model and a mode picked, files attached by picking, pasting and dropping, no serious accessibility
 //! problem, the dark theme, and a server restarted in the middle of a chat.
 
-use super::Server;
+use super::{Server, run_page};
 use crate::sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
-use agentry_tests::peers::{Transcript, run_page_client};
 use serde_json::{Value, json};
-use std::path::Path;
 use std::time::Duration;
 
-/// Runs `steps` on the page at `link` and fails on any failed step; the steps' texts.
-fn run(link: &str, steps: Value, extra: Value, dir: &Path) -> (Vec<String>, Transcript) {
-    let mut scenario = json!({"url": link, "steps": steps});
-    if let (Some(scenario), Value::Object(extra)) = (scenario.as_object_mut(), extra) {
-        scenario.extend(extra);
-    }
-    let out = run_page_client(&scenario, dir, Duration::from_secs(120));
-    assert!(
-        out.of_kind("failed").is_empty(),
-        "{:#?}\n{}",
-        out.records,
-        out.stderr
-    );
-    let texts = out
-        .of_kind("step")
-        .iter()
-        .filter_map(|s| s["text"].as_str().map(str::to_owned))
-        .collect();
-    (texts, out)
-}
+/// A 1×1 PNG, base64-encoded.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 /// The script that reads the titles the list shows, in order.
 const SHOWN_TITLES: &str =
@@ -82,6 +62,8 @@ fn sessions_are_found_by_title_renamed_and_deleted_and_a_model_and_files_are_cho
         {"op": "eval", "script": SHOWN_TITLES},
         {"op": "paste_file", "selector": "#message", "name": "pasted.txt", "type": "text/plain", "text": "pasted words"},
         {"op": "wait_text", "selector": "#attachments", "text": "pasted.txt"},
+        {"op": "drop_file", "selector": "#composer", "name": "dot.png", "type": "image/png", "base64": PNG},
+        {"op": "wait_text", "selector": "#attachments", "text": "dot.png"},
         {"op": "fill", "selector": "#message", "text": "Third"},
         {"op": "click", "selector": "#send"},
         {"op": "wait_text", "selector": "#conversation", "text": "Three."},
@@ -91,7 +73,7 @@ fn sessions_are_found_by_title_renamed_and_deleted_and_a_model_and_files_are_cho
         {"op": "screenshot", "path": shot},
         {"op": "axe"},
     ]);
-    let (texts, out) = run(
+    let (texts, out) = run_page(
         &server.page_link(),
         steps,
         json!({}),
@@ -123,10 +105,11 @@ fn sessions_are_found_by_title_renamed_and_deleted_and_a_model_and_files_are_cho
     let second = requests[1].body["messages"].to_string();
     assert!(second.contains("recursive descent"), "{second}");
     assert_eq!(requests[2].body["model"], "gpt-4.1-mini");
+    let third = requests[2].body["messages"].to_string();
+    assert!(third.contains("pasted words"), "{third}");
     assert!(
-        requests[2].body["messages"]
-            .to_string()
-            .contains("pasted words")
+        third.contains(&format!("data:image/png;base64,{PNG}")),
+        "the dropped image: {third}"
     );
     let (_, listed) = server.call("GET", "/api/sessions", None);
     let titles: Vec<&str> = listed["sessions"]
@@ -173,7 +156,8 @@ fn the_page_reconnects_after_a_restart_mid_chat_and_goes_on() {
         {"op": "eval", "script": "getComputedStyle(document.body).backgroundColor"},
     ]);
     let dir = sb.project().parent().unwrap().to_owned();
-    let page = std::thread::spawn(move || run(&link, steps, json!({"colorScheme": "dark"}), &dir));
+    let page =
+        std::thread::spawn(move || run_page(&link, steps, json!({"colorScheme": "dark"}), &dir));
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while model.requests().is_empty() {
         assert!(
