@@ -11,6 +11,7 @@
 
 pub(crate) mod chat;
 pub mod compaction;
+pub mod subagent;
 
 use crate::commands::{CommandSource, SlashCommands};
 use crate::error::AgentError;
@@ -27,12 +28,12 @@ use crate::provider::{Provider, RegistryError, ToolRegistry};
 use crate::question::{QuestionAnswer, QuestionHandler, answers_text};
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
 use crate::session_servers::SessionServers;
-use crate::subagent::Fork;
 use crate::sync::lock;
 use crate::tool::{ClientServices, SandboxMode, SessionState};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use subagent::Fork;
 use tokio_util::sync::CancellationToken;
 
 /// How an agent behaves, apart from its model and tools.

@@ -187,62 +187,67 @@ impl SlashCommands {
 }
 
 #[cfg(test)]
-#[cfg(feature = "templates")]
 mod tests {
     use super::*;
-    use crate::templates::PromptTemplate;
-    use std::path::Path;
 
-    /// A command of an origin, with one required argument, `city`.
-    struct Remote(&'static str, &'static str, Vec<CommandArgument>);
+    /// A command with one required argument: of an origin (`Some`), it says its origin and
+    /// the argument; of none, it asks to review the argument.
+    struct Fake {
+        origin: Option<&'static str>,
+        name: &'static str,
+        arguments: Vec<CommandArgument>,
+    }
 
-    fn remote(origin: &'static str, name: &'static str) -> Arc<dyn SlashCommand> {
-        let city = CommandArgument {
-            name: "city".to_owned(),
+    fn fake(origin: Option<&'static str>, name: &'static str) -> Arc<dyn SlashCommand> {
+        let argument = CommandArgument {
+            name: if origin.is_some() { "city" } else { "target" }.to_owned(),
             description: None,
             required: true,
         };
-        Arc::new(Remote(origin, name, vec![city]))
+        Arc::new(Fake {
+            origin,
+            name,
+            arguments: vec![argument],
+        })
     }
 
-    impl SlashCommand for Remote {
+    impl SlashCommand for Fake {
         fn name(&self) -> &str {
-            self.1
+            self.name
         }
         fn origin(&self) -> Option<&str> {
-            Some(self.0)
+            self.origin
         }
         fn description(&self) -> Option<String> {
             None
         }
         fn arguments(&self) -> &[CommandArgument] {
-            &self.2
+            &self.arguments
         }
         fn content(
             &self,
             arguments: BTreeMap<String, String>,
         ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>> {
             Box::pin(async move {
-                match arguments.get("city") {
-                    Some(city) => Ok(vec![ContentBlock::text(format!("{} in {city}", self.0))]),
-                    None => Err("the `city` argument is missing".to_owned()),
-                }
+                let name = &self.arguments[0].name;
+                let value = arguments
+                    .get(name)
+                    .ok_or_else(|| format!("the `{name}` argument is missing"))?;
+                Ok(vec![ContentBlock::text(match self.origin {
+                    Some(origin) => format!("{origin} in {value}"),
+                    None => format!("Review {value}."),
+                })])
             })
         }
     }
 
     fn commands() -> SlashCommands {
-        let review = PromptTemplate::parse(
-            Path::new("/p/review.md"),
-            "---\narguments:\n  - name: target\n    required: true\n---\nReview {{target}}.",
-        )
-        .unwrap();
         SlashCommands::new(vec![
-            Arc::new(review),
-            remote("one", "weather"),
-            remote("two", "weather"),
-            remote("one", "review"),
-            remote("two", "alone"),
+            fake(None, "review"),
+            fake(Some("one"), "weather"),
+            fake(Some("two"), "weather"),
+            fake(Some("one"), "review"),
+            fake(Some("two"), "alone"),
         ])
     }
 

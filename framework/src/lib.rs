@@ -67,7 +67,7 @@ pub mod question;
 pub mod schema;
 pub mod session;
 pub mod session_servers;
-pub mod subagent;
+pub use agent::subagent;
 #[cfg(feature = "templates")]
 pub mod templates;
 pub mod testing;

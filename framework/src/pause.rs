@@ -18,33 +18,14 @@
 //! model reads that the user did not answer. A sub-agent's provider state (its task list, its
 //! background commands) does not survive the pause; its history does.
 
+use crate::event::question::{Answers, QuestionAnswer};
+pub use crate::event::question::{PendingQuestion, SourceLoop};
 use crate::ids::{ToolCallId, TurnId};
 use crate::model::{AssistantContent, Message, ToolArguments, ToolCallRequest, ToolResult};
-use crate::question::{Answers, Question, QuestionAnswer};
 use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Mutex;
-
-/// A question waiting for the user's answer in a paused chat.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PendingQuestion {
-    /// The call that asked (the answer names it).
-    pub tool_call_id: ToolCallId,
-    /// What it asks.
-    pub questions: Vec<Question>,
-    /// The sub-agent's loop that asked; `None` when the main loop did.
-    pub source_loop: Option<SourceLoop>,
-}
-
-/// A sub-agent's loop, as a question names where it was asked.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SourceLoop {
-    /// The loop's id.
-    pub loop_id: String,
-    /// The Agent call that started the sub-agent.
-    pub parent_fork_tool_call_id: ToolCallId,
-}
 
 /// What a paused chat left waiting: its questions and the loops that wait for them. Stored
 /// with the session's chat record; opaque but for its questions.
@@ -74,7 +55,7 @@ impl PausedChat {
             .into_iter()
             .map(|l| (l.loop_id.clone(), l))
             .collect();
-        let root = loops.remove(crate::subagent::ROOT_LOOP);
+        let root = loops.remove(crate::event::ROOT_LOOP);
         (root, loops)
     }
 }

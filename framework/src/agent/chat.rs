@@ -2,6 +2,7 @@
 
 use super::compaction::{estimate_tokens, needs_compaction, split_point, summarise};
 use super::{ChatIo, ChatOptions, Session};
+use crate::agent::subagent::{ROOT_LOOP, SubAgents};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
 use crate::executor::CallResult;
@@ -15,7 +16,6 @@ use crate::pause::{ChatPauses, PausedChat, PausedLoop, SourceLoop};
 use crate::prompt::{SystemPromptParts, build_system_prompt};
 use crate::question::{QuestionAnswer, UserQuestions};
 use crate::session::{ChatKey, Transcript};
-use crate::subagent::{ROOT_LOOP, SubAgents};
 use crate::sync::lock;
 use crate::tool::Extensions;
 use serde_json::Value;

@@ -34,8 +34,7 @@ use crate::question::QuestionHandler;
 use crate::tool::ToolContext;
 use std::sync::{Arc, Mutex};
 
-/// The `loop_id` of a chat's main loop.
-pub const ROOT_LOOP: &str = "root";
+pub use crate::event::ROOT_LOOP;
 
 /// Where a sub-agent's loop sits.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,351 @@
+//! The [`Executor`]: the one place that moves a tool call through its life, for every tool and
+//! every front-end.
+//!
+//! 1. The model client reads the call's arguments once ([`ToolCallRequest`]);
+//!    [`Executor::announce`] looks the tool up once, validates the arguments against its schema,
+//!    lets the tool prepare the call, and emits it as `pending` (title, kind, rawInput,
+//!    locations). The [`CallTracker`] holds the call from there: its id lives there alone.
+//! 2. [`Executor::run`] asks the [`PermissionPolicy`] and, when it says ask, the front-end's
+//!    [`PermissionHandler`]; the handler's answer is what the transcript records
+//!    ([`AgentEvent::PermissionResolved`]). A call that will not run goes `pending → failed`
+//!    with a typed [`Refusal`] (unknown tool, bad JSON, schema mismatch, invalid input, denied
+//!    by rule, rejected by the user, cancelled).
+//! 3. the call goes `in_progress`, runs, and its progress is forwarded as updates;
+//! 4. it ends `completed` or `failed`, with content and rawOutput (and the [`Refusal`] when it
+//!    was cancelled while running).
+//!
+//! Every status change goes through the [`CallTracker`], which refuses illegal transitions.
+//! [`Executor::run_batch`] runs read-only calls concurrently and the others one at a time, in
+//! the order the model asked, and returns results in that order.
+
+use crate::event::{EventSink, ToolCallSnapshot, ToolCallStatus};
+use crate::hooks::{AgentHooks, HookCall};
+use crate::ids::{SessionId, ToolCallId, TurnId};
+use crate::model::{ToolArguments, ToolCallRequest, ToolResult};
+use crate::paths::canonical_path;
+use crate::permission::{PermissionHandler, PermissionPolicy, RememberedAnswers};
+use crate::provider::ToolRegistry;
+use crate::sync::lock;
+use crate::tool::{
+    ClientServices, Extensions, PreparedCall, RulePatterns, SessionState, ToolCallLocation,
+    ToolContext, ToolKind,
+};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+mod ending;
+mod hook_steps;
+mod permission_step;
+mod prepare;
+
+use ending::{fail, finish, progress_sink, refuse, run_cancellable};
+use hook_steps::{after_hooks, pre_hooks};
+use permission_step::{check_permission, decide, with_hook_decision};
+use prepare::prepare;
+
+pub use crate::event::{CallTracker, IllegalTransition, Refusal};
+
+/// How long a cancelled tool gets to clean up (kill its processes, …) before it is dropped.
+pub const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
+/// Everything about the session and turn that the executor needs to run calls.
+#[derive(Clone)]
+pub struct CallScope {
+    /// The session.
+    pub session_id: SessionId,
+    /// The assistant turn that asked for the calls.
+    pub turn_id: TurnId,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// Directories the session may work in.
+    pub workspace_roots: Vec<PathBuf>,
+    /// What the front-end's client does for tools (its files, its terminals).
+    pub client: ClientServices,
+    /// The session's provider state.
+    pub state: SessionState,
+    /// The permission policy.
+    pub policy: PermissionPolicy,
+    /// The session's remembered "always" answers.
+    pub remembered: Arc<Mutex<RememberedAnswers>>,
+    /// Where events go.
+    pub events: Arc<dyn EventSink>,
+    /// Who answers permission questions.
+    pub permissions: Arc<dyn PermissionHandler>,
+    /// The turn's cancellation.
+    pub cancel: CancellationToken,
+    /// Services offered to the calls (the chat's sub-agent runner).
+    pub extensions: Extensions,
+    /// Hooks around each call, if the agent has any.
+    pub hooks: Option<Arc<dyn AgentHooks>>,
+}
+
+/// A call that has been announced and waits to run.
+pub struct PendingCall {
+    tracker: CallTracker,
+    /// The prepared call, or why it will not run.
+    ready: Result<Box<dyn PreparedCall>, Refusal>,
+    /// Whether it was allowed to run already (it is taken up after waiting for an answer).
+    permitted: bool,
+}
+
+/// How a call that the executor ran ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallResult {
+    /// It finished (completed or failed): what the model reads.
+    Done(ToolResult),
+    /// It waits for the user's answer (status `awaiting_answer`): its chat pauses, and the call
+    /// runs again when the answer comes ([`Executor::reopen`]).
+    AwaitingAnswer(ToolCallId),
+}
+
+impl PendingCall {
+    /// The call as announced.
+    pub fn snapshot(&self) -> &ToolCallSnapshot {
+        self.tracker.snapshot()
+    }
+
+    /// Whether the call only reads (and may run beside other reads).
+    pub fn is_read_only(&self) -> bool {
+        self.snapshot().kind.is_read_only()
+    }
+}
+
+/// A call that passed the steps before running: its prepared form, and the call as the hooks
+/// saw it (for the hooks after it).
+struct Admitted {
+    prepared: Box<dyn PreparedCall>,
+    hook_call: Option<HookCall>,
+}
+
+/// Runs tool calls from a [`ToolRegistry`].
+#[derive(Clone)]
+pub struct Executor {
+    registry: Arc<ToolRegistry>,
+}
+
+impl Executor {
+    /// An executor over a registry.
+    pub fn new(registry: Arc<ToolRegistry>) -> Self {
+        Self { registry }
+    }
+
+    /// The registry.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.registry
+    }
+
+    /// Looks the tool up, validates the call's input, prepares it and announces it as
+    /// `pending`.
+    pub fn announce(&self, request: ToolCallRequest, scope: &CallScope) -> PendingCall {
+        let (snapshot, ready) = self.prepare_call(request, scope);
+        PendingCall {
+            tracker: CallTracker::announce(snapshot, scope.events.clone()),
+            ready,
+            permitted: false,
+        }
+    }
+
+    /// Takes up a call that waited for the user's answer (status `awaiting_answer`) when its
+    /// chat resumes: prepared again from the same request, not announced again, and not asked
+    /// permission for again (it was running when the chat paused).
+    pub fn reopen(&self, request: ToolCallRequest, scope: &CallScope) -> PendingCall {
+        let (snapshot, ready) = self.prepare_call(request, scope);
+        PendingCall {
+            tracker: CallTracker::awaiting_answer(snapshot, scope.events.clone()),
+            ready,
+            permitted: true,
+        }
+    }
+
+    /// The call's snapshot (as it would be announced) and its prepared form, or why it will
+    /// not run.
+    fn prepare_call(
+        &self,
+        request: ToolCallRequest,
+        scope: &CallScope,
+    ) -> (ToolCallSnapshot, Result<Box<dyn PreparedCall>, Refusal>) {
+        let ToolCallRequest {
+            id,
+            name,
+            arguments,
+        } = request;
+        let raw_input = arguments.raw_input();
+        let tool = self.registry.get(&name);
+        let kind = tool.as_ref().map_or(ToolKind::Other, |t| t.tool.kind());
+        let ready = match (tool, arguments) {
+            (None, _) => Err(Refusal::UnknownTool {
+                tool: name.clone(),
+                available: self.registry.names().join(", "),
+            }),
+            (Some(_), ToolArguments::Invalid { error, .. }) => Err(Refusal::BadJson {
+                tool: name.clone(),
+                error,
+            }),
+            (Some(tool), ToolArguments::Json(input)) => prepare(&tool, input, scope),
+        };
+        let (title, locations) = match &ready {
+            Ok(prepared) => (
+                prepared.title(),
+                prepared
+                    .locations()
+                    .into_iter()
+                    .map(|l| ToolCallLocation {
+                        path: canonical_path(&l.path),
+                        line: l.line,
+                    })
+                    .collect(),
+            ),
+            Err(_) => (name.clone(), Vec::new()),
+        };
+        let snapshot = ToolCallSnapshot {
+            tool_call_id: id,
+            turn_id: scope.turn_id.clone(),
+            tool_name: name,
+            title,
+            kind,
+            status: ToolCallStatus::Pending,
+            raw_input,
+            locations,
+        };
+        (snapshot, ready)
+    }
+
+    /// Runs several announced calls: read-only ones concurrently, the others one at a time in
+    /// order. Results come back in the order of `calls`.
+    pub async fn run_batch(&self, calls: Vec<PendingCall>, scope: &CallScope) -> Vec<CallResult> {
+        let gate = tokio::sync::RwLock::new(());
+        let runs = calls.into_iter().map(|call| {
+            let gate = &gate;
+            async move {
+                // tokio's RwLock is fair: waiters are served in the order they queued, and
+                // join_all polls these futures in order, so writes keep the model's order.
+                if call.is_read_only() {
+                    let _shared = gate.read().await;
+                    self.run(call, scope).await
+                } else {
+                    let _exclusive = gate.write().await;
+                    self.run(call, scope).await
+                }
+            }
+        });
+        futures::future::join_all(runs).await
+    }
+
+    /// Runs one announced call to its final status and returns what the model reads, unless
+    /// it waits for the user's answer.
+    pub async fn run(&self, call: PendingCall, scope: &CallScope) -> CallResult {
+        let PendingCall {
+            mut tracker,
+            ready,
+            permitted,
+        } = call;
+        match self.admit(&mut tracker, ready, permitted, scope).await {
+            Ok(admitted) => self.start(tracker, admitted, scope).await,
+            Err(refusal) => CallResult::Done(refuse(&mut tracker, refusal)),
+        }
+    }
+
+    /// The steps before a call runs, in order; each may refuse it.
+    async fn admit(
+        &self,
+        tracker: &mut CallTracker,
+        ready: Result<Box<dyn PreparedCall>, Refusal>,
+        permitted: bool,
+        scope: &CallScope,
+    ) -> Result<Admitted, Refusal> {
+        // 1. The tool exists and its input is valid (read when the call was announced).
+        let mut prepared = ready?;
+        // 2. The chat still wants it.
+        if scope.cancel.is_cancelled() {
+            return Err(Refusal::Cancelled { started: false });
+        }
+        // 3. The hooks before it may rewrite its input, deny it, or decide its permission.
+        let (hook_call, hook_decision) = match &scope.hooks {
+            Some(hooks) => {
+                let (call, decision) = pre_hooks(
+                    hooks.as_ref(),
+                    &self.registry,
+                    &mut prepared,
+                    tracker,
+                    scope,
+                )
+                .await?;
+                (Some(call), decision)
+            }
+            None => (None, None),
+        };
+        // 4. Permission: the policy, overruled by the hooks' decision, asking the user when
+        // they say ask. A call taken up after a pause was allowed before it paused.
+        if !permitted {
+            let (policy, allow_rules) =
+                decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
+            let decision = with_hook_decision(hook_decision, policy);
+            check_permission(decision, allow_rules, tracker.snapshot(), scope).await?;
+        }
+        Ok(Admitted {
+            prepared,
+            hook_call,
+        })
+    }
+
+    /// Runs an admitted call: `in_progress`, the tool's run, its final status, and the hooks
+    /// after it.
+    async fn start(
+        &self,
+        mut tracker: CallTracker,
+        admitted: Admitted,
+        scope: &CallScope,
+    ) -> CallResult {
+        let Admitted {
+            prepared,
+            hook_call,
+        } = admitted;
+        if let Err(illegal) = tracker.transition(ToolCallStatus::InProgress, Default::default()) {
+            return CallResult::Done(fail(&mut tracker, illegal.to_string(), None));
+        }
+        let extensions = self.extensions_for(tracker.snapshot(), scope);
+        let tool_call_id = tracker.snapshot().tool_call_id.clone();
+        let tracker = Arc::new(Mutex::new(tracker));
+        let ctx = ToolContext {
+            session_id: scope.session_id.clone(),
+            tool_call_id,
+            cwd: scope.cwd.clone(),
+            workspace_roots: scope.workspace_roots.clone(),
+            cancel: scope.cancel.child_token(),
+            progress: progress_sink(Arc::clone(&tracker), scope.events.clone()),
+            client: scope.client.clone(),
+            state: scope.state.clone(),
+            extensions,
+        };
+        let outcome = run_cancellable(prepared, ctx, &scope.cancel).await;
+        let result = finish(&mut lock(&tracker), outcome, &scope.cancel);
+        match (&scope.hooks, hook_call) {
+            (Some(hooks), Some(call)) => after_hooks(hooks.as_ref(), &call, result, scope).await,
+            _ => result,
+        }
+    }
+
+    /// The services offered to one call: the scope's, and for a tool that reads files, the
+    /// paths the session's deny rules keep it from reading (for searches through folders).
+    fn extensions_for(&self, snapshot: &ToolCallSnapshot, scope: &CallScope) -> Extensions {
+        let mut extensions = scope.extensions.clone();
+        let reads_files = self
+            .registry
+            .get(&snapshot.tool_name)
+            .is_some_and(|tool| tool.tool.rule_patterns() == RulePatterns::ReadsFiles);
+        if reads_files {
+            let denials = scope.policy.read_denials(&snapshot.tool_name, &scope.cwd);
+            extensions.insert(Arc::new(denials));
+        }
+        extensions
+    }
+
+    /// Fails an announced call without running it (the response it came in was cut off).
+    pub fn abandon(&self, call: PendingCall, reason: &str) -> ToolResult {
+        let PendingCall { mut tracker, .. } = call;
+        let reason = reason.to_owned();
+        refuse(&mut tracker, Refusal::NotRun { reason })
+    }
+}
