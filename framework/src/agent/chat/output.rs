@@ -6,6 +6,36 @@ use crate::error::AgentError;
 use crate::model::{AssistantContent, ContentBlock, Message};
 use serde_json::Value;
 
+/// The schema a chat's answer must satisfy, if the caller gave one, and how many answers were
+/// checked against it.
+pub(super) struct OutputCheck {
+    schema: Option<Value>,
+    checker: Option<jsonschema::Validator>,
+    attempts: u32,
+}
+
+impl OutputCheck {
+    /// The check of `schema`; fails when it is not a JSON Schema.
+    pub(super) fn new(schema: Option<&Value>) -> Result<Self, AgentError> {
+        let checker = schema
+            .map(|schema| {
+                jsonschema::validator_for(schema)
+                    .map_err(|e| AgentError::InvalidOutputSchema(e.to_string()))
+            })
+            .transpose()?;
+        Ok(Self {
+            schema: schema.cloned(),
+            checker,
+            attempts: 0,
+        })
+    }
+
+    /// The schema, if there is one.
+    pub(super) fn schema(&self) -> Option<&Value> {
+        self.schema.as_ref()
+    }
+}
+
 impl Chat<'_> {
     /// The text of the chat's last assistant message.
     pub(super) fn last_answer(&self) -> Value {
@@ -33,10 +63,10 @@ impl Chat<'_> {
     /// the model for a corrected answer (`None`: go on) until the retries run out.
     pub(super) fn check_output(&mut self) -> Result<Option<Value>, AgentError> {
         let answer = self.last_answer();
-        let Some(checker) = &self.output_checker else {
+        let Some(checker) = &self.output.checker else {
             return Ok(Some(answer));
         };
-        self.schema_attempts += 1;
+        self.output.attempts += 1;
         let text = answer.as_str().unwrap_or_default();
         let problems = match parse_json_answer(text) {
             Ok(value) => match crate::schema::check(checker, &value) {
@@ -46,9 +76,9 @@ impl Chat<'_> {
             Err(error) => format!("the answer is not JSON ({error})"),
         };
         let retries = self.session.agent.inner.config.output_schema_retries;
-        if self.schema_attempts > retries {
+        if self.output.attempts > retries {
             return Err(AgentError::OutputSchema {
-                attempts: self.schema_attempts,
+                attempts: self.output.attempts,
                 problems,
             });
         }

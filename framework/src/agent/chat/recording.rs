@@ -6,9 +6,34 @@ use crate::agent::Session;
 use crate::agent::compaction::summarise;
 use crate::error::AgentError;
 use crate::event::{AgentEvent, StopReason, Usage};
-use crate::session::{ChatProgress, ChatRecord, SessionStore, StoreError};
+use crate::session::{ChatKey, ChatProgress, ChatRecord, SessionStore, StoreError};
 use crate::sync::lock;
 use std::sync::Arc;
+
+/// What the session store has of a chat: whether it began recording it (and under which key),
+/// how many of its messages it holds, and whether the history was compacted since.
+pub(super) struct RecordState {
+    /// The title this chat gives the session, if it is its first.
+    title: Option<String>,
+    /// The chat as the store began recording it, once it has.
+    begun: Option<ChatKey>,
+    /// How many of the chat's new messages the store has recorded.
+    recorded_messages: usize,
+    /// Whether the session's history was compacted since the store last recorded the chat.
+    pub(super) compacted: bool,
+}
+
+impl RecordState {
+    /// Nothing recorded yet, for a chat that gives the session `title`.
+    pub(super) fn new(title: Option<String>) -> Self {
+        Self {
+            title,
+            begun: None,
+            recorded_messages: 0,
+            compacted: false,
+        }
+    }
+}
 
 impl Chat<'_> {
     /// The store this chat is recorded in: the agent's, for a main chat (a sub-agent's chat is
@@ -21,15 +46,15 @@ impl Chat<'_> {
     /// What the store has not recorded yet: the events and messages since it last did (all of
     /// the chat's messages, after a compaction, with the history they now follow).
     fn unrecorded(&self) -> ChatProgress {
-        let from = if self.compacted {
+        let from = if self.record.compacted {
             0
         } else {
-            self.recorded_messages
+            self.record.recorded_messages
         };
         ChatProgress {
             messages: self.new_messages[from..].to_vec(),
             events: lock(&self.recorder.transcript).events().to_vec(),
-            history: self.compacted.then(|| self.session.history.clone()),
+            history: self.record.compacted.then(|| self.session.history.clone()),
         }
     }
 
@@ -40,20 +65,25 @@ impl Chat<'_> {
             return Ok(());
         };
         let progress = self.unrecorded();
-        if self.begun.is_some() && progress.messages.is_empty() && progress.events.is_empty() {
+        if self.record.begun.is_some() && progress.messages.is_empty() && progress.events.is_empty()
+        {
             return Ok(());
         }
         let recorded_events = progress.events.len();
-        let (id, begun, title) = (self.session.id.clone(), self.begun, self.title.clone());
+        let (id, begun, title) = (
+            self.session.id.clone(),
+            self.record.begun,
+            self.record.title.clone(),
+        );
         let key = write_session(self.session, store, move |store| match begun {
             Some(key) => store.continue_chat(&id, key, &progress).map(|()| Some(key)),
             None => store.begin_chat(&id, title.as_deref(), &progress),
         })
         .await?;
         if key.is_some() {
-            self.begun = key;
-            self.recorded_messages = self.new_messages.len();
-            self.compacted = false;
+            self.record.begun = key;
+            self.record.recorded_messages = self.new_messages.len();
+            self.record.compacted = false;
             lock(&self.recorder.transcript).discard_first(recorded_events);
         }
         Ok(())
@@ -69,13 +99,13 @@ impl Chat<'_> {
         if let Some(store) = self.store() {
             let rest = self.unrecorded();
             let record = ChatRecord {
-                begun: self.begun,
+                begun: self.record.begun,
                 messages: rest.messages,
                 events: rest.events,
                 stop_reason,
                 usage: self.usage,
                 remembered: self.session.remembered_answers(),
-                title: self.title.clone(),
+                title: self.record.title.clone(),
                 history: rest.history,
                 paused: self.session.paused.clone(),
             };

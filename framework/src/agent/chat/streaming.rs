@@ -34,13 +34,13 @@ impl Chat<'_> {
         let model = &self.session.model;
         let request = ModelRequest::for_model(
             model.as_ref(),
-            self.system.clone(),
+            self.request.system.clone(),
             self.session
                 .history
                 .iter()
                 .chain(&self.new_messages)
                 .cloned(),
-            self.tools.clone(),
+            self.request.tools.clone(),
         );
         let cancel = &self.io.cancel;
         let mut stream = tokio::select! {

@@ -1,0 +1,61 @@
+//! What a chat's tool calls run with: the session's scope, and the services offered to every
+//! call (sub-agents, the session's model, the sandbox, the user's questions).
+
+use super::Chat;
+use crate::agent::subagent::SubAgents;
+use crate::executor::CallScope;
+use crate::ids::TurnId;
+use crate::model::side::SessionModel;
+use crate::pause::SourceLoop;
+use crate::question::UserQuestions;
+use crate::tool::Extensions;
+use std::sync::Arc;
+
+impl Chat<'_> {
+    pub(super) fn scope(&self, turn_id: &TurnId) -> CallScope {
+        let session = &self.session;
+        let mut extensions = Extensions::default();
+        extensions.insert(Arc::new(SubAgents {
+            agent: session.agent.clone(),
+            options: session.options.clone(),
+            model: session.model.clone(),
+            registry: session.executor.registry().clone(),
+            remembered: session.remembered.clone(),
+            events: self.recorder.clone(),
+            permissions: self.io.permissions.clone(),
+            questions: self.io.questions.clone(),
+            pauses: self.pauses.clone(),
+            depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
+        }));
+        extensions.insert(Arc::new(SessionModel::new(session.model.clone())));
+        if let Some(mode) = session.options.sandbox {
+            extensions.insert(Arc::new(mode));
+        }
+        if let Some(handler) = &self.io.questions {
+            extensions.insert(Arc::new(UserQuestions {
+                handler: handler.clone(),
+                source_loop: session.fork.as_ref().map(|fork| SourceLoop {
+                    loop_id: fork.origin.loop_id.clone(),
+                    parent_fork_tool_call_id: fork.origin.parent_tool_call_id.clone(),
+                }),
+                pauses: self.pauses.clone(),
+                events: self.recorder.clone(),
+            }));
+        }
+        CallScope {
+            session_id: session.id.clone(),
+            turn_id: turn_id.clone(),
+            cwd: session.options.cwd.clone(),
+            workspace_roots: session.options.workspace_roots.clone(),
+            client: session.options.client.clone(),
+            state: session.state.clone(),
+            policy: session.options.policy.clone(),
+            remembered: session.remembered.clone(),
+            events: self.recorder.clone(),
+            permissions: self.io.permissions.clone(),
+            cancel: self.io.cancel.clone(),
+            extensions,
+            hooks: session.agent.hooks().cloned(),
+        }
+    }
+}
