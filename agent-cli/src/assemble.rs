@@ -16,11 +16,11 @@ use agentry::templates::TemplateFolders;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The configuration of `project` (the user's, then the project's), its MCP servers checked.
+/// The configuration of `project` (the user's, then the project's), the stock providers'
+/// sections checked.
 pub fn load_config(project: &Path) -> Result<Config, CliError> {
-    let config = Config::load(project).map_err(CliError::usage)?;
-    crate::providers::check_mcp_servers(&config)?;
-    crate::sandbox::check(&config)?;
+    let config = Config::load(project, crate::sections::STOCK).map_err(CliError::usage)?;
+    crate::sections::check(&config)?;
     Ok(config)
 }
 

@@ -16,6 +16,7 @@ mod providers;
 mod record;
 mod run;
 mod sandbox;
+mod sections;
 mod serve;
 mod sessions;
 

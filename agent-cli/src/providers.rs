@@ -167,52 +167,12 @@ pub async fn available(
     }
 }
 
-/// The configuration's `[mcp_servers.NAME]` tables, read by the MCP provider.
-#[cfg(feature = "mcp")]
-fn mcp_server_tables(
-    config: &Config,
-) -> Result<std::collections::BTreeMap<String, agentry_mcp::McpServerConfig>, CliError> {
-    config
-        .mcp_servers
-        .iter()
-        .map(|(name, table)| {
-            serde_json::from_value(table.clone())
-                .map(|server| (name.clone(), server))
-                .map_err(|e| {
-                    CliError::usage(anyhow!("invalid configuration: [mcp_servers.{name}]: {e}"))
-                })
-        })
-        .collect()
-}
-
-/// Fails on a `[mcp_servers.NAME]` table the MCP provider cannot read.
-#[cfg(feature = "mcp")]
-pub fn check_mcp_servers(config: &Config) -> Result<(), CliError> {
-    mcp_server_tables(config).map(drop)
-}
-
-/// This build has no MCP provider: the tables are not read (and are reported when used).
-#[cfg(not(feature = "mcp"))]
-pub fn check_mcp_servers(_config: &Config) -> Result<(), CliError> {
-    Ok(())
-}
-
-/// The MCP provider's options with the configuration's `[mcp]` timeouts.
+/// The MCP provider's options with the configuration's `[mcp]` timeouts (checked when the
+/// configuration was loaded).
 #[cfg(feature = "mcp")]
 pub fn mcp_options(config: &Config) -> agentry_mcp::McpOptions {
-    let defaults = agentry_mcp::McpOptions::default();
-    let seconds = std::time::Duration::from_secs;
-    agentry_mcp::McpOptions {
-        startup_timeout: config
-            .mcp
-            .startup_timeout_secs
-            .map_or(defaults.startup_timeout, seconds),
-        tool_timeout: config
-            .mcp
-            .tool_timeout_secs
-            .map_or(defaults.tool_timeout, seconds),
-        ..defaults
-    }
+    agentry_mcp::McpOptions::from_section(config.sections.get(agentry_mcp::SECTION))
+        .unwrap_or_default()
 }
 
 /// The MCP servers of the project's `.mcp.json` and of the configuration (which wins on a
@@ -227,9 +187,9 @@ pub fn configured_mcp_servers(
             eprintln!("agentry: {error}");
             Default::default()
         });
-    match mcp_server_tables(config) {
+    match agentry_mcp::servers_from_section(config.sections.get(agentry_mcp::SERVERS_SECTION)) {
         Ok(tables) => servers.extend(tables),
-        Err(error) => eprintln!("agentry: {:#}", error.error),
+        Err(error) => eprintln!("agentry: {error}"),
     }
     servers
 }
@@ -279,7 +239,7 @@ async fn mcp_servers(config: &Config, project: &Path, start: ServerStart) -> Mcp
 /// This build has no MCP provider: configured servers are reported, not silently dropped.
 #[cfg(not(feature = "mcp"))]
 async fn mcp_servers(config: &Config, _project: &Path, _start: ServerStart) -> McpServers {
-    if !config.mcp_servers.is_empty() {
+    if config.sections.get("mcp_servers").is_some() {
         eprintln!("agentry: this agentry was built without MCP support; [mcp_servers] is ignored");
     }
     McpServers::default()
@@ -300,10 +260,11 @@ pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
         ))),
         #[cfg(feature = "builtin")]
         Arc::new(agentry_builtin::Builtin::with_task_style(
-            match config.tools.task_list {
-                Some(agentry::config::TaskListStyle::Tasks) => agentry_builtin::TaskStyle::Tasks,
-                _ => agentry_builtin::TaskStyle::Todo,
-            },
+            agentry_builtin::BuiltinSettings::from_section(
+                config.sections.get(agentry_builtin::SECTION),
+            )
+            .unwrap_or_default()
+            .task_list,
         )),
         #[cfg(feature = "fork")]
         Arc::new(sub_agents(config, project)),
@@ -319,7 +280,8 @@ pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
 /// unusable one) each call says what to configure.
 #[cfg(feature = "search")]
 fn web_search(config: &Config) -> Option<Arc<dyn Provider>> {
-    let settings = match config.web_search.clone().map(agentry_search::settings_from) {
+    let section = config.sections.get(agentry_search::SECTION).cloned();
+    let settings = match section.map(agentry_search::settings_from) {
         Some(Ok(settings)) => Some(settings),
         Some(Err(error)) => {
             eprintln!("agentry: {error}");
@@ -334,10 +296,8 @@ fn web_search(config: &Config) -> Option<Arc<dyn Provider>> {
 /// be used is reported and left out.
 #[cfg(feature = "http-tools")]
 async fn http_tools(config: &Config) -> Option<Arc<dyn Provider>> {
-    if config.http_tools.is_empty() {
-        return None;
-    }
-    let entries = match agentry_http_tools::entries_from(config.http_tools.clone().into()) {
+    let section = config.sections.get(agentry_http_tools::SECTION)?;
+    let entries = match agentry_http_tools::entries_from(section.clone()) {
         Ok(entries) => entries,
         Err(error) => {
             eprintln!("agentry: {error}");
@@ -355,7 +315,7 @@ async fn http_tools(config: &Config) -> Option<Arc<dyn Provider>> {
 /// This build has no HTTP tools: `[[http_tools]]` is reported, not silently dropped.
 #[cfg(not(feature = "http-tools"))]
 async fn http_tools(config: &Config) -> Option<Arc<dyn Provider>> {
-    if !config.http_tools.is_empty() {
+    if config.sections.get("http_tools").is_some() {
         eprintln!("agentry: this agentry was built without HTTP tools; [[http_tools]] is ignored");
     }
     None
@@ -364,7 +324,7 @@ async fn http_tools(config: &Config) -> Option<Arc<dyn Provider>> {
 /// This build has no WebSearch: a `[web_search]` table is reported, not silently dropped.
 #[cfg(not(feature = "search"))]
 fn web_search(config: &Config) -> Option<Arc<dyn Provider>> {
-    if config.web_search.is_some() {
+    if config.sections.get("web_search").is_some() {
         eprintln!("agentry: this agentry was built without WebSearch; [web_search] is ignored");
     }
     None
@@ -375,7 +335,7 @@ fn web_search(config: &Config) -> Option<Arc<dyn Provider>> {
 #[cfg(feature = "webfetch")]
 fn web_fetch(config: &Config) -> Option<Arc<dyn Provider>> {
     let offered = || -> anyhow::Result<Arc<dyn Provider>> {
-        let settings = match &config.webfetch {
+        let settings = match config.sections.get(agentry_webfetch::SECTION) {
             Some(table) => agentry_webfetch::WebFetchSettings::from_value(table.clone())?,
             None => agentry_webfetch::WebFetchSettings::default(),
         };
@@ -397,7 +357,7 @@ fn web_fetch(config: &Config) -> Option<Arc<dyn Provider>> {
 /// This build has no WebFetch: a `[webfetch]` table is reported, not silently dropped.
 #[cfg(not(feature = "webfetch"))]
 fn web_fetch(config: &Config) -> Option<Arc<dyn Provider>> {
-    if config.webfetch.is_some() {
+    if config.sections.get("webfetch").is_some() {
         eprintln!("agentry: this agentry was built without WebFetch; [webfetch] is ignored");
     }
     None

@@ -2,22 +2,27 @@
 //! the `--sandbox` flag's mode over it.
 
 use crate::cli::AgentArgs;
-use crate::exit::CliError;
 use agentry::config::Config;
 use agentry::tool::SandboxMode;
+
+/// The configuration section of the sandbox (the bash provider's: linked or not, `--sandbox`
+/// writes it).
+const SECTION: &str = "sandbox";
 
 /// The configuration with `--sandbox MODE` (if given) as its sandbox mode, the table's other
 /// settings kept.
 pub fn with_flag(config: &Config, mode: Option<&str>) -> Config {
     let mut config = config.clone();
     if let Some(mode) = mode {
-        config.sandbox = Some(match config.sandbox.take() {
-            Some(serde_json::Value::Object(mut table)) => {
+        let section = match config.sections.get(SECTION) {
+            Some(serde_json::Value::Object(table)) => {
+                let mut table = table.clone();
                 table.insert("mode".to_owned(), mode.into());
                 table.into()
             }
             _ => mode.into(),
-        });
+        };
+        config.sections.set(SECTION, section);
     }
     config
 }
@@ -40,21 +45,6 @@ pub fn session_mode(config: &Config, args: &AgentArgs) -> Option<SandboxMode> {
     }
 }
 
-/// Fails on a `sandbox` setting the bash provider cannot read: a sandbox is not to be
-/// weakened by a typing mistake.
-#[cfg(feature = "bash")]
-pub fn check(config: &Config) -> Result<(), CliError> {
-    settings(config)
-        .map(drop)
-        .map_err(|e| CliError::usage(anyhow::anyhow!(e)))
-}
-
-/// This build has no Bash: the setting is not read.
-#[cfg(not(feature = "bash"))]
-pub fn check(_config: &Config) -> Result<(), CliError> {
-    Ok(())
-}
-
 /// The shell tools' configuration: their default limits and the configured sandbox (checked
 /// when the configuration was loaded).
 #[cfg(feature = "bash")]
@@ -67,8 +57,5 @@ pub fn shell_config(config: &Config) -> agentry_bash::ShellConfig {
 
 #[cfg(feature = "bash")]
 fn settings(config: &Config) -> Result<agentry_bash::SandboxSettings, String> {
-    match &config.sandbox {
-        Some(value) => agentry_bash::SandboxSettings::from_value(value.clone()),
-        None => Ok(agentry_bash::SandboxSettings::default()),
-    }
+    agentry_bash::SandboxSettings::from_section(config.sections.get(SECTION))
 }

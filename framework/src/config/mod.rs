@@ -10,10 +10,12 @@
 //!
 //! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let project = std::env::current_dir()?;
-//! let config = Config::load(&project)?;
+//! // The keys the tool providers read: `[webfetch]`, say.
+//! let config = Config::load(&project, &["webfetch"])?;
+//! let webfetch = config.sections.get("webfetch");
 //! let model = config.open_model(None)?;
 //! let policy = config.policy(&project, None, &[], &[])?;
-//! # let _ = (model, policy);
+//! # let _ = (model, policy, webfetch);
 //! # Ok(()) }
 //! ```
 
@@ -30,8 +32,10 @@ use std::sync::Arc;
 
 mod claude;
 mod rules;
+mod sections;
 
 pub use rules::{PermissionRules, WrittenRule, rule_root};
+pub use sections::ProviderSections;
 
 /// Why the configuration could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -54,9 +58,9 @@ pub enum ConfigError {
     },
 }
 
-/// One configuration file (every key optional).
+/// One configuration file (every key optional). The framework reads its own keys; the rest
+/// are the tool providers' [`sections`](Config::sections).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Config {
     /// The model (`PROVIDER/MODEL` or `scripted:PATH`).
     pub model: Option<String>,
@@ -83,21 +87,6 @@ pub struct Config {
     /// Models an editor may switch a session to (`PROVIDER/MODEL`), besides the default one.
     #[serde(default)]
     pub models: Vec<String>,
-    /// MCP servers whose tools the agent gets, by name (the project's `.mcp.json` adds more),
-    /// as written: the MCP provider reads them.
-    #[serde(default)]
-    pub mcp_servers: BTreeMap<String, serde_json::Value>,
-    /// How agentry treats MCP servers (`[mcp]`).
-    #[serde(default)]
-    pub mcp: McpSettings,
-    /// The WebFetch tool's settings (`[webfetch]`), as written: the webfetch provider reads them.
-    pub webfetch: Option<serde_json::Value>,
-    /// WebSearch's back-end (`[web_search]`), as written: the search provider reads it.
-    pub web_search: Option<serde_json::Value>,
-    /// Tools registered by configuration (`[[http_tools]]`), as written: the HTTP tools
-    /// provider reads them.
-    #[serde(default)]
-    pub http_tools: Vec<serde_json::Value>,
     /// Hooks around tool use (`[[hooks.PreToolUse]]`, `[[hooks.PostToolUse]]`), in Claude
     /// Code's shape (see [`crate::hooks`]).
     #[serde(default)]
@@ -105,12 +94,13 @@ pub struct Config {
     /// What recordings of model traffic leave out (`[record]`).
     #[serde(default)]
     pub record: RecordSettings,
-    /// The sandbox Bash commands run in (`sandbox = "read-only"`, or a `[sandbox]` table), as
-    /// written: the bash provider reads it.
-    pub sandbox: Option<serde_json::Value>,
     /// Timeouts and retries of requests to hosted models (`[model_requests]`).
     #[serde(default)]
     pub model_requests: ModelRequestSettings,
+    /// Every other key: the tool providers' sections, as written, for each provider to read
+    /// its own (`[webfetch]`, `[mcp_servers.NAME]`, `[[http_tools]]`, `sandbox`, …).
+    #[serde(flatten)]
+    pub sections: ProviderSections,
 }
 
 /// `[model_requests]`: timeouts and retries of requests to hosted models; each key left out
@@ -177,17 +167,6 @@ pub struct RecordSettings {
     pub redact: Vec<String>,
 }
 
-/// `[mcp]`: timeouts for MCP servers.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct McpSettings {
-    /// Seconds a server has to start and list its tools (30 by default).
-    pub startup_timeout_secs: Option<u64>,
-    /// Seconds a tool call may go without an answer or a progress notification (120 by
-    /// default).
-    pub tool_timeout_secs: Option<u64>,
-}
-
 /// The `[tools]` table: tool providers and tools to leave out.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -198,19 +177,6 @@ pub struct ToolSelection {
     /// Tools left out, by name (`Write`, `Bash`, …).
     #[serde(default)]
     pub disabled: Vec<String>,
-    /// Which tools keep the agent's task list: `todo` (TodoWrite, the default) or `tasks`
-    /// (TaskCreate, TaskUpdate, TaskList, TaskGet).
-    pub task_list: Option<TaskListStyle>,
-}
-
-/// `[tools] task_list`: the style of the task-list tools the model is offered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskListStyle {
-    /// TodoWrite.
-    Todo,
-    /// TaskCreate, TaskUpdate, TaskList, TaskGet.
-    Tasks,
 }
 
 impl Config {
@@ -227,27 +193,19 @@ impl Config {
             .disabled_providers
             .extend(other.tools.disabled_providers);
         self.tools.disabled.extend(other.tools.disabled);
-        self.tools.task_list = other.tools.task_list.or(self.tools.task_list);
         self.plugins.extend(other.plugins);
         self.models.extend(other.models);
-        self.mcp_servers.extend(other.mcp_servers);
-        self.mcp.startup_timeout_secs = other
-            .mcp
-            .startup_timeout_secs
-            .or(self.mcp.startup_timeout_secs);
-        self.mcp.tool_timeout_secs = other.mcp.tool_timeout_secs.or(self.mcp.tool_timeout_secs);
-        self.webfetch = other.webfetch.or(self.webfetch);
-        self.web_search = other.web_search.or(self.web_search);
-        self.http_tools.extend(other.http_tools);
         self.hooks = self.hooks.merged(other.hooks);
-        self.sandbox = other.sandbox.or(self.sandbox);
         self.record.redact.extend(other.record.redact);
         self.model_requests = self.model_requests.merged(other.model_requests);
+        self.sections = self.sections.merged(other.sections);
         self
     }
 
     /// Claude Code's settings files, then the user's and the project's configuration, merged.
-    pub fn load(project_dir: &Path) -> Result<Config, ConfigError> {
+    /// `sections` names the top-level keys the agent's tool providers read: any other key that
+    /// is not the framework's is an error naming its file.
+    pub fn load(project_dir: &Path, sections: &[&str]) -> Result<Config, ConfigError> {
         let user = dirs::config_dir().map(|dir| dir.join("agentry").join("config.toml"));
         let project = project_dir.join(".agentry").join("config.toml");
         let mut config = Config::default();
@@ -257,16 +215,17 @@ impl Config {
             }
         }
         for path in user.into_iter().chain([project]) {
-            if let Some(layer) = Self::read(&path)? {
+            if let Some(layer) = Self::read(&path, sections)? {
                 config = config.merge(layer);
             }
         }
         Ok(config)
     }
 
-    /// One file's configuration, its rules marked as coming from it; `None` when there is no
-    /// such file.
-    pub fn read(path: &Path) -> Result<Option<Config>, ConfigError> {
+    /// One file's configuration, its rules and sections marked as coming from it; `None` when
+    /// there is no such file. A key that is neither the framework's nor one of `sections` (the
+    /// keys the agent's tool providers read) is an error.
+    pub fn read(path: &Path, sections: &[&str]) -> Result<Option<Config>, ConfigError> {
         let Some(text) = read_text(path)? else {
             return Ok(None);
         };
@@ -275,6 +234,8 @@ impl Config {
             message: e.to_string(),
         })?;
         config.permissions = config.permissions.from_file(path);
+        config.sections = config.sections.written_in(path);
+        config.sections.check_known(sections)?;
         Ok(Some(config))
     }
 
@@ -375,7 +336,7 @@ mod tests {
     #[test]
     fn later_layers_override_values_and_extend_lists() {
         let user: Config = toml::from_str(
-            "model = \"a\"\nmax_turn_requests = 5\nmax_fork_depth = 1\n[permissions]\nallow = [\"Read\"]\n[tools]\ntask_list = \"tasks\"",
+            "model = \"a\"\nmax_turn_requests = 5\nmax_fork_depth = 1\n[permissions]\nallow = [\"Read\"]\n[tools]\ndisabled = [\"Bash\"]",
         )
         .unwrap();
         let project: Config =
@@ -385,30 +346,12 @@ mod tests {
         assert_eq!(merged.model.as_deref(), Some("b"));
         assert_eq!(merged.max_turn_requests, Some(5));
         assert_eq!(merged.max_fork_depth, Some(1));
-        assert_eq!(merged.tools.task_list, Some(TaskListStyle::Tasks));
+        assert_eq!(merged.tools.disabled, ["Bash"]);
         let texts = |rules: &[WrittenRule]| -> Vec<String> {
             rules.iter().map(|rule| rule.text.clone()).collect()
         };
         assert_eq!(texts(&merged.permissions.allow), ["Read", "Write"]);
         assert_eq!(texts(&merged.permissions.deny), ["Bash"]);
-    }
-
-    #[test]
-    fn mcp_timeouts_layer() {
-        let user: Config = toml::from_str(
-            "[mcp]
-startup_timeout_secs = 5
-tool_timeout_secs = 600",
-        )
-        .unwrap();
-        let project: Config = toml::from_str(
-            "[mcp]
-tool_timeout_secs = 30",
-        )
-        .unwrap();
-        let merged = user.merge(project).mcp;
-        assert_eq!(merged.startup_timeout_secs, Some(5));
-        assert_eq!(merged.tool_timeout_secs, Some(30));
     }
 
     #[test]
@@ -454,7 +397,7 @@ tool_timeout_secs = 30",
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join(".agentry")).unwrap();
         std::fs::write(dir.path().join(".agentry/config.toml"), "modle = \"x\"").unwrap();
-        let error = Config::read(&dir.path().join(".agentry/config.toml"))
+        let error = Config::read(&dir.path().join(".agentry/config.toml"), &[])
             .unwrap_err()
             .to_string();
         assert!(error.contains(".agentry/config.toml"), "{error}");

@@ -39,7 +39,7 @@ mod session;
 
 pub use background::{TaskOutput, TaskStop};
 pub use bash::Bash;
-pub use sandbox::{SandboxMode, SandboxSettings, WhenUnavailable};
+pub use sandbox::{SECTION, SandboxMode, SandboxSettings, WhenUnavailable};
 
 use agentry::provider::Provider;
 use agentry::tool::{DynTool, erase};

@@ -30,8 +30,32 @@ use agentry::provider::Provider;
 use agentry::tool::{DynTool, erase};
 use std::sync::Arc;
 
+/// The configuration section the builtin provider reads: `[builtin]`.
+pub const SECTION: &str = "builtin";
+
+/// `[builtin]` in agentry's configuration (every key optional).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuiltinSettings {
+    /// Which tools keep the agent's task list: `todo` (TodoWrite, the default) or `tasks`
+    /// (TaskCreate, TaskUpdate, TaskList, TaskGet).
+    #[serde(default)]
+    pub task_list: TaskStyle,
+}
+
+impl BuiltinSettings {
+    /// The settings of a `[builtin]` section as written (TOML read as JSON); the defaults
+    /// without one.
+    pub fn from_section(section: Option<&serde_json::Value>) -> Result<Self, String> {
+        section.map_or(Ok(Self::default()), |value| {
+            serde_json::from_value(value.clone()).map_err(|e| format!("[{SECTION}]: {e}"))
+        })
+    }
+}
+
 /// Which tools the model gets for its task list.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TaskStyle {
     /// TodoWrite, which replaces the whole list.
     #[default]

@@ -56,6 +56,9 @@ pub async fn provider(
     (provider, problems)
 }
 
+/// The configuration section of the HTTP tools: `[[http_tools]]`.
+pub const SECTION: &str = "http_tools";
+
 /// The `[[http_tools]]` entries as written (TOML read as JSON).
 pub fn entries_from(value: serde_json::Value) -> Result<Vec<HttpToolEntry>, String> {
     serde_json::from_value(value).map_err(|e| format!("[[http_tools]]: {e}"))

@@ -1,10 +1,64 @@
 //! How to reach an MCP server: agentry's `[mcp_servers.NAME]` tables and the `.mcp.json`
 //! `{"mcpServers": {…}}` file share one shape.
 
-use crate::McpError;
+use crate::{McpError, McpOptions};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The configuration section of the MCP servers: `[mcp_servers.NAME]`.
+pub const SERVERS_SECTION: &str = "mcp_servers";
+
+/// The configuration section of how agentry treats MCP servers: `[mcp]`.
+pub const SECTION: &str = "mcp";
+
+/// The servers of a `[mcp_servers.NAME]` section as written (TOML read as JSON), by name.
+pub fn servers_from_section(
+    section: Option<&serde_json::Value>,
+) -> Result<BTreeMap<String, McpServerConfig>, String> {
+    let Some(section) = section else {
+        return Ok(BTreeMap::new());
+    };
+    let tables: BTreeMap<String, serde_json::Value> =
+        serde_json::from_value(section.clone()).map_err(|e| format!("[{SERVERS_SECTION}]: {e}"))?;
+    tables
+        .into_iter()
+        .map(|(name, table)| {
+            serde_json::from_value(table)
+                .map(|server| (name.clone(), server))
+                .map_err(|e| format!("[{SERVERS_SECTION}.{name}]: {e}"))
+        })
+        .collect()
+}
+
+impl McpOptions {
+    /// The defaults with an `[mcp]` section's timeouts over them (`startup_timeout_secs`, 30 by
+    /// default; `tool_timeout_secs`, 120 by default).
+    pub fn from_section(section: Option<&serde_json::Value>) -> Result<Self, String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Timeouts {
+            startup_timeout_secs: Option<u64>,
+            tool_timeout_secs: Option<u64>,
+        }
+        let defaults = Self::default();
+        let Some(section) = section else {
+            return Ok(defaults);
+        };
+        let timeouts: Timeouts =
+            serde_json::from_value(section.clone()).map_err(|e| format!("[{SECTION}]: {e}"))?;
+        Ok(Self {
+            startup_timeout: timeouts
+                .startup_timeout_secs
+                .map_or(defaults.startup_timeout, Duration::from_secs),
+            tool_timeout: timeouts
+                .tool_timeout_secs
+                .map_or(defaults.tool_timeout, Duration::from_secs),
+            ..defaults
+        })
+    }
+}
 
 /// One MCP server: a command speaking stdio, or a streamable HTTP endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,6 +181,31 @@ pub fn parse_mcp_json(text: &str) -> Result<BTreeMap<String, McpServerConfig>, S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mcp_section_sets_timeouts_and_refuses_unknown_keys() {
+        let options =
+            McpOptions::from_section(Some(&serde_json::json!({"tool_timeout_secs": 30}))).unwrap();
+        assert_eq!(options.tool_timeout, Duration::from_secs(30));
+        assert_eq!(
+            options.startup_timeout,
+            McpOptions::default().startup_timeout
+        );
+        let error = McpOptions::from_section(Some(&serde_json::json!({"startup": 1}))).unwrap_err();
+        assert!(
+            error.starts_with("[mcp]: unknown field `startup`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_server_table_that_is_neither_shape_names_the_server() {
+        let section = serde_json::json!({"ok": {"command": "srv"}, "bad": {"command": "x", "url": "http://127.0.0.1"}});
+        let error = servers_from_section(Some(&section)).unwrap_err();
+        assert!(error.starts_with("[mcp_servers.bad]:"), "{error}");
+        let one = serde_json::json!({"ok": {"command": "srv"}});
+        assert_eq!(servers_from_section(Some(&one)).unwrap().len(), 1);
+    }
     use serde_json::json;
 
     fn parse(value: serde_json::Value) -> Result<McpServerConfig, String> {

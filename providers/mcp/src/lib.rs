@@ -51,7 +51,10 @@ mod prompts;
 mod session_servers;
 mod tool;
 
-pub use config::{HttpServer, McpServerConfig, StdioServer, parse_mcp_json, read_mcp_json};
+pub use config::{
+    HttpServer, McpServerConfig, SECTION, SERVERS_SECTION, StdioServer, parse_mcp_json,
+    read_mcp_json, servers_from_section,
+};
 pub use connection::{
     McpOptions, McpProvider, connect, connect_all, connect_in_background, connect_with,
 };

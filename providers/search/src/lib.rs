@@ -47,6 +47,9 @@ pub fn provider(settings: Option<&SearchSettings>) -> SimpleProvider {
     SimpleProvider::new("search", "Searches the web.").with_tool(WebSearch::new(backend))
 }
 
+/// The configuration section WebSearch reads: `[web_search]`.
+pub const SECTION: &str = "web_search";
+
 /// The `[web_search]` table as written (a TOML table read as JSON).
 pub fn settings_from(value: serde_json::Value) -> Result<SearchSettings, SearchError> {
     serde_json::from_value(value).map_err(|e| SearchError::Settings(e.to_string()))

@@ -34,7 +34,7 @@ pub mod resolve;
 mod settings;
 pub mod tool;
 
-pub use settings::{SettingsError, WebFetchSettings};
+pub use settings::{SECTION, SettingsError, WebFetchSettings};
 pub use tool::WebFetch;
 
 use agentry::model::Model;

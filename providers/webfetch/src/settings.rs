@@ -6,6 +6,9 @@ use crate::tool::DEFAULT_MAX_CONTENT_CHARS;
 use serde::Deserialize;
 use std::time::Duration;
 
+/// The configuration section WebFetch reads: `[webfetch]`.
+pub const SECTION: &str = "webfetch";
+
 /// The `[webfetch]` table (every key optional; see the crate documentation).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -306,7 +306,7 @@ fn the_task_tools_chosen_in_configuration_send_the_whole_plan_with_each_change()
     let sb = sandbox();
     sb.write(
         "config/agentry/config.toml",
-        "[tools]\ntask_list = \"tasks\"\n",
+        "[builtin]\ntask_list = \"tasks\"\n",
     );
     let server = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(

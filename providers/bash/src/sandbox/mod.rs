@@ -42,7 +42,16 @@ pub struct SandboxSettings {
     pub when_unavailable: WhenUnavailable,
 }
 
+/// The configuration section the sandbox's settings are read from: `sandbox`.
+pub const SECTION: &str = "sandbox";
+
 impl SandboxSettings {
+    /// The settings of a `sandbox` section as written (TOML read as JSON); the defaults
+    /// without one.
+    pub fn from_section(section: Option<&serde_json::Value>) -> Result<Self, String> {
+        section.map_or(Ok(Self::default()), |value| Self::from_value(value.clone()))
+    }
+
     /// Reads the settings as written in a configuration: a mode's name or a table.
     pub fn from_value(value: serde_json::Value) -> Result<Self, String> {
         #[derive(Deserialize)]
