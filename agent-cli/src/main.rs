@@ -31,7 +31,7 @@ fn main() -> ExitCode {
     init_logs(cli.command.is_none() && interactive());
     // Agents that were killed left their sessions' temporary folders behind; they are removed
     // beside the work, not before it.
-    std::thread::spawn(agentry::tool::remove_stale_temp_folders);
+    std::thread::spawn(agentry::session::remove_stale_temp_folders);
     let outcome = match cli.command {
         None => on_runtime(chat::chat(cli.chat)),
         Some(command) => subcommand(command),

@@ -70,10 +70,11 @@ pub mod session_servers;
 pub use agent::subagent;
 #[cfg(feature = "templates")]
 pub mod templates;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod text;
 pub use agentry_plugin::sync;
-pub use agentry_plugin::terminal_text;
+pub mod terminal_text;
 pub use agentry_plugin::tool;
 
 /// The attribute [`PermissionHandler`](permission::PermissionHandler) implementations (and

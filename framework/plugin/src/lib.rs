@@ -11,6 +11,5 @@ pub mod ids;
 pub mod plan;
 pub mod provider;
 pub mod sync;
-pub mod terminal_text;
 pub mod tool;
 pub mod wire;

@@ -12,12 +12,14 @@ mod lazy;
 mod memory;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+mod temp_folders;
 mod transcript;
 
 pub use lazy::LazyStore;
 pub use memory::MemoryStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+pub use temp_folders::remove_stale_temp_folders;
 pub use transcript::Transcript;
 
 use crate::event::{AgentEvent, StopReason, Usage};

@@ -14,7 +14,6 @@ pub use content::{
 pub use context::{
     ClientFiles, ClientServices, ClientTerminals, Extensions, Notices, ProgressSink, SessionState,
     TEMP_FOLDER_PREFIX, TerminalCommand, TerminalExit, ToolContext, ToolProgress,
-    remove_stale_temp_folders,
 };
 pub use from_fn::{FnTool, tool_fn};
 pub use kind::{ToolKind, UnknownToolKind};
