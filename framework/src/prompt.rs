@@ -1,4 +1,8 @@
-//! The system prompt: a base prompt, the tools, the environment and the project's `AGENTS.md`.
+//! The prompt, in cache-friendly order: the system prompt holds what stays the same across
+//! folders and days (the base prompt, the tools, the session's instructions); the environment
+//! (working directory, platform, date, the project's `AGENTS.md`) comes after it and the tools'
+//! definitions, at the head of the conversation, so that sessions in different folders share
+//! the model's cached prefix up to it.
 
 use crate::model::ToolDefinition;
 use std::fmt::Write as _;
@@ -10,55 +14,58 @@ engineering tasks in their project. Use the tools to inspect and change the proj
 guessing. Keep answers short and concrete. When a tool call fails, read the error, correct the \
 call and go on.";
 
-/// What the system prompt is made from.
+/// What the system prompt is made from: what stays the same from folder to folder and day to
+/// day, so that a model's prompt cache holds across sessions.
 #[derive(Debug, Clone)]
 pub struct SystemPromptParts<'a> {
     /// The base prompt.
     pub base: &'a str,
-    /// Instructions of the one session, after the base prompt.
-    pub session_instructions: Option<&'a str>,
     /// The tools offered.
     pub tools: &'a [ToolDefinition],
-    /// The session's working directory.
-    pub cwd: &'a Path,
-    /// The date to state (ISO 8601).
-    pub date: String,
+    /// Instructions of the one session, after the tools.
+    pub session_instructions: Option<&'a str>,
 }
 
-/// Builds the system prompt.
+/// Builds the system prompt: the base prompt, the tools, the session's instructions. What
+/// varies with the folder and the day is the [`environment_block`], which the chat puts at the
+/// head of the conversation, after the system prompt and the tools' definitions.
 pub fn build_system_prompt(parts: &SystemPromptParts<'_>) -> String {
-    let mut prompt = parts.base.trim_end().to_owned();
-    if let Some(instructions) = parts.session_instructions {
-        let _ = write!(
-            prompt,
-            "\n\n# Instructions for this session\n{}",
-            instructions.trim_end()
-        );
-    }
+    let mut prompt = format!("{}\n", parts.base.trim_end());
     if !parts.tools.is_empty() {
-        prompt.push_str("\n\n# Tools\n");
+        prompt.push_str("\n# Tools\n");
         for tool in parts.tools {
             let summary = tool.description.lines().next().unwrap_or_default();
             let _ = writeln!(prompt, "- {}: {summary}", tool.name);
         }
     }
-    let _ = write!(
-        prompt,
-        "\n# Environment\nWorking directory: {}\nPlatform: {} ({})\nDate: {}\n",
-        parts.cwd.display(),
-        std::env::consts::OS,
-        std::env::consts::ARCH,
-        parts.date
-    );
-    for (path, text) in project_instructions(parts.cwd) {
+    if let Some(instructions) = parts.session_instructions {
         let _ = write!(
             prompt,
+            "\n# Instructions for this session\n{}\n",
+            instructions.trim_end()
+        );
+    }
+    prompt
+}
+
+/// What the model is told of where and when it works: the working directory, the platform and
+/// `date` (ISO 8601), then the project's `AGENTS.md` files.
+pub fn environment_block(cwd: &Path, date: &str) -> String {
+    let mut block = format!(
+        "# Environment\nWorking directory: {}\nPlatform: {} ({})\nDate: {date}\n",
+        cwd.display(),
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+    );
+    for (path, text) in project_instructions(cwd) {
+        let _ = write!(
+            block,
             "\n# Project instructions ({})\n{}\n",
             path.display(),
             text.trim_end()
         );
     }
-    prompt
+    block
 }
 
 /// The `AGENTS.md` files that apply to `cwd`: from the repository root (the nearest ancestor with
@@ -88,14 +95,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn includes_tools_environment_and_agents_md_from_repo_root_down() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join(".git")).unwrap();
-        std::fs::create_dir_all(root.join("crate/src")).unwrap();
-        std::fs::write(root.join("AGENTS.md"), "Run cargo test.").unwrap();
-        std::fs::write(root.join("crate/AGENTS.md"), "This crate is the parser.").unwrap();
-        let cwd = root.join("crate/src");
+    fn the_system_prompt_is_the_base_the_tools_then_the_sessions_instructions() {
         let tools = [ToolDefinition {
             name: "Read".into(),
             description: "Reads a file.\nMore detail.".into(),
@@ -103,23 +103,36 @@ mod tests {
         }];
         let mut parts = SystemPromptParts {
             base: "BASE",
-            session_instructions: None,
             tools: &tools,
-            cwd: &cwd,
-            date: "2026-11-22".into(),
+            session_instructions: None,
         };
         let prompt = build_system_prompt(&parts);
-        assert!(prompt.starts_with("BASE\n\n# Tools\n- Read: Reads a file.\n"));
+        assert_eq!(prompt, "BASE\n\n# Tools\n- Read: Reads a file.\n");
         parts.session_instructions = Some("Answer in French.");
-        assert!(build_system_prompt(&parts).starts_with(
-            "BASE\n\n# Instructions for this session\nAnswer in French.\n\n# Tools\n"
-        ));
-        assert!(prompt.contains(&format!("Working directory: {}", cwd.display())));
-        assert!(prompt.contains("Date: 2026-11-22"));
-        let outer = prompt.find("Run cargo test.").unwrap();
-        let inner = prompt.find("This crate is the parser.").unwrap();
+        assert_eq!(
+            build_system_prompt(&parts),
+            "BASE\n\n# Tools\n- Read: Reads a file.\n\n# Instructions for this session\nAnswer in French.\n"
+        );
+    }
+
+    #[test]
+    fn the_environment_has_the_folder_the_date_and_agents_md_from_repo_root_down() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("crate/src")).unwrap();
+        std::fs::write(root.join("AGENTS.md"), "Run cargo test.").unwrap();
+        std::fs::write(root.join("crate/AGENTS.md"), "This crate is the parser.").unwrap();
+        let cwd = root.join("crate/src");
+        let block = environment_block(&cwd, "2026-11-22");
+        assert!(block.starts_with(&format!(
+            "# Environment\nWorking directory: {}\n",
+            cwd.display()
+        )));
+        assert!(block.contains("Date: 2026-11-22"));
+        let outer = block.find("Run cargo test.").unwrap();
+        let inner = block.find("This crate is the parser.").unwrap();
         assert!(outer < inner);
-        assert!(!prompt.contains("More detail."));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::model::{
     AssistantContent, ContentBlock, FinishReason, Message, ToolDefinition, ToolResult,
 };
 use crate::pause::{ChatPauses, PausedLoop};
-use crate::prompt::{SystemPromptParts, build_system_prompt};
+use crate::prompt::{SystemPromptParts, build_system_prompt, environment_block};
 use crate::question::QuestionAnswer;
 use crate::session::Transcript;
 use crate::sync::lock;
@@ -87,10 +87,12 @@ struct Chat<'s> {
 }
 
 /// What each model request of a chat sends besides the conversation: the system prompt and the
-/// tools offered (both change when a provider's tools do).
+/// tools offered (both change when a provider's tools do), and the environment block at the
+/// conversation's head.
 struct RequestParts {
     system: String,
     tools: Vec<ToolDefinition>,
+    environment: String,
 }
 
 pub(crate) async fn run(
@@ -107,6 +109,7 @@ pub(crate) async fn run(
         .registry()
         .definitions_offered(io.questions.is_some());
     let system = system_prompt(session, &tools, output.schema());
+    let environment = environment(session);
     let title = match &start {
         Start::Prompt(content) if session.history.is_empty() => title_of(content),
         _ => None,
@@ -119,7 +122,11 @@ pub(crate) async fn run(
         session,
         io,
         recorder,
-        request: RequestParts { system, tools },
+        request: RequestParts {
+            system,
+            tools,
+            environment,
+        },
         output,
         record: RecordState::new(title),
         pauses,
@@ -188,7 +195,8 @@ impl Chat<'_> {
             .registry()
             .definitions_offered(self.io.questions.is_some());
         let system = system_prompt(self.session, &tools, self.output.schema());
-        self.request = RequestParts { system, tools };
+        self.request.system = system;
+        self.request.tools = tools;
     }
 
     /// Runs model requests and tool batches until a stop reason; returns it with the result.
@@ -340,6 +348,12 @@ impl Chat<'_> {
     }
 }
 
+/// The environment block of a session's chat: its folder, today's date, its `AGENTS.md` files.
+fn environment(session: &Session) -> String {
+    let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+    environment_block(&session.options.cwd, &today)
+}
+
 /// The system prompt of a session's chat offering `tools` (and asking for an answer that
 /// satisfies `output_schema`, when there is one).
 fn system_prompt(
@@ -353,10 +367,8 @@ fn system_prompt(
     };
     let mut system = build_system_prompt(&SystemPromptParts {
         base,
-        session_instructions: session.options.instructions.as_deref(),
         tools,
-        cwd: &session.options.cwd,
-        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
+        session_instructions: session.options.instructions.as_deref(),
     });
     if let Some(schema) = output_schema {
         system.push_str(&format!(

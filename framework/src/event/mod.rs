@@ -279,19 +279,31 @@ impl StopReason {
     }
 }
 
-/// Token counts.
+/// Token counts, the same way for every provider. The prompt's tokens are split in three that
+/// do not overlap: `input_tokens` (read anew), `cache_read_tokens` (read from the provider's
+/// prompt cache) and `cache_write_tokens` (written to it, where the provider bills that apart);
+/// the whole prompt is their sum ([`prompt_tokens`](Self::prompt_tokens)). Anthropic reports
+/// them so; OpenAI-compatible servers report the whole prompt with the cached part inside it,
+/// which the model clients subtract.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
-    /// Input tokens (not counting cache reads).
+    /// Prompt tokens read anew: not counting those read from or written to the cache.
     pub input_tokens: u64,
     /// Output tokens.
     pub output_tokens: u64,
-    /// Input tokens read from the provider's prompt cache.
+    /// Prompt tokens read from the provider's prompt cache.
     #[serde(default)]
     pub cache_read_tokens: u64,
-    /// Input tokens written to the provider's prompt cache.
+    /// Prompt tokens written to the provider's prompt cache.
     #[serde(default)]
     pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Every token of the prompt: read anew, read from the cache and written to it.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+    }
 }
 
 impl AddAssign for Usage {
@@ -328,6 +340,17 @@ mod tests {
     use crate::tool::ToolKind;
     use ToolCallStatus::*;
     use serde_json::json;
+
+    #[test]
+    fn the_prompt_is_what_was_read_anew_plus_what_the_cache_gave_and_took() {
+        let usage = Usage {
+            input_tokens: 5,
+            output_tokens: 100,
+            cache_read_tokens: 70,
+            cache_write_tokens: 20,
+        };
+        assert_eq!(usage.prompt_tokens(), 95);
+    }
 
     #[test]
     fn only_the_documented_status_transitions_are_legal() {

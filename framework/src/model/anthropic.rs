@@ -106,7 +106,7 @@ pub fn messages_body(model: &str, request: &ModelRequest, max_tokens: u32) -> Va
         "max_tokens": max_tokens,
         "stream": true,
         "system": [{"type": "text", "text": request.system, "cache_control": CACHE()}],
-        "messages": messages(&request.messages),
+        "messages": messages(&request.conversation()),
     });
     if !tools.is_empty() {
         body["tools"] = Value::Array(tools);

@@ -177,6 +177,11 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     /// The tools the model may call.
     pub tools: Vec<ToolDefinition>,
+    /// What varies with the folder and the day (the chat's environment block): the model reads
+    /// it at the head of the conversation ([`conversation`](Self::conversation)), after the
+    /// system prompt and the tools, so that the cached prefix holds across folders and days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
 }
 
 impl ModelRequest {
@@ -196,7 +201,38 @@ impl ModelRequest {
                 messages.map(Message::with_images_as_notes).collect()
             },
             tools,
+            environment: None,
         }
+    }
+
+    /// The same request with `environment` at the head of its conversation.
+    pub fn with_environment(self, environment: String) -> Self {
+        Self {
+            environment: Some(environment),
+            ..self
+        }
+    }
+
+    /// The conversation as the model reads it: the [`environment`](Self::environment) first,
+    /// as the first text of the first user message (a message of its own only when the
+    /// conversation starts otherwise, so that user and assistant messages still alternate),
+    /// then the messages.
+    pub fn conversation(&self) -> std::borrow::Cow<'_, [Message]> {
+        let Some(environment) = &self.environment else {
+            return std::borrow::Cow::Borrowed(&self.messages);
+        };
+        let mut messages = self.messages.clone();
+        let block = ContentBlock::text(environment.clone());
+        match messages.first_mut() {
+            Some(Message::User { content }) => content.insert(0, block),
+            _ => messages.insert(
+                0,
+                Message::User {
+                    content: vec![block],
+                },
+            ),
+        }
+        std::borrow::Cow::Owned(messages)
     }
 }
 

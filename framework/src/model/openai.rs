@@ -107,7 +107,7 @@ fn data_url(mime_type: &str, data: &str) -> String {
 /// The Chat Completions request body.
 pub fn chat_body(model: &str, request: &ModelRequest, max_tokens: Option<u32>) -> Value {
     let mut messages = vec![json!({"role": "system", "content": request.system})];
-    for message in &request.messages {
+    for message in request.conversation().iter() {
         match message {
             Message::User { content } => {
                 messages.push(json!({"role": "user", "content": chat_user_content(content)}))
@@ -217,7 +217,7 @@ fn chat_tool_results(results: &[ToolResult]) -> Vec<Value> {
 /// The Responses request body (stateless: the whole input each time, nothing stored).
 pub fn responses_body(model: &str, request: &ModelRequest, max_tokens: Option<u32>) -> Value {
     let mut input = Vec::new();
-    for message in &request.messages {
+    for message in request.conversation().iter() {
         match message {
             Message::User { content } => input.push(json!({
                 "role": "user",

@@ -29,8 +29,8 @@ pub const RECORDING_VERSION: u32 = 1;
 /// What stands in for a redacted secret.
 pub const REDACTED: &str = "[REDACTED]";
 
-/// The system prompt's lines that change with the machine and the day (see
-/// [`crate::prompt::build_system_prompt`]).
+/// The environment block's lines that change with the machine and the day (see
+/// [`crate::prompt::environment_block`]).
 const ENVIRONMENT_LINES: [&str; 3] = [
     r"(?m)^Working directory: .*$",
     r"(?m)^Platform: .*$",
@@ -142,7 +142,7 @@ impl Redactor {
         self
     }
 
-    /// Also blanks the lines of the system prompt that change with the machine and the day
+    /// Also blanks the lines of the environment block that change with the machine and the day
     /// (working directory, platform, date), so that a recording replays anywhere, any day: a
     /// replay takes `[REDACTED]` for whatever stood there.
     pub fn blank_environment(mut self) -> Self {
@@ -357,6 +357,7 @@ mod tests {
             system: "Date: 2026-11-23".to_owned(),
             messages: vec![Message::user_text(text)],
             tools: Vec::new(),
+            environment: None,
         }
     }
 

@@ -333,6 +333,7 @@ mod tests {
             system: String::new(),
             messages: vec![],
             tools: vec![],
+            environment: None,
         }
     }
 

@@ -47,6 +47,7 @@ mod tests {
                 system: String::new(),
                 messages: Vec::new(),
                 tools: Vec::new(),
+                environment: None,
             })
             .await
             .err()

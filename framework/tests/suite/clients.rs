@@ -72,6 +72,7 @@ fn request(messages: Vec<Message>) -> ModelRequest {
                 input_schema: json!({"type": "object"}),
             },
         ],
+        environment: None,
     }
 }
 

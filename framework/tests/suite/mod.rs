@@ -7,6 +7,7 @@ mod hooks;
 mod notices;
 mod permissions;
 mod plugins;
+mod prompt_cache;
 mod robustness;
 mod sessions;
 mod stop_reasons;

@@ -41,7 +41,8 @@ impl Chat<'_> {
                 .chain(&self.new_messages)
                 .cloned(),
             self.request.tools.clone(),
-        );
+        )
+        .with_environment(self.request.environment.clone());
         let cancel = &self.io.cancel;
         let mut stream = tokio::select! {
             biased;
