@@ -73,7 +73,7 @@ fn outline(messages: &Value) -> Vec<String> {
             let role = m["role"].as_str().unwrap();
             match m["tool_calls"].as_array() {
                 Some(calls) => format!("{role}:call {}", calls[0]["id"].as_str().unwrap()),
-                None => format!("{role}:{}", m["content"].as_str().unwrap_or("…")),
+                None => format!("{role}:{}", crate::user_text(&m["content"])),
             }
         })
         .collect()

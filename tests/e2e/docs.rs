@@ -2,12 +2,7 @@
 //! shows the example plugins' sources whole, the smallest plugin fits in 15 lines, and the
 //! scripts the guides show run in the real binary.
 
-use crate::{built_plugin, sandbox};
-use std::path::{Path, PathBuf};
-
-fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::{built_plugin, repository, sandbox};
 
 fn read(relative: &str) -> String {
     std::fs::read_to_string(repository().join(relative)).unwrap()

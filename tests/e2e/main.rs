@@ -4,10 +4,52 @@
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::{Outcome, Sandbox};
 use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-/// A sandbox running the `agentry` binary cargo built for this test.
+/// A sandbox running the `agentry` binary under test.
 fn sandbox() -> Sandbox {
-    Sandbox::new(env!("CARGO_BIN_EXE_agentry"))
+    Sandbox::new(agentry_binary())
+}
+
+/// The repository's root folder.
+pub(crate) fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The `agentry` binary under test: cargo's build of `agentry-cli` in the target folder these
+/// tests were built in, checked to be newer than every source file it was built from (those
+/// cargo lists beside it, in `agentry.d`). Build it first with `cargo build -p agentry-cli`
+/// (./scripts/test does).
+pub(crate) fn agentry_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        // This test binary is PROFILE/deps/e2e-HASH; the agentry binary is PROFILE/agentry.
+        let exe = std::env::current_exe().unwrap();
+        let binary = exe.parent().and_then(Path::parent).unwrap().join("agentry");
+        let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified());
+        let built = modified(&binary).unwrap_or_else(|_| {
+            panic!(
+                "no agentry binary at {}: run `cargo build -p agentry-cli` first",
+                binary.display()
+            )
+        });
+        let sources = std::fs::read_to_string(binary.with_extension("d")).unwrap_or_default();
+        let newer = sources
+            .split_once(": ")
+            .map_or("", |(_, files)| files)
+            .split_whitespace()
+            .map(Path::new)
+            .find(|source| modified(source).is_ok_and(|changed| changed > built));
+        if let Some(source) = newer {
+            panic!(
+                "{} is older than {}: run `cargo build -p agentry-cli` first",
+                binary.display(),
+                source.display()
+            );
+        }
+        binary
+    })
 }
 
 /// `agentry run --model openai/gpt-4.1 ARGS…` with the OpenAI client pointed at `server`.
@@ -28,6 +70,19 @@ fn run_openai_with_env(
     let mut env = env.to_vec();
     env.extend([("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)]);
     sb.run_with_env(&command, &env)
+}
+
+/// The text of a user message as an OpenAI request carries it, without the environment block
+/// that heads the conversation's first user message.
+pub(crate) fn user_text(content: &serde_json::Value) -> String {
+    match content.as_array() {
+        None => content.as_str().unwrap_or_default().to_owned(),
+        Some(parts) => parts
+            .iter()
+            .filter_map(|part| part["text"].as_str())
+            .filter(|text| !text.starts_with("# Environment\n"))
+            .collect(),
+    }
 }
 
 /// The text of the tool result the model got in request `n` (the last message).

@@ -51,12 +51,13 @@ fn what_an_earlier_version_left_open_is_tightened_on_open() {
 
 #[test]
 fn the_binary_is_position_independent_with_packed_relocations() {
-    let binary = std::fs::read(env!("CARGO_BIN_EXE_agentry")).unwrap();
+    let binary = std::fs::read(crate::agentry_binary()).unwrap();
     assert_eq!(&binary[..4], b"\x7fELF");
     // ELF type 3 (ET_DYN): ASLR places the executable anew each run.
     assert_eq!(u16::from_le_bytes([binary[16], binary[17]]), 3);
     let headers = std::process::Command::new("readelf")
-        .args(["--dynamic", env!("CARGO_BIN_EXE_agentry")])
+        .arg("--dynamic")
+        .arg(crate::agentry_binary())
         .output()
         .unwrap();
     let dynamic = String::from_utf8_lossy(&headers.stdout);

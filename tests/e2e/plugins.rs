@@ -307,8 +307,7 @@ fn a_plugin_that_aborts_takes_the_process_down_and_the_chat_reads_as_interrupted
 
 /// Builds a broken plugin from the C fixture with a `-D` flag.
 fn broken(dir: &Path, name: &str, flag: &str) -> PathBuf {
-    let source =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/plugins/bad_plugin.c");
+    let source = crate::repository().join("tests/fixtures/plugins/bad_plugin.c");
     let out = dir.join(format!("lib{name}.so"));
     let status = std::process::Command::new("cc")
         .args(["-shared", "-fPIC", "-o"])

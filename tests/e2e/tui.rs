@@ -41,7 +41,7 @@ fn chat_in(
     let mut all_args = vec!["--model", "openai/gpt-4.1"];
     all_args.extend_from_slice(args);
     let tmux = Tmux::start(
-        env!("CARGO_BIN_EXE_agentry").as_ref(),
+        crate::agentry_binary(),
         &all_args,
         &environment,
         &sb.project(),

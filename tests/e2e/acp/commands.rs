@@ -136,7 +136,7 @@ fn a_servers_new_prompts_are_announced_again() {
     let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("deployed"))]);
     let agentry = json!({
         "name": "templates",
-        "command": env!("CARGO_BIN_EXE_agentry"),
+        "command": crate::agentry_binary(),
         "args": ["mcp", "serve"],
         "env": [{"name": "XDG_CONFIG_HOME", "value": served_config.display().to_string()}],
     });

@@ -84,11 +84,10 @@ pub(super) fn assert_cancelled_cleanly(out: &Transcript, step: usize) {
 }
 
 pub(super) fn hello_script() -> String {
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/scripts/hello.json"
-    )
-    .to_owned()
+    crate::repository()
+        .join("examples/scripts/hello.json")
+        .display()
+        .to_string()
 }
 
 /// Step `step` was answered with -32602 (invalid params) and a message that mentions `word`.

@@ -85,7 +85,7 @@ fn a_plain_turn_streams_chunks_before_ending_the_turn() {
     );
     let request = &server.requests()[0].body;
     assert_eq!(
-        request["messages"].as_array().unwrap().last().unwrap()["content"],
+        crate::user_text(&request["messages"].as_array().unwrap().last().unwrap()["content"]),
         "hi"
     );
     let usage = out
