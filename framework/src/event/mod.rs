@@ -73,7 +73,7 @@ pub enum AgentEvent {
         status: TurnStatus,
         /// The fork tool call whose sub-agent this turn belongs to; `None` for the root agent.
         parent_fork_tool_call_id: Option<ToolCallId>,
-        /// The loop the turn belongs to: [`ROOT_LOOP`](ROOT_LOOP) for the
+        /// The loop the turn belongs to: [`ROOT_LOOP`] for the
         /// chat's main loop, the sub-agent's own for a sub-agent's.
         #[serde(default = "root_loop")]
         loop_id: String,

@@ -7,7 +7,7 @@
 //!    locations). The [`CallTracker`] holds the call from there: its id lives there alone.
 //! 2. [`Executor::run`] asks the [`PermissionPolicy`] and, when it says ask, the front-end's
 //!    [`PermissionHandler`]; the handler's answer is what the transcript records
-//!    ([`AgentEvent::PermissionResolved`]). A call that will not run goes `pending → failed`
+//!    ([`AgentEvent::PermissionResolved`](crate::event::AgentEvent::PermissionResolved)). A call that will not run goes `pending → failed`
 //!    with a typed [`Refusal`] (unknown tool, bad JSON, schema mismatch, invalid input, denied
 //!    by rule, rejected by the user, cancelled).
 //! 3. the call goes `in_progress`, runs, and its progress is forwarded as updates;
