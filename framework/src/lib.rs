@@ -73,6 +73,7 @@ pub mod templates;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod text;
+pub use agentry_plugin::export_plugin;
 pub use agentry_plugin::sync;
 pub mod terminal_text;
 pub use agentry_plugin::tool;

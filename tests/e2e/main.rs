@@ -157,6 +157,7 @@ mod providers;
 mod record;
 mod run;
 mod serve;
+mod stock_plugins;
 mod store_faults;
 mod tools;
 mod tui;

@@ -103,3 +103,8 @@ impl Provider for Shell {
         ]
     }
 }
+
+// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
+// crate (`scripts/build-plugins`).
+#[cfg(feature = "plugin")]
+agentry::export_plugin!(Shell::default());

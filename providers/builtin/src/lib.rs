@@ -113,3 +113,8 @@ impl Provider for Builtin {
         tasks.into_iter().chain([erase(AskUserQuestion)]).collect()
     }
 }
+
+// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
+// crate (`scripts/build-plugins`).
+#[cfg(feature = "plugin")]
+agentry::export_plugin!(Builtin::default());

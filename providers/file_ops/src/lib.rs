@@ -101,3 +101,8 @@ impl Provider for FileOps {
         ]
     }
 }
+
+// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
+// crate (`scripts/build-plugins`).
+#[cfg(feature = "plugin")]
+agentry::export_plugin!(FileOps::default());

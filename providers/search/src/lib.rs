@@ -54,3 +54,8 @@ pub const SECTION: &str = "web_search";
 pub fn settings_from(value: serde_json::Value) -> Result<SearchSettings, SearchError> {
     serde_json::from_value(value).map_err(|e| SearchError::Settings(e.to_string()))
 }
+
+// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
+// crate (`scripts/build-plugins`).
+#[cfg(feature = "plugin")]
+agentry::export_plugin!(provider(None));

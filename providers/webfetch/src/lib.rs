@@ -52,3 +52,8 @@ pub fn provider(settings: &WebFetchSettings, model: Option<Arc<dyn Model>>) -> S
     )
     .with_tool(tool)
 }
+
+// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
+// crate (`scripts/build-plugins`).
+#[cfg(feature = "plugin")]
+agentry::export_plugin!(provider(&WebFetchSettings::default(), None));
