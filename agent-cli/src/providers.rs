@@ -131,7 +131,19 @@ pub async fn available(
                     continue;
                 }
                 if plugin.named {
-                    named.push((name, &plugin.path));
+                    named.push((name.clone(), &plugin.path));
+                }
+                // A plugin of a stock provider (a newer build, or the same source built as a
+                // plugin) takes the linked one's place: never two tools of one name.
+                let linked = providers
+                    .iter()
+                    .position(|p| p.name() == name && p.origin() == ProviderOrigin::BuiltIn);
+                if let Some(index) = linked {
+                    eprintln!(
+                        "agentry: provider `{name}` from {} replaces the built-in one",
+                        plugin.path.display()
+                    );
+                    providers.remove(index);
                 }
                 providers.push(Arc::new(loaded));
             }

@@ -131,3 +131,34 @@ fn read_and_bash_run_the_same_from_plugins_in_the_thin_cli_as_linked() {
     assert!(from_plugins[1].to_string().contains("ran"));
     assert_eq!(from_plugins, linked);
 }
+
+#[test]
+fn a_stock_plugin_given_to_the_full_binary_replaces_the_linked_provider_with_a_notice() {
+    let sb = sandbox();
+    let file = built(
+        "../plugins/libagentry_file_ops.so",
+        "run scripts/build-plugins",
+    );
+    let flags = ["--plugin".to_owned(), file.display().to_string()];
+    let listed = providers(&sb, &flags);
+    assert_eq!(listed["file_ops"]["origin"]["kind"], "plugin");
+    let script = sb.script(
+        "read",
+        &json!({"responses": [
+            {"events": [{"tool_call": {"name": "Read", "arguments": {"file_path": "notes.txt"}}}]},
+            {"events": [{"text": "read it"}]}
+        ]}),
+    );
+    sb.write("project/notes.txt", "a note\n");
+    let out = sb.run_scripted(
+        &script,
+        &["--allow", "Read", &flags[0], &flags[1], "Read it."],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "read it\n");
+    let notice = format!(
+        "provider `file_ops` from {} replaces the built-in one",
+        file.display()
+    );
+    assert_eq!(out.stderr.matches(&notice).count(), 1, "{}", out.stderr);
+}
