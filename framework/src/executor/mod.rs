@@ -5,11 +5,14 @@
 //!    [`Executor::announce`] looks the tool up once, validates the arguments against its schema,
 //!    lets the tool prepare the call, and emits it as `pending` (title, kind, rawInput,
 //!    locations). The [`CallTracker`] holds the call from there: its id lives there alone.
-//! 2. [`Executor::run`] asks the [`PermissionPolicy`] and, when it says ask, the front-end's
-//!    [`PermissionHandler`]; the handler's answer is what the transcript records
-//!    ([`AgentEvent::PermissionResolved`](crate::event::AgentEvent::PermissionResolved)). A call that will not run goes `pending → failed`
-//!    with a typed [`Refusal`] (unknown tool, bad JSON, schema mismatch, invalid input, denied
-//!    by rule, rejected by the user, cancelled).
+//! 2. [`Executor::run`] admits the call in steps, in order: it was prepared, the turn is not
+//!    cancelled, the hooks before it allow it, and the [`PermissionPolicy`] (asking the
+//!    front-end's [`PermissionHandler`] when it says ask) lets it run; the handler's answer is
+//!    what the transcript records
+//!    ([`AgentEvent::PermissionResolved`](crate::event::AgentEvent::PermissionResolved)). A
+//!    call that will not run goes `pending → failed` with a typed [`Refusal`] (unknown tool,
+//!    bad JSON, schema mismatch, invalid input, denied by rule or hook, rejected by the user,
+//!    cancelled).
 //! 3. the call goes `in_progress`, runs, and its progress is forwarded as updates;
 //! 4. it ends `completed` or `failed`, with content and rawOutput (and the [`Refusal`] when it
 //!    was cancelled while running).
