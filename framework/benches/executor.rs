@@ -51,6 +51,7 @@ fn executor_overhead(c: &mut Criterion) {
         cwd: std::env::temp_dir(),
         workspace_roots: vec![std::env::temp_dir()],
         client: ClientServices::default(),
+        host: Default::default(),
         state: SessionState::default(),
         policy: PermissionPolicy::default(),
         remembered: Arc::default(),

@@ -227,6 +227,15 @@ impl ToolRegistry {
             .map(|registered| registered.tool.as_ref())
     }
 
+    /// The notices for the model that providers keep outside the session's state (see
+    /// [`Provider::take_notices`]), taken.
+    pub fn take_notices(&self, session_id: &crate::ids::SessionId) -> Vec<String> {
+        self.providers
+            .iter()
+            .flat_map(|entry| entry.provider.take_notices(session_id))
+            .collect()
+    }
+
     /// The registered providers, in registration order.
     pub fn providers(&self) -> Vec<&ProviderInfo> {
         self.providers.iter().map(|entry| &entry.info).collect()

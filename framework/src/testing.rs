@@ -95,6 +95,7 @@ impl ToolHarness {
                 workspace_roots: vec![cwd.clone()],
                 cwd,
                 client: ClientServices::default(),
+                host: Default::default(),
                 state: SessionState::default(),
                 policy: PermissionPolicy::new(PermissionMode::Bypass, Vec::new()),
                 remembered: Arc::default(),
@@ -131,9 +132,8 @@ impl ToolHarness {
     /// Offers calls `model` as the session's model, as a chat does
     /// ([`SessionModel`](crate::model::side::SessionModel)).
     pub fn with_session_model(mut self, model: Arc<dyn crate::model::Model>) -> Self {
-        self.scope
-            .extensions
-            .insert(Arc::new(crate::model::side::SessionModel::new(model)));
+        self.scope.host.side_questions =
+            Some(Arc::new(crate::model::side::SessionModel::new(model)));
         self
     }
 

@@ -146,6 +146,7 @@ mod cli;
 mod crash;
 mod docs;
 mod hooks;
+mod loading;
 mod mcp;
 mod mcp_serve;
 mod model_faults;

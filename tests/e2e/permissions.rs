@@ -1,7 +1,9 @@
 //! Permission rules through the real binary, as users write them (in `.agentry/config.toml`,
 //! with `--deny`, in `.claude/settings.json`), against the spellings and chains a hostile model
-//! would try.
+//! would try. The read and Bash rules are tried with the providers linked and loaded as plugins.
 
+use crate::both_ways;
+use crate::loading::{Loading, as_strs};
 use crate::{run_openai, sandbox, tool_result_in};
 use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
@@ -23,7 +25,11 @@ fn calls(calls: &[(&str, Value)]) -> MockModelServer {
 /// A project holding `secret/key.txt`, a public note that mentions a key, and a link to the
 /// secret folder.
 fn project_with_a_secret() -> Sandbox {
-    let sb = sandbox();
+    project_with_a_secret_in(sandbox())
+}
+
+/// The project of [`project_with_a_secret`] in `sb`.
+fn project_with_a_secret_in(sb: Sandbox) -> Sandbox {
     sb.write("project/secret/key.txt", "KEY-123-SECRET\n");
     sb.write("project/notes/a.txt", "KEY-public\n");
     std::os::unix::fs::symlink(sb.project().join("secret"), sb.project().join("link")).unwrap();
@@ -82,14 +88,14 @@ fn the_secret_stays_secret(sb: &Sandbox, extra_args: &[&str]) {
     }
 }
 
-#[test]
-fn a_read_deny_rule_in_the_projects_config_holds_for_every_spelling_and_search() {
-    let sb = project_with_a_secret();
+both_ways!(a_read_deny_rule_in_the_projects_config_holds_for_every_spelling_and_search);
+fn a_read_deny_rule_in_the_projects_config_holds_for_every_spelling_and_search(loading: Loading) {
+    let sb = project_with_a_secret_in(loading.sandbox());
     sb.write(
         "project/.agentry/config.toml",
         "[permissions]\ndeny = [\"Read(secret/**)\"]\n",
     );
-    the_secret_stays_secret(&sb, &[]);
+    the_secret_stays_secret(&sb, &as_strs(&loading.args(&[])));
 }
 
 #[test]
@@ -178,9 +184,9 @@ fn an_edit_rule_covers_every_tool_that_edits_files() {
     assert_eq!(text, "old\n");
 }
 
-#[test]
-fn a_bash_deny_rule_holds_against_chains_beside_allowing_all_of_bash() {
-    let sb = sandbox();
+both_ways!(a_bash_deny_rule_holds_against_chains_beside_allowing_all_of_bash);
+fn a_bash_deny_rule_holds_against_chains_beside_allowing_all_of_bash(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write(
         "project/.agentry/config.toml",
         "[permissions]\nallow = [\"Bash\"]\ndeny = [\"Bash(rm:*)\"]\n",
@@ -201,7 +207,8 @@ fn a_bash_deny_rule_holds_against_chains_beside_allowing_all_of_bash() {
             .map(|command| ("Bash", json!({"command": command})))
             .collect::<Vec<_>>(),
     );
-    let out = run_openai(&sb, &server, &["--sandbox", "off", "go"]);
+    let args = loading.args(&["--sandbox", "off", "go"]);
+    let out = run_openai(&sb, &server, &as_strs(&args));
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(sb.project().join("victim").exists(), "{out:?}");
     for n in 1..=5 {

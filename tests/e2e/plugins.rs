@@ -334,7 +334,7 @@ fn unusable_plugins_are_clear_errors_and_the_agent_runs_without_them() {
         ),
         (
             broken(fixtures.path(), "abi99", "ABI_MAJOR=99"),
-            "built for plugin ABI 99.0 (agentry-plugin 9.9.9, rustc 0.0.0 (a C fixture)), but this agentry speaks ABI 1.0",
+            "built for plugin ABI 99.0 (agentry-plugin 9.9.9, rustc 0.0.0 (a C fixture)), but this agentry speaks ABI 1.1",
         ),
         (
             broken(fixtures.path(), "abort", "PANIC_UNWIND=0"),
@@ -421,6 +421,6 @@ fn not_a_plugin_asks_whether_export_plugin_is_missing_and_version_names_the_abi(
     assert_eq!(version.code, Some(0), "{version:?}");
     assert_eq!(
         version.stdout.trim(),
-        format!("agentry {} (plugin ABI 1.0)", env!("CARGO_PKG_VERSION"))
+        format!("agentry {} (plugin ABI 1.1)", env!("CARGO_PKG_VERSION"))
     );
 }

@@ -2,43 +2,10 @@
 //! linked ones) in the thin CLI (`cargo build -p agentry-cli --no-default-features`, kept as
 //! `agentry-thin`): the same tools as the full binary, and calls that run the same way.
 
-use crate::{agentry_binary, sandbox};
+use crate::loading::{STOCK_PLUGINS, built, plugin_flags, thin};
+use crate::sandbox;
 use agentry_tests::Sandbox;
 use serde_json::{Value, json};
-use std::path::PathBuf;
-
-/// The stock providers that build as plugins.
-const STOCK_PLUGINS: [&str; 5] = ["file_ops", "bash", "builtin", "search", "webfetch"];
-
-/// A file built beside the agentry binary under test, or a clear failure saying how to build it.
-fn built(relative: &str, how: &str) -> PathBuf {
-    let path = agentry_binary().parent().unwrap().join(relative);
-    assert!(path.exists(), "no {}: {how}", path.display());
-    path
-}
-
-/// A sandbox running the thin CLI.
-fn thin() -> Sandbox {
-    Sandbox::new(built(
-        "agentry-thin",
-        "build it with `cargo build -p agentry-cli --no-default-features` and copy \
-         target/debug/agentry to target/debug/agentry-thin (./scripts/test does)",
-    ))
-}
-
-/// `--plugin FILE` for each stock plugin.
-fn plugin_flags() -> Vec<String> {
-    STOCK_PLUGINS
-        .iter()
-        .flat_map(|name| {
-            let file = built(
-                &format!("../plugins/libagentry_{name}.so"),
-                "run scripts/build-plugins",
-            );
-            ["--plugin".to_owned(), file.display().to_string()]
-        })
-        .collect()
-}
 
 /// `agentry providers --json` as a map from each provider's name to it.
 fn providers(sb: &Sandbox, flags: &[String]) -> serde_json::Map<String, Value> {

@@ -16,7 +16,7 @@ pub const MAGIC: u64 = u64::from_be_bytes(*b"AGENTRY\0");
 /// The ABI major version this SDK speaks.
 pub const ABI_MAJOR: u32 = 1;
 /// The ABI minor version this SDK speaks.
-pub const ABI_MINOR: u32 = 0;
+pub const ABI_MINOR: u32 = 1;
 /// The symbol of the info function (all majors).
 pub const INFO_SYMBOL: &str = "agentry_plugin_info";
 /// The symbol of the v1 entry function.
@@ -77,6 +77,11 @@ pub const EVENT_PROGRESS: u32 = 1;
 /// call, after which the host's pointer is no longer used.
 pub const EVENT_DONE: u32 = 2;
 
+/// A call asks the host for a service (ABI 1.1): the bytes are a JSON
+/// [`ServiceCall`](crate::wire::ServiceCall); the host answers through [`PluginV1::answer`].
+/// Sent only for services the host offered in the call's request.
+pub const EVENT_REQUEST: u32 = 3;
+
 /// How the plugin reports on a call: `host` is the pointer the host passed to `start`; the
 /// bytes are borrowed for the duration of the call. May be called from any thread.
 pub type HostCallback = extern "C" fn(host: *mut c_void, event: u32, ptr: *const u8, len: usize);
@@ -109,4 +114,22 @@ pub struct PluginV1 {
     pub discard: extern "C" fn(call: u64),
     /// Frees a buffer the plugin returned.
     pub free: extern "C" fn(buffer: Buffer),
+    /// ABI 1.1: answers a [`Query`](crate::wire::Query) (JSON) about the plugin's tools and
+    /// sessions, into `out` with the result codes of `describe`.
+    pub query: extern "C" fn(query: *const u8, len: usize, out: *mut Buffer) -> i32,
+    /// ABI 1.1: the host's [`ServiceAnswer`](crate::wire::ServiceAnswer) (JSON) to the service
+    /// request `request` of the started call `call`. An answer for a call or request the plugin
+    /// no longer waits on is dropped.
+    pub answer: extern "C" fn(call: u64, request: u64, answer: *const u8, len: usize),
+}
+
+/// How much of [`PluginV1`] a plugin built for ABI 1.0 has.
+pub const V1_0_SIZE: usize = std::mem::offset_of!(PluginV1, query);
+
+impl PluginV1 {
+    /// Whether the plugin's table has ABI 1.1's functions (`size` says how much of the table
+    /// it was built with; the fields beyond must not be read).
+    pub fn has_v1_1(&self) -> bool {
+        self.size >= std::mem::offset_of!(PluginV1, answer) + std::mem::size_of::<usize>()
+    }
 }

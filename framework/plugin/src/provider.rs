@@ -26,6 +26,13 @@ pub trait Provider: Send + Sync {
     fn readable_roots(&self) -> Vec<std::path::PathBuf> {
         Vec::new()
     }
+    /// Notices for the model that the provider's tools left for `session_id` somewhere other
+    /// than the session's own state (a plugin keeps them on its side of the boundary); taking
+    /// them clears them. The chat asks before each model request. None by default.
+    fn take_notices(&self, session_id: &crate::ids::SessionId) -> Vec<String> {
+        let _ = session_id;
+        Vec::new()
+    }
 }
 
 /// Where a provider comes from.

@@ -320,7 +320,9 @@ impl Chat<'_> {
     /// conversation, as a reminder at the end of the latest user message or after the latest tool
     /// results.
     fn deliver_notices(&mut self) {
-        let notices = self.session.state.notices().take();
+        let mut notices = self.session.state.notices().take();
+        let registry = self.session.executor.registry();
+        notices.extend(registry.take_notices(&self.session.id));
         if notices.is_empty() {
             return;
         }

@@ -30,8 +30,8 @@ use crate::permission::{PermissionHandler, PermissionPolicy, RememberedAnswers};
 use crate::provider::ToolRegistry;
 use crate::sync::lock;
 use crate::tool::{
-    ClientServices, Extensions, PreparedCall, RulePatterns, SessionState, ToolCallLocation,
-    ToolContext, ToolKind,
+    ClientServices, Extensions, HostServices, PreparedCall, RulePatterns, SessionState,
+    ToolCallLocation, ToolContext, ToolKind,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -66,6 +66,8 @@ pub struct CallScope {
     pub workspace_roots: Vec<PathBuf>,
     /// What the front-end's client does for tools (its files, its terminals).
     pub client: ClientServices,
+    /// What the agent does for tools (side questions to the session's model).
+    pub host: HostServices,
     /// The session's provider state.
     pub state: SessionState,
     /// The permission policy.
@@ -319,6 +321,7 @@ impl Executor {
             cancel: scope.cancel.child_token(),
             progress: progress_sink(Arc::clone(&tracker), scope.events.clone()),
             client: scope.client.clone(),
+            host: scope.host.clone(),
             state: scope.state.clone(),
             extensions,
         };

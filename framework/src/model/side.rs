@@ -1,32 +1,45 @@
 //! Side questions: a tool that needs a model's answer of its own (WebFetch applies its prompt to
-//! a page) asks the session's model through [`SessionModel`], which the chat offers every tool
-//! call, with no tools and no history; [`answer_text`] reads any response down to its text.
+//! a page) asks the session's model, which the chat offers every tool call as its
+//! [`SideQuestions`] service ([`SessionModel`]), with no tools and
+//! no history; [`answer_text`] reads any response down to its text.
 
 use super::{Message, Model, ModelError, ModelEvent, ModelRequest};
 use crate::event::Usage;
-use crate::tool::ToolContext;
+use crate::tool::{SideAnswer, SideQuestions};
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use std::sync::Arc;
 
-/// The session's model, offered to each tool call (in [`ToolContext::extensions`]).
+/// A model as the [`SideQuestions`] service: the chat offers each tool call the session's
+/// (in [`ToolContext::host`](crate::tool::ToolContext::host)).
 pub struct SessionModel {
     model: Arc<dyn Model>,
 }
 
 impl SessionModel {
-    /// The session model of `model`.
+    /// The service of `model`.
     pub fn new(model: Arc<dyn Model>) -> Self {
         Self { model }
     }
+}
 
-    /// The session model the chat offers a tool call, if any (none outside a chat).
-    pub fn of(ctx: &ToolContext) -> Option<Arc<SessionModel>> {
-        ctx.extensions.get::<SessionModel>()
-    }
-
-    /// The model itself.
-    pub fn model(&self) -> &Arc<dyn Model> {
-        &self.model
+impl SideQuestions for SessionModel {
+    fn ask(
+        &self,
+        system: String,
+        question: String,
+    ) -> BoxFuture<'static, Result<SideAnswer, String>> {
+        let model = self.model.clone();
+        Box::pin(async move {
+            let (text, usage) = ask(model.as_ref(), &system, question)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(SideAnswer {
+                text,
+                model: model.name().to_owned(),
+                usage: serde_json::to_value(usage).unwrap_or_default(),
+            })
+        })
     }
 }
 

@@ -2,7 +2,7 @@
 //! paths, a pattern that does not parse, `/etc/x` where `//etc/x` was surely meant. Front-ends
 //! report them at start-up, so that users learn of them before they count on them.
 
-use crate::permission::path_pattern::{PathPattern, PatternBase, literal_root_prefix};
+use crate::permission::path_pattern::{PatternBase, literal_root_prefix, resolve};
 use crate::permission::{PermissionPolicy, PermissionRule, RuleTarget};
 use crate::tool::{DynTool, RulePatterns};
 use serde::Serialize;
@@ -109,7 +109,7 @@ fn path_problem(
         root: Some(root),
         home,
     };
-    if let Err(problem) = PathPattern::resolve(pattern, base) {
+    if let Err(problem) = resolve(pattern, base) {
         return Some(problem);
     }
     let prefix = literal_root_prefix(pattern)?;

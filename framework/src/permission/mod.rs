@@ -25,14 +25,13 @@ pub mod lint;
 mod mode;
 pub mod path_pattern;
 mod policy;
-mod read_denials;
 mod rule;
 
+pub use agentry_plugin::tool::ReadDenials;
 pub use answers::{
     FnPermissionHandler, PermissionHandler, PermissionOption, PermissionOptionKind,
     PermissionOutcome, PermissionRequest, RejectWhenAsked, RememberedAnswers, handler_fn,
 };
 pub use mode::PermissionMode;
 pub use policy::{CallSubject, Decision, PermissionPolicy, allow_rules};
-pub use read_denials::ReadDenials;
 pub use rule::{PermissionError, PermissionRule, RuleAction, RuleOrigin, RuleTarget};

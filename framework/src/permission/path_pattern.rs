@@ -14,17 +14,8 @@
 //! locations, so the pattern's folder is made canonical too.
 
 use crate::paths::canonical_path;
-use globset::{GlobBuilder, GlobMatcher};
+use agentry_plugin::tool::PathMatcher;
 use std::path::{Path, PathBuf};
-
-/// A rule's path pattern, resolved for one session.
-#[derive(Debug, Clone)]
-pub struct PathPattern {
-    /// The canonical folder the pattern is relative to.
-    anchor: PathBuf,
-    /// The pattern below the anchor; `None` matches the anchor and everything in it.
-    glob: Option<GlobMatcher>,
-}
 
 /// Where a path pattern's relative forms start.
 #[derive(Debug, Clone, Copy)]
@@ -44,61 +35,22 @@ struct Split<'a> {
     anchored: bool,
 }
 
-impl PathPattern {
-    /// Resolves `pattern` against `base`, or says why it can never match.
-    pub fn resolve(pattern: &str, base: PatternBase<'_>) -> Result<PathPattern, String> {
-        let Split {
-            anchor,
-            rest,
-            anchored,
-        } = split(pattern, base)?;
-        let rest = rest.trim_end_matches('/');
-        let rest = rest.strip_suffix("/**").unwrap_or(rest);
-        let glob = match rest {
-            "" | "**" => None,
-            rest => {
-                let text = if anchored {
-                    rest.to_owned()
-                } else {
-                    format!("**/{rest}")
-                };
-                let glob = GlobBuilder::new(&text)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| format!("`{pattern}` is not a valid pattern: {e}"))?;
-                Some(glob.compile_matcher())
-            }
-        };
-        Ok(PathPattern {
-            anchor: canonical_path(&anchor),
-            glob,
-        })
-    }
-
-    /// Whether the pattern covers `path` (canonical): it, or a folder holding it, matches.
-    pub fn matches(&self, path: &Path) -> bool {
-        let Ok(relative) = path.strip_prefix(&self.anchor) else {
-            return false;
-        };
-        let Some(glob) = &self.glob else {
-            return true;
-        };
-        let mut candidate = relative;
-        loop {
-            if candidate.as_os_str().is_empty() {
-                return false;
-            }
-            if glob.is_match(candidate) {
-                return true;
-            }
-            candidate = candidate.parent().unwrap_or(Path::new(""));
-        }
-    }
-
-    /// The folder the pattern starts from.
-    pub fn anchor(&self) -> &Path {
-        &self.anchor
-    }
+/// Resolves `pattern` against `base` into its matcher, or says why it can never match.
+pub fn resolve(pattern: &str, base: PatternBase<'_>) -> Result<PathMatcher, String> {
+    let Split {
+        anchor,
+        rest,
+        anchored,
+    } = split(pattern, base)?;
+    let rest = rest.trim_end_matches('/');
+    let rest = rest.strip_suffix("/**").unwrap_or(rest);
+    let glob = match rest {
+        "" | "**" => None,
+        rest if anchored => Some(rest.to_owned()),
+        rest => Some(format!("**/{rest}")),
+    };
+    PathMatcher::new(canonical_path(&anchor), glob.as_deref())
+        .map_err(|e| format!("`{pattern}` is not a valid pattern: {e}"))
 }
 
 fn split<'a>(pattern: &'a str, base: PatternBase<'_>) -> Result<Split<'a>, String> {
@@ -181,7 +133,7 @@ mod tests {
             root: Some(&tree.root),
             home: Some(&tree.home),
         };
-        PathPattern::resolve(pattern, base).unwrap().matches(path)
+        resolve(pattern, base).unwrap().matches(path)
     }
 
     #[test]
@@ -247,7 +199,7 @@ mod tests {
                 root: None,
                 home: None,
             };
-            let pattern = PathPattern::resolve("secret/**", base).unwrap();
+            let pattern = resolve("secret/**", base).unwrap();
             assert!(pattern.matches(&t.cwd.join("secret/key.txt")));
         }
     }
@@ -260,17 +212,9 @@ mod tests {
             root: None,
             home: None,
         };
-        assert!(
-            PathPattern::resolve("~/.ssh/**", base)
-                .unwrap_err()
-                .contains("home")
-        );
-        assert!(
-            PathPattern::resolve("src/[a", base)
-                .unwrap_err()
-                .contains("not a valid")
-        );
-        assert!(PathPattern::resolve("~bob/x", base).is_err());
+        assert!(resolve("~/.ssh/**", base).unwrap_err().contains("home"));
+        assert!(resolve("src/[a", base).unwrap_err().contains("not a valid"));
+        assert!(resolve("~bob/x", base).is_err());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! [`PermissionPolicy`]: a session's mode and rules, and the decision they make of one call.
 
 use crate::permission::ReadDenials;
-use crate::permission::path_pattern::{PathPattern, PatternBase};
+use crate::permission::path_pattern::{PatternBase, resolve};
 use crate::permission::{
     PermissionMode, PermissionRule, RememberedAnswers, RuleAction, RuleTarget,
 };
@@ -150,10 +150,10 @@ impl PermissionPolicy {
             })
             .filter_map(|rule| {
                 let pattern = rule.target.pattern()?;
-                PathPattern::resolve(pattern, pattern_base(rule, cwd, home.as_deref())).ok()
+                resolve(pattern, pattern_base(rule, cwd, home.as_deref())).ok()
             })
             .collect();
-        ReadDenials { patterns }
+        ReadDenials::new(patterns)
     }
 }
 
@@ -276,7 +276,7 @@ impl<'a> CallParts<'a> {
         match self.call.patterns {
             RulePatterns::ReadsFiles | RulePatterns::EditsFiles | RulePatterns::Paths => {
                 let base = pattern_base(rule, self.call.cwd, self.home);
-                match PathPattern::resolve(pattern, base) {
+                match resolve(pattern, base) {
                     Ok(pattern) => self
                         .call
                         .locations

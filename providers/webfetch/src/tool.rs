@@ -6,9 +6,9 @@ use crate::convert;
 use crate::fetch::{FetchError, Fetcher};
 use agentry::domains::host_in_domain;
 use agentry::model::Model;
-use agentry::model::side::{SessionModel, ask};
+use agentry::model::side::SessionModel;
 use agentry::tool::{
-    RulePatterns, RuleSubjects, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
+    RulePatterns, RuleSubjects, SideQuestions, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -74,28 +74,26 @@ impl WebFetch {
         };
         let text = convert::readable(&page).map_err(|e| ToolError::failed(e.to_string()))?;
         let (content, cut) = fit(&text, self.max_content_chars);
-        let model = match &self.model {
-            Some(model) => model.clone(),
-            None => SessionModel::of(ctx)
-                .map(|m| m.model().clone())
-                .ok_or_else(|| {
-                    ToolError::failed("WebFetch has no model to apply the prompt with")
-                })?,
+        let model: Arc<dyn SideQuestions> = match &self.model {
+            Some(model) => Arc::new(SessionModel::new(model.clone())),
+            None => ctx.host.side_questions.clone().ok_or_else(|| {
+                ToolError::failed("WebFetch has no model to apply the prompt with")
+            })?,
         };
         let mut question = format!("Content of {}:\n\n---\n{content}\n---\n", page.url);
         if page.truncated || cut {
             question.push_str("\n(The content is cut short: it goes on beyond what is shown.)\n");
         }
         question.push_str(&format!("\nRequest: {}", input.prompt));
-        let asked = ask(model.as_ref(), SYSTEM, question);
+        let asked = model.ask(SYSTEM.to_owned(), question);
         let answered = ctx.cancel.run_until_cancelled(asked).await;
-        let (answer, usage) = answered.ok_or(ToolError::Cancelled)?.map_err(|e| {
+        let answer = answered.ok_or(ToolError::Cancelled)?.map_err(|e| {
             ToolError::failed(format!(
                 "the model could not answer about {}: {e}",
                 page.url
             ))
         })?;
-        let mut output = ToolOutput::text(answer);
+        let mut output = ToolOutput::text(answer.text);
         output.raw_output = Some(json!({
             "url": page.url.as_str(),
             "status": page.status,
@@ -103,8 +101,8 @@ impl WebFetch {
             "bytes": page.body.len(),
             "truncated": page.truncated || cut,
             "cached": cached,
-            "model": model.name(),
-            "usage": usage,
+            "model": answer.model,
+            "usage": answer.usage,
         }));
         Ok(output)
     }

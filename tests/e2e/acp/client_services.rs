@@ -1,10 +1,13 @@
-//! The client's services: its `fs` methods for the file tools, its terminals for Bash.
+//! The client's services: its `fs` methods for the file tools, its terminals for Bash; each
+//! test runs with the providers linked and loaded as plugins into the thin CLI.
 
 use super::*;
+use crate::both_ways;
+use crate::loading::{Loading, as_strs};
 
-#[test]
-fn file_tools_go_through_the_clients_fs_methods_when_offered() {
-    let sb = sandbox();
+both_ways!(file_tools_go_through_the_clients_fs_methods_when_offered);
+fn file_tools_go_through_the_clients_fs_methods_when_offered(loading: Loading) {
+    let sb = loading.sandbox();
     let file = sb.project().join("app.py");
     std::fs::write(&file, "print('saved')\n").unwrap();
     let path = file.display().to_string();
@@ -21,10 +24,11 @@ fn file_tools_go_through_the_clients_fs_methods_when_offered() {
         )),
         MockTurn::Reply(MockReply::text("done")),
     ]);
+    let args = loading.args(&["--permission-mode", "accept_edits"]);
     let out = acp_with_model(
         &sb,
         &server,
-        &["--permission-mode", "accept_edits"],
+        &as_strs(&args),
         json!({
             "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}},
             "buffers": {path.clone(): "print('unsaved')\n"},
@@ -64,11 +68,15 @@ fn file_tools_go_through_the_clients_fs_methods_when_offered() {
     );
 }
 
-#[test]
-fn bash_runs_in_the_clients_terminal_when_offered() {
-    let sb = sandbox();
-    let (server, out) =
-        bash_in_client_terminal(&sb, "echo from-the-editor; exit 3", prompt("run it"));
+both_ways!(bash_runs_in_the_clients_terminal_when_offered);
+fn bash_runs_in_the_clients_terminal_when_offered(loading: Loading) {
+    let sb = loading.sandbox();
+    let (server, out) = bash_in_client_terminal(
+        &sb,
+        loading,
+        "echo from-the-editor; exit 3",
+        prompt("run it"),
+    );
     assert_eq!(out.result(2)["stopReason"], "end_turn");
     let ops = terminal_ops(&out);
     assert_eq!(ops, ["create", "wait_for_exit", "output", "release"]);
@@ -88,12 +96,16 @@ fn bash_runs_in_the_clients_terminal_when_offered() {
     );
 }
 
-#[test]
-fn cancelling_kills_the_command_in_the_clients_terminal() {
-    let sb = sandbox();
+both_ways!(cancelling_kills_the_command_in_the_clients_terminal);
+fn cancelling_kills_the_command_in_the_clients_terminal(loading: Loading) {
+    let sb = loading.sandbox();
     let cancel_soon = json!({"op": "prompt", "text": "wait", "cancelAfterMs": 1500});
-    let (_server, out) =
-        bash_in_client_terminal(&sb, "echo $$ > pid.txt; exec sleep 30", cancel_soon);
+    let (_server, out) = bash_in_client_terminal(
+        &sb,
+        loading,
+        "echo $$ > pid.txt; exec sleep 30",
+        cancel_soon,
+    );
     assert_cancelled_cleanly(&out, 2);
     let ops = terminal_ops(&out);
     assert!(
@@ -115,14 +127,16 @@ fn terminal_ops(out: &Transcript) -> Vec<&str> {
 /// terminals.
 fn bash_in_client_terminal(
     sb: &Sandbox,
+    loading: Loading,
     command: &str,
     step: Value,
 ) -> (MockModelServer, Transcript) {
     let server = bash_then_answer(command);
+    let args = loading.args(&["--allow", "Bash"]);
     let out = acp_with_model(
         sb,
         &server,
-        &["--allow", "Bash"],
+        &as_strs(&args),
         json!({
             "clientCapabilities": {"terminal": true},
             "steps": session_steps(sb, vec![step]),

@@ -4,6 +4,7 @@ use crate::ids::{SessionId, ToolCallId};
 use crate::plan::PlanEntry;
 use crate::sync::lock;
 use crate::tool::content::{ToolCallLocation, ToolContent};
+use crate::tool::host::HostServices;
 use futures::future::BoxFuture;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -45,7 +46,7 @@ pub trait ClientFiles: Send + Sync {
 }
 
 /// A command to run in a client terminal.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TerminalCommand {
     /// The program.
     pub command: String,
@@ -58,7 +59,7 @@ pub struct TerminalCommand {
 }
 
 /// How a client terminal's command ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TerminalExit {
     /// Its exit code, when it exited.
     pub exit_code: Option<i32>,
@@ -324,6 +325,8 @@ pub struct ToolContext {
     pub progress: ProgressSink,
     /// What the front-end's client does for tools.
     pub client: ClientServices,
+    /// What the agent running the call does for tools.
+    pub host: HostServices,
     /// State the session keeps for providers.
     pub state: SessionState,
     /// Services the host offers for this call.
@@ -342,6 +345,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             progress: ProgressSink::discard(),
             client: ClientServices::default(),
+            host: HostServices::default(),
             state: SessionState::default(),
             extensions: Extensions::default(),
         }

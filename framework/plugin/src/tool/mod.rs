@@ -3,7 +3,9 @@
 
 mod content;
 mod context;
+mod denials;
 mod from_fn;
+mod host;
 mod kind;
 mod rules;
 mod sandbox;
@@ -15,7 +17,9 @@ pub use context::{
     ClientFiles, ClientServices, ClientTerminals, Extensions, Notices, ProgressSink, SessionState,
     TEMP_FOLDER_PREFIX, TerminalCommand, TerminalExit, ToolContext, ToolProgress,
 };
+pub use denials::{PathMatcher, ReadDenials};
 pub use from_fn::{FnTool, tool_fn};
+pub use host::{HostServices, SideAnswer, SideQuestions};
 pub use kind::{ToolKind, UnknownToolKind};
 pub use rules::{RulePatterns, RuleSubjects};
 pub use sandbox::SandboxMode;

@@ -8,7 +8,7 @@ use crate::ids::TurnId;
 use crate::model::side::SessionModel;
 use crate::pause::SourceLoop;
 use crate::question::UserQuestions;
-use crate::tool::Extensions;
+use crate::tool::{Extensions, HostServices};
 use std::sync::Arc;
 
 impl Chat<'_> {
@@ -27,7 +27,6 @@ impl Chat<'_> {
             pauses: self.pauses.clone(),
             depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
         }));
-        extensions.insert(Arc::new(SessionModel::new(session.model.clone())));
         if let Some(mode) = session.options.sandbox {
             extensions.insert(Arc::new(mode));
         }
@@ -48,6 +47,9 @@ impl Chat<'_> {
             cwd: session.options.cwd.clone(),
             workspace_roots: session.options.workspace_roots.clone(),
             client: session.options.client.clone(),
+            host: HostServices {
+                side_questions: Some(Arc::new(SessionModel::new(session.model.clone()))),
+            },
             state: session.state.clone(),
             policy: session.options.policy.clone(),
             remembered: session.remembered.clone(),

@@ -1,6 +1,13 @@
-//! The JSON messages that cross the plugin ABI.
+//! The JSON messages that cross the plugin ABI: the provider and its calls here, the host
+//! services a call asks for ([`ServiceCall`]) and the queries the host makes ([`Query`]).
 
-use crate::tool::{ToolCallLocation, ToolKind, ToolOutput};
+mod services;
+
+pub use services::{Query, Service, ServiceAnswer, ServiceCall, ServiceRequest};
+
+use crate::tool::{
+    ReadDenials, RulePatterns, RuleSubjects, SandboxMode, ToolCallLocation, ToolKind, ToolOutput,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -30,6 +37,13 @@ pub struct ToolDescription {
     /// Other names calls may use for it (accepted, never offered).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
+    /// What its permission rules' patterns mean; absent (from ABI 1.0 plugins), what its
+    /// kind suggests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_patterns: Option<RulePatterns>,
+    /// Whether a call needs a person to answer it (a question tool).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_user: bool,
 }
 
 /// `prepare`'s request.
@@ -57,10 +71,15 @@ pub struct Prepared {
     /// [`crate::tool::Tool::escalation`]); absent for ordinary calls and from older plugins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalation: Option<String>,
+    /// What the call offers its tool's own rule patterns to match (a tool with
+    /// [`RulePatterns::Own`]); the host asks the plugin whether a pattern matches each part
+    /// ([`Query::MatchesRule`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_subjects: Option<RuleSubjects>,
 }
 
 /// `start`'s request (the tool and its input were given to `prepare`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CallRequest {
     /// The session's working directory.
     pub cwd: PathBuf,
@@ -74,6 +93,16 @@ pub struct CallRequest {
     /// older than ABI 1.1, where the plugin makes its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temp_dir: Option<PathBuf>,
+    /// The host services this call may ask for (ABI 1.1); none from older hosts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub services: Vec<Service>,
+    /// The session's sandbox mode, when it chose one (over the tool's configured mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
+    /// What the session's deny rules keep a search through folders from reading (for a tool
+    /// that reads files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_denials: Option<ReadDenials>,
 }
 
 /// How a call ended (the payload of `EVENT_DONE`).

@@ -3,16 +3,23 @@
 //! Every exported function catches panics; after one, the plugin refuses further calls.
 #![allow(unsafe_code)]
 
+mod host;
+mod remote;
+
 use crate::abi::{self, Buffer, HostCallback, PluginInfo, PluginV1};
 use crate::ids::{SessionId, ToolCallId};
 use crate::provider::Provider;
 use crate::sync::{lock, panic_message};
 use crate::tool::{
-    ClientServices, DynTool, Extensions, PreparedCall, ProgressSink, SessionState, ToolContext,
+    DynTool, Extensions, PreparedCall, ProgressSink, RuleSubjects, SessionState, ToolContext,
     ToolError,
 };
-use crate::wire::{CallEnd, CallRequest, Description, PrepareRequest, Prepared, ToolDescription};
+use crate::wire::{
+    CallEnd, CallRequest, Description, PrepareRequest, Prepared, Query, ServiceAnswer,
+    ToolDescription,
+};
 use futures::FutureExt;
+use host::Host;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::future::Future;
@@ -36,8 +43,13 @@ struct Plugin {
 enum Slot {
     /// Prepared, waiting for `start` or `discard`.
     Prepared(Box<dyn PreparedCall>),
-    /// Started; the token cancels it.
-    Running(CancellationToken),
+    /// Started: the token cancels it; its link to the host takes the host's answers.
+    Running {
+        /// Cancels the call.
+        cancel: CancellationToken,
+        /// The call's link to the host.
+        host: Arc<Host>,
+    },
 }
 
 static PLUGIN: OnceLock<Result<Plugin, String>> = OnceLock::new();
@@ -59,6 +71,8 @@ static TABLE: PluginV1 = PluginV1 {
     cancel,
     discard,
     free,
+    query,
+    answer: answer_request,
 };
 
 /// The SDK version and compiler a binary was built with (the host's, when a host asks).
@@ -105,6 +119,8 @@ fn start_plugin(provider: Box<dyn Provider>) -> Result<Plugin, String> {
                 kind: tool.kind(),
                 input_schema: tool.input_schema(),
                 aliases: tool.aliases(),
+                rule_patterns: Some(tool.rule_patterns()),
+                needs_user: tool.needs_user(),
             })
             .collect(),
     };
@@ -198,6 +214,8 @@ extern "C" fn prepare(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
             title: prepared.title(),
             locations: prepared.locations(),
             escalation: prepared.escalation(),
+            rule_subjects: Some(prepared.rule_subjects())
+                .filter(|subjects| *subjects != RuleSubjects::default()),
         };
         let json = serde_json::to_vec(&answer).map_err(|e| e.to_string())?;
         lock(&plugin.calls).insert(answer.call, Slot::Prepared(prepared));
@@ -205,50 +223,17 @@ extern "C" fn prepare(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
     })
 }
 
-/// The host's pointer for one call; it travels to the thread that finishes the call.
-struct Host {
-    data: *mut c_void,
-    callback: HostCallback,
-    /// Set once EVENT_DONE is sent: after it the host's pointer must not be used, even by a
-    /// progress sink a tool kept.
-    ended: Mutex<bool>,
-}
-
-// SAFETY: the ABI lets the callback be called from any thread with the host's pointer.
-unsafe impl Send for Host {}
-// SAFETY: as above; the host's side of the pointer is thread-safe.
-unsafe impl Sync for Host {}
-
-impl Host {
-    fn progress(&self, bytes: &[u8]) {
-        let ended = lock(&self.ended);
-        if !*ended {
-            (self.callback)(self.data, abi::EVENT_PROGRESS, bytes.as_ptr(), bytes.len());
-        }
-    }
-
-    fn finish(&self, end: &CallEnd) {
-        let bytes = serde_json::to_vec(end).unwrap_or_else(|_| {
-            br#"{"failed":{"message":"cannot encode the result","output":null}}"#.to_vec()
-        });
-        let mut ended = lock(&self.ended);
-        if !*ended {
-            *ended = true;
-            (self.callback)(self.data, abi::EVENT_DONE, bytes.as_ptr(), bytes.len());
-        }
-    }
-}
-
 /// Takes a prepared call out of its slot, leaving the started call's cancel token there.
 fn begin(
     plugin: &Plugin,
     call: u64,
     cancel: CancellationToken,
+    host: Arc<Host>,
 ) -> Result<Box<dyn PreparedCall>, String> {
     let mut calls = lock(&plugin.calls);
     match calls.remove(&call) {
         Some(Slot::Prepared(prepared)) => {
-            calls.insert(call, Slot::Running(cancel));
+            calls.insert(call, Slot::Running { cancel, host });
             Ok(prepared)
         }
         Some(running) => {
@@ -266,15 +251,11 @@ extern "C" fn start(
     data: *mut c_void,
     callback: HostCallback,
 ) {
-    let host = Arc::new(Host {
-        data,
-        callback,
-        ended: Mutex::new(false),
-    });
+    let host = Arc::new(Host::new(data, callback));
     let cancel = CancellationToken::new();
     let started = catch_unwind(AssertUnwindSafe(|| {
         let plugin = plugin()?;
-        let prepared = begin(plugin, call, cancel.clone())?;
+        let prepared = begin(plugin, call, cancel.clone(), host.clone())?;
         let request: CallRequest = request(ptr, len)?;
         Ok((plugin, prepared, request))
     }));
@@ -302,6 +283,14 @@ extern "C" fn start(
         })
         .clone();
     let progress_host = host.clone();
+    let (client, services) = remote::services(&host, &request.services);
+    let mut extensions = Extensions::default();
+    if let Some(mode) = request.sandbox {
+        extensions.insert(Arc::new(mode));
+    }
+    if let Some(denials) = request.read_denials {
+        extensions.insert(Arc::new(denials));
+    }
     let ctx = ToolContext {
         session_id: SessionId(request.session_id),
         tool_call_id: ToolCallId(request.tool_call_id),
@@ -313,9 +302,10 @@ extern "C" fn start(
                 progress_host.progress(&bytes);
             }
         }),
-        client: ClientServices::default(),
+        client,
+        host: services,
         state,
-        extensions: Extensions::default(),
+        extensions,
     };
     let mut work = Box::pin(async move {
         let end = run(prepared, ctx).await;
@@ -365,9 +355,9 @@ async fn run(prepared: Box<dyn PreparedCall>, ctx: ToolContext) -> CallEnd {
 extern "C" fn cancel(call: u64) {
     let _ = catch_unwind(|| {
         if let Some(Ok(plugin)) = PLUGIN.get()
-            && let Some(Slot::Running(token)) = lock(&plugin.calls).get(&call)
+            && let Some(Slot::Running { cancel, .. }) = lock(&plugin.calls).get(&call)
         {
-            token.cancel();
+            cancel.cancel();
         }
     });
 }
@@ -384,6 +374,52 @@ extern "C" fn discard(call: u64) {
             drop(calls);
             drop(discarded);
         }
+    });
+}
+
+extern "C" fn query(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
+    answer(out, || {
+        let plugin = plugin()?;
+        let answer = match request(ptr, len)? {
+            Query::MatchesRule {
+                call,
+                pattern,
+                subject,
+            } => match lock(&plugin.calls).get(&call) {
+                Some(Slot::Prepared(prepared)) => {
+                    serde_json::json!(prepared.matches_rule(&pattern, &subject))
+                }
+                _ => return Err(format!("the plugin has no prepared call {call}")),
+            },
+            Query::CheckRulePattern { tool, pattern } => {
+                let tool = plugin
+                    .tools
+                    .get(&tool)
+                    .ok_or_else(|| format!("the plugin has no tool `{tool}`"))?;
+                serde_json::json!(tool.check_rule_pattern(&pattern).err())
+            }
+            Query::TakeNotices { session_id } => {
+                let state = lock(&plugin.sessions).get(&session_id).cloned();
+                serde_json::json!(
+                    state
+                        .map(|state| state.notices().take())
+                        .unwrap_or_default()
+                )
+            }
+        };
+        serde_json::to_vec(&answer).map_err(|e| e.to_string())
+    })
+}
+
+extern "C" fn answer_request(call: u64, id: u64, ptr: *const u8, len: usize) {
+    let _ = catch_unwind(|| {
+        let Ok(plugin) = plugin() else { return };
+        let answer = request::<ServiceAnswer>(ptr, len).unwrap_or_else(ServiceAnswer::Error);
+        let host = match lock(&plugin.calls).get(&call) {
+            Some(Slot::Running { host, .. }) => host.clone(),
+            _ => return,
+        };
+        host.answered(id, answer);
     });
 }
 
@@ -452,8 +488,49 @@ mod tests {
         }
     }
 
+    /// Reads a file through the client's files, which the host must offer.
+    struct ReadThrough;
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct ReadThroughInput {
+        path: String,
+    }
+
+    impl Tool for ReadThrough {
+        type Input = ReadThroughInput;
+        type Output = String;
+
+        fn name(&self) -> &str {
+            "ReadThrough"
+        }
+        fn description(&self) -> String {
+            "Reads a file through the client.".to_owned()
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Read
+        }
+        async fn call(
+            &self,
+            input: ReadThroughInput,
+            ctx: ToolContext,
+        ) -> Result<String, ToolError> {
+            let files = ctx
+                .client
+                .files
+                .ok_or_else(|| ToolError::failed("no client files"))?;
+            files
+                .read_text_file(input.path.into())
+                .await
+                .map_err(ToolError::failed)
+        }
+    }
+
     fn make() -> Box<dyn Provider> {
-        Box::new(SimpleProvider::new("echo", "").with_tool(Echo))
+        Box::new(
+            SimpleProvider::new("echo", "")
+                .with_tool(Echo)
+                .with_tool(ReadThrough),
+        )
     }
 
     /// The calls the plugin holds.
@@ -465,7 +542,15 @@ mod tests {
     }
 
     fn prepare_echo(table: &PluginV1, text: &str) -> Result<Prepared, String> {
-        let request = serde_json::json!({"tool": "Echo", "input": {"text": text}, "cwd": "/"});
+        prepare_call(table, "Echo", serde_json::json!({"text": text}))
+    }
+
+    fn prepare_call(
+        table: &PluginV1,
+        tool: &str,
+        input: serde_json::Value,
+    ) -> Result<Prepared, String> {
+        let request = serde_json::json!({"tool": tool, "input": input, "cwd": "/"});
         let request = serde_json::to_vec(&request).unwrap();
         let mut out = Buffer::EMPTY;
         let code = (table.prepare)(request.as_ptr(), request.len(), &mut out);
@@ -490,12 +575,43 @@ mod tests {
         lock(events).push((event, bytes.to_vec()));
     }
 
+    /// A host that answers each service request with the text `served <request>` (and
+    /// records every event).
+    extern "C" fn serve_files(host: *mut c_void, event: u32, ptr: *const u8, len: usize) {
+        record(host, event, ptr, len);
+        if event == abi::EVENT_REQUEST {
+            // SAFETY: the plugin lends `len` bytes.
+            let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
+            let call: crate::wire::ServiceCall = serde_json::from_slice(bytes).unwrap();
+            let answer = match call.request {
+                crate::wire::ServiceRequest::ReadTextFile { path } if path.ends_with("missing") => {
+                    ServiceAnswer::Error("no such file in the editor".to_owned())
+                }
+                request => ServiceAnswer::Ok(format!("served {request:?}").into()),
+            };
+            let answer = serde_json::to_vec(&answer).unwrap();
+            // The handle of the one running call (the tests start one at a time).
+            let running = match PLUGIN.get() {
+                Some(Ok(plugin)) => lock(&plugin.calls).iter().find_map(|(handle, slot)| {
+                    matches!(slot, Slot::Running { .. }).then_some(*handle)
+                }),
+                _ => None,
+            };
+            (TABLE.answer)(running.unwrap(), call.id, answer.as_ptr(), answer.len());
+        }
+    }
+
     /// Starts a call and waits for its end.
     fn start_call(table: &PluginV1, call: u64) -> CallEnd {
-        let events: Mutex<Vec<(u32, Vec<u8>)>> = Mutex::default();
         let request = br#"{"cwd":"/","workspace_roots":["/"],"session_id":"s","tool_call_id":"t"}"#;
+        start_with(table, call, request, record)
+    }
+
+    /// Starts a call with `request` and the host callback `callback`, and waits for its end.
+    fn start_with(table: &PluginV1, call: u64, request: &[u8], callback: HostCallback) -> CallEnd {
+        let events: Mutex<Vec<(u32, Vec<u8>)>> = Mutex::default();
         let host = std::ptr::from_ref(&events).cast_mut().cast();
-        (table.start)(call, request.as_ptr(), request.len(), host, record);
+        (table.start)(call, request.as_ptr(), request.len(), host, callback);
         loop {
             if let Some((_, bytes)) = lock(&events).iter().find(|(e, _)| *e == abi::EVENT_DONE) {
                 return serde_json::from_slice(bytes).unwrap();
@@ -548,5 +664,66 @@ mod tests {
         assert_eq!(held(), 1, "cancel leaves a prepared call alone");
         (table.discard)(kept.call);
         assert_eq!(held(), 0);
+    }
+
+    #[test]
+    fn a_call_asks_the_host_for_the_services_it_was_offered_and_reads_the_answers() {
+        // SAFETY: `table` returns a pointer to the static table.
+        let table = unsafe { &*table(make) };
+        assert!(table.has_v1_1());
+        let offered = br#"{"cwd":"/","workspace_roots":["/"],"session_id":"s","tool_call_id":"t","services":["client_files","a_service_from_the_future"]}"#;
+        let not_offered =
+            br#"{"cwd":"/","workspace_roots":["/"],"session_id":"s","tool_call_id":"t"}"#;
+        let run = |path: &str, request: &[u8]| {
+            let call =
+                prepare_call(table, "ReadThrough", serde_json::json!({"path": path})).unwrap();
+            start_with(table, call.call, request, serve_files)
+        };
+        match run("/p/a.rs", offered) {
+            CallEnd::Completed(output) => assert_eq!(
+                output,
+                ToolOutput::text(r#"served ReadTextFile { path: "/p/a.rs" }"#)
+            ),
+            other => panic!("{other:?}"),
+        }
+        match run("/p/missing", offered) {
+            CallEnd::Failed { message, .. } => assert_eq!(message, "no such file in the editor"),
+            other => panic!("{other:?}"),
+        }
+        match run("/p/a.rs", not_offered) {
+            CallEnd::Failed { message, .. } => assert_eq!(message, "no client files"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(held(), 0);
+    }
+
+    #[test]
+    fn queries_answer_for_rules_and_notices_and_refuse_what_they_do_not_know() {
+        // SAFETY: `table` returns a pointer to the static table.
+        let table = unsafe { &*table(make) };
+        let ask = |query: &[u8]| {
+            let mut out = Buffer::EMPTY;
+            let code = (table.query)(query.as_ptr(), query.len(), &mut out);
+            // SAFETY: the plugin filled `out`.
+            let bytes = unsafe { std::slice::from_raw_parts(out.ptr, out.len) }.to_vec();
+            (table.free)(out);
+            (code, String::from_utf8(bytes).unwrap())
+        };
+        assert_eq!(
+            ask(br#"{"take_notices":{"session_id":"nobody"}}"#),
+            (abi::OK, "[]".to_owned())
+        );
+        assert_eq!(
+            ask(br#"{"check_rule_pattern":{"tool":"Echo","pattern":"x"}}"#),
+            (abi::OK, "null".to_owned())
+        );
+        let (code, message) = ask(br#"{"matches_rule":{"call":999,"pattern":"x","subject":"x"}}"#);
+        assert_eq!(
+            (code, message.as_str()),
+            (abi::ERROR, "the plugin has no prepared call 999")
+        );
+        let (code, message) = ask(br#"{"a_query_from_the_future":{}}"#);
+        assert_eq!(code, abi::ERROR);
+        assert!(message.starts_with("the request is not valid"), "{message}");
     }
 }

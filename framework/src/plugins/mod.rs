@@ -7,32 +7,25 @@
 //! linked ones. A tool that panics fails its call, and the plugin refuses later calls.
 #![allow(unsafe_code)]
 
+mod call;
+mod services;
+
+use crate::ids::SessionId;
 use crate::provider::{Provider, ProviderOrigin};
-use crate::sync::lock;
-use crate::tool::{
-    DynTool, PreparedCall, ProgressSink, ToolCallLocation, ToolContext, ToolError, ToolKind,
-    ToolOutput, ToolProgress,
-};
+use crate::tool::{DynTool, ToolError};
 use agentry_plugin::abi::{self, Buffer, PluginInfo, PluginV1};
+use call::PluginTool;
 
 /// The plugin ABI this host speaks, as `MAJOR.MINOR`: it loads plugins built for the same
 /// major version.
 pub fn abi_version() -> String {
     format!("{}.{}", abi::ABI_MAJOR, abi::ABI_MINOR)
 }
-use agentry_plugin::wire::{
-    CallEnd, CallRequest, Description, PrepareRequest, Prepared, ToolDescription,
-};
-use futures::future::BoxFuture;
-use serde_json::Value;
-use std::ffi::{CStr, c_char, c_void};
+use agentry_plugin::wire::{Description, Query};
+use std::ffi::{CStr, c_char};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-
-/// How long a cancelled call has to send `done` before the host gives up waiting for it (the
-/// turn ends; the plugin may still finish the call later).
-const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Why a plugin could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -172,7 +165,7 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
     let table: &'static PluginV1 =
         unsafe { entry().as_ref() }.ok_or_else(|| not_a_plugin(abi::ENTRY_SYMBOL_V1))?;
     std::mem::forget(library);
-    if table.size < std::mem::size_of::<PluginV1>() {
+    if table.size < abi::V1_0_SIZE {
         return Err(PluginError::Describe {
             path,
             message: "its function table is shorter than ABI 1.0's".to_owned(),
@@ -201,6 +194,49 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
         }),
         description,
     })
+}
+
+impl Library {
+    /// Fails a call at once when the plugin panicked earlier.
+    fn check_alive(&self) -> Result<(), ToolError> {
+        if self.panicked.load(Ordering::SeqCst) {
+            Err(ToolError::failed(format!(
+                "the plugin `{}` panicked earlier, so its tools are disabled until agentry restarts",
+                self.name
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Disables the plugin after a panic; the error fails the call that panicked.
+    fn note_panic(&self, message: &str) -> ToolError {
+        self.panicked.store(true, Ordering::SeqCst);
+        ToolError::failed(format!(
+            "the plugin `{}` panicked ({message}); its tools are disabled until agentry restarts",
+            self.name
+        ))
+    }
+
+    /// Asks the plugin a [`Query`] (ABI 1.1; `None` from a 1.0 plugin) and reads its answer.
+    fn query<T: serde::de::DeserializeOwned>(&self, query: &Query) -> Option<Result<T, String>> {
+        if !self.table.has_v1_1() {
+            return None;
+        }
+        let request = match serde_json::to_vec(query) {
+            Ok(request) => request,
+            Err(e) => return Some(Err(e.to_string())),
+        };
+        let table = self.table;
+        let answer = take(table, |out| {
+            (table.query)(request.as_ptr(), request.len(), out)
+        })
+        .and_then(|bytes| {
+            serde_json::from_slice(&bytes)
+                .map_err(|e| format!("the plugin answered a query with invalid JSON: {e}"))
+        });
+        Some(answer)
+    }
 }
 
 /// Calls a function that answers into a plugin buffer; returns the bytes (copied, the buffer
@@ -258,227 +294,18 @@ impl Provider for PluginProvider {
             path: self.library.path.clone(),
         }
     }
-}
 
-struct PluginTool {
-    library: Arc<Library>,
-    tool: ToolDescription,
-}
-
-impl Library {
-    fn check_alive(&self) -> Result<(), ToolError> {
-        if self.panicked.load(Ordering::SeqCst) {
-            Err(ToolError::failed(format!(
-                "the plugin `{}` panicked earlier, so its tools are disabled until agentry restarts",
-                self.name
-            )))
-        } else {
-            Ok(())
-        }
-    }
-
-    fn note_panic(&self, message: &str) -> ToolError {
-        self.panicked.store(true, Ordering::SeqCst);
-        ToolError::failed(format!(
-            "the plugin `{}` panicked ({message}); its tools are disabled until agentry restarts",
-            self.name
-        ))
-    }
-}
-
-impl DynTool for PluginTool {
-    fn name(&self) -> &str {
-        &self.tool.name
-    }
-
-    fn description(&self) -> String {
-        self.tool.description.clone()
-    }
-
-    fn kind(&self) -> ToolKind {
-        self.tool.kind
-    }
-
-    fn aliases(&self) -> Vec<String> {
-        self.tool.aliases.clone()
-    }
-
-    fn input_schema(&self) -> Value {
-        self.tool.input_schema.clone()
-    }
-
-    fn prepare(&self, input: Value, cwd: &Path) -> Result<Box<dyn PreparedCall>, ToolError> {
-        self.library.check_alive()?;
-        let request = serde_json::to_vec(&PrepareRequest {
-            tool: self.tool.name.clone(),
-            input,
-            cwd: cwd.to_path_buf(),
-        })
-        .map_err(|e| ToolError::failed(e.to_string()))?;
-        let table = self.library.table;
-        let prepared = take(table, |out| {
-            (table.prepare)(request.as_ptr(), request.len(), out)
-        })
-        .map_err(|message| {
-            if message.starts_with("the plugin panicked") {
-                self.library.note_panic(&message)
-            } else {
-                ToolError::InvalidInput(message)
-            }
-        })?;
-        let prepared: Prepared = serde_json::from_slice(&prepared).map_err(|e| {
-            ToolError::failed(format!(
-                "the plugin answered prepare with invalid JSON: {e}"
-            ))
-        })?;
-        Ok(Box::new(PluginCall {
-            library: self.library.clone(),
-            prepared,
-            started: false,
-        }))
-    }
-}
-
-/// A call the plugin has prepared and holds under `prepared.call`.
-struct PluginCall {
-    library: Arc<Library>,
-    prepared: Prepared,
-    /// Whether `start` was given the call; until then, dropping it tells the plugin to
-    /// discard it.
-    started: bool,
-}
-
-impl Drop for PluginCall {
-    fn drop(&mut self) {
-        if !self.started {
-            (self.library.table.discard)(self.prepared.call);
-        }
-    }
-}
-
-/// The host's side of one running call, shared by the host and, until its EVENT_DONE, the
-/// plugin (which holds one reference to it as its `host` pointer).
-struct CallSink {
-    /// Where the call's progress goes; emptied when the host abandons the call, so a call that
-    /// never ends keeps no listener alive.
-    progress: Mutex<Option<ProgressSink>>,
-    done: Mutex<Option<tokio::sync::oneshot::Sender<CallEnd>>>,
-}
-
-impl CallSink {
-    /// Drops the call's listeners: whatever the plugin sends from now on goes nowhere.
-    fn abandon(&self) {
-        lock(&self.progress).take();
-        lock(&self.done).take();
-    }
-}
-
-extern "C" fn on_event(host: *mut c_void, event: u32, ptr: *const u8, len: usize) {
-    let _ = std::panic::catch_unwind(|| {
-        if host.is_null() {
-            return;
-        }
-        let bytes = if ptr.is_null() {
-            &[][..]
-        } else {
-            // SAFETY: the plugin lends `len` bytes at `ptr` for this call.
-            unsafe { std::slice::from_raw_parts(ptr, len) }
+    fn take_notices(&self, session_id: &SessionId) -> Vec<String> {
+        let query = Query::TakeNotices {
+            session_id: session_id.to_string(),
         };
-        // SAFETY: `host` is the plugin's reference to the CallSink made in `run`, alive until
-        // EVENT_DONE releases it.
-        let sink = unsafe { &*host.cast::<CallSink>() };
-        match event {
-            abi::EVENT_PROGRESS => {
-                if let Ok(progress) = serde_json::from_slice::<ToolProgress>(bytes)
-                    && let Some(listener) = &*lock(&sink.progress)
-                {
-                    listener.report(progress);
-                }
+        match self.library.query(&query) {
+            Some(Ok(notices)) => notices,
+            Some(Err(problem)) => {
+                tracing::warn!("plugin {}: {problem}", self.library.path.display());
+                Vec::new()
             }
-            abi::EVENT_DONE => {
-                let end = serde_json::from_slice(bytes).unwrap_or_else(|e| CallEnd::Failed {
-                    message: format!("the plugin ended the call with invalid JSON: {e}"),
-                    output: None,
-                });
-                if let Some(done) = lock(&sink.done).take() {
-                    let _ = done.send(end);
-                }
-                // SAFETY: EVENT_DONE is the last use of the pointer: its reference is released.
-                drop(unsafe { Arc::from_raw(host.cast::<CallSink>()) });
-            }
-            _ => {}
+            None => Vec::new(),
         }
-    });
-}
-
-impl PreparedCall for PluginCall {
-    fn title(&self) -> String {
-        self.prepared.title.clone()
-    }
-
-    fn locations(&self) -> Vec<ToolCallLocation> {
-        self.prepared.locations.clone()
-    }
-
-    fn escalation(&self) -> Option<String> {
-        self.prepared.escalation.clone()
-    }
-
-    fn run(
-        mut self: Box<Self>,
-        ctx: ToolContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            self.library.check_alive()?;
-            let request = serde_json::to_vec(&CallRequest {
-                cwd: ctx.cwd.clone(),
-                workspace_roots: ctx.workspace_roots.clone(),
-                session_id: ctx.session_id.to_string(),
-                tool_call_id: ctx.tool_call_id.to_string(),
-                temp_dir: ctx.state.temp_dir().ok(),
-            })
-            .map_err(|e| ToolError::failed(e.to_string()))?;
-            let (done, mut ended) = tokio::sync::oneshot::channel();
-            let sink = Arc::new(CallSink {
-                progress: Mutex::new(Some(ctx.progress.clone())),
-                done: Mutex::new(Some(done)),
-            });
-            let host = Arc::into_raw(sink.clone()).cast_mut();
-            let table = self.library.table;
-            let call = self.prepared.call;
-            self.started = true;
-            (table.start)(call, request.as_ptr(), request.len(), host.cast(), on_event);
-            let end = tokio::select! {
-                end = &mut ended => end,
-                () = ctx.cancel.cancelled() => {
-                    (table.cancel)(call);
-                    match tokio::time::timeout(CANCEL_GRACE, ended).await {
-                        Ok(end) => end,
-                        Err(_) => {
-                            // Its host pointer stays valid: a late `done` releases it.
-                            sink.abandon();
-                            tracing::warn!(
-                                "plugin {}: call {call} did not end within {} s of its \
-                                 cancellation; abandoned",
-                                self.library.path.display(),
-                                CANCEL_GRACE.as_secs()
-                            );
-                            return Err(ToolError::Cancelled);
-                        }
-                    }
-                }
-            };
-            match end {
-                Ok(CallEnd::Completed(output)) => Ok(output),
-                Ok(CallEnd::Failed { message, output }) => {
-                    Err(ToolError::Failed { message, output })
-                }
-                Ok(CallEnd::Cancelled) => Err(ToolError::Cancelled),
-                Ok(CallEnd::Panicked(message)) => Err(self.library.note_panic(&message)),
-                Err(_) => Err(ToolError::failed(
-                    "the plugin dropped the call without ending it",
-                )),
-            }
-        })
     }
 }

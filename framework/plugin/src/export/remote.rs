@@ -1,0 +1,102 @@
+//! The host services a plugin's call was offered, as the ordinary client and host services a
+//! tool finds in its context: each request crosses to the host through the call's [`Host`].
+
+use super::host::Host;
+use crate::tool::{
+    ClientFiles, ClientServices, ClientTerminals, HostServices, SideAnswer, SideQuestions,
+    TerminalCommand, TerminalExit,
+};
+use crate::wire::{Service, ServiceRequest};
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The services of `offered` that this SDK knows, reached through `host`.
+pub(super) fn services(host: &Arc<Host>, offered: &[Service]) -> (ClientServices, HostServices) {
+    let remote = Arc::new(Remote(host.clone()));
+    let mut client = ClientServices::default();
+    let mut services = HostServices::default();
+    for service in offered {
+        match service {
+            Service::ClientFiles => client.files = Some(remote.clone()),
+            Service::ClientTerminals => client.terminals = Some(remote.clone()),
+            Service::SideQuestions => services.side_questions = Some(remote.clone()),
+            Service::Unknown => {}
+        }
+    }
+    (client, services)
+}
+
+/// Host services through one call's link.
+struct Remote(Arc<Host>);
+
+impl Remote {
+    /// Sends `request` and reads its answer as a `T`.
+    fn ask<T: DeserializeOwned + Send + 'static>(
+        &self,
+        request: ServiceRequest,
+    ) -> BoxFuture<'static, Result<T, String>> {
+        let host = self.0.clone();
+        Box::pin(async move {
+            let value = host.request(request).await?;
+            serde_json::from_value(value)
+                .map_err(|e| format!("the host's answer is not of the expected shape: {e}"))
+        })
+    }
+
+    /// Sends `request`, whose answer carries nothing.
+    fn tell(&self, request: ServiceRequest) -> BoxFuture<'static, Result<(), String>> {
+        let host = self.0.clone();
+        Box::pin(async move { host.request(request).await.map(drop) })
+    }
+}
+
+impl ClientFiles for Remote {
+    fn read_text_file(&self, path: PathBuf) -> BoxFuture<'static, Result<String, String>> {
+        self.ask(ServiceRequest::ReadTextFile { path })
+    }
+
+    fn write_text_file(
+        &self,
+        path: PathBuf,
+        text: String,
+    ) -> BoxFuture<'static, Result<(), String>> {
+        self.tell(ServiceRequest::WriteTextFile { path, text })
+    }
+}
+
+impl ClientTerminals for Remote {
+    fn create(&self, command: TerminalCommand) -> BoxFuture<'static, Result<String, String>> {
+        self.ask(ServiceRequest::CreateTerminal(command))
+    }
+
+    fn output(&self, terminal_id: String) -> BoxFuture<'static, Result<String, String>> {
+        self.ask(ServiceRequest::TerminalOutput { terminal_id })
+    }
+
+    fn wait_for_exit(
+        &self,
+        terminal_id: String,
+    ) -> BoxFuture<'static, Result<TerminalExit, String>> {
+        self.ask(ServiceRequest::WaitForTerminalExit { terminal_id })
+    }
+
+    fn kill(&self, terminal_id: String) -> BoxFuture<'static, Result<(), String>> {
+        self.tell(ServiceRequest::KillTerminal { terminal_id })
+    }
+
+    fn release(&self, terminal_id: String) -> BoxFuture<'static, Result<(), String>> {
+        self.tell(ServiceRequest::ReleaseTerminal { terminal_id })
+    }
+}
+
+impl SideQuestions for Remote {
+    fn ask(
+        &self,
+        system: String,
+        question: String,
+    ) -> BoxFuture<'static, Result<SideAnswer, String>> {
+        Remote::ask(self, ServiceRequest::AskModel { system, question })
+    }
+}

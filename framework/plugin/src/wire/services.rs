@@ -1,0 +1,122 @@
+//! ABI 1.1's messages: the host services a started call asks for (through `EVENT_REQUEST`,
+//! answered through the table's `answer`), and the queries the host makes of a plugin (through
+//! the table's `query`).
+
+use crate::tool::TerminalCommand;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// A host service a call may be offered (named in its request's `services`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Service {
+    /// The front-end client's text files (ACP's `fs/*`): `read_text_file`, `write_text_file`.
+    ClientFiles,
+    /// The front-end client's terminals (ACP's `terminal/*`): `create_terminal`,
+    /// `terminal_output`, `wait_for_terminal_exit`, `kill_terminal`, `release_terminal`.
+    ClientTerminals,
+    /// A side question to the session's model: `ask_model`.
+    SideQuestions,
+    /// A service this SDK does not know (offered by a newer host); never used.
+    #[serde(other)]
+    Unknown,
+}
+
+/// A call's request for a host service: the payload of `EVENT_REQUEST`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServiceCall {
+    /// The plugin's number for the request, unique within the call; the answer carries it.
+    pub id: u64,
+    /// What is asked.
+    pub request: ServiceRequest,
+}
+
+/// What a call asks the host to do. The answer's value for each is named below.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServiceRequest {
+    /// A file's whole text, as the client holds it. Answer: the text.
+    ReadTextFile {
+        /// The file (absolute).
+        path: PathBuf,
+    },
+    /// Replaces (or creates) a file through the client. Answer: `null`.
+    WriteTextFile {
+        /// The file (absolute).
+        path: PathBuf,
+        /// Its new text.
+        text: String,
+    },
+    /// Starts a command in a new client terminal. Answer: the terminal's id.
+    CreateTerminal(TerminalCommand),
+    /// A client terminal's output so far. Answer: the text.
+    TerminalOutput {
+        /// The terminal.
+        terminal_id: String,
+    },
+    /// Waits for a client terminal's command to end. Answer: `{"exit_code", "signal"}`.
+    WaitForTerminalExit {
+        /// The terminal.
+        terminal_id: String,
+    },
+    /// Stops a client terminal's command. Answer: `null`.
+    KillTerminal {
+        /// The terminal.
+        terminal_id: String,
+    },
+    /// Frees a client terminal. Answer: `null`.
+    ReleaseTerminal {
+        /// The terminal.
+        terminal_id: String,
+    },
+    /// Asks the session's model one question, with no tools and no history. Answer:
+    /// `{"text", "model", "usage"}`.
+    AskModel {
+        /// The system prompt.
+        system: String,
+        /// The question.
+        question: String,
+    },
+}
+
+/// The host's answer to a [`ServiceCall`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServiceAnswer {
+    /// Done: the request's answer value.
+    Ok(Value),
+    /// Not done: why, as a message for the model.
+    Error(String),
+}
+
+/// What the host asks a plugin outside a call's run (ABI 1.1's `query`). The answer's JSON for
+/// each is named below; a query the plugin does not know gets an error (code 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Query {
+    /// Whether a pattern of a tool's own rule language matches one of a prepared call's rule
+    /// subjects. Answer: `true` or `false`.
+    MatchesRule {
+        /// The prepared call's handle.
+        call: u64,
+        /// The rule's pattern.
+        pattern: String,
+        /// One of the call's subjects.
+        subject: String,
+    },
+    /// Why a pattern of a tool's own rule language can never match. Answer: `null` when it
+    /// can, else the reason.
+    CheckRulePattern {
+        /// The tool.
+        tool: String,
+        /// The pattern.
+        pattern: String,
+    },
+    /// The notices for the model the plugin's tools left in a session (a background command
+    /// that finished), oldest first; taking them clears them. Answer: a list of texts.
+    TakeNotices {
+        /// The session.
+        session_id: String,
+    },
+}

@@ -1,0 +1,132 @@
+//! The host services a plugin's call may ask for (ABI 1.1): the front-end client's files and
+//! terminals and a side question to the session's model, served from the call's own
+//! [`ToolContext`] exactly as a built-in tool would use them, and answered through the
+//! plugin's `answer`.
+
+use crate::tool::{ClientServices, HostServices, ToolContext};
+use agentry_plugin::abi::PluginV1;
+use agentry_plugin::wire::{Service, ServiceAnswer, ServiceCall, ServiceRequest};
+use futures::future::BoxFuture;
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+/// What one plugin call was offered, and how to answer it.
+pub(super) struct Offered {
+    client: ClientServices,
+    host: HostServices,
+    /// The call's cancellation: a side question still being asked when it fires is answered
+    /// with an error (the other services run to their end: a cancelled call uses them to clean
+    /// up, killing and releasing its terminal).
+    cancel: CancellationToken,
+    /// Where requests are served (the runtime the call runs on).
+    runtime: tokio::runtime::Handle,
+    table: &'static PluginV1,
+    call: u64,
+}
+
+impl Offered {
+    /// The services `ctx` offers the plugin's call `call`. Must be made on a tokio runtime.
+    pub(super) fn new(ctx: &ToolContext, table: &'static PluginV1, call: u64) -> Self {
+        Self {
+            client: ctx.client.clone(),
+            host: ctx.host.clone(),
+            cancel: ctx.cancel.clone(),
+            runtime: tokio::runtime::Handle::current(),
+            table,
+            call,
+        }
+    }
+
+    /// The services to name in the call's request: none for a plugin built for ABI 1.0, which
+    /// has no way to take an answer.
+    pub(super) fn names(&self) -> Vec<Service> {
+        if !self.table.has_v1_1() {
+            return Vec::new();
+        }
+        [
+            (self.client.files.is_some(), Service::ClientFiles),
+            (self.client.terminals.is_some(), Service::ClientTerminals),
+            (self.host.side_questions.is_some(), Service::SideQuestions),
+        ]
+        .into_iter()
+        .filter_map(|(offered, service)| offered.then_some(service))
+        .collect()
+    }
+}
+
+/// Serves one request on the call's runtime and answers it.
+pub(super) fn serve(offered: std::sync::Arc<Offered>, call: ServiceCall) {
+    let runtime = offered.runtime.clone();
+    runtime.spawn(async move {
+        let answer = perform(&offered, call.request).await;
+        let bytes = serde_json::to_vec(&answer).unwrap_or_else(|e| {
+            serde_json::to_vec(&ServiceAnswer::Error(format!(
+                "cannot encode the answer: {e}"
+            )))
+            .unwrap_or_default()
+        });
+        (offered.table.answer)(offered.call, call.id, bytes.as_ptr(), bytes.len());
+    });
+}
+
+/// Does what `request` asks with the call's services.
+async fn perform(offered: &Offered, request: ServiceRequest) -> ServiceAnswer {
+    let not_offered = |service: &str| {
+        ServiceAnswer::Error(format!(
+            "the host offers no {service} to this call (the front-end has none)"
+        ))
+    };
+    let files = offered.client.files.as_ref();
+    let terminals = offered.client.terminals.as_ref();
+    match request {
+        ServiceRequest::ReadTextFile { path } => match files {
+            Some(files) => reply(files.read_text_file(path)).await,
+            None => not_offered("client files"),
+        },
+        ServiceRequest::WriteTextFile { path, text } => match files {
+            Some(files) => reply(files.write_text_file(path, text)).await,
+            None => not_offered("client files"),
+        },
+        ServiceRequest::CreateTerminal(command) => match terminals {
+            Some(terminals) => reply(terminals.create(command)).await,
+            None => not_offered("client terminals"),
+        },
+        ServiceRequest::TerminalOutput { terminal_id } => match terminals {
+            Some(terminals) => reply(terminals.output(terminal_id)).await,
+            None => not_offered("client terminals"),
+        },
+        ServiceRequest::WaitForTerminalExit { terminal_id } => match terminals {
+            Some(terminals) => reply(terminals.wait_for_exit(terminal_id)).await,
+            None => not_offered("client terminals"),
+        },
+        ServiceRequest::KillTerminal { terminal_id } => match terminals {
+            Some(terminals) => reply(terminals.kill(terminal_id)).await,
+            None => not_offered("client terminals"),
+        },
+        ServiceRequest::ReleaseTerminal { terminal_id } => match terminals {
+            Some(terminals) => reply(terminals.release(terminal_id)).await,
+            None => not_offered("client terminals"),
+        },
+        ServiceRequest::AskModel { system, question } => match &offered.host.side_questions {
+            Some(model) => {
+                let asked = reply(model.ask(system, question));
+                match offered.cancel.run_until_cancelled(asked).await {
+                    Some(answer) => answer,
+                    None => ServiceAnswer::Error("the call was cancelled".to_owned()),
+                }
+            }
+            None => not_offered("side questions"),
+        },
+    }
+}
+
+/// A service's result as the answer the plugin reads.
+async fn reply<T: Serialize>(work: BoxFuture<'static, Result<T, String>>) -> ServiceAnswer {
+    match work.await {
+        Ok(value) => match serde_json::to_value(value) {
+            Ok(value) => ServiceAnswer::Ok(value),
+            Err(e) => ServiceAnswer::Error(format!("cannot encode the answer: {e}")),
+        },
+        Err(message) => ServiceAnswer::Error(message),
+    }
+}
