@@ -249,6 +249,41 @@ fn a_panicking_plugin_tool_fails_its_call_and_the_plugin_is_disabled() {
 }
 
 #[test]
+fn a_plugin_built_for_abi_1_0_still_loads_and_its_calls_complete() {
+    let sb = sandbox();
+    let fixtures = tempfile::tempdir().unwrap();
+    let plugin = broken(fixtures.path(), "misbehaving", "MISBEHAVING");
+    let plugin = plugin.display().to_string();
+    let script = sb.script(
+        "done",
+        &json!({"responses": [
+            {"events": [{"tool_call": {"id": "d", "name": "Done", "arguments": {}}}]},
+            {"events": [{"text": "finished"}]}
+        ]}),
+    );
+    let out = sb.run_scripted(
+        &script,
+        &[
+            "--plugin",
+            &plugin,
+            "--allow",
+            "Done",
+            "--output-format",
+            "stream-json",
+            "go",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let events = out.json_lines();
+    let end = events
+        .iter()
+        .rfind(|e| e["type"] == "tool_call_update" && e["tool_call_id"] == "d")
+        .unwrap();
+    assert_eq!(end["status"], "completed", "{end}");
+    assert!(end.to_string().contains("done by a 1.0 plugin"), "{end}");
+}
+
+#[test]
 fn a_plugin_call_that_ignores_its_cancellation_is_abandoned_and_the_turn_ends() {
     let sb = sandbox();
     let fixtures = tempfile::tempdir().unwrap();
