@@ -82,6 +82,28 @@ pub const EVENT_DONE: u32 = 2;
 /// Sent only for services the host offered in the call's request.
 pub const EVENT_REQUEST: u32 = 3;
 
+/// What [`PluginV1::poll`] answers: the call is not finished; the plugin wakes the host's
+/// waker when it should be polled again.
+pub const POLL_PENDING: i32 = 0;
+/// What [`PluginV1::poll`] answers: the call has ended (its [`EVENT_DONE`] was sent), or it is
+/// no longer the host's to poll (detached, or not started to be polled); the host waits for its
+/// [`EVENT_DONE`].
+pub const POLL_ENDED: i32 = 1;
+
+/// A host's waker, lent to one [`PluginV1::poll`] (ABI 1.1): the plugin calls `wake(data)` when
+/// the call should be polled again (any number of times, from any thread) and `release(data)`
+/// exactly once, when it no longer needs the waker.
+#[repr(C)]
+#[derive(Debug)]
+pub struct HostWaker {
+    /// The host's waker.
+    pub data: *mut c_void,
+    /// Wakes the host's task; `data` stays valid.
+    pub wake: extern "C" fn(data: *mut c_void),
+    /// Gives `data` back; the plugin does not use it again.
+    pub release: extern "C" fn(data: *mut c_void),
+}
+
 /// How the plugin reports on a call: `host` is the pointer the host passed to `start`; the
 /// bytes are borrowed for the duration of the call. May be called from any thread.
 pub type HostCallback = extern "C" fn(host: *mut c_void, event: u32, ptr: *const u8, len: usize);
@@ -121,6 +143,14 @@ pub struct PluginV1 {
     /// request `request` of the started call `call`. An answer for a call or request the plugin
     /// no longer waits on is dropped.
     pub answer: extern "C" fn(call: u64, request: u64, answer: *const u8, len: usize),
+    /// ABI 1.1: polls a call started with `polled` in its request on the host's thread, inside
+    /// the plugin's runtime: [`POLL_PENDING`] or [`POLL_ENDED`]. A polled call moves no work to
+    /// the plugin's own threads, so it costs what a built-in call costs; the host polls it again
+    /// when the plugin wakes `waker`. Polls of one call never overlap.
+    pub poll: extern "C" fn(call: u64, waker: HostWaker) -> i32,
+    /// ABI 1.1: the host stops polling a started call (it gave up waiting, or dropped the call):
+    /// the plugin runs it on its own runtime to its end, which still sends [`EVENT_DONE`].
+    pub detach: extern "C" fn(call: u64),
 }
 
 /// How much of [`PluginV1`] a plugin built for ABI 1.0 has.
@@ -130,6 +160,6 @@ impl PluginV1 {
     /// Whether the plugin's table has ABI 1.1's functions (`size` says how much of the table
     /// it was built with; the fields beyond must not be read).
     pub fn has_v1_1(&self) -> bool {
-        self.size >= std::mem::offset_of!(PluginV1, answer) + std::mem::size_of::<usize>()
+        self.size >= std::mem::offset_of!(PluginV1, detach) + std::mem::size_of::<usize>()
     }
 }

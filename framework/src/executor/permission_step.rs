@@ -6,7 +6,6 @@ use crate::event::{
     AgentEvent, PermissionOptionKind, PermissionOutcome, Refusal, ToolCallSnapshot,
 };
 use crate::hooks::HookDecision;
-use crate::paths::canonical_path;
 use crate::permission::{CallSubject, Decision, PermissionOption, PermissionRequest, allow_rules};
 use crate::provider::ToolRegistry;
 use crate::sync::lock;
@@ -84,10 +83,8 @@ pub(super) fn decide(
 ) -> (Decision, Vec<String>) {
     // The session's temporary folder holds what tools saved for the model to read back; the
     // providers' readable roots (skills' files) may be read, not changed.
-    let temp_dir = scope
-        .state
-        .existing_temp_dir()
-        .map(|dir| canonical_path(&dir));
+    // Canonical already (see `SessionState::temp_dir`).
+    let temp_dir = scope.state.existing_temp_dir();
     let readable: Vec<&Path> = if snapshot.kind.is_read_only() {
         registry.readable_roots().collect()
     } else {

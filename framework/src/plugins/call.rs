@@ -121,6 +121,60 @@ impl Drop for PluginCall {
     }
 }
 
+/// A started call's end: a polled call (ABI 1.1) is polled here, on the host's thread, until
+/// it ends; then, or for a call the plugin runs itself, its `EVENT_DONE` is awaited. Dropped
+/// before the end, it hands the call to the plugin's runtime, which runs it to its end.
+struct Ended {
+    table: &'static abi::PluginV1,
+    call: u64,
+    /// Whether the host still polls the call.
+    polling: bool,
+    done: tokio::sync::oneshot::Receiver<CallEnd>,
+}
+
+impl std::future::Future for Ended {
+    type Output = Result<CallEnd, tokio::sync::oneshot::error::RecvError>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        if self.polling {
+            if (self.table.poll)(self.call, lend_waker(cx.waker())) == abi::POLL_PENDING {
+                return std::task::Poll::Pending;
+            }
+            self.polling = false;
+        }
+        std::pin::Pin::new(&mut self.done).poll(cx)
+    }
+}
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        if self.polling {
+            (self.table.detach)(self.call);
+        }
+    }
+}
+
+/// A clone of `waker` lent to the plugin for one poll.
+fn lend_waker(waker: &std::task::Waker) -> abi::HostWaker {
+    extern "C" fn wake(data: *mut c_void) {
+        // SAFETY: `data` is the Box<Waker> made below, alive until `release`.
+        let _ =
+            std::panic::catch_unwind(|| unsafe { &*data.cast::<std::task::Waker>() }.wake_by_ref());
+    }
+    extern "C" fn release(data: *mut c_void) {
+        // SAFETY: the plugin releases the waker once, after its last `wake`.
+        drop(unsafe { Box::from_raw(data.cast::<std::task::Waker>()) });
+    }
+    abi::HostWaker {
+        data: Box::into_raw(Box::new(waker.clone())).cast(),
+        wake,
+        release,
+    }
+}
+
 /// The host's side of one running call, shared by the host and, until its EVENT_DONE, the
 /// plugin (which holds one reference to it as its `host` pointer).
 struct CallSink {
@@ -238,9 +292,10 @@ impl PreparedCall for PluginCall {
                 services: offered.names(),
                 sandbox: ctx.extensions.get::<SandboxMode>().map(|mode| *mode),
                 read_denials: ReadDenials::of(&ctx).map(|denials| (*denials).clone()),
+                polled: table.has_v1_1(),
             })
             .map_err(|e| ToolError::failed(e.to_string()))?;
-            let (done, mut ended) = tokio::sync::oneshot::channel();
+            let (done, ended) = tokio::sync::oneshot::channel();
             let sink = Arc::new(CallSink {
                 progress: Mutex::new(Some(ctx.progress.clone())),
                 done: Mutex::new(Some(done)),
@@ -249,6 +304,12 @@ impl PreparedCall for PluginCall {
             let host = Arc::into_raw(sink.clone()).cast_mut();
             self.started = true;
             (table.start)(call, request.as_ptr(), request.len(), host.cast(), on_event);
+            let mut ended = Ended {
+                table,
+                call,
+                polling: table.has_v1_1(),
+                done: ended,
+            };
             let end = tokio::select! {
                 end = &mut ended => end,
                 () = ctx.cancel.cancelled() => {

@@ -4,8 +4,10 @@
 //! plugins against the full binary: the files' sizes and the time from starting `agentry acp`
 //! to its answer to `initialize` (medians of 20 starts, and the ratio).
 //!
-//! Needs what ./scripts/test builds first: `target/debug/agentry` (full),
-//! `target/debug/agentry-thin` and `target/plugins/` (`scripts/build-plugins`).
+//! Measures release builds, as a user runs them; build them first:
+//! `scripts/build-plugins --release` (into `target/plugins-release/`), then
+//! `cargo build --release -p agentry-cli --no-default-features && cp target/release/agentry
+//! target/release/agentry-thin && cargo build --release -p agentry-cli`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry::plugins::load;
@@ -17,17 +19,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// `target/debug`, where the binaries under test are.
+/// `target/release`, where the binaries under test are.
 fn built() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/debug")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release")
 }
 
-/// The stock plugin `name`, built by `scripts/build-plugins`.
+/// The stock plugin `name`, built by `scripts/build-plugins --release`.
 fn plugin(name: &str) -> PathBuf {
-    let path = built().join(format!("../plugins/libagentry_{name}.so"));
+    let path = built().join(format!("../plugins-release/libagentry_{name}.so"));
     assert!(
         path.exists(),
-        "no {}: run scripts/build-plugins",
+        "no {}: run scripts/build-plugins --release",
         path.display()
     );
     path

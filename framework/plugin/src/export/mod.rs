@@ -49,8 +49,13 @@ enum Slot {
         cancel: CancellationToken,
         /// The call's link to the host.
         host: Arc<Host>,
+        /// The call's work while the host polls it (and is not polling it this instant).
+        polled: Option<Work>,
     },
 }
+
+/// A started call's work: the tool's run, then its one `EVENT_DONE`.
+type Work = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
 
 static PLUGIN: OnceLock<Result<Plugin, String>> = OnceLock::new();
 
@@ -73,6 +78,8 @@ static TABLE: PluginV1 = PluginV1 {
     free,
     query,
     answer: answer_request,
+    poll,
+    detach,
 };
 
 /// The SDK version and compiler a binary was built with (the host's, when a host asks).
@@ -146,6 +153,15 @@ fn plugin() -> Result<&'static Plugin, String> {
     }
 }
 
+/// The plugin if it started, whether or not a panic has since disabled it (for the calls
+/// already under way).
+fn started_plugin() -> Option<&'static Plugin> {
+    match PLUGIN.get() {
+        Some(Ok(plugin)) => Some(plugin),
+        _ => None,
+    }
+}
+
 /// Hands bytes to the host.
 fn give(out: *mut Buffer, bytes: Vec<u8>) {
     let mut bytes = std::mem::ManuallyDrop::new(bytes);
@@ -172,7 +188,7 @@ fn answer(out: *mut Buffer, work: impl FnOnce() -> Result<Vec<u8>, String>) -> i
             abi::ERROR
         }
         Err(panic) => {
-            if let Some(Ok(plugin)) = PLUGIN.get() {
+            if let Some(plugin) = started_plugin() {
                 plugin.panicked.store(true, Ordering::SeqCst);
             }
             give(out, panic_message(panic.as_ref()).into_bytes());
@@ -233,7 +249,14 @@ fn begin(
     let mut calls = lock(&plugin.calls);
     match calls.remove(&call) {
         Some(Slot::Prepared(prepared)) => {
-            calls.insert(call, Slot::Running { cancel, host });
+            calls.insert(
+                call,
+                Slot::Running {
+                    cancel,
+                    host,
+                    polled: None,
+                },
+            );
             Ok(prepared)
         }
         Some(running) => {
@@ -307,7 +330,8 @@ extern "C" fn start(
         state,
         extensions,
     };
-    let mut work = Box::pin(async move {
+    let polled = request.polled;
+    let mut work: Work = Box::pin(async move {
         let end = run(prepared, ctx).await;
         forget_call(call);
         if matches!(end, CallEnd::Panicked(_)) {
@@ -316,6 +340,13 @@ extern "C" fn start(
         // The one EVENT_DONE of this call; the host's pointer is not used after it.
         host.finish(&end);
     });
+    if polled {
+        // The host polls it (`poll`), as it polls its own tools' calls.
+        if let Some(Slot::Running { polled, .. }) = lock(&plugin.calls).get_mut(&call) {
+            *polled = Some(work);
+        }
+        return;
+    }
     // Poll once here, inside the runtime's context: a call that finishes at once ends without
     // a hop to another thread. One that waits moves to the plugin's own workers (which poll it
     // again at once, registering real wakers). `run` contains the tool's panics.
@@ -326,9 +357,79 @@ extern "C" fn start(
     }
 }
 
+/// The host's waker, as a waker of this side: waking it wakes the host's; dropping the last
+/// clone releases it.
+struct ForeignWaker(abi::HostWaker);
+
+// SAFETY: the ABI lets the plugin call `wake` and `release` from any thread.
+unsafe impl Send for ForeignWaker {}
+// SAFETY: as above; `wake` may be called concurrently.
+unsafe impl Sync for ForeignWaker {}
+
+impl std::task::Wake for ForeignWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        (self.0.wake)(self.0.data);
+    }
+}
+
+impl Drop for ForeignWaker {
+    fn drop(&mut self) {
+        (self.0.release)(self.0.data);
+    }
+}
+
+/// Takes a polled call's work out of its slot (the slot stays, for cancellation and answers).
+fn take_work(plugin: &Plugin, call: u64) -> Option<Work> {
+    match lock(&plugin.calls).get_mut(&call) {
+        Some(Slot::Running { polled, .. }) => polled.take(),
+        _ => None,
+    }
+}
+
+extern "C" fn poll(call: u64, waker: abi::HostWaker) -> i32 {
+    let waker = std::task::Waker::from(Arc::new(ForeignWaker(waker)));
+    catch_unwind(AssertUnwindSafe(|| {
+        // A call under way runs to its end even after another call's panic disabled the plugin.
+        let Some((plugin, mut work)) =
+            started_plugin().and_then(|plugin| Some((plugin, take_work(plugin, call)?)))
+        else {
+            return abi::POLL_ENDED;
+        };
+        let pending = {
+            let _context = plugin.runtime.enter();
+            work.as_mut()
+                .poll(&mut std::task::Context::from_waker(&waker))
+                .is_pending()
+        };
+        if !pending {
+            return abi::POLL_ENDED;
+        }
+        if let Some(Slot::Running { polled, .. }) = lock(&plugin.calls).get_mut(&call) {
+            *polled = Some(work);
+        }
+        abi::POLL_PENDING
+    }))
+    // `run` contains the tool's panics: one here is the SDK's own, and ends nothing cleanly.
+    .unwrap_or(abi::POLL_ENDED)
+}
+
+extern "C" fn detach(call: u64) {
+    let _ = catch_unwind(|| {
+        if let Some(plugin) = started_plugin()
+            && let Some(work) = take_work(plugin, call)
+        {
+            plugin.runtime.spawn(work);
+        }
+    });
+}
+
 /// Drops whatever the plugin holds for a call.
 fn forget_call(call: u64) {
-    if let Some(Ok(plugin)) = PLUGIN.get() {
+    if let Some(plugin) = started_plugin() {
         lock(&plugin.calls).remove(&call);
     }
 }
@@ -354,7 +455,7 @@ async fn run(prepared: Box<dyn PreparedCall>, ctx: ToolContext) -> CallEnd {
 
 extern "C" fn cancel(call: u64) {
     let _ = catch_unwind(|| {
-        if let Some(Ok(plugin)) = PLUGIN.get()
+        if let Some(plugin) = started_plugin()
             && let Some(Slot::Running { cancel, .. }) = lock(&plugin.calls).get(&call)
         {
             cancel.cancel();
@@ -364,7 +465,7 @@ extern "C" fn cancel(call: u64) {
 
 extern "C" fn discard(call: u64) {
     let _ = catch_unwind(|| {
-        if let Some(Ok(plugin)) = PLUGIN.get() {
+        if let Some(plugin) = started_plugin() {
             let mut calls = lock(&plugin.calls);
             let discarded = match calls.get(&call) {
                 Some(Slot::Prepared(_)) => calls.remove(&call),
@@ -525,12 +626,79 @@ mod tests {
         }
     }
 
+    /// Sleeps on the plugin's timers, then names the thread it woke on.
+    struct Nap;
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct NapInput {
+        ms: u64,
+    }
+
+    impl Tool for Nap {
+        type Input = NapInput;
+        type Output = String;
+
+        fn name(&self) -> &str {
+            "Nap"
+        }
+        fn description(&self) -> String {
+            "Sleeps.".to_owned()
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Think
+        }
+        async fn call(&self, input: NapInput, _ctx: ToolContext) -> Result<String, ToolError> {
+            tokio::time::sleep(std::time::Duration::from_millis(input.ms)).await;
+            Ok(std::thread::current().name().unwrap_or("").to_owned())
+        }
+    }
+
     fn make() -> Box<dyn Provider> {
         Box::new(
             SimpleProvider::new("echo", "")
                 .with_tool(Echo)
-                .with_tool(ReadThrough),
+                .with_tool(ReadThrough)
+                .with_tool(Nap),
         )
+    }
+
+    /// A host waker that counts its wakes and whether it was released.
+    #[derive(Default)]
+    struct CountingWaker {
+        wakes: AtomicU64,
+        released: AtomicBool,
+    }
+
+    impl CountingWaker {
+        fn lend(&self) -> abi::HostWaker {
+            extern "C" fn wake(data: *mut c_void) {
+                // SAFETY: `data` is the test's CountingWaker, alive for the test.
+                let waker = unsafe { &*data.cast::<CountingWaker>() };
+                waker.wakes.fetch_add(1, Ordering::SeqCst);
+            }
+            extern "C" fn release(data: *mut c_void) {
+                // SAFETY: as above.
+                let waker = unsafe { &*data.cast::<CountingWaker>() };
+                waker.released.store(true, Ordering::SeqCst);
+            }
+            abi::HostWaker {
+                data: std::ptr::from_ref(self).cast_mut().cast(),
+                wake,
+                release,
+            }
+        }
+    }
+
+    /// The request of a call the host polls.
+    const POLLED: &[u8] =
+        br#"{"cwd":"/","workspace_roots":["/"],"session_id":"s","tool_call_id":"t","polled":true}"#;
+
+    /// The end a host callback recorded, if any.
+    fn recorded_end(events: &Mutex<Vec<(u32, Vec<u8>)>>) -> Option<CallEnd> {
+        lock(events)
+            .iter()
+            .find(|(event, _)| *event == abi::EVENT_DONE)
+            .map(|(_, bytes)| serde_json::from_slice(bytes).unwrap())
     }
 
     /// The calls the plugin holds.
@@ -695,6 +863,87 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(held(), 0);
+    }
+
+    #[test]
+    fn a_polled_call_runs_on_the_polling_thread_and_wakes_the_host_to_be_polled_again() {
+        // SAFETY: `table` returns a pointer to the static table.
+        let table = unsafe { &*table(make) };
+        let call = prepare_call(table, "Nap", serde_json::json!({"ms": 30})).unwrap();
+        let events: Mutex<Vec<(u32, Vec<u8>)>> = Mutex::default();
+        let host = std::ptr::from_ref(&events).cast_mut().cast();
+        (table.start)(call.call, POLLED.as_ptr(), POLLED.len(), host, record);
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        assert!(recorded_end(&events).is_none(), "nobody ran it unpolled");
+
+        let first = CountingWaker::default();
+        assert_eq!((table.poll)(call.call, first.lend()), abi::POLL_PENDING);
+        let waker = CountingWaker::default();
+        let mut woken = 0;
+        while (table.poll)(call.call, waker.lend()) == abi::POLL_PENDING {
+            // Polled again when woken (or after a while: a poll too many does no harm, and the
+            // first waker may have had the wake had the timer fired between the two polls).
+            for _ in 0..500 {
+                if waker.wakes.load(Ordering::SeqCst) > woken {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            woken = waker.wakes.load(Ordering::SeqCst);
+        }
+        assert!(
+            first.wakes.load(Ordering::SeqCst) + waker.wakes.load(Ordering::SeqCst) >= 1,
+            "the timer woke the host"
+        );
+        assert!(
+            first.released.load(Ordering::SeqCst) && waker.released.load(Ordering::SeqCst),
+            "every waker lent is given back"
+        );
+        let thread = std::thread::current().name().unwrap_or("").to_owned();
+        match recorded_end(&events) {
+            Some(CallEnd::Completed(output)) => assert_eq!(output, ToolOutput::text(thread)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            (table.poll)(call.call, CountingWaker::default().lend()),
+            abi::POLL_ENDED,
+            "an ended call is not polled"
+        );
+        assert_eq!(held(), 0);
+    }
+
+    #[test]
+    fn a_detached_call_runs_to_its_end_on_the_plugins_runtime() {
+        // SAFETY: `table` returns a pointer to the static table.
+        let table = unsafe { &*table(make) };
+        let call = prepare_call(table, "Nap", serde_json::json!({"ms": 20})).unwrap();
+        let events: Mutex<Vec<(u32, Vec<u8>)>> = Mutex::default();
+        let host = std::ptr::from_ref(&events).cast_mut().cast();
+        (table.start)(call.call, POLLED.as_ptr(), POLLED.len(), host, record);
+        let waker = CountingWaker::default();
+        assert_eq!((table.poll)(call.call, waker.lend()), abi::POLL_PENDING);
+        (table.detach)(call.call);
+        assert_eq!(
+            (table.poll)(call.call, CountingWaker::default().lend()),
+            abi::POLL_ENDED,
+            "a detached call is no longer the host's to poll"
+        );
+        let end = loop {
+            if let Some(end) = recorded_end(&events) {
+                break end;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
+        match end {
+            CallEnd::Completed(output) => {
+                assert_eq!(output, ToolOutput::text("agentry-plugin"))
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            waker.released.load(Ordering::SeqCst),
+            "the host's waker is given back once the call no longer needs it"
+        );
     }
 
     #[test]

@@ -157,7 +157,8 @@ impl SessionState {
 
     /// The session's temporary folder, made on first use and removed with the session. Tools
     /// keep what the model may read later there (a long command's whole output); the
-    /// executor lets calls touch it as if it were one of the session's workspace roots.
+    /// executor lets calls touch it as if it were one of the session's workspace roots. The
+    /// path is canonical (its links resolved when it was made).
     pub fn temp_dir(&self) -> std::io::Result<PathBuf> {
         self.temp_dir.path()
     }
@@ -193,8 +194,9 @@ pub const TEMP_FOLDER_PREFIX: &str = "agentry-session-";
 
 /// A session's temporary folder.
 enum TempFolder {
-    /// Made on first use (a failed attempt is tried again next time); removed when dropped.
-    Owned(Mutex<Option<tempfile::TempDir>>),
+    /// Made on first use (a failed attempt is tried again next time), with its canonical
+    /// path; removed when dropped.
+    Owned(Mutex<Option<(tempfile::TempDir, PathBuf)>>),
     /// A folder someone else made and removes.
     Given(PathBuf),
 }
@@ -211,15 +213,16 @@ impl TempFolder {
             Self::Given(folder) => Ok(folder.clone()),
             Self::Owned(made) => {
                 let mut made = lock(made);
-                let dir = match made.take() {
-                    Some(dir) => made.insert(dir),
-                    None => made.insert(
-                        tempfile::Builder::new()
-                            .prefix(&format!("{TEMP_FOLDER_PREFIX}{}-", std::process::id()))
-                            .tempdir()?,
-                    ),
-                };
-                Ok(dir.path().to_path_buf())
+                if let Some((_, path)) = &*made {
+                    return Ok(path.clone());
+                }
+                let dir = tempfile::Builder::new()
+                    .prefix(&format!("{TEMP_FOLDER_PREFIX}{}-", std::process::id()))
+                    .tempdir()?;
+                // Resolved once here, not on every permission check that compares paths with it.
+                let path = std::fs::canonicalize(dir.path())?;
+                *made = Some((dir, path.clone()));
+                Ok(path)
             }
         }
     }
@@ -227,7 +230,7 @@ impl TempFolder {
     fn existing(&self) -> Option<PathBuf> {
         match self {
             Self::Given(folder) => Some(folder.clone()),
-            Self::Owned(made) => lock(made).as_ref().map(|dir| dir.path().to_path_buf()),
+            Self::Owned(made) => lock(made).as_ref().map(|(_, path)| path.clone()),
         }
     }
 }
@@ -380,6 +383,7 @@ mod tests {
         assert_eq!(state.existing_temp_dir(), None);
         let folder = state.temp_dir().unwrap();
         assert!(folder.is_dir());
+        assert_eq!(std::fs::canonicalize(&folder).unwrap(), folder, "canonical");
         assert_eq!(state.clone().temp_dir().unwrap(), folder);
         assert_eq!(state.existing_temp_dir(), Some(folder.clone()));
         drop(state);

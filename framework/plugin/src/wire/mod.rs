@@ -103,6 +103,10 @@ pub struct CallRequest {
     /// that reads files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_denials: Option<ReadDenials>,
+    /// Whether the host drives the call through `poll` (ABI 1.1) rather than leaving it to the
+    /// plugin's runtime.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub polled: bool,
 }
 
 /// How a call ended (the payload of `EVENT_DONE`).

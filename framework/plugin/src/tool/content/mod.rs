@@ -1,11 +1,13 @@
 //! What a tool call shows: ACP's three content kinds, follow-along locations and the tool's output.
 
+mod decode;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
 
 /// A piece of content inside a tool call: regular content, a diff, or a terminal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ToolContent {
@@ -56,7 +58,7 @@ impl ToolContent {
 }
 
 /// A content block, shaped like ACP's and MCP's `ContentBlock`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ContentBlock {
