@@ -363,6 +363,9 @@ impl App {
                 }
             }
             Event::Resize(width, height) => {
+                // The event may have waited while the terminal changed again: its size now is
+                // the one the next frame meets.
+                let (width, height) = crossterm::terminal::size().unwrap_or((width, height));
                 self.screen.resize(width, height);
                 self.conversation.set_width(width);
             }

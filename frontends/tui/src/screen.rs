@@ -36,13 +36,10 @@ pub struct Screen<W: Write> {
     width: u16,
     height: u16,
     /// The rows the live area took when last drawn, each line's width (to know how the
-    /// terminal reflows them when it is resized).
+    /// terminal reflows them when it is resized, however many times before the next frame).
     drawn: Vec<usize>,
-    /// The rows the live area takes on the terminal now (more than `drawn` after a resize
-    /// that reflowed them).
-    rows: usize,
-    /// The row of the live area the cursor was left on.
-    cursor_row: usize,
+    /// The row of the live area, as last drawn, the cursor was left on.
+    cursor_line: usize,
 }
 
 impl<W: Write> Screen<W> {
@@ -53,8 +50,7 @@ impl<W: Write> Screen<W> {
             width: width.max(1),
             height: height.max(2),
             drawn: Vec::new(),
-            rows: 0,
-            cursor_row: 0,
+            cursor_line: 0,
         }
     }
 
@@ -69,16 +65,29 @@ impl<W: Write> Screen<W> {
     }
 
     /// The terminal changed size. A terminal that reflows long rows has moved the live area's
-    /// rows: the next frame starts as many rows up as the old live area now takes above the
-    /// cursor, and erases as many as it takes in all.
+    /// rows: the next frame starts as many rows up as the last drawn live area now takes above
+    /// the cursor, and erases as many as it takes in all. Only the last size counts, so several
+    /// resizes before a frame (a terminal dragged, or events read late) land where the terminal
+    /// did.
     pub fn resize(&mut self, width: u16, height: u16) {
-        let width = width.max(1);
-        let taken = |rows: &[usize]| -> usize { rows.iter().map(|&w| rows_taken(w, width)).sum() };
-        self.cursor_row = taken(&self.drawn[..self.cursor_row.min(self.drawn.len())]);
-        self.rows = taken(&self.drawn).max(self.cursor_row + 1);
-        self.drawn = vec![0; self.rows];
-        self.width = width;
+        self.width = width.max(1);
         self.height = height.max(2);
+    }
+
+    /// The rows the lines of the last frame take on the terminal at its present width.
+    fn rows_of(&self, lines: &[usize]) -> usize {
+        lines.iter().map(|&w| rows_taken(w, self.width)).sum()
+    }
+
+    /// The rows of the live area above the cursor's, as the terminal shows them now.
+    fn cursor_row(&self) -> usize {
+        self.rows_of(&self.drawn[..self.cursor_line.min(self.drawn.len())])
+    }
+
+    /// The rows the live area takes on the terminal now (more than were drawn after a resize
+    /// that reflowed them).
+    fn rows(&self) -> usize {
+        self.rows_of(&self.drawn).max(self.cursor_row() + 1)
     }
 
     /// Draws a frame: `keep` goes into the scrollback for good, `live` below it (its first
@@ -116,7 +125,6 @@ impl<W: Write> Screen<W> {
             }
         }
         self.drawn = live.iter().map(|line| line.width()).collect();
-        self.rows = live.len();
         let last_row = live.len().saturating_sub(1);
         match cursor {
             Some(at) => {
@@ -126,9 +134,9 @@ impl<W: Write> Screen<W> {
                 }
                 self.out.queue(MoveToColumn(at.column as u16))?;
                 self.out.queue(crossterm::cursor::Show)?;
-                self.cursor_row = at.row.min(last_row);
+                self.cursor_line = at.row.min(last_row);
             }
-            None => self.cursor_row = last_row,
+            None => self.cursor_line = last_row,
         }
         self.out.queue(EndSynchronizedUpdate)?;
         self.out.flush()
@@ -139,8 +147,7 @@ impl<W: Write> Screen<W> {
     pub fn clear_live(&mut self) -> io::Result<()> {
         self.rewind()?;
         self.drawn.clear();
-        self.rows = 0;
-        self.cursor_row = 0;
+        self.cursor_line = 0;
         self.out.queue(crossterm::cursor::Show)?;
         self.out.flush()
     }
@@ -150,11 +157,12 @@ impl<W: Write> Screen<W> {
     /// may be the screen's top-left corner).
     fn rewind(&mut self) -> io::Result<()> {
         self.out.queue(MoveToColumn(0))?;
-        if self.cursor_row > 0 {
-            self.out.queue(MoveUp(self.cursor_row as u16))?;
+        let cursor_row = self.cursor_row();
+        if cursor_row > 0 {
+            self.out.queue(MoveUp(cursor_row as u16))?;
         }
         self.out.queue(Clear(ClearType::CurrentLine))?;
-        if self.rows > 1 {
+        if self.rows() > 1 {
             queue!(
                 self.out,
                 MoveDown(1),
@@ -324,5 +332,30 @@ mod tests {
         screen.out.clear();
         screen.draw(&[], &live, None, false).unwrap();
         assert!(text(&screen.out).contains("\u{1b}[2A"));
+    }
+
+    #[test]
+    fn resizes_before_a_frame_count_from_the_last_frame_at_the_last_size() {
+        let mut screen = Screen::new(Vec::new(), 20, 10);
+        let live = [Line::from("x".repeat(20)), Line::from("input")];
+        screen
+            .draw(&[], &live, Some(CursorAt { row: 1, column: 0 }), false)
+            .unwrap();
+        // Narrowed, then widened back before a frame: the terminal rejoined the row.
+        screen.resize(10, 10);
+        screen.resize(20, 8);
+        screen.out.clear();
+        screen.draw(&[], &live, None, false).unwrap();
+        let frame = text(&screen.out);
+        assert!(
+            frame.starts_with("\u{1b}[?2026h\u{1b}[?25l\u{1b}[1G\u{1b}[1A\u{1b}[2K"),
+            "{frame:?}"
+        );
+        // Narrowed twice: the 20-cell row takes four rows at 5 columns.
+        screen.resize(10, 10);
+        screen.resize(5, 10);
+        screen.out.clear();
+        screen.draw(&[], &live, None, false).unwrap();
+        assert!(text(&screen.out).contains("\u{1b}[1G\u{1b}[4A\u{1b}[2K"));
     }
 }
