@@ -45,7 +45,7 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
         policy,
         model_problem,
         models: Some(Arc::new(offered)),
-        sandbox: crate::sandbox::session_mode(&config, &args.agent),
+        sandbox: crate::sandbox::session_mode(&config, &args.agent, &agent),
     };
     serve_stdio(agent, settings)
         .await

@@ -8,6 +8,7 @@ use agentry::agent::{Agent, AgentConfig};
 use agentry::commands::CommandSource;
 use agentry::config::Config;
 use agentry::hooks::CommandHooks;
+use agentry::model::named::NamedModels;
 use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
 use agentry::permission::lint::check_rules;
@@ -17,9 +18,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The configuration of `project` (the user's, then the project's), the stock providers'
-/// sections checked.
+/// sections checked; keys no provider reads are found when the providers are loaded (a plugin
+/// may read them: [`crate::providers::Available::check_sections`]).
 pub fn load_config(project: &Path) -> Result<Config, CliError> {
-    let config = Config::load(project, crate::sections::STOCK).map_err(CliError::usage)?;
+    let config = Config::load_unchecked(project).map_err(CliError::usage)?;
     crate::sections::check(&config)?;
     Ok(config)
 }
@@ -27,6 +29,22 @@ pub fn load_config(project: &Path) -> Result<Config, CliError> {
 /// The model: `--model`, else the configuration's, else the default for the keys set.
 pub fn model(config: &Config, args: &AgentArgs) -> Result<Arc<dyn Model>, ModelError> {
     config.open_model(args.model.as_deref())
+}
+
+/// The models the agent opens by name (WebFetch's `[webfetch] model`, a sub-agent's
+/// `model`) through the configuration, Claude Code's `sonnet`, `opus` and `haiku` as
+/// Anthropic's models.
+pub fn named_models(config: &Config) -> Arc<NamedModels> {
+    let config = config.clone();
+    Arc::new(NamedModels::new(move |name: &str| {
+        let spec = match name {
+            "sonnet" => "anthropic/claude-sonnet-4-5",
+            "opus" => "anthropic/claude-opus-4-1",
+            "haiku" => "anthropic/claude-haiku-4-5",
+            other => other,
+        };
+        config.open_model(Some(spec))
+    }))
 }
 
 /// The agent for `project` (the folder whose `.agentry/`, `.mcp.json` and plugins count):
@@ -55,6 +73,7 @@ pub async fn agent(
     }
     let plugins = crate::providers::plugin_paths(config, &args.plugin, project);
     let available = crate::providers::available(config, &plugins, project, start).await;
+    available.check_sections()?;
     available.check_named_plugins()?;
     let selected = crate::providers::configured(&config.tools, available.providers)?;
     let builder = selected
@@ -65,6 +84,7 @@ pub async fn agent(
         })
         .disable_tools(selected.disabled_tools)
         .model(model)
+        .named_models(named_models(config))
         .store(Arc::new(store))
         .config(agent_config);
     let builder = command_sources(project, available.command_sources)

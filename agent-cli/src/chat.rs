@@ -38,7 +38,7 @@ pub async fn chat(args: ChatArgs) -> Result<Exit, CliError> {
     settings.start = start;
     settings.first_message = args.prompt;
     settings.models = Some(Arc::new(offered));
-    settings.sandbox = crate::sandbox::session_mode(&config, &args.agent);
+    settings.sandbox = crate::sandbox::session_mode(&config, &args.agent, &agent);
     agentry_tui::run(agent, settings)
         .await
         .map_err(|e| CliError::internal(anyhow::anyhow!(e)))?;

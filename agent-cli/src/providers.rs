@@ -5,7 +5,9 @@ use crate::cli::ProvidersArgs;
 use crate::exit::{CliError, Exit};
 use agentry::commands::CommandSource;
 use agentry::config::{Config, ToolSelection};
+use agentry::plugins::PluginProvider;
 use agentry::provider::{Provider, ProviderOrigin, ToolRegistry};
+use agentry::settings::{Recipe, Settings};
 use anyhow::anyhow;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -75,9 +77,20 @@ pub struct Available {
     pub failed_servers: Vec<(String, String)>,
     /// The plugins that did not load.
     pub failed_plugins: Vec<FailedPlugin>,
+    /// Why the configuration cannot be used, when it has a key neither agentry nor any of
+    /// these providers reads (a misspelt section).
+    pub unknown_key: Option<String>,
 }
 
 impl Available {
+    /// Fails when the configuration has a key no provider of this run reads.
+    pub fn check_sections(&self) -> Result<(), CliError> {
+        match &self.unknown_key {
+            Some(problem) => Err(CliError::usage(anyhow!("{problem}"))),
+            None => Ok(()),
+        }
+    }
+
     /// Fails when a plugin named with `--plugin` did not load: the user asked for it by name.
     pub fn check_named_plugins(&self) -> Result<(), CliError> {
         match self
@@ -113,13 +126,23 @@ pub async fn available(
     project: &Path,
     start: ServerStart,
 ) -> Available {
-    let mut providers = linked(config, project);
+    let mut providers = linked(config, project).await;
+    let mut read_sections: Vec<String> = recipes()
+        .iter()
+        .flat_map(|recipe| recipe.sections.iter().map(|name| (*name).to_owned()))
+        .collect();
     let mut failed_plugins = Vec::new();
     // The providers `--plugin` gave, by name: the same provider found in a plugins folder (an
     // older build, typically) gives way to them.
     let mut named: Vec<(String, &Path)> = Vec::new();
     for plugin in plugins {
-        match agentry::plugins::load(&plugin.path) {
+        let loaded = agentry::plugins::load(&plugin.path).and_then(|loaded| {
+            read_sections.extend(loaded.sections().into_iter().flatten().cloned());
+            configured_plugin(loaded, config, project)
+        });
+        match loaded {
+            // Configured to offer nothing (HTTP tools with no `[[http_tools]]`), as linked.
+            Ok(loaded) if loaded.sections().is_some() && loaded.tools().is_empty() => {}
             Ok(loaded) => {
                 let name = loaded.name().to_owned();
                 if let Some((_, by)) = named.iter().find(|(n, _)| *n == name) {
@@ -160,7 +183,13 @@ pub async fn available(
             }
         }
     }
-    providers.extend(http_tools(config).await);
+    report(&unread_sections(config, &read_sections));
+    let known: Vec<&str> = crate::sections::STOCK
+        .iter()
+        .copied()
+        .chain(read_sections.iter().map(String::as_str))
+        .collect();
+    let unknown_key = config.check_sections(&known).err().map(|e| e.to_string());
     let servers = mcp_servers(config, project, start).await;
     providers.extend(servers.providers);
     #[cfg_attr(not(feature = "skill"), allow(unused_mut))]
@@ -176,6 +205,7 @@ pub async fn available(
         command_sources,
         failed_servers: servers.failed,
         failed_plugins,
+        unknown_key,
     }
 }
 
@@ -257,122 +287,101 @@ async fn mcp_servers(config: &Config, _project: &Path, _start: ServerStart) -> M
     McpServers::default()
 }
 
-/// Every provider linked into this binary, for `project`.
-pub fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
-    #[cfg(not(any(feature = "fork", feature = "builtin")))]
-    let _ = config;
+/// How each provider linked into this binary is made (one cargo feature each).
+fn recipes() -> Vec<Recipe> {
+    vec![
+        #[cfg(feature = "file-ops")]
+        agentry_file_ops::RECIPE,
+        #[cfg(feature = "bash")]
+        agentry_bash::RECIPE,
+        #[cfg(feature = "builtin")]
+        agentry_builtin::RECIPE,
+        #[cfg(feature = "webfetch")]
+        agentry_webfetch::RECIPE,
+        #[cfg(feature = "search")]
+        agentry_search::RECIPE,
+        #[cfg(feature = "http-tools")]
+        agentry_http_tools::RECIPE,
+    ]
+}
+
+/// What a provider reading the configuration's sections `names` is made from, for `project`.
+fn settings<'a>(
+    config: &Config,
+    names: impl IntoIterator<Item = &'a str>,
+    project: &Path,
+) -> Settings {
+    Settings::of(
+        names,
+        |name| config.sections.get(name).cloned(),
+        project.to_path_buf(),
+        crate::assemble::user_config_folder(),
+    )
+}
+
+/// Reports what in a provider's settings could not be used.
+fn report(problems: &[String]) {
+    for problem in problems {
+        eprintln!("agentry: {problem}");
+    }
+}
+
+/// A loaded plugin made from its settings, when it reads any (its problems reported).
+fn configured_plugin(
+    mut plugin: PluginProvider,
+    config: &Config,
+    project: &Path,
+) -> Result<PluginProvider, agentry::plugins::PluginError> {
+    let Some(names) = plugin.sections() else {
+        return Ok(plugin);
+    };
+    let settings = settings(config, names.iter().map(String::as_str), project);
+    let problems = plugin.configure(&settings)?;
+    report(&problems);
+    Ok(plugin)
+}
+
+/// Every provider linked into this binary, made from the configuration for `project`; one
+/// whose settings leave nothing usable is reported and left out, as is one with no tools
+/// (HTTP tools with no `[[http_tools]]`).
+pub async fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
     #[cfg(not(feature = "fork"))]
     let _ = project;
-    let linked: Vec<Arc<dyn Provider>> = vec![
-        #[cfg(feature = "file-ops")]
-        Arc::new(agentry_file_ops::FileOps::default()),
-        #[cfg(feature = "bash")]
-        Arc::new(agentry_bash::Shell::new(crate::sandbox::shell_config(
-            config,
-        ))),
-        #[cfg(feature = "builtin")]
-        Arc::new(agentry_builtin::Builtin::with_task_style(
-            agentry_builtin::BuiltinSettings::from_section(
-                config.sections.get(agentry_builtin::SECTION),
-            )
-            .unwrap_or_default()
-            .task_list,
-        )),
-        #[cfg(feature = "fork")]
-        Arc::new(sub_agents(config, project)),
-    ];
+    let mut linked: Vec<Arc<dyn Provider>> = Vec::new();
+    for recipe in recipes() {
+        match (recipe.make)(settings(config, recipe.sections.iter().copied(), project)).await {
+            Ok(made) => {
+                report(&made.problems);
+                if !made.provider.tools().is_empty() {
+                    linked.push(Arc::from(made.provider));
+                }
+            }
+            Err(error) => eprintln!("agentry: provider `{}` not offered: {error}", recipe.name),
+        }
+    }
+    #[cfg(feature = "fork")]
+    linked.push(Arc::new(sub_agents(project)));
     linked
-        .into_iter()
-        .chain(web_fetch(config))
-        .chain(web_search(config))
-        .collect()
 }
 
-/// WebSearch over the configuration's `[web_search]` back-end; without one (or with an
-/// unusable one) each call says what to configure.
-#[cfg(feature = "search")]
-fn web_search(config: &Config) -> Option<Arc<dyn Provider>> {
-    let section = config.sections.get(agentry_search::SECTION).cloned();
-    let settings = match section.map(agentry_search::settings_from) {
-        Some(Ok(settings)) => Some(settings),
-        Some(Err(error)) => {
-            eprintln!("agentry: {error}");
-            None
-        }
-        None => None,
-    };
-    Some(Arc::new(agentry_search::provider(settings.as_ref())))
-}
-
-/// The tools `[[http_tools]]` registers (LangServe schemas fetched now); an entry that cannot
-/// be used is reported and left out.
-#[cfg(feature = "http-tools")]
-async fn http_tools(config: &Config) -> Option<Arc<dyn Provider>> {
-    let section = config.sections.get(agentry_http_tools::SECTION)?;
-    let entries = match agentry_http_tools::entries_from(section.clone()) {
-        Ok(entries) => entries,
-        Err(error) => {
-            eprintln!("agentry: {error}");
-            return None;
-        }
-    };
-    let env = |name: &str| std::env::var(name).ok();
-    let (provider, problems) = agentry_http_tools::provider(&entries, &env).await;
-    for problem in problems {
-        eprintln!("agentry: tool not registered: {problem}");
-    }
-    Some(Arc::new(provider))
-}
-
-/// This build has no HTTP tools: `[[http_tools]]` is reported, not silently dropped.
-#[cfg(not(feature = "http-tools"))]
-async fn http_tools(config: &Config) -> Option<Arc<dyn Provider>> {
-    if config.sections.get("http_tools").is_some() {
-        eprintln!("agentry: this agentry was built without HTTP tools; [[http_tools]] is ignored");
-    }
-    None
-}
-
-/// This build has no WebSearch: a `[web_search]` table is reported, not silently dropped.
-#[cfg(not(feature = "search"))]
-fn web_search(config: &Config) -> Option<Arc<dyn Provider>> {
-    if config.sections.get("web_search").is_some() {
-        eprintln!("agentry: this agentry was built without WebSearch; [web_search] is ignored");
-    }
-    None
-}
-
-/// WebFetch, with the configuration's `[webfetch]`; an unusable table is reported and the tool
-/// left out.
-#[cfg(feature = "webfetch")]
-fn web_fetch(config: &Config) -> Option<Arc<dyn Provider>> {
-    let offered = || -> anyhow::Result<Arc<dyn Provider>> {
-        let settings = match config.sections.get(agentry_webfetch::SECTION) {
-            Some(table) => agentry_webfetch::WebFetchSettings::from_value(table.clone())?,
-            None => agentry_webfetch::WebFetchSettings::default(),
-        };
-        let model = match &settings.model {
-            Some(spec) => Some(
-                config
-                    .open_model(Some(spec))
-                    .map_err(|e| anyhow!("[webfetch] model: {e}"))?,
-            ),
-            None => None,
-        };
-        Ok(Arc::new(agentry_webfetch::provider(&settings, model)))
-    };
-    offered()
-        .map_err(|error| eprintln!("agentry: WebFetch not offered: {error}"))
-        .ok()
-}
-
-/// This build has no WebFetch: a `[webfetch]` table is reported, not silently dropped.
-#[cfg(not(feature = "webfetch"))]
-fn web_fetch(config: &Config) -> Option<Arc<dyn Provider>> {
-    if config.sections.get("webfetch").is_some() {
-        eprintln!("agentry: this agentry was built without WebFetch; [webfetch] is ignored");
-    }
-    None
+/// The stock sections the configuration has that no provider of this run reads (`read`: the
+/// sections of the linked providers and of the plugins): they are ignored, and said to be.
+fn unread_sections(config: &Config, read: &[String]) -> Vec<String> {
+    [
+        ("webfetch", "WebFetch", "[webfetch]"),
+        ("web_search", "WebSearch", "[web_search]"),
+        ("http_tools", "HTTP tools", "[[http_tools]]"),
+    ]
+    .into_iter()
+    .filter(|(section, _, _)| {
+        config.sections.get(section).is_some() && !read.iter().any(|name| name == section)
+    })
+    .map(|(_, what, written)| {
+        format!(
+            "this agentry was built without {what}, and no plugin offers it; {written} is ignored"
+        )
+    })
+    .collect()
 }
 
 /// The skills of the user and the project (unusable `SKILL.md` files are reported and left
@@ -388,25 +397,15 @@ fn skills(project: &Path) -> agentry_skill::Skills {
 }
 
 /// The sub-agents defined for the user and the project (unusable definitions are reported and
-/// left out); their `model`s open through the configuration, Claude Code's `sonnet`, `opus` and
-/// `haiku` as Anthropic's models.
+/// left out); the agent opens their `model`s ([`crate::assemble::named_models`]).
 #[cfg(feature = "fork")]
-fn sub_agents(config: &Config, project: &Path) -> agentry_fork::Forks {
+fn sub_agents(project: &Path) -> agentry_fork::Forks {
     let user = crate::assemble::user_config_folder();
     let (forks, problems) = agentry_fork::Forks::load(project, user.as_deref());
     for problem in problems {
         eprintln!("agentry: sub-agent not loaded: {problem}");
     }
-    let config = config.clone();
-    forks.with_models(Arc::new(move |name: &str| {
-        let spec = match name {
-            "sonnet" => "anthropic/claude-sonnet-4-5",
-            "opus" => "anthropic/claude-opus-4-1",
-            "haiku" => "anthropic/claude-haiku-4-5",
-            other => other,
-        };
-        config.open_model(Some(spec))
-    }))
+    forks
 }
 
 /// What the configuration selects: the providers kept and the tools left out.
@@ -505,6 +504,7 @@ pub async fn tool_registry(
 ) -> Result<ToolRegistry, CliError> {
     let plugins = plugin_paths(config, plugin_flags, project);
     let available = available(config, &plugins, project, ServerStart::Wait).await;
+    available.check_sections()?;
     let selected = configured(&config.tools, available.providers)?;
     let mut registry = ToolRegistry::new();
     for provider in selected.providers {
@@ -520,6 +520,7 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let config = crate::assemble::load_config(&cwd)?;
     let plugins = plugin_paths(&config, &args.plugin, &cwd);
     let available = available(&config, &plugins, &cwd, ServerStart::Wait).await;
+    available.check_sections()?;
     // Listed like the others, then the command fails: the user named it.
     let named_plugins = available.check_named_plugins();
     let all = available.providers;

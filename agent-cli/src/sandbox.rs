@@ -2,8 +2,9 @@
 //! the `--sandbox` flag's mode over it.
 
 use crate::cli::AgentArgs;
+use agentry::agent::Agent;
 use agentry::config::Config;
-use agentry::tool::SandboxMode;
+use agentry::tool::{SandboxMode, ToolKind};
 
 /// The configuration section of the sandbox (the bash provider's: linked or not, `--sandbox`
 /// writes it).
@@ -28,34 +29,14 @@ pub fn with_flag(config: &Config, mode: Option<&str>) -> Config {
 }
 
 /// The sandbox mode sessions start in, which a front-end may let its user change per session;
-/// `None` when this build has no Bash to sandbox.
-pub fn session_mode(config: &Config, args: &AgentArgs) -> Option<SandboxMode> {
-    #[cfg(feature = "bash")]
-    {
-        Some(
-            settings(&with_flag(config, args.sandbox.as_deref()))
-                .unwrap_or_default()
-                .mode,
-        )
-    }
-    #[cfg(not(feature = "bash"))]
-    {
-        let _ = (config, args);
-        None
-    }
-}
-
-/// The shell tools' configuration: their default limits and the configured sandbox (checked
-/// when the configuration was loaded).
-#[cfg(feature = "bash")]
-pub fn shell_config(config: &Config) -> agentry_bash::ShellConfig {
-    agentry_bash::ShellConfig {
-        sandbox: settings(config).unwrap_or_default(),
-        ..agentry_bash::ShellConfig::default()
-    }
-}
-
-#[cfg(feature = "bash")]
-fn settings(config: &Config) -> Result<agentry_bash::SandboxSettings, String> {
-    agentry_bash::SandboxSettings::from_section(config.sections.get(SECTION))
+/// `None` when the agent runs no commands to sandbox (no tool of the `execute` kind, linked or
+/// from a plugin).
+pub fn session_mode(config: &Config, args: &AgentArgs, agent: &Agent) -> Option<SandboxMode> {
+    let runs_commands = agent
+        .registry()
+        .tools()
+        .any(|tool| tool.kind() == ToolKind::Execute);
+    let config = with_flag(config, args.sandbox.as_deref());
+    runs_commands
+        .then(|| SandboxMode::from_setting(config.sections.get(SECTION)).unwrap_or_default())
 }

@@ -19,6 +19,7 @@ use crate::event::{ChatSummary, EventSink};
 use crate::executor::Executor;
 use crate::hooks::AgentHooks;
 use crate::ids::SessionId;
+use crate::model::named::NamedModels;
 use crate::model::record::{RecordingModel, Redactor};
 use crate::model::{ContentBlock, Message, Model};
 use crate::pause::{ChatPauses, PausedChat};
@@ -78,6 +79,7 @@ struct AgentInner {
     session_servers: Option<Arc<dyn SessionServers>>,
     hooks: Option<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
+    named_models: Option<Arc<NamedModels>>,
 }
 
 /// Where every session's model traffic is recorded: a file per session in `dir`.
@@ -114,12 +116,20 @@ pub struct AgentBuilder {
     session_servers: Option<Arc<dyn SessionServers>>,
     hooks: Option<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
+    named_models: Option<Arc<NamedModels>>,
 }
 
 impl AgentBuilder {
     /// Sets the model.
     pub fn model(mut self, model: Arc<dyn Model>) -> Self {
         self.model = Some(model);
+        self
+    }
+
+    /// Opens the models that side questions name (WebFetch's own model) through `models`;
+    /// without them, such a question fails.
+    pub fn named_models(mut self, models: Arc<NamedModels>) -> Self {
+        self.named_models = Some(models);
         self
     }
 
@@ -201,6 +211,7 @@ impl AgentBuilder {
                 session_servers: self.session_servers,
                 hooks: self.hooks,
                 recordings: self.recordings,
+                named_models: self.named_models,
             }),
         })
     }
@@ -327,6 +338,11 @@ impl Agent {
     /// The hooks around tool calls, if any.
     pub fn hooks(&self) -> Option<&Arc<dyn AgentHooks>> {
         self.inner.hooks.as_ref()
+    }
+
+    /// The models side questions may name, if the agent opens any.
+    pub fn named_models(&self) -> Option<&Arc<NamedModels>> {
+        self.inner.named_models.as_ref()
     }
 
     /// What connects the servers a client hands to a session, if the agent has it.

@@ -68,6 +68,7 @@ pub mod schema;
 pub mod session;
 pub mod session_servers;
 pub use agent::subagent;
+pub use agentry_plugin::settings;
 #[cfg(feature = "templates")]
 pub mod templates;
 #[cfg(feature = "testing")]

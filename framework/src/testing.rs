@@ -131,9 +131,14 @@ impl ToolHarness {
 
     /// Offers calls `model` as the session's model, as a chat does
     /// ([`SessionModel`](crate::model::side::SessionModel)).
-    pub fn with_session_model(mut self, model: Arc<dyn crate::model::Model>) -> Self {
-        self.scope.host.side_questions =
-            Some(Arc::new(crate::model::side::SessionModel::new(model)));
+    pub fn with_session_model(self, model: Arc<dyn crate::model::Model>) -> Self {
+        self.with_side_questions(Arc::new(crate::model::side::SessionModel::new(model)))
+    }
+
+    /// Offers calls `service` for their side questions (a session's model with the agent's
+    /// named models, say).
+    pub fn with_side_questions(mut self, service: Arc<dyn crate::tool::SideQuestions>) -> Self {
+        self.scope.host.side_questions = Some(service);
         self
     }
 

@@ -25,6 +25,7 @@ fn the_plugin_guide_shows_the_example_sources_whole() {
     for source in [
         "examples/plugin-minimal/src/lib.rs",
         "examples/plugin-hello/src/count_words.rs",
+        "examples/plugin-hello/src/settings.rs",
     ] {
         let text = read(source);
         assert!(

@@ -8,7 +8,14 @@ use agentry_tests::Sandbox;
 use std::path::PathBuf;
 
 /// The stock providers that build as plugins.
-pub(crate) const STOCK_PLUGINS: [&str; 5] = ["file_ops", "bash", "builtin", "search", "webfetch"];
+pub(crate) const STOCK_PLUGINS: [&str; 6] = [
+    "file_ops",
+    "bash",
+    "builtin",
+    "search",
+    "webfetch",
+    "http_tools",
+];
 
 /// How the binary under test gets its stock providers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -173,6 +173,63 @@ fn plugin_tools_go_through_permissions_and_report_diffs() {
     );
 }
 
+#[test]
+fn a_plugin_is_made_from_its_own_section_and_a_misspelt_section_is_still_an_error() {
+    let sb = sandbox();
+    let call = json!({"responses": [
+        {"events": [{"tool_call": {"id": "g", "name": "WriteGreeting", "arguments": {"name": "Ada", "file": "hi.txt"}}}]},
+        {"events": [{"text": "done"}]}
+    ]});
+    let flags = ["--plugin", &plugin_arg(), "--allow", "WriteGreeting"];
+    sb.write(
+        "project/.agentry/config.toml",
+        "[hello]\ngreeting = \"Howdy\"\n",
+    );
+    let (out, events) = events_of(&sb, "configured", call, &flags);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(final_update(&events, "g")["status"], "completed");
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("hi.txt")).unwrap(),
+        "Howdy, Ada!\n"
+    );
+
+    // A section no provider reads is refused, naming the file and what the providers read.
+    sb.write(
+        "project/.agentry/config.toml",
+        "[helo]\ngreeting = \"Howdy\"\n",
+    );
+    let out = sb.run(&["providers", "--plugin", &plugin_arg()]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("unknown key `helo`")
+            && out.stderr.contains("config.toml")
+            && out.stderr.contains("hello"),
+        "{}",
+        out.stderr
+    );
+    // Without the plugin, `[hello]` is as unknown as any misspelling.
+    sb.write(
+        "project/.agentry/config.toml",
+        "[hello]\ngreeting = \"Howdy\"\n",
+    );
+    let out = sb.run(&["providers"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(out.stderr.contains("unknown key `hello`"), "{}", out.stderr);
+
+    // A section the plugin cannot read leaves it out, with the plugin's reason.
+    sb.write(
+        "project/.agentry/config.toml",
+        "[hello]\ngreting = \"Howdy\"\n",
+    );
+    let out = sb.run(&["providers", "--plugin", &plugin_arg()]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("[hello]: unknown field `greting`"),
+        "{}",
+        out.stderr
+    );
+}
+
 /// `agentry run --output-format stream-json ARGS go` with `script`, interrupted (SIGINT) once
 /// a line says `when`: checks it ended cancelled (exit 130) and returns the events after `when`.
 fn interrupted(sb: &Sandbox, script: &Path, args: &[&str], when: &str) -> Vec<Value> {

@@ -33,7 +33,7 @@ fn providers_lists_every_linked_provider_with_origin_and_tools() {
     assert_eq!(
         names,
         [
-            "file_ops", "bash", "builtin", "fork", "webfetch", "search", "skill"
+            "file_ops", "bash", "builtin", "webfetch", "search", "fork", "skill"
         ]
     );
     assert_eq!(tool(&listing, "fork", "Agent")["kind"], "think");

@@ -21,12 +21,19 @@ fn providers(sb: &Sandbox, flags: &[String]) -> serde_json::Map<String, Value> {
         .collect()
 }
 
+/// A configuration every stock provider reads a section of (HTTP tools offer none without one).
+const CONFIGURED: &str = "[builtin]\ntask_list = \"tasks\"\n\n[[http_tools]]\nname = \"lookup\"\ndescription = \"Looks things up.\"\nurl = \"http://127.0.0.1:9/lookup\"\ninput_schema = { type = \"object\" }\n";
+
 #[test]
 fn the_thin_cli_with_the_stock_plugins_offers_the_full_binarys_tools() {
     let bare = providers(&thin(), &[]);
     assert!(bare.is_empty(), "the thin CLI links no provider: {bare:?}");
-    let loaded = providers(&thin(), &plugin_flags());
-    let linked = providers(&sandbox(), &[]);
+    let (thin, full) = (thin(), sandbox());
+    for sb in [&thin, &full] {
+        sb.write("project/.agentry/config.toml", CONFIGURED);
+    }
+    let loaded = providers(&thin, &plugin_flags());
+    let linked = providers(&full, &[]);
     for name in STOCK_PLUGINS {
         let (plugin, built_in) = (&loaded[name], &linked[name]);
         assert_eq!(plugin["origin"]["kind"], "plugin", "{plugin}");
@@ -40,6 +47,56 @@ fn the_thin_cli_with_the_stock_plugins_offers_the_full_binarys_tools() {
         // Names, kinds, descriptions and input schemas alike.
         assert_eq!(plugin["tools"], built_in["tools"], "{name}");
         assert_eq!(plugin["description"], built_in["description"], "{name}");
+    }
+    // Configured alike: `[builtin] task_list` chose the Task tools, `[[http_tools]]` added one.
+    let tools = loaded["builtin"]["tools"].to_string() + &loaded["http_tools"]["tools"].to_string();
+    assert!(
+        tools.contains("TaskCreate") && !tools.contains("TodoWrite"),
+        "{tools}"
+    );
+    assert!(tools.contains("lookup"), "{tools}");
+}
+
+#[test]
+fn settings_a_stock_provider_cannot_use_are_reported_alike_linked_and_as_a_plugin() {
+    let config = "[webfetch]\nmax_redirects = \"many\"\n\n[web_search]\nbackend = \"nowhere\"\n";
+    // The plugins come from the configuration: one that fails is reported, and the agent runs
+    // without it (named with --plugin, it would fail the command).
+    let files: Vec<String> = plugin_flags()
+        .into_iter()
+        .filter(|flag| flag != "--plugin")
+        .map(|file| format!("{file:?}"))
+        .collect();
+    let (thin, full) = (thin(), sandbox());
+    thin.write(
+        "project/.agentry/config.toml",
+        &format!("plugins = [{}]\n\n{config}", files.join(", ")),
+    );
+    full.write("project/.agentry/config.toml", config);
+    let loaded = providers(&thin, &[]);
+    let linked = providers(&full, &[]);
+    // WebFetch's table leaves nothing usable: left out, with the reason.
+    assert!(!linked.contains_key("webfetch"), "{linked:?}");
+    let failed = loaded
+        .values()
+        .find(|p| p["status"] == "failed")
+        .expect("the webfetch plugin is listed as failed");
+    let reason = failed["description"].as_str().unwrap();
+    assert!(
+        reason.contains("libagentry_webfetch.so") && reason.contains("[webfetch]: invalid type"),
+        "{reason}"
+    );
+    // WebSearch's back-end is unusable: offered all the same, the problem reported.
+    for listed in [&loaded, &linked] {
+        assert_eq!(listed["search"]["status"], "ready");
+    }
+    for out in [thin.run(&["tools"]), full.run(&["tools"])] {
+        assert!(
+            out.stderr
+                .contains("[web_search]: unknown variant `nowhere`"),
+            "{out:?}"
+        );
+        assert!(!out.stderr.contains("is ignored"), "{out:?}");
     }
 }
 

@@ -1,10 +1,13 @@
 //! An example agentry plugin, as a third party writes one: an ordinary provider with ordinary
-//! async tools, and one `export_plugin!` line. Build it (`cargo build -p agentry-plugin-hello`)
-//! and load `libagentry_plugin_hello.so` with `agentry run --plugin PATH`.
+//! async tools, made from its own configuration section (`[hello] greeting = "Howdy"`), and one
+//! `export_plugin!` line. Build it (`cargo build -p agentry-plugin-hello`) and load
+//! `libagentry_plugin_hello.so` with `agentry run --plugin PATH`.
 
 mod count_words;
+mod settings;
 
 pub use count_words::{CountWords, CountWordsInput};
+pub use settings::RECIPE;
 
 use agentry_plugin::provider::{Provider, SimpleProvider};
 use agentry_plugin::tool::{
@@ -16,7 +19,18 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Writes a greeting into a file.
-pub struct WriteGreeting;
+pub struct WriteGreeting {
+    /// The word each greeting opens with (`Hello`).
+    pub greeting: String,
+}
+
+impl Default for WriteGreeting {
+    fn default() -> Self {
+        Self {
+            greeting: "Hello".to_owned(),
+        }
+    }
+}
 
 /// WriteGreeting's input.
 #[derive(Deserialize, JsonSchema)]
@@ -53,7 +67,7 @@ impl Tool for WriteGreeting {
         }
         let path = ctx.resolve_path(&input.file);
         let old_text = std::fs::read_to_string(&path).ok();
-        let new_text = format!("Hello, {}!\n", input.name);
+        let new_text = format!("{}, {}!\n", self.greeting, input.name);
         std::fs::write(&path, &new_text)
             .map_err(|e| ToolError::failed(format!("cannot write {}: {e}", path.display())))?;
         Ok(ToolOutput {
@@ -110,15 +124,15 @@ impl Tool for SlowCount {
     }
 }
 
-/// The provider this plugin exports.
-pub fn provider() -> impl Provider {
+/// The provider this plugin exports, greeting with `greeting`.
+pub fn provider(greeting: WriteGreeting) -> impl Provider {
     SimpleProvider::new(
         "hello",
         "Greetings, slow counting and word counts, from a plugin.",
     )
-    .with_tool(WriteGreeting)
+    .with_tool(greeting)
     .with_tool(SlowCount)
     .with_tool(CountWords)
 }
 
-agentry_plugin::export_plugin!(provider());
+agentry_plugin::export_plugin!(recipe: RECIPE);

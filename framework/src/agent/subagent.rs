@@ -173,6 +173,16 @@ impl SubAgents {
         self.agent.config().max_fork_depth
     }
 
+    /// The model `name` names (as the configuration names models, or an alias the agent's
+    /// [`NamedModels`](crate::model::named::NamedModels) know), for a sub-agent of its own.
+    pub fn open_model(&self, name: &str) -> Result<Arc<dyn Model>, String> {
+        let named = self
+            .agent
+            .named_models()
+            .ok_or_else(|| format!("this agent opens no model by name, so not `{name}`"))?;
+        named.open(name).map_err(|e| e.to_string())
+    }
+
     /// The tools the calling loop has, by name.
     pub fn tool_names(&self) -> Vec<String> {
         self.registry

@@ -206,6 +206,15 @@ impl Config {
     /// `sections` names the top-level keys the agent's tool providers read: any other key that
     /// is not the framework's is an error naming its file.
     pub fn load(project_dir: &Path, sections: &[&str]) -> Result<Config, ConfigError> {
+        let config = Self::load_unchecked(project_dir)?;
+        config.check_sections(sections)?;
+        Ok(config)
+    }
+
+    /// [`load`](Self::load) without the check of the providers' keys, for an agent that learns
+    /// which keys its providers read only when it loads them (plugins say so): check them then
+    /// with [`check_sections`](Self::check_sections).
+    pub fn load_unchecked(project_dir: &Path) -> Result<Config, ConfigError> {
         let user = dirs::config_dir().map(|dir| dir.join("agentry").join("config.toml"));
         let project = project_dir.join(".agentry").join("config.toml");
         let mut config = Config::default();
@@ -215,17 +224,34 @@ impl Config {
             }
         }
         for path in user.into_iter().chain([project]) {
-            if let Some(layer) = Self::read(&path, sections)? {
+            if let Some(layer) = Self::read_layer(&path)? {
                 config = config.merge(layer);
             }
         }
         Ok(config)
     }
 
+    /// Fails on a top-level key that is neither the framework's nor one of `sections` (the keys
+    /// the agent's tool providers read), naming the file it is in: a misspelt key is not to
+    /// pass unnoticed.
+    pub fn check_sections(&self, sections: &[&str]) -> Result<(), ConfigError> {
+        self.sections.check_known(sections)
+    }
+
     /// One file's configuration, its rules and sections marked as coming from it; `None` when
     /// there is no such file. A key that is neither the framework's nor one of `sections` (the
     /// keys the agent's tool providers read) is an error.
     pub fn read(path: &Path, sections: &[&str]) -> Result<Option<Config>, ConfigError> {
+        let config = Self::read_layer(path)?;
+        if let Some(config) = &config {
+            config.check_sections(sections)?;
+        }
+        Ok(config)
+    }
+
+    /// One file's configuration, its rules and sections marked as coming from it, its keys
+    /// unchecked; `None` when there is no such file.
+    fn read_layer(path: &Path) -> Result<Option<Config>, ConfigError> {
         let Some(text) = read_text(path)? else {
             return Ok(None);
         };
@@ -235,7 +261,6 @@ impl Config {
         })?;
         config.permissions = config.permissions.from_file(path);
         config.sections = config.sections.written_in(path);
-        config.sections.check_known(sections)?;
         Ok(Some(config))
     }
 

@@ -6,6 +6,7 @@ pub mod anthropic;
 pub mod catalog;
 #[cfg(feature = "http-models")]
 pub mod http;
+pub mod named;
 #[cfg(feature = "http-models")]
 pub mod openai;
 pub mod record;

@@ -3,35 +3,56 @@
 //! [`SideQuestions`] service ([`SessionModel`]), with no tools and
 //! no history; [`answer_text`] reads any response down to its text.
 
+use super::named::NamedModels;
 use super::{Message, Model, ModelError, ModelEvent, ModelRequest};
 use crate::event::Usage;
-use crate::tool::{SideAnswer, SideQuestions};
+use crate::tool::{SideAnswer, SideQuestion, SideQuestions};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use std::sync::Arc;
 
 /// A model as the [`SideQuestions`] service: the chat offers each tool call the session's
-/// (in [`ToolContext::host`](crate::tool::ToolContext::host)).
+/// (in [`ToolContext::host`](crate::tool::ToolContext::host)), and the agent's
+/// [`NamedModels`] for a question that names another.
 pub struct SessionModel {
     model: Arc<dyn Model>,
+    named: Option<Arc<NamedModels>>,
 }
 
 impl SessionModel {
     /// The service of `model`.
     pub fn new(model: Arc<dyn Model>) -> Self {
-        Self { model }
+        Self { model, named: None }
+    }
+
+    /// Answering a question that names a model with that model, from `named` (without them,
+    /// such a question fails).
+    pub fn with_named(mut self, named: Option<Arc<NamedModels>>) -> Self {
+        self.named = named;
+        self
+    }
+
+    /// The model `question` is for.
+    fn model_for(&self, question: &SideQuestion) -> Result<Arc<dyn Model>, String> {
+        let Some(name) = &question.model else {
+            return Ok(self.model.clone());
+        };
+        let named = self
+            .named
+            .as_ref()
+            .ok_or_else(|| format!("this agent opens no model by name, so not `{name}`"))?;
+        named
+            .open(name)
+            .map_err(|e| format!("cannot open the model `{name}`: {e}"))
     }
 }
 
 impl SideQuestions for SessionModel {
-    fn ask(
-        &self,
-        system: String,
-        question: String,
-    ) -> BoxFuture<'static, Result<SideAnswer, String>> {
-        let model = self.model.clone();
+    fn ask(&self, question: SideQuestion) -> BoxFuture<'static, Result<SideAnswer, String>> {
+        let model = self.model_for(&question);
         Box::pin(async move {
-            let (text, usage) = ask(model.as_ref(), &system, question)
+            let model = model?;
+            let (text, usage) = ask(model.as_ref(), &question.system, question.question)
                 .await
                 .map_err(|e| e.to_string())?;
             Ok(SideAnswer {

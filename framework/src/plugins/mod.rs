@@ -21,7 +21,8 @@ use call::PluginTool;
 pub fn abi_version() -> String {
     format!("{}.{}", abi::ABI_MAJOR, abi::ABI_MINOR)
 }
-use agentry_plugin::wire::{Description, Query};
+use agentry_plugin::settings::Settings;
+use agentry_plugin::wire::{ConfiguredDescription, Description, Query};
 use std::ffi::{CStr, c_char};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -74,6 +75,14 @@ pub enum PluginError {
         /// The file.
         path: PathBuf,
         /// What was wrong.
+        message: String,
+    },
+    /// The plugin could not be configured: its settings leave nothing usable.
+    #[error("{path}: {message}")]
+    Configure {
+        /// The file.
+        path: PathBuf,
+        /// What the plugin said.
         message: String,
     },
     /// A tool's input schema is not a valid JSON Schema.
@@ -178,13 +187,7 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
     let bytes = take(table, |out| (table.describe)(out)).map_err(describe_error)?;
     let description: Description = serde_json::from_slice(&bytes)
         .map_err(|e| describe_error(format!("it is not valid JSON of the expected shape ({e})")))?;
-    for tool in &description.tools {
-        jsonschema::validator_for(&tool.input_schema).map_err(|e| PluginError::InvalidSchema {
-            path: path.clone(),
-            tool: tool.name.clone(),
-            message: e.to_string(),
-        })?;
-    }
+    check_schemas(&path, &description)?;
     Ok(PluginProvider {
         library: Arc::new(Library {
             path,
@@ -194,6 +197,18 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
         }),
         description,
     })
+}
+
+/// Fails on a tool whose input schema is not a valid JSON Schema.
+fn check_schemas(path: &Path, description: &Description) -> Result<(), PluginError> {
+    for tool in &description.tools {
+        jsonschema::validator_for(&tool.input_schema).map_err(|e| PluginError::InvalidSchema {
+            path: path.to_path_buf(),
+            tool: tool.name.clone(),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(())
 }
 
 impl Library {
@@ -265,6 +280,32 @@ fn take(table: &PluginV1, call: impl FnOnce(*mut Buffer) -> i32) -> Result<Vec<u
 pub struct PluginProvider {
     library: Arc<Library>,
     description: Description,
+}
+
+impl PluginProvider {
+    /// The configuration sections the provider reads, when it is to be configured
+    /// ([`configure`](Self::configure)) before use; `None` for a provider that reads none (and
+    /// every 1.0 plugin).
+    pub fn sections(&self) -> Option<&[String]> {
+        self.description.sections.as_deref()
+    }
+
+    /// Makes the plugin's provider anew from `settings` (ABI 1.1's `configure`), and returns
+    /// what in them could not be used, for the user. Blocks while the plugin makes it.
+    pub fn configure(&mut self, settings: &Settings) -> Result<Vec<String>, PluginError> {
+        let failed = |message: String| PluginError::Configure {
+            path: self.library.path.clone(),
+            message,
+        };
+        let configured: ConfiguredDescription = self
+            .library
+            .query(&Query::Configure(settings.clone()))
+            .ok_or_else(|| failed("it was built for ABI 1.0, which takes no settings".into()))?
+            .map_err(failed)?;
+        check_schemas(&self.library.path, &configured.description)?;
+        self.description = configured.description;
+        Ok(configured.problems)
+    }
 }
 
 impl Provider for PluginProvider {

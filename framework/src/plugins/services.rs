@@ -107,9 +107,9 @@ async fn perform(offered: &Offered, request: ServiceRequest) -> ServiceAnswer {
             Some(terminals) => reply(terminals.release(terminal_id)).await,
             None => not_offered("client terminals"),
         },
-        ServiceRequest::AskModel { system, question } => match &offered.host.side_questions {
+        ServiceRequest::AskModel(question) => match &offered.host.side_questions {
             Some(model) => {
-                let asked = reply(model.ask(system, question));
+                let asked = reply(model.ask(question));
                 match offered.cancel.run_until_cancelled(asked).await {
                     Some(answer) => answer,
                     None => ServiceAnswer::Error("the call was cancelled".to_owned()),

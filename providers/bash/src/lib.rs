@@ -42,6 +42,7 @@ pub use bash::Bash;
 pub use sandbox::{SECTION, SandboxMode, SandboxSettings, WhenUnavailable};
 
 use agentry::provider::Provider;
+use agentry::settings::{Configured, Making, Recipe, Settings, made};
 use agentry::tool::{DynTool, erase};
 use std::sync::Arc;
 use std::time::Duration;
@@ -104,7 +105,26 @@ impl Provider for Shell {
     }
 }
 
+/// How the shell tools are made, linked or as a plugin: the default limits, in the sandbox
+/// `sandbox` configures (a mode's name or a table); an unusable one leaves them out.
+pub const RECIPE: Recipe = Recipe {
+    name: "bash",
+    sections: &[SECTION],
+    make,
+};
+
+fn make(settings: Settings) -> Making {
+    made(
+        SandboxSettings::from_section(settings.section(SECTION)).map(|sandbox| {
+            Configured::new(Shell::new(ShellConfig {
+                sandbox,
+                ..ShellConfig::default()
+            }))
+        }),
+    )
+}
+
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(Shell::default());
+agentry::export_plugin!(recipe: RECIPE);

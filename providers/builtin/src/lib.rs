@@ -27,6 +27,7 @@ pub use tasks::{
 pub use todo::{Todo, TodoStatus, TodoWrite, TodoWriteInput};
 
 use agentry::provider::Provider;
+use agentry::settings::{Configured, Making, Recipe, Settings, made};
 use agentry::tool::{DynTool, erase};
 use std::sync::Arc;
 
@@ -114,7 +115,22 @@ impl Provider for Builtin {
     }
 }
 
+/// How the built-in tools are made, linked or as a plugin: the task-list tools `[builtin]`
+/// chooses; an unusable table leaves them out.
+pub const RECIPE: Recipe = Recipe {
+    name: "builtin",
+    sections: &[SECTION],
+    make,
+};
+
+fn make(settings: Settings) -> Making {
+    made(
+        BuiltinSettings::from_section(settings.section(SECTION))
+            .map(|chosen| Configured::new(Builtin::with_task_style(chosen.task_list))),
+    )
+}
+
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(Builtin::default());
+agentry::export_plugin!(recipe: RECIPE);

@@ -39,6 +39,7 @@ pub use read::Read;
 pub use write::Write;
 
 use agentry::provider::Provider;
+use agentry::settings::{Configured, Recipe, made};
 use agentry::tool::{DynTool, erase};
 use std::sync::Arc;
 
@@ -102,7 +103,14 @@ impl Provider for FileOps {
     }
 }
 
+/// How the file tools are made, linked or as a plugin: they read no settings.
+pub const RECIPE: Recipe = Recipe {
+    name: "file_ops",
+    sections: &[],
+    make: |_| made(Ok(Configured::new(FileOps::default()))),
+};
+
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(FileOps::default());
+agentry::export_plugin!(recipe: RECIPE);

@@ -1,6 +1,5 @@
 //! **Agent**: hands a task to a sub-agent, which works in its own loop and answers once.
 
-use crate::ModelOpener;
 use crate::definition::{GENERAL_PURPOSE, SubAgentDefinition};
 use agentry::subagent::{SubAgentSpec, SubAgents};
 use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
@@ -13,17 +12,13 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct AgentTool {
     definitions: Arc<Vec<SubAgentDefinition>>,
-    models: Option<ModelOpener>,
 }
 
 impl AgentTool {
-    /// The tool over these sub-agents; `models` opens a definition's `model` (without it, every
-    /// sub-agent uses the caller's model).
-    pub fn new(definitions: Arc<Vec<SubAgentDefinition>>, models: Option<ModelOpener>) -> Self {
-        Self {
-            definitions,
-            models,
-        }
+    /// The tool over these sub-agents; a definition's `model` is opened by the agent (one
+    /// that cannot be opened leaves that sub-agent the caller's model).
+    pub fn new(definitions: Arc<Vec<SubAgentDefinition>>) -> Self {
+        Self { definitions }
     }
 }
 
@@ -140,8 +135,8 @@ impl AgentTool {
             }
             kept
         });
-        spec.model = match (&definition.model, &self.models) {
-            (Some(name), Some(open)) => match open(name) {
+        spec.model = match &definition.model {
+            Some(name) => match runner.open_model(name) {
                 Ok(model) => Some(model),
                 Err(problem) => {
                     tracing::warn!(
@@ -151,7 +146,7 @@ impl AgentTool {
                     None
                 }
             },
-            _ => None,
+            None => None,
         };
         spec
     }

@@ -51,20 +51,15 @@ mod definition;
 pub use agent_tool::{AgentInput, AgentTool};
 pub use definition::{DefinitionError, GENERAL_PURPOSE, SubAgentDefinition, folders, load};
 
-use agentry::model::{Model, ModelError};
 use agentry::provider::Provider;
 use agentry::tool::{DynTool, erase};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Opens the model a definition names (`PROVIDER/MODEL`, `sonnet`, …).
-pub type ModelOpener = Arc<dyn Fn(&str) -> Result<Arc<dyn Model>, ModelError> + Send + Sync>;
-
 /// The `fork` provider: the Agent tool over a set of sub-agent definitions.
 #[derive(Clone)]
 pub struct Forks {
     definitions: Arc<Vec<SubAgentDefinition>>,
-    models: Option<ModelOpener>,
 }
 
 impl Forks {
@@ -73,7 +68,6 @@ impl Forks {
     pub fn new(definitions: Vec<SubAgentDefinition>) -> Self {
         Self {
             definitions: Arc::new(definitions),
-            models: None,
         }
     }
 
@@ -83,12 +77,6 @@ impl Forks {
     pub fn load(project: &Path, user_config: Option<&Path>) -> (Self, Vec<DefinitionError>) {
         let (definitions, errors) = load(&folders(project, user_config));
         (Self::new(definitions), errors)
-    }
-
-    /// Opens definitions' models with `open` (without it, every sub-agent uses the caller's).
-    pub fn with_models(mut self, open: ModelOpener) -> Self {
-        self.models = Some(open);
-        self
     }
 
     /// The sub-agents offered.
@@ -107,9 +95,6 @@ impl Provider for Forks {
     }
 
     fn tools(&self) -> Vec<Arc<dyn DynTool>> {
-        vec![erase(AgentTool::new(
-            self.definitions.clone(),
-            self.models.clone(),
-        ))]
+        vec![erase(AgentTool::new(self.definitions.clone()))]
     }
 }

@@ -38,12 +38,13 @@ pub use settings::HttpToolEntry;
 pub use tool::{Endpoint, HttpTool};
 
 use agentry::provider::SimpleProvider;
+use agentry::settings::{Configured, Making, Recipe, Settings};
 
 /// The provider of the tools `entries` declare (reaching their servers to discover LangServe
 /// schemas), with `${NAME}` read through `env`, and what could not be used, with why.
 pub async fn provider(
     entries: &[HttpToolEntry],
-    env: &dyn Fn(&str) -> Option<String>,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> (SimpleProvider, Vec<String>) {
     let (tools, problems) = load::tools(entries, env).await;
     let provider = tools.into_iter().fold(
@@ -63,3 +64,31 @@ pub const SECTION: &str = "http_tools";
 pub fn entries_from(value: serde_json::Value) -> Result<Vec<HttpToolEntry>, String> {
     serde_json::from_value(value).map_err(|e| format!("[[http_tools]]: {e}"))
 }
+
+/// How the HTTP tools are made, linked or as a plugin: one per `[[http_tools]]` entry (a
+/// LangServe schema fetched now); an entry that cannot be used is reported and left out.
+pub const RECIPE: Recipe = Recipe {
+    name: "http_tools",
+    sections: &[SECTION],
+    make,
+};
+
+fn make(settings: Settings) -> Making {
+    let entries = settings
+        .section(SECTION)
+        .cloned()
+        .map_or(Ok(Vec::new()), entries_from);
+    Box::pin(async move {
+        let env = |name: &str| std::env::var(name).ok();
+        let (provider, problems) = provider(&entries?, &env).await;
+        let problems = problems
+            .into_iter()
+            .map(|problem| format!("tool not registered: {problem}"));
+        Ok(Configured::new(provider).with_problems(problems))
+    })
+}
+
+// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
+// crate (`scripts/build-plugins`).
+#[cfg(feature = "plugin")]
+agentry::export_plugin!(recipe: RECIPE);

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use std::time::Duration;
 
 /// The environment `${NAME}` is read from.
-pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub type Env<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
 
 /// The tools of `entries`; an entry that cannot be used is left out and said why.
 pub async fn tools(entries: &[HttpToolEntry], env: Env<'_>) -> (Vec<HttpTool>, Vec<String>) {

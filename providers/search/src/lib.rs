@@ -36,6 +36,7 @@ pub use settings::SearchSettings;
 pub use tool::WebSearch;
 
 use agentry::provider::SimpleProvider;
+use agentry::settings::{Configured, Making, Recipe, Settings, made};
 
 /// The provider of `WebSearch` over the configured back-end (`None`: not configured, and each
 /// call says how to configure one).
@@ -55,7 +56,25 @@ pub fn settings_from(value: serde_json::Value) -> Result<SearchSettings, SearchE
     serde_json::from_value(value).map_err(|e| SearchError::Settings(e.to_string()))
 }
 
+/// How WebSearch is made, linked or as a plugin: over the `[web_search]` back-end; without a
+/// usable one (reported), each call says what to configure.
+pub const RECIPE: Recipe = Recipe {
+    name: "search",
+    sections: &[SECTION],
+    make,
+};
+
+fn make(settings: Settings) -> Making {
+    let chosen = settings.section(SECTION).cloned().map(settings_from);
+    let configured = match chosen {
+        Some(Ok(settings)) => Configured::new(provider(Some(&settings))),
+        Some(Err(error)) => Configured::new(provider(None)).with_problems([error.to_string()]),
+        None => Configured::new(provider(None)),
+    };
+    made(Ok(configured))
+}
+
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(provider(None));
+agentry::export_plugin!(recipe: RECIPE);

@@ -37,15 +37,15 @@ pub mod tool;
 pub use settings::{SECTION, SettingsError, WebFetchSettings};
 pub use tool::WebFetch;
 
-use agentry::model::Model;
 use agentry::provider::SimpleProvider;
-use std::sync::Arc;
+use agentry::settings::{Configured, Making, Recipe, Settings, made};
 
-/// The provider of `WebFetch`, with `settings`, answering prompts with `model` (the session's
-/// when `None`).
-pub fn provider(settings: &WebFetchSettings, model: Option<Arc<dyn Model>>) -> SimpleProvider {
+/// The provider of `WebFetch`, with `settings` (its `model` answers prompts, opened by the
+/// agent; the session's model when absent).
+pub fn provider(settings: &WebFetchSettings) -> SimpleProvider {
     let fetcher = fetch::Fetcher::new(settings.fetch_settings());
-    let tool = WebFetch::new(fetcher, model).with_max_content_chars(settings.max_content_chars());
+    let tool = WebFetch::new(fetcher, settings.model.clone())
+        .with_max_content_chars(settings.max_content_chars());
     SimpleProvider::new(
         "webfetch",
         "Fetches web pages and answers prompts about them.",
@@ -53,7 +53,27 @@ pub fn provider(settings: &WebFetchSettings, model: Option<Arc<dyn Model>>) -> S
     .with_tool(tool)
 }
 
+/// How WebFetch is made, linked or as a plugin: from `[webfetch]`; an unusable table leaves
+/// it out.
+pub const RECIPE: Recipe = Recipe {
+    name: "webfetch",
+    sections: &[SECTION],
+    make,
+};
+
+fn make(settings: Settings) -> Making {
+    let settings = match settings.section(SECTION) {
+        Some(table) => WebFetchSettings::from_value(table.clone()),
+        None => Ok(WebFetchSettings::default()),
+    };
+    made(
+        settings
+            .map(|settings| Configured::new(provider(&settings)))
+            .map_err(|e| e.to_string()),
+    )
+}
+
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(provider(&WebFetchSettings::default(), None));
+agentry::export_plugin!(recipe: RECIPE);

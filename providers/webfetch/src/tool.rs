@@ -5,10 +5,8 @@ use crate::cache::PageCache;
 use crate::convert;
 use crate::fetch::{FetchError, Fetcher};
 use agentry::domains::host_in_domain;
-use agentry::model::Model;
-use agentry::model::side::SessionModel;
 use agentry::tool::{
-    RulePatterns, RuleSubjects, SideQuestions, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
+    RulePatterns, RuleSubjects, SideQuestion, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -35,13 +33,14 @@ pub struct WebFetchInput {
 /// The `WebFetch` tool.
 pub struct WebFetch {
     fetcher: Fetcher,
-    model: Option<Arc<dyn Model>>,
+    model: Option<String>,
     max_content_chars: usize,
 }
 
 impl WebFetch {
-    /// WebFetch with `fetcher`, answering with `model` (the session's when `None`).
-    pub fn new(fetcher: Fetcher, model: Option<Arc<dyn Model>>) -> Self {
+    /// WebFetch with `fetcher`, answering with the model `model` names (as the configuration
+    /// names models; the session's when `None`), which the agent opens.
+    pub fn new(fetcher: Fetcher, model: Option<String>) -> Self {
         Self {
             fetcher,
             model,
@@ -74,18 +73,16 @@ impl WebFetch {
         };
         let text = convert::readable(&page).map_err(|e| ToolError::failed(e.to_string()))?;
         let (content, cut) = fit(&text, self.max_content_chars);
-        let model: Arc<dyn SideQuestions> = match &self.model {
-            Some(model) => Arc::new(SessionModel::new(model.clone())),
-            None => ctx.host.side_questions.clone().ok_or_else(|| {
+        let model =
+            ctx.host.side_questions.clone().ok_or_else(|| {
                 ToolError::failed("WebFetch has no model to apply the prompt with")
-            })?,
-        };
+            })?;
         let mut question = format!("Content of {}:\n\n---\n{content}\n---\n", page.url);
         if page.truncated || cut {
             question.push_str("\n(The content is cut short: it goes on beyond what is shown.)\n");
         }
         question.push_str(&format!("\nRequest: {}", input.prompt));
-        let asked = model.ask(SYSTEM.to_owned(), question);
+        let asked = model.ask(SideQuestion::new(SYSTEM, question).to_model(self.model.clone()));
         let answered = ctx.cancel.run_until_cancelled(asked).await;
         let answer = answered.ok_or(ToolError::Cancelled)?.map_err(|e| {
             ToolError::failed(format!(

@@ -9,14 +9,15 @@ mod remote;
 use crate::abi::{self, Buffer, HostCallback, PluginInfo, PluginV1};
 use crate::ids::{SessionId, ToolCallId};
 use crate::provider::Provider;
+use crate::settings::{Configured, Recipe, Settings};
 use crate::sync::{lock, panic_message};
 use crate::tool::{
     DynTool, Extensions, PreparedCall, ProgressSink, RuleSubjects, SessionState, ToolContext,
     ToolError,
 };
 use crate::wire::{
-    CallEnd, CallRequest, Description, PrepareRequest, Prepared, Query, ServiceAnswer,
-    ToolDescription,
+    CallEnd, CallRequest, ConfiguredDescription, Description, PrepareRequest, Prepared, Query,
+    ServiceAnswer, ToolDescription,
 };
 use futures::FutureExt;
 use host::Host;
@@ -25,18 +26,74 @@ use std::ffi::c_void;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use tokio_util::sync::CancellationToken;
 
 /// The plugin's state, made on first use.
 struct Plugin {
-    description: Description,
-    tools: HashMap<String, Arc<dyn DynTool>>,
+    /// The provider's tools and description as last made (anew by each `configure`).
+    offer: RwLock<Arc<Offer>>,
+    /// How the provider is made from settings, when it reads any.
+    recipe: Option<Recipe>,
     runtime: tokio::runtime::Runtime,
     calls: Mutex<HashMap<u64, Slot>>,
     sessions: Mutex<HashMap<String, SessionState>>,
     next_call: AtomicU64,
     panicked: AtomicBool,
+}
+
+/// What the provider offers: its description and its tools by name.
+struct Offer {
+    description: Description,
+    tools: HashMap<String, Arc<dyn DynTool>>,
+}
+
+impl Offer {
+    /// The offer of `provider`; `sections` are the configuration sections its recipe reads.
+    fn of(provider: &dyn Provider, sections: Option<Vec<String>>) -> Self {
+        let tools = provider.tools();
+        let description = Description {
+            name: provider.name().to_owned(),
+            description: provider.description(),
+            tools: tools
+                .iter()
+                .map(|tool| ToolDescription {
+                    name: tool.name().to_owned(),
+                    description: tool.description(),
+                    kind: tool.kind(),
+                    input_schema: tool.input_schema(),
+                    aliases: tool.aliases(),
+                    rule_patterns: Some(tool.rule_patterns()),
+                    needs_user: tool.needs_user(),
+                })
+                .collect(),
+            sections,
+        };
+        Self {
+            description,
+            tools: tools
+                .into_iter()
+                .map(|tool| (tool.name().to_owned(), tool))
+                .collect(),
+        }
+    }
+
+    /// The tool named `name`.
+    fn tool(&self, name: &str) -> Result<&Arc<dyn DynTool>, String> {
+        self.tools
+            .get(name)
+            .ok_or_else(|| format!("the plugin has no tool `{name}`"))
+    }
+}
+
+/// Where the plugin's provider comes from (for [`export_plugin!`](crate::export_plugin)).
+#[derive(Clone, Copy)]
+pub enum Source {
+    /// A provider made once, with no settings.
+    Fixed(fn() -> Box<dyn Provider>),
+    /// A provider the host configures: made with empty settings at first, anew by each
+    /// `configure`.
+    Recipe(Recipe),
 }
 
 /// A call the plugin holds, by its handle.
@@ -92,54 +149,73 @@ pub fn info() -> *const PluginInfo {
     &INFO
 }
 
-/// Makes the plugin from `make` on first use and returns the v1 table (for
+/// Makes the plugin from `source` on first use and returns the v1 table (for
 /// [`export_plugin!`](crate::export_plugin)).
-pub fn table(make: fn() -> Box<dyn Provider>) -> *const PluginV1 {
+pub fn table(source: Source) -> *const PluginV1 {
     PLUGIN.get_or_init(|| {
-        catch_unwind(|| start_plugin(make()))
+        catch_unwind(|| start_plugin(source))
             .unwrap_or_else(|_| Err("the provider panicked while starting".to_owned()))
     });
     &TABLE
 }
 
-fn start_plugin(provider: Box<dyn Provider>) -> Result<Plugin, String> {
+fn start_plugin(source: Source) -> Result<Plugin, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("agentry-plugin")
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the plugin's runtime: {e}"))?;
-    let tools: HashMap<String, Arc<dyn DynTool>> = provider
-        .tools()
-        .into_iter()
-        .map(|tool| (tool.name().to_owned(), tool))
-        .collect();
-    let description = Description {
-        name: provider.name().to_owned(),
-        description: provider.description(),
-        tools: provider
-            .tools()
-            .iter()
-            .map(|tool| ToolDescription {
-                name: tool.name().to_owned(),
-                description: tool.description(),
-                kind: tool.kind(),
-                input_schema: tool.input_schema(),
-                aliases: tool.aliases(),
-                rule_patterns: Some(tool.rule_patterns()),
-                needs_user: tool.needs_user(),
-            })
-            .collect(),
+    let (offer, recipe) = match source {
+        Source::Fixed(make) => (Offer::of(make().as_ref(), None), None),
+        Source::Recipe(recipe) => {
+            let made = runtime.block_on((recipe.make)(Settings::default()))?;
+            (offer_of_recipe(&made, &recipe), Some(recipe))
+        }
     };
     Ok(Plugin {
-        description,
-        tools,
+        offer: RwLock::new(Arc::new(offer)),
+        recipe,
         runtime,
         calls: Mutex::default(),
         sessions: Mutex::default(),
         next_call: AtomicU64::new(1),
         panicked: AtomicBool::new(false),
     })
+}
+
+/// The offer of a provider `recipe` made.
+fn offer_of_recipe(made: &Configured, recipe: &Recipe) -> Offer {
+    let sections = recipe.sections.iter().map(|s| (*s).to_owned()).collect();
+    Offer::of(made.provider.as_ref(), Some(sections))
+}
+
+impl Plugin {
+    /// What the provider offers now.
+    fn offer(&self) -> Arc<Offer> {
+        self.offer
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Makes the provider anew from `settings` (the `configure` query).
+    fn configure(&self, settings: Settings) -> Result<ConfiguredDescription, String> {
+        let recipe = self
+            .recipe
+            .ok_or("the plugin's provider reads no settings")?;
+        let made = self.runtime.block_on((recipe.make)(settings))?;
+        let offer = offer_of_recipe(&made, &recipe);
+        let description = offer.description.clone();
+        *self
+            .offer
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(offer);
+        Ok(ConfiguredDescription {
+            description,
+            problems: made.problems,
+        })
+    }
 }
 
 fn plugin() -> Result<&'static Plugin, String> {
@@ -210,7 +286,7 @@ fn request<'a, T: serde::Deserialize<'a>>(ptr: *const u8, len: usize) -> Result<
 extern "C" fn describe(out: *mut Buffer) -> i32 {
     answer(out, || {
         let plugin = plugin()?;
-        serde_json::to_vec(&plugin.description).map_err(|e| e.to_string())
+        serde_json::to_vec(&plugin.offer().description).map_err(|e| e.to_string())
     })
 }
 
@@ -218,11 +294,9 @@ extern "C" fn prepare(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
     answer(out, || {
         let plugin = plugin()?;
         let request: PrepareRequest = request(ptr, len)?;
-        let tool = plugin
-            .tools
-            .get(&request.tool)
-            .ok_or_else(|| format!("the plugin has no tool `{}`", request.tool))?;
-        let prepared = tool
+        let prepared = plugin
+            .offer()
+            .tool(&request.tool)?
             .prepare(request.input, &request.cwd)
             .map_err(|e| e.to_string())?;
         let answer = Prepared {
@@ -493,11 +567,8 @@ extern "C" fn query(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
                 _ => return Err(format!("the plugin has no prepared call {call}")),
             },
             Query::CheckRulePattern { tool, pattern } => {
-                let tool = plugin
-                    .tools
-                    .get(&tool)
-                    .ok_or_else(|| format!("the plugin has no tool `{tool}`"))?;
-                serde_json::json!(tool.check_rule_pattern(&pattern).err())
+                let checked = plugin.offer().tool(&tool)?.check_rule_pattern(&pattern);
+                serde_json::json!(checked.err())
             }
             Query::TakeNotices { session_id } => {
                 let state = lock(&plugin.sessions).get(&session_id).cloned();
@@ -507,6 +578,7 @@ extern "C" fn query(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
                         .unwrap_or_default()
                 )
             }
+            Query::Configure(settings) => serde_json::json!(plugin.configure(settings)?),
         };
         serde_json::to_vec(&answer).map_err(|e| e.to_string())
     })
@@ -531,14 +603,25 @@ extern "C" fn free(buffer: Buffer) {
     }
 }
 
-/// Exports a provider as an agentry plugin. Put it once in a `cdylib` crate:
+/// Exports a provider as an agentry plugin. Put it once in a `cdylib` crate, with the provider
+/// to offer:
 ///
 /// ```ignore
 /// agentry_plugin::export_plugin!(MyProvider::default());
 /// ```
+///
+/// or, for a provider made from the configuration (its sections, the project), with its
+/// [`Recipe`](crate::settings::Recipe), which the host follows with the user's settings:
+///
+/// ```ignore
+/// agentry_plugin::export_plugin!(recipe: my_provider::RECIPE);
+/// ```
 #[macro_export]
 macro_rules! export_plugin {
-    ($provider:expr) => {
+    (recipe: $recipe:expr) => {
+        $crate::export_plugin!(@table $crate::export::Source::Recipe($recipe));
+    };
+    (@table $source:expr) => {
         /// The plugin's info (agentry plugin ABI).
         #[allow(unsafe_code)]
         #[unsafe(no_mangle)]
@@ -550,11 +633,14 @@ macro_rules! export_plugin {
         #[allow(unsafe_code)]
         #[unsafe(no_mangle)]
         pub extern "C" fn agentry_plugin_v1() -> *const $crate::abi::PluginV1 {
-            fn make() -> ::std::boxed::Box<dyn $crate::provider::Provider> {
-                ::std::boxed::Box::new($provider)
-            }
-            $crate::export::table(make)
+            $crate::export::table($source)
         }
+    };
+    ($provider:expr) => {
+        fn __agentry_make_provider() -> ::std::boxed::Box<dyn $crate::provider::Provider> {
+            ::std::boxed::Box::new($provider)
+        }
+        $crate::export_plugin!(@table $crate::export::Source::Fixed(__agentry_make_provider));
     };
 }
 

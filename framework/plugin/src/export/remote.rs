@@ -3,8 +3,8 @@
 
 use super::host::Host;
 use crate::tool::{
-    ClientFiles, ClientServices, ClientTerminals, HostServices, SideAnswer, SideQuestions,
-    TerminalCommand, TerminalExit,
+    ClientFiles, ClientServices, ClientTerminals, HostServices, SideAnswer, SideQuestion,
+    SideQuestions, TerminalCommand, TerminalExit,
 };
 use crate::wire::{Service, ServiceRequest};
 use futures::future::BoxFuture;
@@ -92,11 +92,7 @@ impl ClientTerminals for Remote {
 }
 
 impl SideQuestions for Remote {
-    fn ask(
-        &self,
-        system: String,
-        question: String,
-    ) -> BoxFuture<'static, Result<SideAnswer, String>> {
-        Remote::ask(self, ServiceRequest::AskModel { system, question })
+    fn ask(&self, question: SideQuestion) -> BoxFuture<'static, Result<SideAnswer, String>> {
+        Remote::ask(self, ServiceRequest::AskModel(question))
     }
 }

@@ -89,14 +89,54 @@ impl Tool for Nap {
     }
 }
 
-fn make() -> Box<dyn Provider> {
-    Box::new(
-        SimpleProvider::new("echo", "")
+/// The tests' provider: Echo, ReadThrough and Nap, and with `[greeting] name = "…"` a
+/// `Greet` tool greeting that name (a key it does not know is a problem to report; a name that
+/// is not text leaves nothing usable).
+fn make(settings: Settings) -> crate::settings::Making {
+    Box::pin(async move {
+        let provider = SimpleProvider::new("echo", "")
             .with_tool(Echo)
             .with_tool(ReadThrough)
-            .with_tool(Nap),
-    )
+            .with_tool(Nap);
+        let Some(section) = settings.section("greeting") else {
+            return Ok(Configured::new(provider));
+        };
+        let name = section["name"]
+            .as_str()
+            .ok_or("greeting: `name` must be text")?
+            .to_owned();
+        let problems = section
+            .as_object()
+            .into_iter()
+            .flat_map(|table| table.keys())
+            .filter(|key| *key != "name")
+            .map(|key| format!("greeting: unknown key `{key}`"))
+            .collect::<Vec<_>>();
+        let greet = crate::tool::tool_fn(
+            "Greet",
+            "Greets the configured name.",
+            ToolKind::Other,
+            move |_: serde_json::Value, _| {
+                let greeting = format!("Hello, {name}!");
+                async move { Ok::<_, ToolError>(greeting) }
+            },
+        );
+        Ok(Configured::new(provider.with_tool(greet)).with_problems(problems))
+    })
 }
+
+/// Holds the plugin for one test at a time: they share it, and count the calls it holds.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: Mutex<()> = Mutex::new(());
+    lock(&ONE)
+}
+
+/// The tests' plugin source.
+const SOURCE: Source = Source::Recipe(Recipe {
+    name: "echo",
+    sections: &["greeting"],
+    make,
+});
 
 /// A host waker that counts its wakes and whether it was released.
 #[derive(Default)]
@@ -226,8 +266,9 @@ fn start_with(table: &PluginV1, call: u64, request: &[u8], callback: HostCallbac
 
 #[test]
 fn prepared_calls_are_held_until_started_or_discarded() {
+    let _one_at_a_time = one_at_a_time();
     // SAFETY: `table` returns a pointer to the static table.
-    let table = unsafe { &*table(make) };
+    let table = unsafe { &*table(SOURCE) };
     assert_eq!(held(), 0);
 
     let discarded = prepare_echo(table, "never").unwrap();
@@ -272,8 +313,9 @@ fn prepared_calls_are_held_until_started_or_discarded() {
 
 #[test]
 fn a_call_asks_the_host_for_the_services_it_was_offered_and_reads_the_answers() {
+    let _one_at_a_time = one_at_a_time();
     // SAFETY: `table` returns a pointer to the static table.
-    let table = unsafe { &*table(make) };
+    let table = unsafe { &*table(SOURCE) };
     assert!(table.has_v1_1());
     let offered = br#"{"cwd":"/","workspace_roots":["/"],"session_id":"s","tool_call_id":"t","services":["client_files","a_service_from_the_future"]}"#;
     let not_offered = br#"{"cwd":"/","workspace_roots":["/"],"session_id":"s","tool_call_id":"t"}"#;
@@ -301,8 +343,9 @@ fn a_call_asks_the_host_for_the_services_it_was_offered_and_reads_the_answers() 
 
 #[test]
 fn a_polled_call_runs_on_the_polling_thread_and_wakes_the_host_to_be_polled_again() {
+    let _one_at_a_time = one_at_a_time();
     // SAFETY: `table` returns a pointer to the static table.
-    let table = unsafe { &*table(make) };
+    let table = unsafe { &*table(SOURCE) };
     let call = prepare_call(table, "Nap", serde_json::json!({"ms": 30})).unwrap();
     let events: Mutex<Vec<(u32, Vec<u8>)>> = Mutex::default();
     let host = std::ptr::from_ref(&events).cast_mut().cast();
@@ -348,8 +391,9 @@ fn a_polled_call_runs_on_the_polling_thread_and_wakes_the_host_to_be_polled_agai
 
 #[test]
 fn a_detached_call_runs_to_its_end_on_the_plugins_runtime() {
+    let _one_at_a_time = one_at_a_time();
     // SAFETY: `table` returns a pointer to the static table.
-    let table = unsafe { &*table(make) };
+    let table = unsafe { &*table(SOURCE) };
     let call = prepare_call(table, "Nap", serde_json::json!({"ms": 20})).unwrap();
     let events: Mutex<Vec<(u32, Vec<u8>)>> = Mutex::default();
     let host = std::ptr::from_ref(&events).cast_mut().cast();
@@ -382,8 +426,9 @@ fn a_detached_call_runs_to_its_end_on_the_plugins_runtime() {
 
 #[test]
 fn queries_answer_for_rules_and_notices_and_refuse_what_they_do_not_know() {
+    let _one_at_a_time = one_at_a_time();
     // SAFETY: `table` returns a pointer to the static table.
-    let table = unsafe { &*table(make) };
+    let table = unsafe { &*table(SOURCE) };
     let ask = |query: &[u8]| {
         let mut out = Buffer::EMPTY;
         let code = (table.query)(query.as_ptr(), query.len(), &mut out);
@@ -408,4 +453,62 @@ fn queries_answer_for_rules_and_notices_and_refuse_what_they_do_not_know() {
     let (code, message) = ask(br#"{"a_query_from_the_future":{}}"#);
     assert_eq!(code, abi::ERROR);
     assert!(message.starts_with("the request is not valid"), "{message}");
+}
+
+/// Asks the plugin `query`; its answer's JSON, or its error.
+fn ask(table: &PluginV1, query: &serde_json::Value) -> Result<serde_json::Value, String> {
+    let bytes = serde_json::to_vec(query).unwrap();
+    let mut out = Buffer::EMPTY;
+    let code = (table.query)(bytes.as_ptr(), bytes.len(), &mut out);
+    // SAFETY: the plugin filled `out`.
+    let answer = unsafe { std::slice::from_raw_parts(out.ptr, out.len) }.to_vec();
+    (table.free)(out);
+    match code {
+        abi::OK => Ok(serde_json::from_slice(&answer).unwrap()),
+        _ => Err(String::from_utf8(answer).unwrap()),
+    }
+}
+
+#[test]
+fn configure_makes_the_provider_anew_from_its_sections_and_reports_their_problems() {
+    let _one_at_a_time = one_at_a_time();
+    // SAFETY: `table` returns a pointer to the static table.
+    let table = unsafe { &*table(SOURCE) };
+    let mut out = Buffer::EMPTY;
+    assert_eq!((table.describe)(&mut out), abi::OK);
+    // SAFETY: the plugin filled `out`.
+    let before: Description =
+        serde_json::from_slice(unsafe { std::slice::from_raw_parts(out.ptr, out.len) }).unwrap();
+    (table.free)(out);
+    assert_eq!(before.sections, Some(vec!["greeting".to_owned()]));
+
+    // Settings that leave nothing usable: an error, and the provider stays as it was.
+    let refused = ask(
+        table,
+        &serde_json::json!({"configure": {"sections": {"greeting": {"name": 7}}, "project": "/p"}}),
+    );
+    assert_eq!(refused.unwrap_err(), "greeting: `name` must be text");
+    assert!(prepare_call(table, "Greet", serde_json::json!({})).is_err());
+
+    let configured = ask(
+        table,
+        &serde_json::json!({"configure": {"sections": {"greeting": {"name": "Ada", "colour": "red"}}, "project": "/p"}}),
+    )
+    .unwrap();
+    let configured: ConfiguredDescription = serde_json::from_value(configured).unwrap();
+    assert_eq!(configured.problems, ["greeting: unknown key `colour`"]);
+    let names: Vec<&str> = configured
+        .description
+        .tools
+        .iter()
+        .map(|tool| tool.name.as_str())
+        .collect();
+    assert_eq!(names, ["Echo", "ReadThrough", "Nap", "Greet"]);
+    let call = prepare_call(table, "Greet", serde_json::json!({})).unwrap();
+    match start_call(table, call.call) {
+        CallEnd::Completed(output) => assert_eq!(output, ToolOutput::text("Hello, Ada!")),
+        other => panic!("{other:?}"),
+    }
+    let unknown = ask(table, &serde_json::json!({"configure_everything": {}}));
+    assert!(unknown.unwrap_err().contains("not valid"));
 }

@@ -20,14 +20,41 @@ impl std::fmt::Debug for HostServices {
     }
 }
 
-/// A model a tool may ask one question of, with no tools and no history: the session's.
+/// A model a tool may ask one question of, with no tools and no history: the session's, or
+/// one the question names.
 pub trait SideQuestions: Send + Sync {
-    /// Asks `question` under the `system` prompt. Errors are messages for the model.
-    fn ask(
-        &self,
-        system: String,
-        question: String,
-    ) -> BoxFuture<'static, Result<SideAnswer, String>>;
+    /// Asks the question. Errors are messages for the model.
+    fn ask(&self, question: SideQuestion) -> BoxFuture<'static, Result<SideAnswer, String>>;
+}
+
+/// One side question.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SideQuestion {
+    /// The system prompt.
+    pub system: String,
+    /// The question.
+    pub question: String,
+    /// The model to ask, as the configuration names models (`openai/gpt-4.1-mini`); the
+    /// session's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl SideQuestion {
+    /// `question` under the `system` prompt, to the session's model.
+    pub fn new(system: impl Into<String>, question: impl Into<String>) -> Self {
+        Self {
+            system: system.into(),
+            question: question.into(),
+            model: None,
+        }
+    }
+
+    /// To `model` (as the configuration names models) instead of the session's.
+    pub fn to_model(mut self, model: Option<String>) -> Self {
+        self.model = model;
+        self
+    }
 }
 
 /// A side question's answer.

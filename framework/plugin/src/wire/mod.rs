@@ -21,6 +21,21 @@ pub struct Description {
     pub description: String,
     /// Its tools.
     pub tools: Vec<ToolDescription>,
+    /// The configuration sections the provider reads (ABI 1.1): present, the host configures
+    /// the plugin ([`Query::Configure`]) before offering its tools, even when it names none
+    /// (the provider reads the project's files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sections: Option<Vec<String>>,
+}
+
+/// The answer to [`Query::Configure`]: the provider as its settings made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfiguredDescription {
+    /// The provider, described anew (its tools may differ from the unconfigured ones).
+    pub description: Description,
+    /// What in the settings could not be used, for the user.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
 }
 
 /// A tool, as `describe` returns it.

@@ -2,7 +2,8 @@
 //! answered through the table's `answer`), and the queries the host makes of a plugin (through
 //! the table's `query`).
 
-use crate::tool::TerminalCommand;
+use crate::settings::Settings;
+use crate::tool::{SideQuestion, TerminalCommand};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -70,14 +71,9 @@ pub enum ServiceRequest {
         /// The terminal.
         terminal_id: String,
     },
-    /// Asks the session's model one question, with no tools and no history. Answer:
-    /// `{"text", "model", "usage"}`.
-    AskModel {
-        /// The system prompt.
-        system: String,
-        /// The question.
-        question: String,
-    },
+    /// Asks the session's model (or the one the question names) one question, with no tools
+    /// and no history. Answer: `{"text", "model", "usage"}`.
+    AskModel(SideQuestion),
 }
 
 /// The host's answer to a [`ServiceCall`].
@@ -119,4 +115,8 @@ pub enum Query {
         /// The session.
         session_id: String,
     },
+    /// Makes the provider anew from the configuration's sections it reads and the project.
+    /// Answer: a [`ConfiguredDescription`](super::ConfiguredDescription); an error when the
+    /// settings leave nothing usable (the plugin is then left out, with the error).
+    Configure(Settings),
 }

@@ -48,7 +48,10 @@ impl Chat<'_> {
             workspace_roots: session.options.workspace_roots.clone(),
             client: session.options.client.clone(),
             host: HostServices {
-                side_questions: Some(Arc::new(SessionModel::new(session.model.clone()))),
+                side_questions: Some(Arc::new(
+                    SessionModel::new(session.model.clone())
+                        .with_named(session.agent.named_models().cloned()),
+                )),
             },
             state: session.state.clone(),
             policy: session.options.policy.clone(),

@@ -3,14 +3,28 @@
 //! refusals as failed calls the model can read, and `WebFetch(domain:…)` permission rules.
 
 use crate::site;
+use agentry::model::named::NamedModels;
 use agentry::model::scripted::{ScriptedModel, ScriptedResponse};
-use agentry::model::{ContentBlock, Message};
+use agentry::model::side::SessionModel;
+use agentry::model::{ContentBlock, Message, Model, ModelError};
 use agentry::permission::{PermissionMode, PermissionPolicy, PermissionRule, RuleAction};
 use agentry::provider::SimpleProvider;
 use agentry::testing::ToolHarness;
+use agentry::tool::SideQuestions;
 use agentry_webfetch::WebFetch;
 use serde_json::json;
 use std::sync::Arc;
+
+/// Side questions as a chat offers them: the session's model (which answers nothing) and
+/// `model` by the name `small`, as the configuration's `[webfetch] model` names it.
+fn answering_with_small(model: Arc<ScriptedModel>) -> Arc<dyn SideQuestions> {
+    let named = NamedModels::new(move |name| match name {
+        "small" => Ok(model.clone() as Arc<dyn Model>),
+        other => Err(ModelError::Config(format!("no model `{other}` here"))),
+    });
+    let session = Arc::new(ScriptedModel::new([]));
+    Arc::new(SessionModel::new(session).with_named(Some(Arc::new(named))))
+}
 
 fn provider(tool: WebFetch) -> SimpleProvider {
     SimpleProvider::new("webfetch", "").with_tool(tool)
@@ -41,9 +55,11 @@ async fn the_prompt_is_answered_from_the_page_by_the_configured_model_and_the_pa
         ScriptedResponse::text("Each value has one owner."),
         ScriptedResponse::text("Moves and borrows."),
     ]));
-    let tool = WebFetch::new(site::fetcher(site::settings()), Some(model.clone()));
+    let tool = WebFetch::new(site::fetcher(site::settings()), Some("small".into()));
     let dir = tempfile::tempdir().unwrap();
-    let harness = ToolHarness::new(&provider(tool), dir.path()).unwrap();
+    let harness = ToolHarness::new(&provider(tool), dir.path())
+        .unwrap()
+        .with_side_questions(answering_with_small(model.clone()));
     let url = site.url("/article");
     let first = harness
         .call(
@@ -105,9 +121,11 @@ async fn without_a_configured_model_the_sessions_answers_and_long_pages_are_cut(
 async fn refusals_and_fetch_failures_are_failed_calls_the_model_reads() {
     let site = site::start().await;
     let model = Arc::new(ScriptedModel::new([]));
-    let tool = WebFetch::new(site::fetcher(site::settings()), Some(model.clone()));
+    let tool = WebFetch::new(site::fetcher(site::settings()), Some("small".into()));
     let dir = tempfile::tempdir().unwrap();
-    let harness = ToolHarness::new(&provider(tool), dir.path()).unwrap();
+    let harness = ToolHarness::new(&provider(tool), dir.path())
+        .unwrap()
+        .with_side_questions(answering_with_small(model.clone()));
     for (url, says) in [
         (
             "http://169.254.169.254/latest/meta-data/".to_owned(),
@@ -131,7 +149,7 @@ async fn refusals_and_fetch_failures_are_failed_calls_the_model_reads() {
 async fn a_domain_rule_allows_that_domain_and_its_subdomains_only() {
     let site = site::start().await;
     let model = Arc::new(ScriptedModel::new([ScriptedResponse::text("ok")]));
-    let tool = WebFetch::new(site::fetcher(site::settings()), Some(model));
+    let tool = WebFetch::new(site::fetcher(site::settings()), Some("small".into()));
     let dir = tempfile::tempdir().unwrap();
     let policy = PermissionPolicy::new(
         PermissionMode::Default,
@@ -140,6 +158,7 @@ async fn a_domain_rule_allows_that_domain_and_its_subdomains_only() {
     // Questions are rejected by the harness: only the rule lets a call run.
     let harness = ToolHarness::new(&provider(tool), dir.path())
         .unwrap()
+        .with_side_questions(answering_with_small(model))
         .with_policy(policy);
     let allowed = harness
         .call(
@@ -156,6 +175,29 @@ async fn a_domain_rule_allows_that_domain_and_its_subdomains_only() {
         .await;
     assert!(other.result.is_error, "asked, and the harness rejects");
     assert!(other.text().contains("reject"), "{}", other.text());
+}
+
+#[tokio::test]
+async fn a_configured_model_that_cannot_be_opened_fails_the_call_with_the_reason() {
+    let site = site::start().await;
+    let tool = WebFetch::new(site::fetcher(site::settings()), Some("large".into()));
+    let dir = tempfile::tempdir().unwrap();
+    let harness = ToolHarness::new(&provider(tool), dir.path())
+        .unwrap()
+        .with_side_questions(answering_with_small(Arc::new(ScriptedModel::new([]))));
+    let out = harness
+        .call(
+            "WebFetch",
+            json!({"url": site.url("/article"), "prompt": "?"}),
+        )
+        .await;
+    assert!(out.result.is_error);
+    assert!(
+        out.text().contains("cannot open the model `large`")
+            && out.text().contains("no model `large` here"),
+        "{}",
+        out.text()
+    );
 }
 
 #[test]
