@@ -302,6 +302,8 @@ fn recipes() -> Vec<Recipe> {
         agentry_search::RECIPE,
         #[cfg(feature = "http-tools")]
         agentry_http_tools::RECIPE,
+        #[cfg(feature = "fork")]
+        agentry_fork::RECIPE,
     ]
 }
 
@@ -345,8 +347,6 @@ fn configured_plugin(
 /// whose settings leave nothing usable is reported and left out, as is one with no tools
 /// (HTTP tools with no `[[http_tools]]`).
 pub async fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
-    #[cfg(not(feature = "fork"))]
-    let _ = project;
     let mut linked: Vec<Arc<dyn Provider>> = Vec::new();
     for recipe in recipes() {
         match (recipe.make)(settings(config, recipe.sections.iter().copied(), project)).await {
@@ -359,8 +359,6 @@ pub async fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
             Err(error) => eprintln!("agentry: provider `{}` not offered: {error}", recipe.name),
         }
     }
-    #[cfg(feature = "fork")]
-    linked.push(Arc::new(sub_agents(project)));
     linked
 }
 
@@ -394,18 +392,6 @@ fn skills(project: &Path) -> agentry_skill::Skills {
         eprintln!("agentry: skill not loaded: {problem}");
     }
     skills
-}
-
-/// The sub-agents defined for the user and the project (unusable definitions are reported and
-/// left out); the agent opens their `model`s ([`crate::assemble::named_models`]).
-#[cfg(feature = "fork")]
-fn sub_agents(project: &Path) -> agentry_fork::Forks {
-    let user = crate::assemble::user_config_folder();
-    let (forks, problems) = agentry_fork::Forks::load(project, user.as_deref());
-    for problem in problems {
-        eprintln!("agentry: sub-agent not loaded: {problem}");
-    }
-    forks
 }
 
 /// What the configuration selects: the providers kept and the tools left out.

@@ -19,7 +19,8 @@ pub use crate::event::question::{
 use crate::event::{AgentEvent, EventSink};
 use crate::ids::ToolCallId;
 use crate::pause::ChatPauses;
-use crate::tool::ToolContext;
+use crate::tool::{AskUser, ToolContext, ToolError, UserAnswer};
+use futures::future::BoxFuture;
 use std::sync::Arc;
 
 /// What a tool asks the front-end.
@@ -64,8 +65,10 @@ impl QuestionHandler for PauseForAnswers {
     }
 }
 
-/// The chat's question handler, as offered to a tool call (in its
+/// The chat's question handler, as offered to a tool call (as its
+/// [`HostServices::ask_user`](crate::tool::HostServices::ask_user), and in its
 /// [`Extensions`](crate::tool::Extensions)).
+#[derive(Clone)]
 pub struct UserQuestions {
     pub(crate) handler: Arc<dyn QuestionHandler>,
     /// Where the calls run: the main loop, or which sub-agent's.
@@ -86,7 +89,7 @@ impl UserQuestions {
     /// When the chat resumes with the answer to this call, that is the answer. When the
     /// handler pauses, the question is recorded with the chat
     /// ([`AgentEvent::QuestionPending`]) and the call should end with
-    /// [`ToolError::AwaitingAnswer`](crate::tool::ToolError::AwaitingAnswer).
+    /// [`ToolError::AwaitingAnswer`].
     pub async fn ask(&self, ctx: &ToolContext, questions: Vec<Question>) -> QuestionOutcome {
         if let Some(answers) = self.pauses.take_answer(&ctx.tool_call_id) {
             return QuestionOutcome::Answered(answers);
@@ -113,6 +116,27 @@ impl UserQuestions {
             self.events.emit(AgentEvent::QuestionPending(pending));
         }
         outcome
+    }
+}
+
+/// The chat's questions as the [`AskUser`] host service (what AskUserQuestion uses, linked or
+/// from a plugin).
+impl AskUser for UserQuestions {
+    fn ask(
+        &self,
+        call: &ToolContext,
+        questions: Vec<Question>,
+    ) -> BoxFuture<'static, Result<UserAnswer, ToolError>> {
+        let asker = self.clone();
+        let call = call.clone();
+        Box::pin(async move {
+            match UserQuestions::ask(&asker, &call, questions).await {
+                QuestionOutcome::Answered(answers) => Ok(UserAnswer::Answered(answers)),
+                QuestionOutcome::Declined => Ok(UserAnswer::Declined),
+                QuestionOutcome::Cancelled => Err(ToolError::Cancelled),
+                QuestionOutcome::Paused => Err(ToolError::AwaitingAnswer),
+            }
+        })
     }
 }
 

@@ -8,13 +8,14 @@ use agentry_tests::Sandbox;
 use std::path::PathBuf;
 
 /// The stock providers that build as plugins.
-pub(crate) const STOCK_PLUGINS: [&str; 6] = [
+pub(crate) const STOCK_PLUGINS: [&str; 7] = [
     "file_ops",
     "bash",
     "builtin",
     "search",
     "webfetch",
     "http_tools",
+    "fork",
 ];
 
 /// How the binary under test gets its stock providers.

@@ -1,6 +1,8 @@
 //! The stock tools in the real binary, driven by the mock model: what models trip over when
 //! a tool differs from the ones they were trained on.
 
+use crate::both_ways;
+use crate::loading::{Loading, as_strs};
 use crate::{run_openai, sandbox, tool_result_in};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::json;
@@ -55,9 +57,9 @@ fn an_absolute_glob_pattern_finds_files() {
     assert!(!found.contains("README.md"), "{found}");
 }
 
-#[test]
-fn a_claude_code_sub_agent_definition_runs_as_a_tagged_nested_loop() {
-    let sb = sandbox();
+both_ways!(a_claude_code_sub_agent_definition_runs_as_a_tagged_nested_loop);
+fn a_claude_code_sub_agent_definition_runs_as_a_tagged_nested_loop(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write(
         "project/.claude/agents/finder.md",
         "---\nname: file-finder\ndescription: Finds files.\ntools: Glob\n---\nYou find files.\n",
@@ -77,11 +79,8 @@ fn a_claude_code_sub_agent_definition_runs_as_a_tagged_nested_loop() {
         MockTurn::Reply(MockReply::text("src/main.rs is the only one.")),
         MockTurn::Reply(MockReply::text("There is one Rust file.")),
     ]);
-    let out = run_openai(
-        &sb,
-        &server,
-        &["--output-format", "stream-json", "find the sources"],
-    );
+    let args = loading.args(&["--output-format", "stream-json", "find the sources"]);
+    let out = run_openai(&sb, &server, &as_strs(&args));
     assert_eq!(out.code, Some(0), "{out:?}");
     let requests = server.requests();
     let child_tools: Vec<&str> = requests[1].body["tools"]

@@ -10,6 +10,7 @@ pub mod export;
 pub mod ids;
 pub mod plan;
 pub mod provider;
+pub mod question;
 pub mod settings;
 pub mod sync;
 pub mod tool;

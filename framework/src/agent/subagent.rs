@@ -1,8 +1,9 @@
 //! Sub-agents: a tool call that runs a nested agent loop — its own history, system prompt, tools
 //! and model — inside the chat that made the call (the `fork` provider's `Agent` tool).
 //!
-//! The chat offers every tool call a [`SubAgents`] runner in its
-//! [`Extensions`](crate::tool::Extensions). A sub-agent's events flow into the chat's one event
+//! The chat offers every tool call a [`SubAgents`] runner, as its
+//! [`HostServices::sub_agents`](crate::tool::HostServices::sub_agents) (which a plugin's tool
+//! reaches across the ABI) and in its [`Extensions`](crate::tool::Extensions). A sub-agent's events flow into the chat's one event
 //! stream (and its transcript, so they are stored with the session): its turns carry
 //! `parent_fork_tool_call_id` (the call that started it) and their own `loop_id` (the root loop's
 //! is [`ROOT_LOOP`]); a sub-agent's own sub-agents chain the same way. It asks its permission
@@ -31,7 +32,8 @@ use crate::pause::ChatPauses;
 use crate::permission::{PermissionHandler, PermissionMode, RememberedAnswers};
 use crate::provider::ToolRegistry;
 use crate::question::QuestionHandler;
-use crate::tool::ToolContext;
+use crate::tool::{SubAgentReport, SubAgentRunner, SubAgentTask, ToolContext, ToolError};
+use futures::future::BoxFuture;
 use std::sync::{Arc, Mutex};
 
 pub use crate::event::ROOT_LOOP;
@@ -278,6 +280,69 @@ impl SubAgents {
             model_requests: summary.model_requests,
             loop_id: origin.loop_id,
         })
+    }
+}
+
+/// The runner as the [`SubAgentRunner`] host service (what the Agent tool uses, linked or from a
+/// plugin): tools the agent lacks and a model it cannot open are left out with a warning, since
+/// definitions written for another agent may name them.
+impl SubAgentRunner for SubAgents {
+    fn run(
+        &self,
+        call: &ToolContext,
+        task: SubAgentTask,
+    ) -> BoxFuture<'static, Result<SubAgentReport, ToolError>> {
+        let runner = self.clone();
+        let call = call.clone();
+        Box::pin(async move {
+            let spec = runner.spec_of(&task)?;
+            let outcome = SubAgents::run(&runner, &call, spec, task.prompt).await?;
+            Ok(SubAgentReport {
+                answer: outcome.answer,
+                stop_reason: outcome.stop_reason.as_str().to_owned(),
+                usage: serde_json::to_value(outcome.usage).unwrap_or_default(),
+                model_requests: outcome.model_requests,
+                loop_id: outcome.loop_id,
+            })
+        })
+    }
+}
+
+impl SubAgents {
+    /// What runs for `task`.
+    fn spec_of(&self, task: &SubAgentTask) -> Result<SubAgentSpec, ToolError> {
+        let mut spec = SubAgentSpec::new(task.system_prompt.clone());
+        spec.max_requests = task.max_requests;
+        spec.permission_mode =
+            match &task.permission_mode {
+                Some(mode) => Some(mode.parse().map_err(
+                    |e: crate::permission::PermissionError| ToolError::failed(e.to_string()),
+                )?),
+                None => None,
+            };
+        spec.tools = task.tools.as_ref().map(|wanted| {
+            let (kept, missing): (Vec<String>, Vec<String>) = wanted
+                .iter()
+                .cloned()
+                .partition(|name| self.registry.get(name).is_some());
+            if !missing.is_empty() {
+                tracing::warn!(
+                    "a sub-agent names tools this agent does not have: {}",
+                    missing.join(", ")
+                );
+            }
+            kept
+        });
+        spec.model = task.model.as_ref().and_then(|name| {
+            self.open_model(name)
+                .map_err(|problem| {
+                    tracing::warn!(
+                        "a sub-agent uses the calling model: its model `{name}` cannot be opened: {problem}"
+                    );
+                })
+                .ok()
+        });
+        Ok(spec)
     }
 }
 

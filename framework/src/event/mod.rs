@@ -39,7 +39,7 @@ use serde_json::Value;
 use std::ops::AddAssign;
 
 pub mod permission;
-pub mod question;
+pub use agentry_plugin::question;
 mod refusal;
 mod tool_call;
 mod tracker;

@@ -336,6 +336,7 @@ impl PreparedCall for PluginCall {
                     Err(ToolError::Failed { message, output })
                 }
                 Ok(CallEnd::Cancelled) => Err(ToolError::Cancelled),
+                Ok(CallEnd::AwaitingAnswer) => Err(ToolError::AwaitingAnswer),
                 Ok(CallEnd::Panicked(message)) => Err(self.library.note_panic(&message)),
                 Err(_) => Err(ToolError::failed(
                     "the plugin dropped the call without ending it",

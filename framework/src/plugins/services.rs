@@ -1,9 +1,10 @@
 //! The host services a plugin's call may ask for (ABI 1.1): the front-end client's files and
-//! terminals and a side question to the session's model, served from the call's own
+//! terminals, a side question to the session's model and a sub-agent run through the agent's
+//! loop, served from the call's own
 //! [`ToolContext`] exactly as a built-in tool would use them, and answered through the
 //! plugin's `answer`.
 
-use crate::tool::{ClientServices, HostServices, ToolContext};
+use crate::tool::{ClientServices, Ended, HostServices, ToolContext};
 use agentry_plugin::abi::PluginV1;
 use agentry_plugin::wire::{Service, ServiceAnswer, ServiceCall, ServiceRequest};
 use futures::future::BoxFuture;
@@ -18,6 +19,8 @@ pub(super) struct Offered {
     /// with an error (the other services run to their end: a cancelled call uses them to clean
     /// up, killing and releasing its terminal).
     cancel: CancellationToken,
+    /// The call's own context (a sub-agent runs for it, nested under it).
+    call_ctx: ToolContext,
     /// Where requests are served (the runtime the call runs on).
     runtime: tokio::runtime::Handle,
     table: &'static PluginV1,
@@ -31,6 +34,7 @@ impl Offered {
             client: ctx.client.clone(),
             host: ctx.host.clone(),
             cancel: ctx.cancel.clone(),
+            call_ctx: ctx.clone(),
             runtime: tokio::runtime::Handle::current(),
             table,
             call,
@@ -47,6 +51,8 @@ impl Offered {
             (self.client.files.is_some(), Service::ClientFiles),
             (self.client.terminals.is_some(), Service::ClientTerminals),
             (self.host.side_questions.is_some(), Service::SideQuestions),
+            (self.host.sub_agents.is_some(), Service::SubAgents),
+            (self.host.ask_user.is_some(), Service::AskUser),
         ]
         .into_iter()
         .filter_map(|(offered, service)| offered.then_some(service))
@@ -117,12 +123,27 @@ async fn perform(offered: &Offered, request: ServiceRequest) -> ServiceAnswer {
             }
             None => not_offered("side questions"),
         },
+        // Cancelled with the call (the sub-agent's loop stops, and says so).
+        ServiceRequest::RunSubAgent(task) => match &offered.host.sub_agents {
+            Some(runner) => encoded(Ended::of(runner.run(&offered.call_ctx, task).await)),
+            None => not_offered("sub-agents"),
+        },
+        // Cancelled with the call (the question is withdrawn).
+        ServiceRequest::AskUser { questions } => match &offered.host.ask_user {
+            Some(asker) => encoded(Ended::of(asker.ask(&offered.call_ctx, questions).await)),
+            None => not_offered("questions to the user"),
+        },
     }
 }
 
 /// A service's result as the answer the plugin reads.
 async fn reply<T: Serialize>(work: BoxFuture<'static, Result<T, String>>) -> ServiceAnswer {
-    match work.await {
+    encoded(work.await)
+}
+
+/// A result as the answer the plugin reads.
+fn encoded<T: Serialize>(result: Result<T, String>) -> ServiceAnswer {
+    match result {
         Ok(value) => match serde_json::to_value(value) {
             Ok(value) => ServiceAnswer::Ok(value),
             Err(e) => ServiceAnswer::Error(format!("cannot encode the answer: {e}")),

@@ -2,8 +2,8 @@
 //! user's own words is always possible) and reads the answers. Offered only where a front-end
 //! can ask (see [`agentry::question`]).
 
-use agentry::question::{Question, QuestionOutcome, UserQuestions, answers_text, check_questions};
-use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use agentry::question::{Question, answers_text, check_questions};
+use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, UserAnswer};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -55,11 +55,11 @@ impl Tool for AskUserQuestion {
         ctx: ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         check_questions(&input.questions).map_err(ToolError::InvalidInput)?;
-        let asker = UserQuestions::of(&ctx).ok_or_else(|| {
+        let asker = ctx.host.ask_user.clone().ok_or_else(|| {
             ToolError::failed("nobody can answer questions here: decide yourself")
         })?;
-        match asker.ask(&ctx, input.questions.clone()).await {
-            QuestionOutcome::Answered(answers) => {
+        match asker.ask(&ctx, input.questions.clone()).await? {
+            UserAnswer::Answered(answers) => {
                 let text = answers_text(&input.questions, &answers)
                     .map_err(|e| ToolError::failed(format!("the answers do not fit: {e}")))?;
                 Ok(ToolOutput::text(text).with_raw_output(serde_json::json!({
@@ -67,11 +67,9 @@ impl Tool for AskUserQuestion {
                     "custom": answers.custom,
                 })))
             }
-            QuestionOutcome::Declined => Ok(ToolOutput::text(
+            UserAnswer::Declined => Ok(ToolOutput::text(
                 "The user chose not to answer. Go on with your best judgement, or ask differently.",
             )),
-            QuestionOutcome::Cancelled => Err(ToolError::Cancelled),
-            QuestionOutcome::Paused => Err(ToolError::AwaitingAnswer),
         }
     }
 }

@@ -1,8 +1,7 @@
 //! **Agent**: hands a task to a sub-agent, which works in its own loop and answers once.
 
 use crate::definition::{GENERAL_PURPOSE, SubAgentDefinition};
-use agentry::subagent::{SubAgentSpec, SubAgents};
-use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use agentry::tool::{SubAgentTask, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -78,8 +77,11 @@ impl Tool for AgentTool {
     }
 
     async fn call(&self, input: AgentInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let runner =
-            SubAgents::of(&ctx).ok_or_else(|| ToolError::failed("sub-agents cannot run here"))?;
+        let runner = ctx
+            .host
+            .sub_agents
+            .clone()
+            .ok_or_else(|| ToolError::failed("sub-agents cannot run here"))?;
         let wanted = input.subagent_type.as_deref().unwrap_or(GENERAL_PURPOSE);
         let definition = self
             .definitions
@@ -92,62 +94,38 @@ impl Tool for AgentTool {
                     known.join(", ")
                 ))
             })?;
-        let spec = self.spec(definition, &runner);
-        let outcome = runner.run(&ctx, spec, input.prompt).await?;
-        let usage = outcome.usage;
+        let report = runner.run(&ctx, task(definition, input.prompt)).await?;
+        let tokens = |kind: &str| report.usage[kind].as_u64().unwrap_or_default();
         let text = format!(
             "{}\n\n[{} sub-agent: {} model requests, {} input and {} output tokens]",
-            outcome.answer.trim_end(),
+            report.answer.trim_end(),
             definition.name,
-            outcome.model_requests,
-            usage.input_tokens,
-            usage.output_tokens
+            report.model_requests,
+            tokens("input_tokens"),
+            tokens("output_tokens")
         );
-        Ok(ToolOutput::text(outcome.answer.clone())
+        Ok(ToolOutput::text(report.answer.clone())
             .with_model_text(text)
             .with_raw_output(serde_json::json!({
                 "subagent_type": definition.name,
-                "loop_id": outcome.loop_id,
-                "stop_reason": outcome.stop_reason,
-                "model_requests": outcome.model_requests,
-                "usage": usage,
+                "loop_id": report.loop_id,
+                "stop_reason": report.stop_reason,
+                "model_requests": report.model_requests,
+                "usage": report.usage,
             })))
     }
 }
 
-impl AgentTool {
-    /// What the framework runs for a definition.
-    fn spec(&self, definition: &SubAgentDefinition, runner: &SubAgents) -> SubAgentSpec {
-        let mut spec = SubAgentSpec::new(definition.system_prompt.clone());
-        spec.max_requests = definition.max_turns;
-        spec.permission_mode = definition.permission_mode;
-        spec.tools = definition.tools.as_ref().map(|wanted| {
-            // Definitions written for another agent may name tools this one lacks.
-            let have = runner.tool_names();
-            let (kept, missing): (Vec<String>, Vec<String>) =
-                wanted.iter().cloned().partition(|name| have.contains(name));
-            if !missing.is_empty() {
-                tracing::warn!(
-                    "sub-agent `{}` names tools this agent does not have: {}",
-                    definition.name,
-                    missing.join(", ")
-                );
-            }
-            kept
-        });
-        spec.model = match &definition.model {
-            Some(name) => match runner.open_model(name) {
-                Ok(model) => Some(model),
-                Err(problem) => {
-                    tracing::warn!(
-                        "sub-agent `{}` uses the calling model: its model `{name}` cannot be opened: {problem}",
-                        definition.name
-                    );
-                    None
-                }
-            },
-            None => None,
-        };
-        spec
-    }
+/// What the agent runs for a definition: the agent leaves out the tools it lacks and keeps the
+/// caller's model when the definition's cannot be opened (definitions written for another
+/// agent may name either).
+fn task(definition: &SubAgentDefinition, prompt: String) -> SubAgentTask {
+    let mut task = SubAgentTask::new(definition.system_prompt.clone(), prompt);
+    task.max_requests = definition.max_turns;
+    task.permission_mode = definition
+        .permission_mode
+        .map(|mode| mode.as_str().to_owned());
+    task.tools = definition.tools.clone();
+    task.model = definition.model.clone();
+    task
 }

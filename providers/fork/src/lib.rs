@@ -1,8 +1,8 @@
 //! # agentry-fork
 //!
 //! Sub-agents: the **Agent** tool hands a task to a sub-agent, which runs as a nested agent loop
-//! (the framework's [`SubAgents`](agentry::subagent::SubAgents)) with its own system prompt,
-//! tools and model, and answers once. Its turns join the session's event stream tagged with
+//! (the host's [`SubAgentRunner`](agentry::tool::SubAgentRunner) service, so it works linked
+//! and as a plugin) with its own system prompt, tools and model, and answers once. Its turns join the session's event stream tagged with
 //! the Agent call's id (`parent_fork_tool_call_id`) and their own `loop_id`.
 //!
 //! Sub-agents are defined in Markdown files with YAML front matter, in the format Claude Code
@@ -52,6 +52,7 @@ pub use agent_tool::{AgentInput, AgentTool};
 pub use definition::{DefinitionError, GENERAL_PURPOSE, SubAgentDefinition, folders, load};
 
 use agentry::provider::Provider;
+use agentry::settings::{Configured, Making, Recipe, Settings, made};
 use agentry::tool::{DynTool, erase};
 use std::path::Path;
 use std::sync::Arc;
@@ -85,6 +86,23 @@ impl Forks {
     }
 }
 
+/// How the sub-agents are made, linked or as a plugin: the general-purpose one and those
+/// defined for the user and the project (definitions that cannot be used are reported and left
+/// out).
+pub const RECIPE: Recipe = Recipe {
+    name: "fork",
+    sections: &[],
+    make,
+};
+
+fn make(settings: Settings) -> Making {
+    let (forks, problems) = Forks::load(&settings.project, settings.user_folder.as_deref());
+    let problems = problems
+        .into_iter()
+        .map(|problem| format!("sub-agent not loaded: {problem}"));
+    made(Ok(Configured::new(forks).with_problems(problems)))
+}
+
 impl Provider for Forks {
     fn name(&self) -> &str {
         "fork"
@@ -98,3 +116,8 @@ impl Provider for Forks {
         vec![erase(AgentTool::new(self.definitions.clone()))]
     }
 }
+
+// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
+// crate (`scripts/build-plugins`).
+#[cfg(feature = "plugin")]
+agentry::export_plugin!(recipe: RECIPE);

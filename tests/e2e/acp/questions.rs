@@ -1,7 +1,9 @@
 //! AskUserQuestion in an editor: asked with `elicitation/create` (form mode) when the client
-//! renders forms, not offered when it does not.
+//! renders forms, not offered when it does not; linked and from the builtin plugin.
 
 use super::*;
+use crate::both_ways;
+use crate::loading::{Loading, as_strs};
 
 fn ask(id: &str, multi: bool) -> MockTurn {
     MockTurn::Reply(MockReply::tool_call(
@@ -26,9 +28,9 @@ fn tool_result(server: &MockModelServer, n: usize) -> String {
     messages.last().unwrap()["content"].to_string()
 }
 
-#[test]
-fn questions_are_forms_for_a_client_that_renders_them() {
-    let sb = sandbox();
+both_ways!(questions_are_forms_for_a_client_that_renders_them);
+fn questions_are_forms_for_a_client_that_renders_them(loading: Loading) {
+    let sb = loading.sandbox();
     let server = MockModelServer::start_blocking([
         ask("single", false),
         ask("multi", true),
@@ -40,7 +42,7 @@ fn questions_are_forms_for_a_client_that_renders_them() {
     let out = acp_with_model(
         &sb,
         &server,
-        &[],
+        &as_strs(&loading.args(&[])),
         json!({
             "clientCapabilities": {"elicitation": {"form": {}}},
             "elicitations": [
@@ -79,14 +81,14 @@ fn questions_are_forms_for_a_client_that_renders_them() {
     assert!(tool_result(&server, 5).contains("chose not to answer"));
 }
 
-#[test]
-fn a_client_without_forms_is_not_offered_the_tool() {
-    let sb = sandbox();
+both_ways!(a_client_without_forms_is_not_offered_the_tool);
+fn a_client_without_forms_is_not_offered_the_tool(loading: Loading) {
+    let sb = loading.sandbox();
     let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("ok"))]);
     let out = acp_with_model(
         &sb,
         &server,
-        &[],
+        &as_strs(&loading.args(&[])),
         json!({"steps": session_steps(&sb, vec![prompt("hi")])}),
     );
     assert_eq!(out.result(2)["stopReason"], "end_turn");

@@ -3,6 +3,8 @@
 //! advertises ACP's subagent sessions sees each sub-agent as a child session instead.
 
 use super::*;
+use crate::both_ways;
+use crate::loading::{Loading, as_strs};
 
 /// A model whose Agent call `fork_1` ("Find sources") runs a sub-agent that globs `**/*.rs` and
 /// reports `report`, after which the main loop answers "One Rust file.".
@@ -23,15 +25,15 @@ fn find_sources(report: &str) -> MockModelServer {
     ])
 }
 
-#[test]
-fn a_sub_agents_calls_show_under_its_agent_call_and_its_text_stays_inside() {
-    let sb = sandbox();
+both_ways!(a_sub_agents_calls_show_under_its_agent_call_and_its_text_stays_inside);
+fn a_sub_agents_calls_show_under_its_agent_call_and_its_text_stays_inside(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write("project/src/lib.rs", "pub fn f() {}\n");
     let server = find_sources("SUB-AGENT REPORT: src/lib.rs");
     let out = acp_with_model(
         &sb,
         &server,
-        &[],
+        &as_strs(&loading.args(&[])),
         json!({"steps": session_steps(&sb, vec![prompt("find the sources")])}),
     );
     assert_eq!(out.result(2)["stopReason"], "end_turn");
@@ -53,9 +55,9 @@ fn a_sub_agents_calls_show_under_its_agent_call_and_its_text_stays_inside() {
     assert_eq!(final_status(&out, "g"), "completed");
 }
 
-#[test]
-fn cancelling_the_turn_stops_a_sub_agents_running_command() {
-    let sb = sandbox();
+both_ways!(cancelling_the_turn_stops_a_sub_agents_running_command);
+fn cancelling_the_turn_stops_a_sub_agents_running_command(loading: Loading) {
+    let sb = loading.sandbox();
     let server = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
             "fork_1",
@@ -71,7 +73,7 @@ fn cancelling_the_turn_stops_a_sub_agents_running_command() {
     let out = acp_with_model(
         &sb,
         &server,
-        &["--allow", "Bash"],
+        &as_strs(&loading.args(&["--allow", "Bash"])),
         json!({"steps": session_steps(&sb, vec![json!({"op": "prompt", "text": "wait", "cancelAfterMs": 1500})])}),
     );
     assert_cancelled_cleanly(&out, 2);

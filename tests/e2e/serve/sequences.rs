@@ -4,7 +4,8 @@
 //! to what a client sees is a visible diff.
 
 use super::{Server, deploy_question, send, wait_for};
-use crate::sandbox;
+use crate::both_ways;
+use crate::loading::{Loading, as_strs};
 use agentry_tests::chat_events::normalise;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::{Value, json};
@@ -20,11 +21,16 @@ struct Flow {
 /// Runs `flow` on each transport against a fresh server and model, checks both received the
 /// same events, and returns them normalised.
 fn received(flow: impl Fn() -> Flow) -> Value {
+    received_loading(Loading::Linked, flow)
+}
+
+/// [`received`] with the stock providers loaded `loading`'s way.
+fn received_loading(loading: Loading, flow: impl Fn() -> Flow) -> Value {
     let [ws, socket_io] = ["ws", "socket.io"].map(|transport| {
         let flow = flow();
-        let sb = sandbox();
+        let sb = loading.sandbox();
         let model = MockModelServer::start_blocking(flow.replies);
-        let server = Server::start(&sb, &model, flow.server_args);
+        let server = Server::start(&sb, &model, &as_strs(&loading.args(flow.server_args)));
         let id = server.new_session(&sb);
         let steps = serde_json::from_str(&flow.steps.to_string().replace("$session", &id))
             .expect("the steps stay JSON");
@@ -98,9 +104,9 @@ fn several_tool_rounds_one_assistant_turn_per_model_call() {
     insta::assert_json_snapshot!(events);
 }
 
-#[test]
-fn a_question_pauses_the_chat_and_its_answer_resumes_it() {
-    let events = received(|| Flow {
+both_ways!(a_question_pauses_the_chat_and_its_answer_resumes_it);
+fn a_question_pauses_the_chat_and_its_answer_resumes_it(loading: Loading) {
+    let events = received_loading(loading, || Flow {
         replies: vec![deploy_question(), text("Deploying to staging.")],
         server_args: &[],
         steps: json!(
@@ -118,12 +124,15 @@ fn a_question_pauses_the_chat_and_its_answer_resumes_it() {
             .concat()
         ),
     });
-    insta::assert_json_snapshot!(events);
+    insta::assert_json_snapshot!(
+        "a_question_pauses_the_chat_and_its_answer_resumes_it",
+        events
+    );
 }
 
-#[test]
-fn a_sub_agents_turns_under_its_agent_call() {
-    let events = received(|| Flow {
+both_ways!(a_sub_agents_turns_under_its_agent_call);
+fn a_sub_agents_turns_under_its_agent_call(loading: Loading) {
+    let events = received_loading(loading, || Flow {
         replies: vec![
             MockTurn::Reply(MockReply::tool_call(
                 "fork_1",
@@ -136,7 +145,7 @@ fn a_sub_agents_turns_under_its_agent_call() {
         server_args: &[],
         steps: json!(chat("Clean the data", 1)),
     });
-    insta::assert_json_snapshot!(events);
+    insta::assert_json_snapshot!("a_sub_agents_turns_under_its_agent_call", events);
 }
 
 #[test]

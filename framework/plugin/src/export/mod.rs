@@ -517,6 +517,7 @@ async fn run(prepared: Box<dyn PreparedCall>, ctx: ToolContext) -> CallEnd {
     match AssertUnwindSafe(running).catch_unwind().await {
         Ok(Ok(output)) => CallEnd::Completed(output),
         Ok(Err(ToolError::Cancelled)) => CallEnd::Cancelled,
+        Ok(Err(ToolError::AwaitingAnswer)) => CallEnd::AwaitingAnswer,
         Ok(Err(_)) if cancel.is_cancelled() => CallEnd::Cancelled,
         Ok(Err(ToolError::Failed { message, output })) => CallEnd::Failed { message, output },
         Ok(Err(error)) => CallEnd::Failed {

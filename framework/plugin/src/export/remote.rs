@@ -2,9 +2,11 @@
 //! tool finds in its context: each request crosses to the host through the call's [`Host`].
 
 use super::host::Host;
+use crate::question::Question;
 use crate::tool::{
-    ClientFiles, ClientServices, ClientTerminals, HostServices, SideAnswer, SideQuestion,
-    SideQuestions, TerminalCommand, TerminalExit,
+    AskUser, ClientFiles, ClientServices, ClientTerminals, Ended, HostServices, SideAnswer,
+    SideQuestion, SideQuestions, SubAgentReport, SubAgentRunner, SubAgentTask, TerminalCommand,
+    TerminalExit, ToolContext, ToolError, UserAnswer,
 };
 use crate::wire::{Service, ServiceRequest};
 use futures::future::BoxFuture;
@@ -22,6 +24,8 @@ pub(super) fn services(host: &Arc<Host>, offered: &[Service]) -> (ClientServices
             Service::ClientFiles => client.files = Some(remote.clone()),
             Service::ClientTerminals => client.terminals = Some(remote.clone()),
             Service::SideQuestions => services.side_questions = Some(remote.clone()),
+            Service::SubAgents => services.sub_agents = Some(remote.clone()),
+            Service::AskUser => services.ask_user = Some(remote.clone()),
             Service::Unknown => {}
         }
     }
@@ -94,5 +98,27 @@ impl ClientTerminals for Remote {
 impl SideQuestions for Remote {
     fn ask(&self, question: SideQuestion) -> BoxFuture<'static, Result<SideAnswer, String>> {
         Remote::ask(self, ServiceRequest::AskModel(question))
+    }
+}
+
+impl SubAgentRunner for Remote {
+    fn run(
+        &self,
+        _call: &ToolContext,
+        task: SubAgentTask,
+    ) -> BoxFuture<'static, Result<SubAgentReport, ToolError>> {
+        let ended = Remote::ask::<Ended<SubAgentReport>>(self, ServiceRequest::RunSubAgent(task));
+        Box::pin(async move { ended.await.map_err(ToolError::failed)?.into_result() })
+    }
+}
+
+impl AskUser for Remote {
+    fn ask(
+        &self,
+        _call: &ToolContext,
+        questions: Vec<Question>,
+    ) -> BoxFuture<'static, Result<UserAnswer, ToolError>> {
+        let ended = Remote::ask::<Ended<UserAnswer>>(self, ServiceRequest::AskUser { questions });
+        Box::pin(async move { ended.await.map_err(ToolError::failed)?.into_result() })
     }
 }

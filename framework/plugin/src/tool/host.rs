@@ -2,6 +2,8 @@
 //! client. A built-in tool and a plugin's tool find the same services here; a plugin's reach
 //! the host through the ABI's service requests.
 
+use super::{ToolContext, ToolError};
+use crate::question::{Answers, Question};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 
@@ -10,12 +12,18 @@ use std::sync::Arc;
 pub struct HostServices {
     /// Side questions to the session's model (WebFetch applies its prompt to a page).
     pub side_questions: Option<Arc<dyn SideQuestions>>,
+    /// Sub-agents run through the agent's own loop (the Agent tool).
+    pub sub_agents: Option<Arc<dyn SubAgentRunner>>,
+    /// Questions to the user, when the front-end can ask (AskUserQuestion).
+    pub ask_user: Option<Arc<dyn AskUser>>,
 }
 
 impl std::fmt::Debug for HostServices {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HostServices")
             .field("side_questions", &self.side_questions.is_some())
+            .field("sub_agents", &self.sub_agents.is_some())
+            .field("ask_user", &self.ask_user.is_some())
             .finish()
     }
 }
@@ -66,4 +74,132 @@ pub struct SideAnswer {
     pub model: String,
     /// The tokens it used, as the host counts them (`input_tokens`, `output_tokens`, …).
     pub usage: serde_json::Value,
+}
+
+/// Runs sub-agents through the agent's own loop: each works on its task with its own
+/// conversation and the agent's tools, and its events reach the user nested under the calling
+/// tool call (`parent_fork_tool_call_id`).
+pub trait SubAgentRunner: Send + Sync {
+    /// Runs `task` for the call `call` belongs to and waits for its report. Cancelling the call
+    /// cancels it ([`ToolError::Cancelled`]); a sub-agent that asks the user a question the
+    /// front-end answers later pauses the chat ([`ToolError::AwaitingAnswer`]: end the call with
+    /// it, and the call runs again, resuming the sub-agent, when the chat resumes). Other
+    /// failures are messages for the model.
+    fn run(
+        &self,
+        call: &ToolContext,
+        task: SubAgentTask,
+    ) -> BoxFuture<'static, Result<SubAgentReport, ToolError>>;
+}
+
+/// What a sub-agent is to do, and what it is.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SubAgentTask {
+    /// Its system prompt (in place of the agent's base prompt).
+    pub system_prompt: String,
+    /// The task: all it knows of the calling conversation.
+    pub prompt: String,
+    /// The tools it may call, by name (those the agent lacks are left out, with a warning);
+    /// all of the calling loop's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// Its model, as the configuration names models (one that cannot be opened leaves it the
+    /// caller's, with a warning); the caller's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The most model requests it may make; the agent's limit when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_requests: Option<u32>,
+    /// Its permission mode (`default`, `accept_edits`, `plan` or `bypass`; Claude Code's
+    /// `acceptEdits` and `bypassPermissions` too); the caller's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<String>,
+}
+
+impl SubAgentTask {
+    /// `prompt` for a sub-agent with `system_prompt` and everything else inherited.
+    pub fn new(system_prompt: impl Into<String>, prompt: impl Into<String>) -> Self {
+        Self {
+            system_prompt: system_prompt.into(),
+            prompt: prompt.into(),
+            tools: None,
+            model: None,
+            max_requests: None,
+            permission_mode: None,
+        }
+    }
+}
+
+/// A sub-agent's report.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SubAgentReport {
+    /// Its final answer.
+    pub answer: String,
+    /// Why it stopped (ACP's stop reasons: `end_turn`, `max_turn_requests`, …).
+    pub stop_reason: String,
+    /// The tokens it used, as the host counts them (`input_tokens`, `output_tokens`, …).
+    pub usage: serde_json::Value,
+    /// How many model requests it made.
+    pub model_requests: u32,
+    /// Its loop's id (its events carry it).
+    pub loop_id: String,
+}
+
+/// How a host service that waits on the user or the agent ended, as the host answers a
+/// plugin's request (`run_sub_agent`, `ask_user`): `{"done": …}`, `"cancelled"` or
+/// `"awaiting_answer"`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended<T> {
+    /// It ended with this.
+    Done(T),
+    /// The call was cancelled, and the service's work with it.
+    Cancelled,
+    /// It waits for the user's answer, which comes later: the chat pauses.
+    AwaitingAnswer,
+}
+
+impl<T> Ended<T> {
+    /// The end of a service's work, as a service returns it (other errors are messages).
+    pub fn of(result: Result<T, ToolError>) -> Result<Self, String> {
+        match result {
+            Ok(value) => Ok(Ended::Done(value)),
+            Err(ToolError::Cancelled) => Ok(Ended::Cancelled),
+            Err(ToolError::AwaitingAnswer) => Ok(Ended::AwaitingAnswer),
+            Err(other) => Err(other.to_string()),
+        }
+    }
+
+    /// The work's result, as a service returns it.
+    pub fn into_result(self) -> Result<T, ToolError> {
+        match self {
+            Ended::Done(value) => Ok(value),
+            Ended::Cancelled => Err(ToolError::Cancelled),
+            Ended::AwaitingAnswer => Err(ToolError::AwaitingAnswer),
+        }
+    }
+}
+
+/// Asks the user questions through the front-end (the `AskUserQuestion` tool): its menu, an
+/// editor's form, a web page's question flow.
+pub trait AskUser: Send + Sync {
+    /// Asks `questions` for the call `call` belongs to. Cancelling the call stops waiting
+    /// ([`ToolError::Cancelled`]); a front-end that answers later pauses the chat
+    /// ([`ToolError::AwaitingAnswer`]: end the call with it; it runs again when the chat resumes
+    /// with the answer, and asking again then returns it).
+    fn ask(
+        &self,
+        call: &ToolContext,
+        questions: Vec<Question>,
+    ) -> BoxFuture<'static, Result<UserAnswer, ToolError>>;
+}
+
+/// What the user did with questions.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UserAnswer {
+    /// They answered.
+    Answered(Answers),
+    /// They chose not to answer.
+    Declined,
 }

@@ -19,7 +19,10 @@ pub use context::{
 };
 pub use denials::{PathMatcher, ReadDenials};
 pub use from_fn::{FnTool, tool_fn};
-pub use host::{HostServices, SideAnswer, SideQuestion, SideQuestions};
+pub use host::{
+    AskUser, Ended, HostServices, SideAnswer, SideQuestion, SideQuestions, SubAgentReport,
+    SubAgentRunner, SubAgentTask, UserAnswer,
+};
 pub use kind::{ToolKind, UnknownToolKind};
 pub use rules::{RulePatterns, RuleSubjects};
 pub use sandbox::SandboxMode;

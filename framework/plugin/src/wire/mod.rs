@@ -141,4 +141,7 @@ pub enum CallEnd {
     Cancelled,
     /// It panicked; the plugin is disabled from now on.
     Panicked(String),
+    /// It waits for the user's answer to a question, which comes later (ABI 1.1): the chat
+    /// pauses, and the call runs again when it resumes.
+    AwaitingAnswer,
 }

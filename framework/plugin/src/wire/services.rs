@@ -2,8 +2,9 @@
 //! answered through the table's `answer`), and the queries the host makes of a plugin (through
 //! the table's `query`).
 
+use crate::question::Question;
 use crate::settings::Settings;
-use crate::tool::{SideQuestion, TerminalCommand};
+use crate::tool::{SideQuestion, SubAgentTask, TerminalCommand};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -19,6 +20,10 @@ pub enum Service {
     ClientTerminals,
     /// A side question to the session's model: `ask_model`.
     SideQuestions,
+    /// A sub-agent run through the host's agent loop: `run_sub_agent`.
+    SubAgents,
+    /// Questions to the user through the front-end: `ask_user`.
+    AskUser,
     /// A service this SDK does not know (offered by a newer host); never used.
     #[serde(other)]
     Unknown,
@@ -74,6 +79,17 @@ pub enum ServiceRequest {
     /// Asks the session's model (or the one the question names) one question, with no tools
     /// and no history. Answer: `{"text", "model", "usage"}`.
     AskModel(SideQuestion),
+    /// Runs a sub-agent through the host's agent loop, its events nested under the call.
+    /// Answer: an [`Ended`](crate::tool::Ended) report: `{"done": {"answer", "stop_reason",
+    /// "usage", "model_requests", "loop_id"}}`, `"cancelled"` or `"awaiting_answer"`.
+    RunSubAgent(SubAgentTask),
+    /// Asks the user questions through the front-end. Answer: an [`Ended`](crate::tool::Ended)
+    /// [`UserAnswer`](crate::tool::UserAnswer): `{"done": {"answered": {"selections",
+    /// "custom"}}}`, `{"done": "declined"}`, `"cancelled"` or `"awaiting_answer"`.
+    AskUser {
+        /// The questions (1–4).
+        questions: Vec<Question>,
+    },
 }
 
 /// The host's answer to a [`ServiceCall`].

@@ -8,14 +8,14 @@ use crate::ids::TurnId;
 use crate::model::side::SessionModel;
 use crate::pause::SourceLoop;
 use crate::question::UserQuestions;
-use crate::tool::{Extensions, HostServices};
+use crate::tool::{AskUser, Extensions, HostServices};
 use std::sync::Arc;
 
 impl Chat<'_> {
     pub(super) fn scope(&self, turn_id: &TurnId) -> CallScope {
         let session = &self.session;
         let mut extensions = Extensions::default();
-        extensions.insert(Arc::new(SubAgents {
+        let sub_agents = Arc::new(SubAgents {
             agent: session.agent.clone(),
             options: session.options.clone(),
             model: session.model.clone(),
@@ -26,12 +26,13 @@ impl Chat<'_> {
             questions: self.io.questions.clone(),
             pauses: self.pauses.clone(),
             depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
-        }));
+        });
+        extensions.insert(sub_agents.clone());
         if let Some(mode) = session.options.sandbox {
             extensions.insert(Arc::new(mode));
         }
-        if let Some(handler) = &self.io.questions {
-            extensions.insert(Arc::new(UserQuestions {
+        let ask_user = self.io.questions.as_ref().map(|handler| {
+            Arc::new(UserQuestions {
                 handler: handler.clone(),
                 source_loop: session.fork.as_ref().map(|fork| SourceLoop {
                     loop_id: fork.origin.loop_id.clone(),
@@ -39,7 +40,10 @@ impl Chat<'_> {
                 }),
                 pauses: self.pauses.clone(),
                 events: self.recorder.clone(),
-            }));
+            })
+        });
+        if let Some(asker) = &ask_user {
+            extensions.insert(asker.clone());
         }
         CallScope {
             session_id: session.id.clone(),
@@ -52,6 +56,8 @@ impl Chat<'_> {
                     SessionModel::new(session.model.clone())
                         .with_named(session.agent.named_models().cloned()),
                 )),
+                sub_agents: Some(sub_agents),
+                ask_user: ask_user.map(|asker| asker as Arc<dyn AskUser>),
             },
             state: session.state.clone(),
             policy: session.options.policy.clone(),
