@@ -105,6 +105,9 @@ pub struct CommandsArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Load a tool plugin (a shared library) too, with its slash commands; repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub plugin: Vec<std::path::PathBuf>,
 }
 
 /// The output formats of `agentry run`.

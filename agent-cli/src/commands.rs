@@ -11,10 +11,13 @@ use serde_json::json;
 pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::assemble::load_config(&project)?;
-    let servers = crate::providers::available(&config, &[], &project, ServerStart::Wait)
-        .await
-        .command_sources;
-    let sources = crate::assemble::command_sources(&project, servers);
+    let plugins = crate::providers::plugin_paths(&config, &args.plugin, &project);
+    let available =
+        crate::providers::available(&config, &plugins, &project, ServerStart::Wait).await;
+    available.check_sections()?;
+    available.check_named_plugins()?;
+    let mut sources = crate::assemble::command_sources(&project, available.command_sources);
+    sources.extend(available.providers.iter().filter_map(|p| p.commands()));
     let commands = SlashCommands::from_sources(&sources);
     let rows: Vec<serde_json::Value> = commands
         .iter()

@@ -71,7 +71,8 @@ pub struct FailedPlugin {
 pub struct Available {
     /// The providers: linked, plugins, MCP servers.
     pub providers: Vec<Arc<dyn Provider>>,
-    /// The MCP servers that started and the skills, as sources of slash commands.
+    /// The MCP servers that started, as sources of slash commands (the other providers'
+    /// commands come with them: [`Provider::commands`]).
     pub command_sources: Vec<Arc<dyn CommandSource>>,
     /// The MCP servers that did not start, with why.
     pub failed_servers: Vec<(String, String)>,
@@ -142,7 +143,7 @@ pub async fn available(
         });
         match loaded {
             // Configured to offer nothing (HTTP tools with no `[[http_tools]]`), as linked.
-            Ok(loaded) if loaded.sections().is_some() && loaded.tools().is_empty() => {}
+            Ok(loaded) if loaded.sections().is_some() && offers_nothing(&loaded) => {}
             Ok(loaded) => {
                 let name = loaded.name().to_owned();
                 if let Some((_, by)) = named.iter().find(|(n, _)| *n == name) {
@@ -192,17 +193,9 @@ pub async fn available(
     let unknown_key = config.check_sections(&known).err().map(|e| e.to_string());
     let servers = mcp_servers(config, project, start).await;
     providers.extend(servers.providers);
-    #[cfg_attr(not(feature = "skill"), allow(unused_mut))]
-    let mut command_sources = servers.command_sources;
-    #[cfg(feature = "skill")]
-    {
-        let skills = skills(project);
-        providers.push(Arc::new(skills.clone()));
-        command_sources.push(Arc::new(skills));
-    }
     Available {
         providers,
-        command_sources,
+        command_sources: servers.command_sources,
         failed_servers: servers.failed,
         failed_plugins,
         unknown_key,
@@ -304,6 +297,8 @@ fn recipes() -> Vec<Recipe> {
         agentry_http_tools::RECIPE,
         #[cfg(feature = "fork")]
         agentry_fork::RECIPE,
+        #[cfg(feature = "skill")]
+        agentry_skill::RECIPE,
     ]
 }
 
@@ -343,16 +338,22 @@ fn configured_plugin(
     Ok(plugin)
 }
 
+/// Whether a provider offers neither tools nor slash commands (HTTP tools with no
+/// `[[http_tools]]`): it is left out.
+fn offers_nothing(provider: &dyn Provider) -> bool {
+    provider.tools().is_empty() && provider.commands().is_none()
+}
+
 /// Every provider linked into this binary, made from the configuration for `project`; one
-/// whose settings leave nothing usable is reported and left out, as is one with no tools
-/// (HTTP tools with no `[[http_tools]]`).
+/// whose settings leave nothing usable is reported and left out, as is one that offers nothing.
 pub async fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
     let mut linked: Vec<Arc<dyn Provider>> = Vec::new();
     for recipe in recipes() {
-        match (recipe.make)(settings(config, recipe.sections.iter().copied(), project)).await {
+        let making = (recipe.make)(settings(config, recipe.sections.iter().copied(), project));
+        match making.finish().await {
             Ok(made) => {
                 report(&made.problems);
-                if !made.provider.tools().is_empty() {
+                if !offers_nothing(made.provider.as_ref()) {
                     linked.push(Arc::from(made.provider));
                 }
             }
@@ -380,18 +381,6 @@ fn unread_sections(config: &Config, read: &[String]) -> Vec<String> {
         )
     })
     .collect()
-}
-
-/// The skills of the user and the project (unusable `SKILL.md` files are reported and left
-/// out).
-#[cfg(feature = "skill")]
-fn skills(project: &Path) -> agentry_skill::Skills {
-    let user = crate::assemble::user_config_folder();
-    let (skills, problems) = agentry_skill::Skills::load(project, user.as_deref());
-    for problem in problems {
-        eprintln!("agentry: skill not loaded: {problem}");
-    }
-    skills
 }
 
 /// What the configuration selects: the providers kept and the tools left out.

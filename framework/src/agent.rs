@@ -201,13 +201,16 @@ impl AgentBuilder {
         for provider in &self.providers {
             registry.register_except(provider.clone(), &self.disabled_tools)?;
         }
+        // The providers' slash commands (skills, a plugin's) join the agent's own.
+        let mut commands = self.commands;
+        commands.extend(self.providers.iter().filter_map(|p| p.commands()));
         Ok(Agent {
             inner: Arc::new(AgentInner {
                 model,
                 executor: Executor::new(Arc::new(registry)),
                 config: self.config,
                 store: self.store,
-                commands: self.commands,
+                commands,
                 session_servers: self.session_servers,
                 hooks: self.hooks,
                 recordings: self.recordings,

@@ -3,30 +3,17 @@
 //! into a turn's content when a prompt starts with `/name`.
 //!
 //! Commands come from [`CommandSource`]s: an agent has its own
-//! ([`AgentBuilder::command_source`](crate::agent::AgentBuilder::command_source)), and a
-//! session may add more (the MCP servers a client passes with it). A front-end reads them all
+//! ([`AgentBuilder::command_source`](crate::agent::AgentBuilder::command_source)) and its
+//! providers' ([`Provider::commands`](crate::provider::Provider::commands): skills, a plugin's),
+//! and a session may add more (the MCP servers a client passes with it). A front-end reads them all
 //! with [`SlashCommands::from_sources`] and reads them again when a source's
 //! [`changes`](CommandSource::changes) say its list changed.
 
+pub use agentry_plugin::commands::{CommandArgument, CommandList, CommandSource, SlashCommand};
+
 use crate::model::ContentBlock;
-use futures::future::BoxFuture;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// One argument of a slash command: a template's or an MCP server's prompt's.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CommandArgument {
-    /// Its name (a template's placeholder is `{{name}}`).
-    pub name: String,
-    /// What it is for.
-    #[serde(default)]
-    pub description: Option<String>,
-    /// Whether the command needs it.
-    #[serde(default)]
-    pub required: bool,
-}
 
 /// The values of `arguments` in a command's free text (`/review src/main.rs quickly`): words
 /// fill them in order, the last argument taking the rest of the text.
@@ -64,57 +51,6 @@ pub fn argument_hint(arguments: &[CommandArgument]) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" ")
     })
-}
-
-/// Something a user runs as `/name arguments…`.
-pub trait SlashCommand: Send + Sync {
-    /// Its own name.
-    fn name(&self) -> &str;
-    /// Where it comes from when that can clash (an MCP server's name); `None` for the
-    /// user's own templates, which keep their names.
-    fn origin(&self) -> Option<&str>;
-    /// What kind of command it is, for listings ("skill"); `None` leaves it to `origin`
-    /// (an MCP server's prompt, or else a prompt template).
-    fn kind_label(&self) -> Option<&str> {
-        None
-    }
-    /// What it does.
-    fn description(&self) -> Option<String>;
-    /// Its arguments, in order.
-    fn arguments(&self) -> &[CommandArgument];
-    /// Its content with `arguments` filled in, or why it cannot be had.
-    fn content(
-        &self,
-        arguments: BTreeMap<String, String>,
-    ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>>;
-}
-
-/// Where slash commands come from: a fixed list (prompt templates), or a provider whose list
-/// may change (an MCP server's prompts).
-pub trait CommandSource: Send + Sync {
-    /// Its commands as they are now.
-    fn commands(&self) -> Vec<Arc<dyn SlashCommand>>;
-    /// A receiver that wakes up whenever the list changes; `None` for a list that never does.
-    fn changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
-        None
-    }
-}
-
-/// A fixed list of commands (the prompt templates read at start, say).
-#[derive(Clone, Default)]
-pub struct CommandList(Vec<Arc<dyn SlashCommand>>);
-
-impl CommandList {
-    /// The list of `commands`.
-    pub fn new(commands: Vec<Arc<dyn SlashCommand>>) -> Self {
-        Self(commands)
-    }
-}
-
-impl CommandSource for CommandList {
-    fn commands(&self) -> Vec<Arc<dyn SlashCommand>> {
-        self.0.clone()
-    }
 }
 
 /// A set of slash commands, by the name users type.
@@ -189,6 +125,7 @@ impl SlashCommands {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures::future::BoxFuture;
 
     /// A command with one required argument: of an origin (`Some`), it says its origin and
     /// the argument; of none, it asks to review the argument.

@@ -1,12 +1,15 @@
 //! Bash's sandbox through the binary: writes confined to the workspace and the temporary
 //! folder (Landlock), no network (seccomp), escalation through the permission prompt, and the
-//! fallback on a kernel without Landlock.
+//! fallback on a kernel without Landlock; with Bash linked and as a plugin of the thin CLI,
+//! configured by the same `[sandbox]`.
 //!
 //! Each run gets `TMPDIR` inside the test's own folder, so that the folder beside the project
 //! (`outside/`) is outside everything the sandbox lets commands write.
 
 use crate::acp::{prompt, session_steps, tool_updates};
-use crate::{run_openai_with_env, sandbox, tool_result_in};
+use crate::both_ways;
+use crate::loading::{Loading, as_strs};
+use crate::{run_openai_with_env, tool_result_in};
 use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::peers::Transcript;
@@ -46,11 +49,17 @@ fn bash_calls(calls: &[Value]) -> MockModelServer {
 
 /// `agentry acp --allow Bash` against `server`, with the test's own `TMPDIR`, under the ACP
 /// test client playing `client`.
-fn acp_allowing_bash(sb: &Sandbox, server: &MockModelServer, client: Value) -> Transcript {
+fn acp_allowing_bash(
+    loading: Loading,
+    sb: &Sandbox,
+    server: &MockModelServer,
+    client: Value,
+) -> Transcript {
     let tmp = temp_dir(sb);
     let base = format!("{}/v1", server.url());
+    let args = loading.args(&["--model", "openai/gpt-4.1", "--allow", "Bash"]);
     sb.acp(
-        &["--model", "openai/gpt-4.1", "--allow", "Bash"],
+        &as_strs(&args),
         &[
             ("OPENAI_API_KEY", "sk-e2e"),
             ("OPENAI_BASE_URL", &base),
@@ -60,9 +69,9 @@ fn acp_allowing_bash(sb: &Sandbox, server: &MockModelServer, client: Value) -> T
     )
 }
 
-#[test]
-fn a_write_outside_the_workspace_is_refused_and_named_and_inside_is_allowed() {
-    let sb = sandbox();
+both_ways!(a_write_outside_the_workspace_is_refused_and_named_and_inside_is_allowed);
+fn a_write_outside_the_workspace_is_refused_and_named_and_inside_is_allowed(loading: Loading) {
+    let sb = loading.sandbox();
     let outside = outside(&sb);
     let server = bash_calls(&[
         json!({"command": "echo kept > inside.txt && mkdir -p build && echo ok > build/x"}),
@@ -73,7 +82,7 @@ fn a_write_outside_the_workspace_is_refused_and_named_and_inside_is_allowed() {
     let out = run_openai_with_env(
         &sb,
         &server,
-        &["--allow", "Bash", "go"],
+        &as_strs(&loading.args(&["--allow", "Bash", "go"])),
         &[("TMPDIR", &tmp)],
     );
     assert_eq!(out.code, Some(0), "{out:?}");
@@ -98,9 +107,9 @@ fn a_write_outside_the_workspace_is_refused_and_named_and_inside_is_allowed() {
     assert!(tool_result_in(&server, 3).contains("temp-ok"));
 }
 
-#[test]
-fn network_is_off_unless_the_configuration_allows_it() {
-    let sb = sandbox();
+both_ways!(network_is_off_unless_the_configuration_allows_it);
+fn network_is_off_unless_the_configuration_allows_it(loading: Loading) {
+    let sb = loading.sandbox();
     let target = MockModelServer::start_blocking([]);
     let curl = format!(
         "curl -sS -o /dev/null -w 'status %{{http_code}}' {}/ping",
@@ -109,7 +118,12 @@ fn network_is_off_unless_the_configuration_allows_it() {
     let tmp = temp_dir(&sb);
     let env = [("TMPDIR", tmp.as_str())];
     let server = bash_calls(&[json!({"command": curl})]);
-    let out = run_openai_with_env(&sb, &server, &["--allow", "Bash", "go"], &env);
+    let out = run_openai_with_env(
+        &sb,
+        &server,
+        &as_strs(&loading.args(&["--allow", "Bash", "go"])),
+        &env,
+    );
     assert_eq!(out.code, Some(0), "{out:?}");
     let refused = tool_result_in(&server, 1);
     assert!(
@@ -123,7 +137,12 @@ fn network_is_off_unless_the_configuration_allows_it() {
         "[sandbox]\nnetwork = true\n",
     );
     let server = bash_calls(&[json!({"command": curl})]);
-    let out = run_openai_with_env(&sb, &server, &["--allow", "Bash", "go"], &env);
+    let out = run_openai_with_env(
+        &sb,
+        &server,
+        &as_strs(&loading.args(&["--allow", "Bash", "go"])),
+        &env,
+    );
     assert_eq!(out.code, Some(0), "{out:?}");
     let reached = tool_result_in(&server, 1);
     assert!(reached.contains("status "), "{reached}");
@@ -131,9 +150,9 @@ fn network_is_off_unless_the_configuration_allows_it() {
     assert_eq!(target.requests().len(), 1);
 }
 
-#[test]
-fn running_outside_the_sandbox_is_asked_even_when_bash_is_allowed() {
-    let sb = sandbox();
+both_ways!(running_outside_the_sandbox_is_asked_even_when_bash_is_allowed);
+fn running_outside_the_sandbox_is_asked_even_when_bash_is_allowed(loading: Loading) {
+    let sb = loading.sandbox();
     let outside = outside(&sb);
     let server = bash_calls(&[
         json!({"command": "echo first > ../outside/a.txt", "dangerouslyDisableSandbox": true}),
@@ -141,6 +160,7 @@ fn running_outside_the_sandbox_is_asked_even_when_bash_is_allowed() {
         json!({"command": "echo plain"}),
     ]);
     let out = acp_allowing_bash(
+        loading,
         &sb,
         &server,
         json!({"permissions": ["allow_once", "reject_once"],
@@ -198,18 +218,21 @@ fn without_landlock<T: Send>(run: impl FnOnce() -> T + Send) -> T {
     })
 }
 
-#[test]
-fn without_landlock_commands_run_unsandboxed_with_one_warning_or_are_refused() {
-    let sb = sandbox();
+both_ways!(without_landlock_commands_run_unsandboxed_with_one_warning_or_are_refused);
+fn without_landlock_commands_run_unsandboxed_with_one_warning_or_are_refused(loading: Loading) {
+    let sb = loading.sandbox();
     let outside = outside(&sb);
     let tmp = temp_dir(&sb);
     let env = [("TMPDIR", tmp.as_str())];
+    let args = loading.args(&["--allow", "Bash", "go"]);
+    let run = |server: &MockModelServer| {
+        without_landlock(|| run_openai_with_env(&sb, server, &as_strs(&args), &env))
+    };
     let server = bash_calls(&[
         json!({"command": "echo one > ../outside/a.txt"}),
         json!({"command": "echo two > ../outside/b.txt"}),
     ]);
-    let out =
-        without_landlock(|| run_openai_with_env(&sb, &server, &["--allow", "Bash", "go"], &env));
+    let out = run(&server);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(outside.join("a.txt").exists() && outside.join("b.txt").exists());
     let warning = "Bash commands run unsandboxed in this session: this kernel has no Landlock";
@@ -220,8 +243,7 @@ fn without_landlock_commands_run_unsandboxed_with_one_warning_or_are_refused() {
         "[sandbox]\nwhen_unavailable = \"refuse\"\n",
     );
     let server = bash_calls(&[json!({"command": "echo three > ../outside/c.txt"})]);
-    let out =
-        without_landlock(|| run_openai_with_env(&sb, &server, &["--allow", "Bash", "go"], &env));
+    let out = run(&server);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(!outside.join("c.txt").exists());
     let refused = tool_result_in(&server, 1);
@@ -231,16 +253,16 @@ fn without_landlock_commands_run_unsandboxed_with_one_warning_or_are_refused() {
     );
 }
 
-#[test]
-fn the_read_only_sandbox_refuses_writes_in_the_workspace_too() {
-    let sb = sandbox();
+both_ways!(the_read_only_sandbox_refuses_writes_in_the_workspace_too);
+fn the_read_only_sandbox_refuses_writes_in_the_workspace_too(loading: Loading) {
+    let sb = loading.sandbox();
     let server =
         bash_calls(&[json!({"command": "cat /etc/hostname > /dev/null && echo x > inside.txt"})]);
     let tmp = temp_dir(&sb);
     let out = run_openai_with_env(
         &sb,
         &server,
-        &["--allow", "Bash", "--sandbox", "read-only", "go"],
+        &as_strs(&loading.args(&["--allow", "Bash", "--sandbox", "read-only", "go"])),
         &[("TMPDIR", &tmp)],
     );
     assert_eq!(out.code, Some(0), "{out:?}");
@@ -255,9 +277,9 @@ fn the_read_only_sandbox_refuses_writes_in_the_workspace_too() {
     );
 }
 
-#[test]
-fn an_editor_chooses_the_sandbox_per_session_with_a_config_option() {
-    let sb = sandbox();
+both_ways!(an_editor_chooses_the_sandbox_per_session_with_a_config_option);
+fn an_editor_chooses_the_sandbox_per_session_with_a_config_option(loading: Loading) {
+    let sb = loading.sandbox();
     let outside = outside(&sb);
     let turn = |id: &str, command: &str| {
         [
@@ -279,6 +301,7 @@ fn an_editor_chooses_the_sandbox_per_session_with_a_config_option() {
                "params": {"sessionId": "$session", "configId": "sandbox", "value": value}})
     };
     let out = acp_allowing_bash(
+        loading,
         &sb,
         &server,
         json!({"steps": session_steps(&sb, vec![

@@ -7,16 +7,7 @@ use crate::{agentry_binary, sandbox};
 use agentry_tests::Sandbox;
 use std::path::PathBuf;
 
-/// The stock providers that build as plugins.
-pub(crate) const STOCK_PLUGINS: [&str; 7] = [
-    "file_ops",
-    "bash",
-    "builtin",
-    "search",
-    "webfetch",
-    "http_tools",
-    "fork",
-];
+pub(crate) use agentry_tests::STOCK_PLUGINS;
 
 /// How the binary under test gets its stock providers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

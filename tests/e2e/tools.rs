@@ -126,14 +126,16 @@ fn a_claude_code_sub_agent_definition_runs_as_a_tagged_nested_loop(loading: Load
     );
 }
 
-#[test]
-fn skills_are_offered_by_name_loaded_by_the_skill_tool_and_run_as_slash_commands() {
-    let sb = sandbox();
+both_ways!(skills_are_offered_by_name_loaded_by_the_skill_tool_and_run_as_slash_commands);
+fn skills_are_offered_by_name_loaded_by_the_skill_tool_and_run_as_slash_commands(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write(
         "project/.agents/skills/haiku-writer/SKILL.md",
         "---\nname: haiku-writer\ndescription: Writes haiku.\n---\nCount five, seven, five syllables.\n",
     );
-    let listed = sb.run(&["commands", "--json"]).json();
+    let mut listing = vec!["commands".to_owned(), "--json".to_owned()];
+    listing.extend(loading.args(&[]));
+    let listed = sb.run(&as_strs(&listing)).json();
     assert_eq!(listed[0]["name"], "haiku-writer");
     assert_eq!(listed[0]["origin"], "skill");
     let server = MockModelServer::start_blocking([
@@ -145,7 +147,7 @@ fn skills_are_offered_by_name_loaded_by_the_skill_tool_and_run_as_slash_commands
         MockTurn::Reply(MockReply::text("An old pond.")),
         MockTurn::Reply(MockReply::text("Frog jumps in.")),
     ]);
-    let out = run_openai(&sb, &server, &["write a haiku"]);
+    let out = run_openai(&sb, &server, &as_strs(&loading.args(&["write a haiku"])));
     assert_eq!(out.code, Some(0), "{out:?}");
     let requests = server.requests();
     let skill_tool = requests[0].body["tools"]
@@ -165,7 +167,8 @@ fn skills_are_offered_by_name_loaded_by_the_skill_tool_and_run_as_slash_commands
         "only names and descriptions up front"
     );
     assert!(tool_result_in(&server, 1).contains("Count five, seven, five syllables."));
-    let out = run_openai(&sb, &server, &["/haiku-writer about frogs"]);
+    let args = loading.args(&["/haiku-writer about frogs"]);
+    let out = run_openai(&sb, &server, &as_strs(&args));
     assert_eq!(out.code, Some(0), "{out:?}");
     let prompt = server.requests()[2].body["messages"]
         .as_array()
@@ -175,6 +178,40 @@ fn skills_are_offered_by_name_loaded_by_the_skill_tool_and_run_as_slash_commands
         .to_string();
     assert!(prompt.contains("# Skill: haiku-writer"), "{prompt}");
     assert!(prompt.contains("ARGUMENTS: about frogs"), "{prompt}");
+}
+
+both_ways!(a_users_skill_folder_is_readable_without_asking_and_nothing_beside_it);
+fn a_users_skill_folder_is_readable_without_asking_and_nothing_beside_it(loading: Loading) {
+    let sb = loading.sandbox();
+    sb.write(
+        "config/agentry/skills/style/SKILL.md",
+        "---\nname: style\ndescription: The house style.\n---\nRead rules.md first.\n",
+    );
+    sb.write("config/agentry/skills/style/rules.md", "Use tabs.\n");
+    sb.write("config/agentry/notes.txt", "not a skill's\n");
+    let root = sb.project().parent().unwrap().to_path_buf();
+    let read = |id: &str, path: std::path::PathBuf| {
+        MockTurn::Reply(MockReply::tool_call(
+            id,
+            "Read",
+            json!({"file_path": path.display().to_string()}),
+        ))
+    };
+    let server = MockModelServer::start_blocking([
+        read("rules", root.join("config/agentry/skills/style/rules.md")),
+        read("beside", root.join("config/agentry/notes.txt")),
+        MockTurn::Reply(MockReply::text("Tabs.")),
+    ]);
+    // Headless: a call that would ask is refused, so only what needs no asking is read.
+    let out = run_openai(
+        &sb,
+        &server,
+        &as_strs(&loading.args(&["what is the style?"])),
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(tool_result_in(&server, 1).contains("Use tabs."));
+    let beside = tool_result_in(&server, 2);
+    assert!(!beside.contains("not a skill's"), "{beside}");
 }
 
 #[test]

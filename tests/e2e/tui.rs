@@ -269,7 +269,10 @@ fn slash_commands_complete_and_run_without_colour_under_no_color() {
         "only commands starting /he:\n{completion}"
     );
     tmux.keys(&["Enter"]);
-    let help = tmux.wait_for_text("ctrl-d");
+    // The whole frame: the help, then the composer and its status line, drawn last.
+    let help = tmux.wait_for("the help and the composer under it", |s| {
+        s.contains("ctrl-d") && idle(s) && s.trim_end().ends_with("· /help")
+    });
     insta::assert_snapshot!("help", normalised(&help));
     let styled = tmux.styled_screen();
     assert!(

@@ -13,6 +13,19 @@ pub mod peers;
 pub mod terminal_page;
 pub mod tmux;
 
+/// The stock providers that build as plugins (`scripts/build-plugins`), each
+/// `libagentry_NAME.so`.
+pub const STOCK_PLUGINS: [&str; 8] = [
+    "file_ops",
+    "bash",
+    "builtin",
+    "search",
+    "webfetch",
+    "http_tools",
+    "fork",
+    "skill",
+];
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

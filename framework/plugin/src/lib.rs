@@ -6,6 +6,7 @@
 //! re-exports all of it at the same paths (`agentry::tool`, `agentry::provider`, `agentry::ids`).
 
 pub mod abi;
+pub mod commands;
 pub mod export;
 pub mod ids;
 pub mod plan;

@@ -26,6 +26,11 @@ pub trait Provider: Send + Sync {
     fn readable_roots(&self) -> Vec<std::path::PathBuf> {
         Vec::new()
     }
+    /// The slash commands the provider contributes (a skill each, an MCP server's prompts),
+    /// which front-ends offer beside the agent's own. None by default.
+    fn commands(&self) -> Option<Arc<dyn crate::commands::CommandSource>> {
+        None
+    }
     /// Notices for the model that the provider's tools left for `session_id` somewhere other
     /// than the session's own state (a plugin keeps them on its side of the boundary); taking
     /// them clears them. The chat asks before each model request. None by default.

@@ -77,12 +77,36 @@ impl Configured {
     }
 }
 
-/// A provider being made from its settings.
-pub type Making = BoxFuture<'static, Result<Configured, String>>;
+/// A provider being made from its settings: at once, or after waiting (HTTP tools fetch their
+/// schemas). A plugin starts its runtime's threads only for a provider made later, or at its
+/// first call.
+pub enum Making {
+    /// Made already.
+    Now(Result<Configured, String>),
+    /// Made when this future ends (on a tokio runtime).
+    Later(BoxFuture<'static, Result<Configured, String>>),
+}
+
+impl Making {
+    /// A provider made when `making` ends.
+    pub fn later(
+        making: impl std::future::Future<Output = Result<Configured, String>> + Send + 'static,
+    ) -> Self {
+        Making::Later(Box::pin(making))
+    }
+
+    /// Waits for the provider.
+    pub async fn finish(self) -> Result<Configured, String> {
+        match self {
+            Making::Now(made) => made,
+            Making::Later(making) => making.await,
+        }
+    }
+}
 
 /// A provider made at once (for a recipe that needs no waiting).
 pub fn made(result: Result<Configured, String>) -> Making {
-    Box::pin(std::future::ready(result))
+    Making::Now(result)
 }
 
 /// How a provider is made: the configuration sections it reads and the function that makes it
@@ -138,10 +162,10 @@ mod tests {
         );
         assert_eq!(settings.sections.len(), 1);
         assert!(settings.section("other").is_none());
-        let made = futures::executor::block_on((RECIPE.make)(settings)).unwrap();
+        let made = futures::executor::block_on((RECIPE.make)(settings).finish()).unwrap();
         assert_eq!(made.provider.name(), "chosen");
         let missing = Settings::of(["named"], |_| None, PathBuf::from("/project"), None);
-        let refused = futures::executor::block_on((RECIPE.make)(missing));
+        let refused = futures::executor::block_on((RECIPE.make)(missing).finish());
         assert_eq!(refused.err().as_deref(), Some("named: no name"));
     }
 

@@ -8,8 +8,10 @@
 #![allow(unsafe_code)]
 
 mod call;
+mod commands;
 mod services;
 
+use crate::commands::CommandSource;
 use crate::ids::SessionId;
 use crate::provider::{Provider, ProviderOrigin};
 use crate::tool::{DynTool, ToolError};
@@ -334,6 +336,18 @@ impl Provider for PluginProvider {
         ProviderOrigin::Plugin {
             path: self.library.path.clone(),
         }
+    }
+
+    fn readable_roots(&self) -> Vec<PathBuf> {
+        self.description.readable_roots.clone()
+    }
+
+    fn commands(&self) -> Option<Arc<dyn CommandSource>> {
+        self.description.commands.then(|| {
+            Arc::new(commands::PluginCommands {
+                library: self.library.clone(),
+            }) as Arc<dyn CommandSource>
+        })
     }
 
     fn take_notices(&self, session_id: &SessionId) -> Vec<String> {

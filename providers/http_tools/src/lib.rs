@@ -78,7 +78,7 @@ fn make(settings: Settings) -> Making {
         .section(SECTION)
         .cloned()
         .map_or(Ok(Vec::new()), entries_from);
-    Box::pin(async move {
+    Making::later(async move {
         let env = |name: &str| std::env::var(name).ok();
         let (provider, problems) = provider(&entries?, &env).await;
         let problems = problems

@@ -15,9 +15,8 @@
 //!
 //! let (skills, problems) = Skills::load(std::path::Path::new("."), None);
 //! assert!(problems.is_empty());
-//! let builder = Agent::builder()
-//!     .command_source(std::sync::Arc::new(skills.clone()))
-//!     .provider(skills);
+//! // The agent offers the provider's slash commands beside its own.
+//! let builder = Agent::builder().provider(skills);
 //! # let _ = builder;
 //! ```
 
@@ -28,6 +27,7 @@ pub use skill::{Skill, SkillError, load, roots};
 use agentry::commands::{CommandArgument, CommandSource, SlashCommand};
 use agentry::model::ContentBlock;
 use agentry::provider::Provider;
+use agentry::settings::{Configured, Making, Recipe, Settings, made};
 use agentry::tool::{DynTool, Tool, ToolContext, ToolError, ToolKind, ToolOutput, erase};
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
@@ -89,7 +89,33 @@ impl Provider for Skills {
             skills: self.skills.clone(),
         })]
     }
+
+    /// A slash command per skill.
+    fn commands(&self) -> Option<Arc<dyn CommandSource>> {
+        Some(Arc::new(self.clone()))
+    }
 }
+
+/// How the skills are made, linked or as a plugin: those of the user and the project (a
+/// `SKILL.md` that cannot be used is reported and left out).
+pub const RECIPE: Recipe = Recipe {
+    name: "skill",
+    sections: &[],
+    make,
+};
+
+fn make(settings: Settings) -> Making {
+    let (skills, problems) = Skills::load(&settings.project, settings.user_folder.as_deref());
+    let problems = problems
+        .into_iter()
+        .map(|problem| format!("skill not loaded: {problem}"));
+    made(Ok(Configured::new(skills).with_problems(problems)))
+}
+
+// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
+// crate (`scripts/build-plugins`).
+#[cfg(feature = "plugin")]
+agentry::export_plugin!(recipe: RECIPE);
 
 impl CommandSource for Skills {
     fn commands(&self) -> Vec<Arc<dyn SlashCommand>> {

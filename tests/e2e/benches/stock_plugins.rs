@@ -119,7 +119,7 @@ fn binaries() {
     let home = tempfile::tempdir().unwrap();
     let full = built().join("agentry");
     let thin = built().join("agentry-thin");
-    let plugins: Vec<PathBuf> = ["file_ops", "bash", "builtin", "search", "webfetch"]
+    let plugins: Vec<PathBuf> = agentry_tests::STOCK_PLUGINS
         .iter()
         .map(|name| plugin(name))
         .collect();

@@ -7,17 +7,18 @@ mod host;
 mod remote;
 
 use crate::abi::{self, Buffer, HostCallback, PluginInfo, PluginV1};
+use crate::commands::{CommandSource, SlashCommand};
 use crate::ids::{SessionId, ToolCallId};
 use crate::provider::Provider;
-use crate::settings::{Configured, Recipe, Settings};
+use crate::settings::{Configured, Making, Recipe, Settings};
 use crate::sync::{lock, panic_message};
 use crate::tool::{
     DynTool, Extensions, PreparedCall, ProgressSink, RuleSubjects, SessionState, ToolContext,
     ToolError,
 };
 use crate::wire::{
-    CallEnd, CallRequest, ConfiguredDescription, Description, PrepareRequest, Prepared, Query,
-    ServiceAnswer, ToolDescription,
+    CallEnd, CallRequest, CommandDescription, ConfiguredDescription, Description, PrepareRequest,
+    Prepared, Query, ServiceAnswer, ToolDescription,
 };
 use futures::FutureExt;
 use host::Host;
@@ -35,7 +36,9 @@ struct Plugin {
     offer: RwLock<Arc<Offer>>,
     /// How the provider is made from settings, when it reads any.
     recipe: Option<Recipe>,
-    runtime: tokio::runtime::Runtime,
+    /// Started on first need (a call, a provider made later), so that a plugin loaded and
+    /// never used starts no threads.
+    runtime: OnceLock<tokio::runtime::Runtime>,
     calls: Mutex<HashMap<u64, Slot>>,
     sessions: Mutex<HashMap<String, SessionState>>,
     next_call: AtomicU64,
@@ -46,12 +49,15 @@ struct Plugin {
 struct Offer {
     description: Description,
     tools: HashMap<String, Arc<dyn DynTool>>,
+    /// The provider's slash commands, when it has any.
+    commands: Option<Arc<dyn CommandSource>>,
 }
 
 impl Offer {
     /// The offer of `provider`; `sections` are the configuration sections its recipe reads.
     fn of(provider: &dyn Provider, sections: Option<Vec<String>>) -> Self {
         let tools = provider.tools();
+        let commands = provider.commands();
         let description = Description {
             name: provider.name().to_owned(),
             description: provider.description(),
@@ -68,6 +74,8 @@ impl Offer {
                 })
                 .collect(),
             sections,
+            readable_roots: provider.readable_roots(),
+            commands: commands.is_some(),
         };
         Self {
             description,
@@ -75,7 +83,17 @@ impl Offer {
                 .into_iter()
                 .map(|tool| (tool.name().to_owned(), tool))
                 .collect(),
+            commands,
         }
+    }
+
+    /// The provider's slash command `name` (of `origin`).
+    fn command(&self, name: &str, origin: Option<&str>) -> Result<Arc<dyn SlashCommand>, String> {
+        self.commands
+            .iter()
+            .flat_map(|source| source.commands())
+            .find(|command| command.name() == name && command.origin() == origin)
+            .ok_or_else(|| format!("the plugin has no slash command `{name}`"))
     }
 
     /// The tool named `name`.
@@ -160,16 +178,11 @@ pub fn table(source: Source) -> *const PluginV1 {
 }
 
 fn start_plugin(source: Source) -> Result<Plugin, String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("agentry-plugin")
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the plugin's runtime: {e}"))?;
+    let runtime = OnceLock::new();
     let (offer, recipe) = match source {
         Source::Fixed(make) => (Offer::of(make().as_ref(), None), None),
         Source::Recipe(recipe) => {
-            let made = runtime.block_on((recipe.make)(Settings::default()))?;
+            let made = finish(&runtime, (recipe.make)(Settings::default()))?;
             (offer_of_recipe(&made, &recipe), Some(recipe))
         }
     };
@@ -184,6 +197,34 @@ fn start_plugin(source: Source) -> Result<Plugin, String> {
     })
 }
 
+/// The runtime in `runtime`, started on first use.
+fn started(
+    runtime: &OnceLock<tokio::runtime::Runtime>,
+) -> Result<&tokio::runtime::Runtime, String> {
+    if let Some(started) = runtime.get() {
+        return Ok(started);
+    }
+    let built = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("agentry-plugin")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the plugin's runtime: {e}"))?;
+    // Two first uses at once: one runtime is kept, the other dropped unused.
+    Ok(runtime.get_or_init(|| built))
+}
+
+/// The provider `making` makes, waiting for it on the runtime when it is made later.
+fn finish(
+    runtime: &OnceLock<tokio::runtime::Runtime>,
+    making: Making,
+) -> Result<Configured, String> {
+    match making {
+        Making::Now(made) => made,
+        Making::Later(making) => started(runtime)?.block_on(making),
+    }
+}
+
 /// The offer of a provider `recipe` made.
 fn offer_of_recipe(made: &Configured, recipe: &Recipe) -> Offer {
     let sections = recipe.sections.iter().map(|s| (*s).to_owned()).collect();
@@ -191,6 +232,11 @@ fn offer_of_recipe(made: &Configured, recipe: &Recipe) -> Offer {
 }
 
 impl Plugin {
+    /// The plugin's runtime, started on first use.
+    fn runtime(&self) -> Result<&tokio::runtime::Runtime, String> {
+        started(&self.runtime)
+    }
+
     /// What the provider offers now.
     fn offer(&self) -> Arc<Offer> {
         self.offer
@@ -204,7 +250,7 @@ impl Plugin {
         let recipe = self
             .recipe
             .ok_or("the plugin's provider reads no settings")?;
-        let made = self.runtime.block_on((recipe.make)(settings))?;
+        let made = finish(&self.runtime, (recipe.make)(settings))?;
         let offer = offer_of_recipe(&made, &recipe);
         let description = offer.description.clone();
         *self
@@ -352,11 +398,12 @@ extern "C" fn start(
     let cancel = CancellationToken::new();
     let started = catch_unwind(AssertUnwindSafe(|| {
         let plugin = plugin()?;
+        let runtime = plugin.runtime()?;
         let prepared = begin(plugin, call, cancel.clone(), host.clone())?;
         let request: CallRequest = request(ptr, len)?;
-        Ok((plugin, prepared, request))
+        Ok((plugin, runtime, prepared, request))
     }));
-    let (plugin, prepared, request) = match started {
+    let (plugin, runtime, prepared, request) = match started {
         Ok(Ok(started)) => started,
         Ok(Err(message)) => {
             forget_call(call);
@@ -424,10 +471,10 @@ extern "C" fn start(
     // Poll once here, inside the runtime's context: a call that finishes at once ends without
     // a hop to another thread. One that waits moves to the plugin's own workers (which poll it
     // again at once, registering real wakers). `run` contains the tool's panics.
-    let _context = plugin.runtime.enter();
+    let _context = runtime.enter();
     let mut first = std::task::Context::from_waker(futures::task::noop_waker_ref());
     if work.as_mut().poll(&mut first).is_pending() {
-        plugin.runtime.spawn(work);
+        runtime.spawn(work);
     }
 }
 
@@ -473,8 +520,12 @@ extern "C" fn poll(call: u64, waker: abi::HostWaker) -> i32 {
         else {
             return abi::POLL_ENDED;
         };
+        // Started with the call (`start`).
+        let Ok(runtime) = plugin.runtime() else {
+            return abi::POLL_ENDED;
+        };
         let pending = {
-            let _context = plugin.runtime.enter();
+            let _context = runtime.enter();
             work.as_mut()
                 .poll(&mut std::task::Context::from_waker(&waker))
                 .is_pending()
@@ -494,9 +545,10 @@ extern "C" fn poll(call: u64, waker: abi::HostWaker) -> i32 {
 extern "C" fn detach(call: u64) {
     let _ = catch_unwind(|| {
         if let Some(plugin) = started_plugin()
+            && let Ok(runtime) = plugin.runtime()
             && let Some(work) = take_work(plugin, call)
         {
-            plugin.runtime.spawn(work);
+            runtime.spawn(work);
         }
     });
 }
@@ -580,6 +632,25 @@ extern "C" fn query(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
                 )
             }
             Query::Configure(settings) => serde_json::json!(plugin.configure(settings)?),
+            Query::Commands => {
+                let listed: Vec<CommandDescription> = plugin
+                    .offer()
+                    .commands
+                    .iter()
+                    .flat_map(|source| source.commands())
+                    .map(|command| CommandDescription::of(command.as_ref()))
+                    .collect();
+                serde_json::json!(listed)
+            }
+            Query::CommandContent {
+                name,
+                origin,
+                arguments,
+            } => {
+                let command = plugin.offer().command(&name, origin.as_deref())?;
+                let content = plugin.runtime()?.block_on(command.content(arguments))?;
+                serde_json::json!(content)
+            }
         };
         serde_json::to_vec(&answer).map_err(|e| e.to_string())
     })

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::provider::SimpleProvider;
+use crate::settings::made;
 use crate::tool::{Tool, ToolKind, ToolOutput};
 
 struct Echo;
@@ -92,8 +93,9 @@ impl Tool for Nap {
 /// The tests' provider: Echo, ReadThrough and Nap, and with `[greeting] name = "…"` a
 /// `Greet` tool greeting that name (a key it does not know is a problem to report; a name that
 /// is not text leaves nothing usable).
-fn make(settings: Settings) -> crate::settings::Making {
-    Box::pin(async move {
+fn make(settings: Settings) -> Making {
+    // Made later, on the plugin's runtime, as a provider that waits for something would be.
+    Making::later(async move {
         let provider = SimpleProvider::new("echo", "")
             .with_tool(Echo)
             .with_tool(ReadThrough)
@@ -511,4 +513,24 @@ fn configure_makes_the_provider_anew_from_its_sections_and_reports_their_problem
     }
     let unknown = ask(table, &serde_json::json!({"configure_everything": {}}));
     assert!(unknown.unwrap_err().contains("not valid"));
+}
+
+#[test]
+fn a_plugin_starts_its_runtime_only_when_something_waits() {
+    fn now(_: Settings) -> Making {
+        made(Ok(Configured::new(
+            SimpleProvider::new("idle", "").with_tool(Echo),
+        )))
+    }
+    let idle = start_plugin(Source::Recipe(Recipe {
+        name: "idle",
+        sections: &[],
+        make: now,
+    }))
+    .unwrap();
+    assert!(idle.runtime.get().is_none(), "made at once: no threads yet");
+    idle.runtime().unwrap();
+    assert!(idle.runtime.get().is_some(), "started by its first use");
+    let waited = start_plugin(SOURCE).unwrap();
+    assert!(waited.runtime.get().is_some(), "made later, on the runtime");
 }

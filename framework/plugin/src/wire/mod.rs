@@ -5,6 +5,7 @@ mod services;
 
 pub use services::{Query, Service, ServiceAnswer, ServiceCall, ServiceRequest};
 
+use crate::commands::{CommandArgument, SlashCommand};
 use crate::tool::{
     ReadDenials, RulePatterns, RuleSubjects, SandboxMode, ToolCallLocation, ToolKind, ToolOutput,
 };
@@ -26,6 +27,45 @@ pub struct Description {
     /// (the provider reads the project's files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sections: Option<Vec<String>>,
+    /// Folders whose files the model may read without asking (a skill's bundled files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub readable_roots: Vec<PathBuf>,
+    /// Whether the provider contributes slash commands, which the host lists and expands
+    /// through [`Query::Commands`] and [`Query::CommandContent`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub commands: bool,
+}
+
+/// A slash command, as [`Query::Commands`] lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandDescription {
+    /// Its own name.
+    pub name: String,
+    /// Where it comes from when that can clash (an MCP server's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    /// What kind of command it is, for listings (`skill`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind_label: Option<String>,
+    /// What it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its arguments, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<CommandArgument>,
+}
+
+impl CommandDescription {
+    /// The description of `command`.
+    pub fn of(command: &dyn SlashCommand) -> Self {
+        Self {
+            name: command.name().to_owned(),
+            origin: command.origin().map(str::to_owned),
+            kind_label: command.kind_label().map(str::to_owned),
+            description: command.description(),
+            arguments: command.arguments().to_vec(),
+        }
+    }
 }
 
 /// The answer to [`Query::Configure`]: the provider as its settings made it.

@@ -135,4 +135,19 @@ pub enum Query {
     /// Answer: a [`ConfiguredDescription`](super::ConfiguredDescription); an error when the
     /// settings leave nothing usable (the plugin is then left out, with the error).
     Configure(Settings),
+    /// The provider's slash commands as they are now. Answer: a list of
+    /// [`CommandDescription`](super::CommandDescription)s.
+    Commands,
+    /// A slash command's content with its arguments filled in (it may wait: an MCP server's
+    /// prompt). Answer: a list of content blocks; an error says why it cannot be had.
+    CommandContent {
+        /// The command's name.
+        name: String,
+        /// Its origin, when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<String>,
+        /// Its arguments' values, by name.
+        #[serde(default)]
+        arguments: std::collections::BTreeMap<String, String>,
+    },
 }
