@@ -185,15 +185,6 @@ impl SubAgents {
         named.open(name).map_err(|e| e.to_string())
     }
 
-    /// The tools the calling loop has, by name.
-    pub fn tool_names(&self) -> Vec<String> {
-        self.registry
-            .names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect()
-    }
-
     /// Runs a sub-agent on `prompt` for the call `ctx` belongs to, and waits for its answer.
     /// Cancelling the call cancels it. When the chat resumes after a pause, the call's sub-agent
     /// takes up where it stopped instead (the call runs again with the same input).

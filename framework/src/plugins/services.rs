@@ -4,23 +4,19 @@
 //! [`ToolContext`] exactly as a built-in tool would use them, and answered through the
 //! plugin's `answer`.
 
-use crate::tool::{ClientServices, Ended, HostServices, ToolContext};
+use crate::tool::{Ended, ToolContext};
 use agentry_plugin::abi::PluginV1;
 use agentry_plugin::wire::{Service, ServiceAnswer, ServiceCall, ServiceRequest};
 use futures::future::BoxFuture;
 use serde::Serialize;
-use tokio_util::sync::CancellationToken;
 
 /// What one plugin call was offered, and how to answer it.
 pub(super) struct Offered {
-    client: ClientServices,
-    host: HostServices,
-    /// The call's cancellation: a side question still being asked when it fires is answered
-    /// with an error (the other services run to their end: a cancelled call uses them to clean
-    /// up, killing and releasing its terminal).
-    cancel: CancellationToken,
-    /// The call's own context (a sub-agent runs for it, nested under it).
-    call_ctx: ToolContext,
+    /// The call's own context: its client and host services, and its cancellation (a side
+    /// question still being asked when it fires is answered with an error; the other services
+    /// run to their end, as a cancelled call uses them to clean up, killing and releasing its
+    /// terminal). A sub-agent runs for the call, nested under it.
+    ctx: ToolContext,
     /// Where requests are served (the runtime the call runs on).
     runtime: tokio::runtime::Handle,
     table: &'static PluginV1,
@@ -31,10 +27,7 @@ impl Offered {
     /// The services `ctx` offers the plugin's call `call`. Must be made on a tokio runtime.
     pub(super) fn new(ctx: &ToolContext, table: &'static PluginV1, call: u64) -> Self {
         Self {
-            client: ctx.client.clone(),
-            host: ctx.host.clone(),
-            cancel: ctx.cancel.clone(),
-            call_ctx: ctx.clone(),
+            ctx: ctx.clone(),
             runtime: tokio::runtime::Handle::current(),
             table,
             call,
@@ -48,11 +41,17 @@ impl Offered {
             return Vec::new();
         }
         [
-            (self.client.files.is_some(), Service::ClientFiles),
-            (self.client.terminals.is_some(), Service::ClientTerminals),
-            (self.host.side_questions.is_some(), Service::SideQuestions),
-            (self.host.sub_agents.is_some(), Service::SubAgents),
-            (self.host.ask_user.is_some(), Service::AskUser),
+            (self.ctx.client.files.is_some(), Service::ClientFiles),
+            (
+                self.ctx.client.terminals.is_some(),
+                Service::ClientTerminals,
+            ),
+            (
+                self.ctx.host.side_questions.is_some(),
+                Service::SideQuestions,
+            ),
+            (self.ctx.host.sub_agents.is_some(), Service::SubAgents),
+            (self.ctx.host.ask_user.is_some(), Service::AskUser),
         ]
         .into_iter()
         .filter_map(|(offered, service)| offered.then_some(service))
@@ -82,8 +81,8 @@ async fn perform(offered: &Offered, request: ServiceRequest) -> ServiceAnswer {
             "the host offers no {service} to this call (the front-end has none)"
         ))
     };
-    let files = offered.client.files.as_ref();
-    let terminals = offered.client.terminals.as_ref();
+    let files = offered.ctx.client.files.as_ref();
+    let terminals = offered.ctx.client.terminals.as_ref();
     match request {
         ServiceRequest::ReadTextFile { path } => match files {
             Some(files) => reply(files.read_text_file(path)).await,
@@ -113,10 +112,10 @@ async fn perform(offered: &Offered, request: ServiceRequest) -> ServiceAnswer {
             Some(terminals) => reply(terminals.release(terminal_id)).await,
             None => not_offered("client terminals"),
         },
-        ServiceRequest::AskModel(question) => match &offered.host.side_questions {
+        ServiceRequest::AskModel(question) => match &offered.ctx.host.side_questions {
             Some(model) => {
                 let asked = reply(model.ask(question));
-                match offered.cancel.run_until_cancelled(asked).await {
+                match offered.ctx.cancel.run_until_cancelled(asked).await {
                     Some(answer) => answer,
                     None => ServiceAnswer::Error("the call was cancelled".to_owned()),
                 }
@@ -124,13 +123,13 @@ async fn perform(offered: &Offered, request: ServiceRequest) -> ServiceAnswer {
             None => not_offered("side questions"),
         },
         // Cancelled with the call (the sub-agent's loop stops, and says so).
-        ServiceRequest::RunSubAgent(task) => match &offered.host.sub_agents {
-            Some(runner) => encoded(Ended::of(runner.run(&offered.call_ctx, task).await)),
+        ServiceRequest::RunSubAgent(task) => match &offered.ctx.host.sub_agents {
+            Some(runner) => encoded(Ended::of(runner.run(&offered.ctx, task).await)),
             None => not_offered("sub-agents"),
         },
         // Cancelled with the call (the question is withdrawn).
-        ServiceRequest::AskUser { questions } => match &offered.host.ask_user {
-            Some(asker) => encoded(Ended::of(asker.ask(&offered.call_ctx, questions).await)),
+        ServiceRequest::AskUser { questions } => match &offered.ctx.host.ask_user {
+            Some(asker) => encoded(Ended::of(asker.ask(&offered.ctx, questions).await)),
             None => not_offered("questions to the user"),
         },
     }

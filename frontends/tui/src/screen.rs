@@ -320,13 +320,19 @@ mod tests {
         assert!(out.contains("line 3\r\nline 4\r\nline 5"), "{out:?}");
     }
 
-    #[test]
-    fn after_a_resize_the_next_frame_starts_above_the_reflowed_rows() {
+    /// A 20-column screen whose live area is a full row, then the cursor's row.
+    fn full_row_above_the_cursor() -> (Screen<Vec<u8>>, [Line<'static>; 2]) {
         let mut screen = Screen::new(Vec::new(), 20, 10);
         let live = [Line::from("x".repeat(20)), Line::from("input")];
         screen
             .draw(&[], &live, Some(CursorAt { row: 1, column: 0 }), false)
             .unwrap();
+        (screen, live)
+    }
+
+    #[test]
+    fn after_a_resize_the_next_frame_starts_above_the_reflowed_rows() {
+        let (mut screen, live) = full_row_above_the_cursor();
         // At 10 columns the 20-cell row above the cursor takes two rows.
         screen.resize(10, 10);
         screen.out.clear();
@@ -336,11 +342,7 @@ mod tests {
 
     #[test]
     fn resizes_before_a_frame_count_from_the_last_frame_at_the_last_size() {
-        let mut screen = Screen::new(Vec::new(), 20, 10);
-        let live = [Line::from("x".repeat(20)), Line::from("input")];
-        screen
-            .draw(&[], &live, Some(CursorAt { row: 1, column: 0 }), false)
-            .unwrap();
+        let (mut screen, live) = full_row_above_the_cursor();
         // Narrowed, then widened back before a frame: the terminal rejoined the row.
         screen.resize(10, 10);
         screen.resize(20, 8);
