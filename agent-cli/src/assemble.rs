@@ -87,13 +87,11 @@ pub async fn agent(
         .named_models(named_models(config))
         .store(Arc::new(store))
         .config(agent_config);
-    let builder = command_sources(project, available.command_sources)
-        .into_iter()
-        .fold(builder, |builder, source| builder.command_source(source));
-    #[cfg(feature = "mcp")]
-    let builder = builder.session_servers(Arc::new(agentry_mcp::McpSessionServers::new(
-        crate::providers::mcp_options(config),
-    )));
+    let builder = builder.command_source(prompt_templates(project));
+    let builder = match available.session_servers {
+        Some(servers) => builder.session_servers(servers),
+        None => builder,
+    };
     // The hooks of Claude Code's settings files and agentry's own.
     let builder = if config.hooks.is_empty() {
         builder
@@ -122,14 +120,10 @@ pub fn open_store(config: &Config) -> Result<SqliteStore, agentry::session::Stor
     SqliteStore::open(config.database_path())
 }
 
-/// The slash commands' sources: the prompt templates of `project`, then `servers` (MCP
-/// servers' prompts).
-pub fn command_sources(
-    project: &Path,
-    servers: Vec<Arc<dyn CommandSource>>,
-) -> Vec<Arc<dyn CommandSource>> {
-    let templates: Arc<dyn CommandSource> = Arc::new(TemplateFolders::new(prompt_folders(project)));
-    std::iter::once(templates).chain(servers).collect()
+/// The prompt templates of `project` and the user's, as slash commands (the providers' own
+/// commands come with them: [`Provider::commands`](agentry::provider::Provider::commands)).
+pub fn prompt_templates(project: &Path) -> Arc<dyn CommandSource> {
+    Arc::new(TemplateFolders::new(prompt_folders(project)))
 }
 
 /// The user's agentry configuration folder (`~/.config/agentry`), where their prompts,

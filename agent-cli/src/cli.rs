@@ -200,6 +200,10 @@ pub enum McpCommand {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Load a tool plugin (a shared library) too (the MCP client, in a thin agentry);
+        /// repeatable.
+        #[arg(long, value_name = "PATH")]
+        plugin: Vec<std::path::PathBuf>,
     },
     /// Add a server: `agentry mcp add NAME -- COMMAND ARGS…`, or `agentry mcp add NAME --url URL`.
     Add(McpAddArgs),

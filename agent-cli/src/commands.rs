@@ -16,8 +16,9 @@ pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
         crate::providers::available(&config, &plugins, &project, ServerStart::Wait).await;
     available.check_sections()?;
     available.check_named_plugins()?;
-    let mut sources = crate::assemble::command_sources(&project, available.command_sources);
-    sources.extend(available.providers.iter().filter_map(|p| p.commands()));
+    let sources: Vec<_> = std::iter::once(crate::assemble::prompt_templates(&project))
+        .chain(available.providers.iter().filter_map(|p| p.commands()))
+        .collect();
     let commands = SlashCommands::from_sources(&sources);
     let rows: Vec<serde_json::Value> = commands
         .iter()

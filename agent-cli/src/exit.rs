@@ -22,8 +22,6 @@ pub enum Exit {
     Refusal = 6,
     /// The answer did not satisfy the output schema.
     OutputSchema = 7,
-    /// The subcommand is not in this build.
-    Unavailable = 69,
     /// The turn was cancelled.
     Cancelled = 130,
 }

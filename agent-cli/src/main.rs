@@ -8,7 +8,6 @@ mod chat;
 mod cli;
 mod commands;
 mod exit;
-#[cfg(feature = "mcp")]
 mod mcp;
 mod output;
 mod permissions;
@@ -104,22 +103,9 @@ fn subcommand(command: Command) -> Result<exit::Exit, CliError> {
         Command::Sessions(args) => sessions::list(&args),
         Command::Acp(args) => on_runtime(acp::acp(args)),
         Command::Serve(args) => on_runtime(serve::serve(args)),
-        #[cfg(feature = "mcp")]
         Command::Mcp(args) => on_runtime(mcp::mcp(args)),
-        #[cfg(not(feature = "mcp"))]
-        Command::Mcp(_) => not_built("mcp", "MCP support"),
         Command::Providers(args) => on_runtime(providers::list(&args)),
         Command::Commands(args) => on_runtime(commands::list(&args)),
         Command::Permissions(args) => on_runtime(permissions::list(&args)),
     }
-}
-
-#[cfg(not(feature = "mcp"))]
-fn not_built(command: &str, what: &str) -> Result<exit::Exit, CliError> {
-    Err(CliError {
-        exit: exit::Exit::Unavailable,
-        error: anyhow::anyhow!(
-            "`agentry {command}` is not available yet: {what} is not built in this version"
-        ),
-    })
 }

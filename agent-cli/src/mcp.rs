@@ -7,6 +7,7 @@ use crate::cli::{ConfigScope, McpAddArgs, McpArgs, McpCommand, McpServeArgs};
 use crate::exit::{CliError, Exit};
 use crate::providers::ServerStart;
 use agentry::config::Config;
+use agentry::provider::{ProviderOrigin, ProviderStatus};
 use agentry_mcp_server::{RunSettings, ServeSettings};
 use anyhow::{Context, anyhow};
 use serde_json::json;
@@ -17,7 +18,7 @@ use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
 pub async fn mcp(args: McpArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     match args.command {
-        McpCommand::List { json } => list(&project, json).await,
+        McpCommand::List { json, plugin } => list(&project, json, &plugin).await,
         McpCommand::Add(add) => {
             let file = config_file(add.scope, &project)?;
             edit(&file, |document| add_server(document, &add))?;
@@ -195,33 +196,51 @@ fn remove_server(document: &mut DocumentMut, name: &str, project: &Path) -> anyh
     if removed.is_some() {
         return Ok(());
     }
-    let in_mcp_json = agentry_mcp::read_mcp_json(&project.join(".mcp.json"))
-        .map(|servers| servers.contains_key(name))
-        .unwrap_or(false);
-    Err(if in_mcp_json {
+    Err(if in_mcp_json(&project.join(".mcp.json"), name) {
         anyhow!("`{name}` comes from the project's .mcp.json: edit that file to remove it")
     } else {
         anyhow!("there is no MCP server named `{name}` in this configuration file")
     })
 }
 
-async fn list(project: &Path, as_json: bool) -> Result<Exit, CliError> {
+/// Whether the `.mcp.json` file at `path` names a server `name` (the MCP client reads the file;
+/// here only its names count).
+fn in_mcp_json(path: &Path, name: &str) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|file| file["mcpServers"].get(name).is_some())
+}
+
+/// Starts every configured server (waiting for each to answer or fail) and lists how each is
+/// doing and what it offers. The servers are the MCP client's, linked or from a plugin.
+async fn list(project: &Path, as_json: bool, plugin_flags: &[PathBuf]) -> Result<Exit, CliError> {
     let config = crate::assemble::load_config(project)?;
-    let servers = crate::providers::configured_mcp_servers(&config, project);
-    let options = crate::providers::mcp_options(&config);
-    let connected = agentry_mcp::connect_all(&servers, project, &options).await;
-    let rows: Vec<serde_json::Value> = connected
+    let plugins = crate::providers::plugin_paths(&config, plugin_flags, project);
+    let available =
+        crate::providers::available(&config, &plugins, project, ServerStart::Wait).await;
+    available.check_sections()?;
+    available.check_named_plugins()?;
+    let rows: Vec<serde_json::Value> = available
+        .providers
         .iter()
-        .map(|(name, result)| match result {
-            Ok(provider) => {
-                use agentry::provider::Provider;
-                let prompts: Vec<String> = provider.prompts().into_iter().map(|p| p.name).collect();
-                json!({"name": name, "status": provider.status().to_string(),
-                       "tools": provider.tools().len(), "prompts": prompts,
-                       "transport": transport(&servers[name])})
+        .filter(|provider| matches!(provider.origin(), ProviderOrigin::McpServer { .. }))
+        .map(|server| match server.status() {
+            ProviderStatus::Ready => {
+                let prompts: Vec<String> = server
+                    .commands()
+                    .map(|source| source.commands())
+                    .into_iter()
+                    .flatten()
+                    .map(|prompt| prompt.name().to_owned())
+                    .collect();
+                json!({"name": server.name(), "status": "connected",
+                       "tools": server.tools().len(), "prompts": prompts})
             }
-            Err(error) => json!({"name": name, "status": "failed", "error": error.to_string(),
-                                 "transport": transport(&servers[name])}),
+            ProviderStatus::Failed { reason } => {
+                json!({"name": server.name(), "status": "failed", "error": reason})
+            }
+            other => json!({"name": server.name(), "status": other.to_string()}),
         })
         .collect();
     if as_json {
@@ -243,26 +262,19 @@ async fn list(project: &Path, as_json: bool) -> Result<Exit, CliError> {
                     .map(|p| format!("/{p}"))
                     .collect();
                 println!(
-                    "{name}: connected ({}) — {} tools, {} prompts{}{}",
-                    row["transport"].as_str().unwrap_or_default(),
+                    "{name}: connected — {} tools, {} prompts{}{}",
                     row["tools"],
                     prompts.len(),
                     if prompts.is_empty() { "" } else { ": " },
                     prompts.join(" ")
                 );
             }
-            _ => println!(
+            Some("failed") => println!(
                 "{name}: failed — {}",
                 row["error"].as_str().unwrap_or_default()
             ),
+            status => println!("{name}: {}", status.unwrap_or_default()),
         }
     }
     Ok(Exit::EndTurn)
-}
-
-fn transport(config: &agentry_mcp::McpServerConfig) -> &'static str {
-    match config {
-        agentry_mcp::McpServerConfig::Stdio(_) => "stdio",
-        agentry_mcp::McpServerConfig::Http(_) => "streamable HTTP",
-    }
 }

@@ -3,10 +3,10 @@
 
 use crate::cli::ProvidersArgs;
 use crate::exit::{CliError, Exit};
-use agentry::commands::CommandSource;
 use agentry::config::{Config, ToolSelection};
 use agentry::plugins::PluginProvider;
-use agentry::provider::{Provider, ProviderOrigin, ToolRegistry};
+use agentry::provider::{Provider, ProviderOrigin, ProviderStatus, ToolRegistry};
+use agentry::session_servers::SessionServers;
 use agentry::settings::{Recipe, Settings};
 use anyhow::anyhow;
 use serde_json::json;
@@ -66,16 +66,14 @@ pub struct FailedPlugin {
     pub error: String,
 }
 
-/// Every provider of this run, with the MCP servers among them again as sources of prompts
-/// (which front-ends offer as slash commands).
+/// Every provider of this run, and the hook connecting the tool servers a front-end's client
+/// hands to a session.
 pub struct Available {
-    /// The providers: linked, plugins, MCP servers.
+    /// The providers: linked, from plugins, and those they host (an MCP server each).
     pub providers: Vec<Arc<dyn Provider>>,
-    /// The MCP servers that started, as sources of slash commands (the other providers'
-    /// commands come with them: [`Provider::commands`]).
-    pub command_sources: Vec<Arc<dyn CommandSource>>,
-    /// The MCP servers that did not start, with why.
-    pub failed_servers: Vec<(String, String)>,
+    /// The hook connecting a session's own tool servers, when a provider family offers one
+    /// (the MCP client).
+    pub session_servers: Option<Arc<dyn SessionServers>>,
     /// The plugins that did not load.
     pub failed_plugins: Vec<FailedPlugin>,
     /// Why the configuration cannot be used, when it has a key neither agentry nor any of
@@ -119,15 +117,17 @@ pub enum ServerStart {
     Background,
 }
 
-/// Every provider of this run: the linked ones, the plugins that load, then the MCP servers.
-/// A plugin or server that fails is reported on stderr, and the agent goes on without it.
+/// Every provider of this run: the linked ones, then the plugins that load, each followed by
+/// the providers it hosts. A plugin that fails is reported on stderr, and the agent goes on
+/// without it.
 pub async fn available(
     config: &Config,
     plugins: &[PluginPath],
     project: &Path,
     start: ServerStart,
 ) -> Available {
-    let mut providers = linked(config, project).await;
+    let wait = start == ServerStart::Wait;
+    let mut providers = linked(config, project, wait).await;
     let mut read_sections: Vec<String> = recipes()
         .iter()
         .flat_map(|recipe| recipe.sections.iter().map(|name| (*name).to_owned()))
@@ -139,11 +139,9 @@ pub async fn available(
     for plugin in plugins {
         let loaded = agentry::plugins::load(&plugin.path).and_then(|loaded| {
             read_sections.extend(loaded.sections().into_iter().flatten().cloned());
-            configured_plugin(loaded, config, project)
+            configured_plugin(loaded, config, project, wait)
         });
         match loaded {
-            // Configured to offer nothing (HTTP tools with no `[[http_tools]]`), as linked.
-            Ok(loaded) if loaded.sections().is_some() && offers_nothing(&loaded) => {}
             Ok(loaded) => {
                 let name = loaded.name().to_owned();
                 if let Some((_, by)) = named.iter().find(|(n, _)| *n == name) {
@@ -191,93 +189,25 @@ pub async fn available(
         .chain(read_sections.iter().map(String::as_str))
         .collect();
     let unknown_key = config.check_sections(&known).err().map(|e| e.to_string());
-    let servers = mcp_servers(config, project, start).await;
-    providers.extend(servers.providers);
     Available {
-        providers,
-        command_sources: servers.command_sources,
-        failed_servers: servers.failed,
+        session_servers: providers.iter().find_map(|p| p.session_servers()),
+        providers: spread(providers),
         failed_plugins,
         unknown_key,
     }
 }
 
-/// The MCP provider's options with the configuration's `[mcp]` timeouts (checked when the
-/// configuration was loaded).
-#[cfg(feature = "mcp")]
-pub fn mcp_options(config: &Config) -> agentry_mcp::McpOptions {
-    agentry_mcp::McpOptions::from_section(config.sections.get(agentry_mcp::SECTION))
-        .unwrap_or_default()
-}
-
-/// The MCP servers of the project's `.mcp.json` and of the configuration (which wins on a
-/// name both have). The configuration's were checked when it was loaded.
-#[cfg(feature = "mcp")]
-pub fn configured_mcp_servers(
-    config: &Config,
-    project: &Path,
-) -> std::collections::BTreeMap<String, agentry_mcp::McpServerConfig> {
-    let mut servers =
-        agentry_mcp::read_mcp_json(&project.join(".mcp.json")).unwrap_or_else(|error| {
-            eprintln!("agentry: {error}");
-            Default::default()
-        });
-    match agentry_mcp::servers_from_section(config.sections.get(agentry_mcp::SERVERS_SECTION)) {
-        Ok(tables) => servers.extend(tables),
-        Err(error) => eprintln!("agentry: {error}"),
-    }
-    servers
-}
-
-/// The configured MCP servers, as providers and as prompt sources, and those that failed.
-#[derive(Default)]
-struct McpServers {
-    providers: Vec<Arc<dyn Provider>>,
-    command_sources: Vec<Arc<dyn CommandSource>>,
-    failed: Vec<(String, String)>,
-}
-
-#[cfg(feature = "mcp")]
-impl McpServers {
-    /// A server that started: its tools and its prompts.
-    fn add(&mut self, server: Arc<agentry_mcp::McpProvider>) {
-        self.command_sources.push(server.clone());
-        self.providers.push(server);
-    }
-}
-
-/// The configured MCP servers, started at once.
-#[cfg(feature = "mcp")]
-async fn mcp_servers(config: &Config, project: &Path, start: ServerStart) -> McpServers {
-    let servers = configured_mcp_servers(config, project);
-    let options = mcp_options(config);
-    let mut started = McpServers::default();
-    if start == ServerStart::Background {
-        for (name, server) in &servers {
-            let provider = agentry_mcp::connect_in_background(name, server, project, &options);
-            started.add(Arc::new(provider));
-        }
-        return started;
-    }
-    for (name, result) in agentry_mcp::connect_all(&servers, project, &options).await {
-        match result {
-            Ok(provider) => started.add(Arc::new(provider)),
-            Err(error) => {
-                eprintln!("agentry: {error}");
-                started.failed.push((name, error.to_string()));
-            }
-        }
-    }
-    started
-}
-
-/// This build has no MCP provider: configured servers are reported, not silently dropped.
-#[cfg(not(feature = "mcp"))]
-async fn mcp_servers(config: &Config, _project: &Path, _start: ServerStart) -> McpServers {
-    if config.sections.get("mcp_servers").is_some() {
-        eprintln!("agentry: this agentry was built without MCP support; [mcp_servers] is ignored");
-    }
-    McpServers::default()
+/// Each provider followed by those it hosts, less those that offer nothing (HTTP tools with no
+/// `[[http_tools]]`, the MCP client itself).
+fn spread(providers: Vec<Arc<dyn Provider>>) -> Vec<Arc<dyn Provider>> {
+    providers
+        .into_iter()
+        .flat_map(|provider| {
+            let hosted = provider.hosted();
+            std::iter::once(provider).chain(hosted)
+        })
+        .filter(|provider| !offers_nothing(provider.as_ref()))
+        .collect()
 }
 
 /// How each provider linked into this binary is made (one cargo feature each).
@@ -299,14 +229,18 @@ fn recipes() -> Vec<Recipe> {
         agentry_fork::RECIPE,
         #[cfg(feature = "skill")]
         agentry_skill::RECIPE,
+        #[cfg(feature = "mcp")]
+        agentry_mcp::RECIPE,
     ]
 }
 
-/// What a provider reading the configuration's sections `names` is made from, for `project`.
+/// What a provider reading the configuration's sections `names` is made from, for `project`
+/// (`wait`: the front-end waits for the servers it starts).
 fn settings<'a>(
     config: &Config,
     names: impl IntoIterator<Item = &'a str>,
     project: &Path,
+    wait: bool,
 ) -> Settings {
     Settings::of(
         names,
@@ -314,6 +248,7 @@ fn settings<'a>(
         project.to_path_buf(),
         crate::assemble::user_config_folder(),
     )
+    .waiting(wait)
 }
 
 /// Reports what in a provider's settings could not be used.
@@ -328,34 +263,34 @@ fn configured_plugin(
     mut plugin: PluginProvider,
     config: &Config,
     project: &Path,
+    wait: bool,
 ) -> Result<PluginProvider, agentry::plugins::PluginError> {
     let Some(names) = plugin.sections() else {
         return Ok(plugin);
     };
-    let settings = settings(config, names.iter().map(String::as_str), project);
+    let settings = settings(config, names.iter().map(String::as_str), project, wait);
     let problems = plugin.configure(&settings)?;
     report(&problems);
     Ok(plugin)
 }
 
 /// Whether a provider offers neither tools nor slash commands (HTTP tools with no
-/// `[[http_tools]]`): it is left out.
+/// `[[http_tools]]`, the MCP client, whose servers are providers of their own): it is left out.
 fn offers_nothing(provider: &dyn Provider) -> bool {
     provider.tools().is_empty() && provider.commands().is_none()
 }
 
-/// Every provider linked into this binary, made from the configuration for `project`; one
-/// whose settings leave nothing usable is reported and left out, as is one that offers nothing.
-pub async fn linked(config: &Config, project: &Path) -> Vec<Arc<dyn Provider>> {
+/// Every provider linked into this binary, made from the configuration for `project` (`wait`:
+/// the front-end waits for the servers they start); one whose settings leave nothing usable is
+/// reported and left out.
+pub async fn linked(config: &Config, project: &Path, wait: bool) -> Vec<Arc<dyn Provider>> {
     let mut linked: Vec<Arc<dyn Provider>> = Vec::new();
     for recipe in recipes() {
-        let making = (recipe.make)(settings(config, recipe.sections.iter().copied(), project));
-        match making.finish().await {
+        let settings = settings(config, recipe.sections.iter().copied(), project, wait);
+        match (recipe.make)(settings).finish().await {
             Ok(made) => {
                 report(&made.problems);
-                if !offers_nothing(made.provider.as_ref()) {
-                    linked.push(Arc::from(made.provider));
-                }
+                linked.push(Arc::from(made.provider));
             }
             Err(error) => eprintln!("agentry: provider `{}` not offered: {error}", recipe.name),
         }
@@ -413,7 +348,7 @@ fn check_names(selection: &ToolSelection, all: &[Arc<dyn Provider>]) -> Result<(
     if let Some(unknown) = selection
         .disabled
         .iter()
-        .find(|name| !tool_names.contains(name) && !of_mcp_server(all, name))
+        .find(|name| !tool_names.contains(name) && !offered_later(all, name))
     {
         return Err(CliError::usage(anyhow!(
             "[tools] disabled names `{unknown}`, which is not a tool of this build (it has: {})",
@@ -423,19 +358,12 @@ fn check_names(selection: &ToolSelection, all: &[Arc<dyn Provider>]) -> Result<(
     Ok(())
 }
 
-/// Whether `name` is a tool of one of the MCP servers among `all`, named as the MCP provider
-/// names them: its tools may not be known yet (it is starting, or will announce more).
-#[cfg(feature = "mcp")]
-fn of_mcp_server(all: &[Arc<dyn Provider>], name: &str) -> bool {
+/// Whether `name` is a tool one of `all` may offer later though it does not now (an MCP server
+/// that is starting, or will announce more): it starts with that provider's tool prefix.
+fn offered_later(all: &[Arc<dyn Provider>], name: &str) -> bool {
     all.iter()
-        .filter(|p| matches!(p.origin(), ProviderOrigin::McpServer { .. }))
-        .any(|p| name.starts_with(&agentry_mcp::tool_prefix(p.name())))
-}
-
-/// This build has no MCP provider, so no tool is an MCP server's.
-#[cfg(not(feature = "mcp"))]
-fn of_mcp_server(_all: &[Arc<dyn Provider>], _name: &str) -> bool {
-    false
+        .filter_map(|provider| provider.tool_prefix())
+        .any(|prefix| name.starts_with(&prefix))
 }
 
 /// The providers the configuration keeps, and the tools it leaves out.
@@ -524,13 +452,18 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
                 })
             })
             .collect();
+        // A server that did not start is listed with why, as a plugin that did not load is.
+        let (status, description) = match provider.status() {
+            ProviderStatus::Failed { reason } => ("failed".to_owned(), reason),
+            status => (status.to_string(), provider.description()),
+        };
         rows.push(json!({
             "name": provider.name(),
             "origin": provider.origin(),
             "origin_text": provider.origin().to_string(),
-            "description": provider.description(),
-            "status": "ready",
-            "enabled": provider_enabled,
+            "description": description,
+            "status": status,
+            "enabled": provider_enabled && status != "failed",
             "tools": tools,
         }));
     }
@@ -543,20 +476,6 @@ pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
             "origin_text": origin.to_string(),
             "origin": origin,
             "description": failed.error,
-            "status": "failed",
-            "enabled": false,
-            "tools": [],
-        }));
-    }
-    for (server, problem) in available.failed_servers {
-        let origin = ProviderOrigin::McpServer {
-            server: server.clone(),
-        };
-        rows.push(json!({
-            "name": server,
-            "origin_text": origin.to_string(),
-            "origin": origin,
-            "description": problem,
             "status": "failed",
             "enabled": false,
             "tools": [],

@@ -66,8 +66,8 @@ pub mod provider;
 pub mod question;
 pub mod schema;
 pub mod session;
-pub mod session_servers;
 pub use agent::subagent;
+pub use agentry_plugin::session_servers;
 pub use agentry_plugin::settings;
 #[cfg(feature = "templates")]
 pub mod templates;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-pub use agentry_plugin::provider::{Provider, ProviderOrigin, SimpleProvider};
+pub use agentry_plugin::provider::{Provider, ProviderOrigin, ProviderStatus, SimpleProvider};
 
 /// Why a provider or tool could not be registered.
 #[derive(Debug, thiserror::Error)]

@@ -3,10 +3,10 @@
 //! be, a slow one, cancellation seen from the server's side, list changes, streamable HTTP.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use agentry::provider::Provider;
+use agentry::provider::{Provider, ProviderStatus};
 use agentry::testing::ToolHarness;
 use agentry_mcp::{
-    HttpServer, McpOptions, McpProvider, McpServerConfig, ServerStatus, StdioServer, connect_all,
+    HttpServer, McpOptions, McpProvider, McpServerConfig, StdioServer, connect_all,
     connect_in_background, connect_with,
 };
 use serde_json::json;
@@ -76,7 +76,7 @@ async fn a_server_that_dies_is_restarted_and_one_that_cannot_start_is_given_up()
         message.contains("the MCP server `test` stopped before `crash` answered"),
         "{message}"
     );
-    eventually("restarted", || provider.status() == ServerStatus::Connected).await;
+    eventually("restarted", || provider.status() == ProviderStatus::Ready).await;
     let (failed, second_pid) = call(&provider, "mcp__test__pid", json!({})).await;
     assert!(!failed, "{second_pid}");
     assert_ne!(first_pid, second_pid, "a new process");
@@ -84,7 +84,7 @@ async fn a_server_that_dies_is_restarted_and_one_that_cannot_start_is_given_up()
     std::fs::write(&refuse, "").unwrap();
     call(&provider, "mcp__test__crash", json!({})).await;
     eventually("given up", || {
-        matches!(provider.status(), ServerStatus::Failed { .. })
+        matches!(provider.status(), ProviderStatus::Failed { .. })
     })
     .await;
     let (failed, message) = call(&provider, "mcp__test__echo", json!({"text": "hi"})).await;
@@ -102,10 +102,10 @@ async fn a_server_that_dies_is_restarted_and_one_that_cannot_start_is_given_up()
 async fn a_server_that_keeps_dying_soon_after_starting_is_given_up() {
     let provider = connected(&server(&["--exit-after-ms", "300"], &[]), &quick_restarts()).await;
     eventually("given up", || {
-        matches!(provider.status(), ServerStatus::Failed { .. })
+        matches!(provider.status(), ProviderStatus::Failed { .. })
     })
     .await;
-    let ServerStatus::Failed { reason } = provider.status() else {
+    let ProviderStatus::Failed { reason } = provider.status() else {
         unreachable!()
     };
     assert!(
@@ -182,12 +182,12 @@ async fn a_slow_server_holds_up_neither_the_others_nor_the_start() {
     );
     let fast = connect_in_background("fast", &server(&[], &[]), &project, &options);
     assert!(started.elapsed() < Duration::from_millis(200));
-    assert_eq!(slow.status(), ServerStatus::Starting);
+    assert_eq!(slow.status(), ProviderStatus::Starting);
     assert!(slow.tools().is_empty());
     eventually("the fast one is up", || !fast.tools().is_empty()).await;
-    assert_eq!(slow.status(), ServerStatus::Starting, "still starting");
+    assert_eq!(slow.status(), ProviderStatus::Starting, "still starting");
     eventually("the slow one is up", || !slow.tools().is_empty()).await;
-    assert_eq!(slow.status(), ServerStatus::Connected);
+    assert_eq!(slow.status(), ProviderStatus::Ready);
 
     let waiting = McpOptions {
         startup_timeout: Duration::from_millis(500),
@@ -256,5 +256,5 @@ async fn a_server_flooding_notifications_is_listed_again_a_few_times_and_stays_u
     let (_, lists) = call(&provider, "mcp__test__tool_lists", json!({})).await;
     let lists: usize = lists.parse().unwrap();
     assert!(lists < 100, "listed {lists} times for 4,000 changes");
-    assert_eq!(provider.status(), ServerStatus::Connected);
+    assert_eq!(provider.status(), ProviderStatus::Ready);
 }

@@ -12,6 +12,7 @@ pub mod ids;
 pub mod plan;
 pub mod provider;
 pub mod question;
+pub mod session_servers;
 pub mod settings;
 pub mod sync;
 pub mod tool;

@@ -38,10 +38,67 @@ pub trait Provider: Send + Sync {
         let _ = session_id;
         Vec::new()
     }
+    /// The providers this one runs on its behalf, each offered as a provider of its own with
+    /// its own name, origin, tools and commands (the MCP client hosts one per configured
+    /// server). Fixed once the provider is made; none by default.
+    fn hosted(&self) -> Vec<Arc<dyn Provider>> {
+        Vec::new()
+    }
+    /// How the provider is doing, when it depends on something that can be down (an MCP
+    /// server starting, restarting or failed). Ready by default.
+    fn status(&self) -> ProviderStatus {
+        ProviderStatus::Ready
+    }
+    /// The prefix every tool name of this provider starts with, when its tools are not known
+    /// in advance (an MCP server's `mcp__NAME__`): the configuration may name one it has not
+    /// offered yet. None by default.
+    fn tool_prefix(&self) -> Option<String> {
+        None
+    }
+    /// The hook connecting the tool servers a front-end's client hands to a session, when
+    /// this provider family speaks to them (the MCP client). None by default.
+    fn session_servers(&self) -> Option<Arc<dyn crate::session_servers::SessionServers>> {
+        None
+    }
+}
+
+/// How a provider is doing (see [`Provider::status`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ProviderStatus {
+    /// Offering its tools.
+    Ready,
+    /// Being started; its tools come once it answers.
+    Starting,
+    /// It went down and is being started again.
+    Restarting {
+        /// Which attempt in a row is next (from 1).
+        attempt: u32,
+        /// Why it is down.
+        reason: String,
+    },
+    /// It did not start, or went down and could not be started again.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for ProviderStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProviderStatus::Ready => f.write_str("ready"),
+            ProviderStatus::Starting => f.write_str("starting"),
+            ProviderStatus::Restarting { attempt, reason } => {
+                write!(f, "restarting (attempt {attempt}) after: {reason}")
+            }
+            ProviderStatus::Failed { reason } => write!(f, "failed: {reason}"),
+        }
+    }
 }
 
 /// Where a provider comes from.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ProviderOrigin {

@@ -23,6 +23,11 @@ pub struct Settings {
     /// The user's configuration folder (`~/.config/agentry`), when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_folder: Option<PathBuf>,
+    /// Whether the front-end waits for what the provider starts (its servers) to answer before
+    /// the agent begins: a headless run and the listings do; an editor's agent answers at once
+    /// and lets slow parts join when they are ready.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wait: bool,
 }
 
 impl Settings {
@@ -42,7 +47,14 @@ impl Settings {
             sections,
             project,
             user_folder,
+            wait: false,
         }
+    }
+
+    /// The same settings, with the front-end waiting (or not) for what the provider starts.
+    pub fn waiting(mut self, wait: bool) -> Self {
+        self.wait = wait;
+        self
     }
 
     /// A section as written, when the configuration has it.
@@ -175,6 +187,7 @@ mod tests {
             sections: Map::from_iter([("named".to_owned(), json!({"name": "x"}))]),
             project: PathBuf::from("/p"),
             user_folder: Some(PathBuf::from("/home/u/.config/agentry")),
+            wait: true,
         };
         let json = serde_json::to_value(&settings).unwrap();
         assert_eq!(serde_json::from_value::<Settings>(json).unwrap(), settings);

@@ -4,8 +4,10 @@
 
 use agent_client_protocol::v1::schema as acp;
 use agentry::agent::Agent;
-use agentry::session_servers::{ConnectedServer, ServerSpec, SessionServers};
+use agentry::provider::Provider;
+use agentry::session_servers::{ServerSpec, SessionServers};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The transports the agent's hook speaks (none without one).
 pub fn capabilities(agent: &Agent) -> acp::McpCapabilities {
@@ -48,7 +50,7 @@ fn spec(server: &acp::McpServer) -> Result<ServerSpec, String> {
 
 /// Starts a session's servers in the background (the session does not wait for them: their
 /// tools and prompts join when they answer); those that cannot be used are logged on stderr.
-pub fn connect(agent: &Agent, servers: &[acp::McpServer], cwd: &Path) -> Vec<ConnectedServer> {
+pub fn connect(agent: &Agent, servers: &[acp::McpServer], cwd: &Path) -> Vec<Arc<dyn Provider>> {
     if servers.is_empty() {
         return Vec::new();
     }
@@ -79,7 +81,7 @@ fn connect_one(
     hook: &dyn SessionServers,
     spec: &ServerSpec,
     cwd: &Path,
-) -> Option<ConnectedServer> {
+) -> Option<Arc<dyn Provider>> {
     hook.connect(spec, cwd)
         .map_err(|problem| tracing::warn!("MCP server `{}` left out: {problem}", spec.name()))
         .ok()

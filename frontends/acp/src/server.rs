@@ -173,13 +173,10 @@ impl Server {
     ) -> LiveSession {
         let mut sources: Vec<Arc<dyn CommandSource>> = self.agent.command_sources().to_vec();
         for server in crate::mcp::connect(&self.agent, servers, cwd) {
-            match session.add_provider(server.provider.clone()) {
-                Ok(()) => sources.push(server.commands),
+            match session.add_provider(server.clone()) {
+                Ok(()) => sources.extend(server.commands()),
                 Err(problem) => {
-                    tracing::warn!(
-                        "MCP server `{}` left out: {problem}",
-                        server.provider.name()
-                    );
+                    tracing::warn!("MCP server `{}` left out: {problem}", server.name());
                 }
             }
         }

@@ -3,10 +3,11 @@
 use crate::McpError;
 use crate::config::{HttpServer, McpServerConfig, StdioServer};
 use crate::handler::Handler;
-use crate::link::{Link, Origin, ServerStatus};
+use crate::link::{Link, Origin};
 use crate::prompts::McpPrompt;
 use crate::tool::McpTool;
-use agentry::provider::{Provider, ProviderOrigin};
+use agentry::commands::CommandSource;
+use agentry::provider::{Provider, ProviderOrigin, ProviderStatus};
 use agentry::sync::lock;
 use agentry::tool::DynTool;
 use reqwest::header::{HeaderName, HeaderValue};
@@ -73,9 +74,9 @@ impl McpProvider {
         })
     }
 
-    /// How the server is doing.
-    pub fn status(&self) -> ServerStatus {
-        self.link.status()
+    /// Waits until the server has answered or failed to start (its status says which).
+    pub async fn settled(&self) {
+        self.link.settled().await;
     }
 
     /// Wakes up (`changed()`) whenever the server's prompt list changes, so a front-end can
@@ -114,6 +115,20 @@ impl Provider for McpProvider {
 
     fn revision(&self) -> u64 {
         self.link.tools_revision()
+    }
+
+    fn status(&self) -> ProviderStatus {
+        self.link.status()
+    }
+
+    fn tool_prefix(&self) -> Option<String> {
+        Some(crate::tool_prefix(&self.link.server))
+    }
+
+    fn commands(&self) -> Option<Arc<dyn CommandSource>> {
+        Some(Arc::new(McpProvider {
+            link: self.link.clone(),
+        }))
     }
 }
 

@@ -4,10 +4,12 @@
 //! agent calls like any other, through the executor (permissions, statuses, content). It is
 //! built on the official Rust SDK, `rmcp`. The other side, agentry served over MCP
 //! (`agentry mcp serve`), is a front-end: the `agentry-mcp-server` crate.
-//! - As the framework's [`SessionServers`](agentry::session_servers::SessionServers) hook
-//!   ([`McpSessionServers`]), it connects the servers a front-end's client hands to a session;
-//!   as a [`CommandSource`](agentry::commands::CommandSource), a server's prompts are slash
-//!   commands.
+//! - [`RECIPE`] makes the MCP client, linked or as a plugin (`--features plugin`): one provider
+//!   hosting each configured server as a provider of its own
+//!   ([`Provider::hosted`](agentry::provider::Provider::hosted)), with the
+//!   [`SessionServers`](agentry::session_servers::SessionServers) hook
+//!   ([`McpSessionServers`]) that connects the servers a front-end's client hands to a
+//!   session; a server's prompts are its slash commands.
 //!
 //! - Servers run as child processes speaking stdio (`command`, `args`, `env`, `cwd`), or are
 //!   reached over streamable HTTP (`url`, `headers`). [`McpServerConfig`] reads both shapes,
@@ -17,7 +19,7 @@
 //!   out without holding up the others. [`connect_in_background`] does not wait at all: the
 //!   server's tools join the agent's from the first model request after it answers.
 //! - A server's tool and prompt lists follow its `list_changed` notifications; a server that
-//!   dies is started again with backoff ([`McpOptions`], [`McpProvider::status`]), and its
+//!   dies is started again with backoff ([`McpOptions`], [`Provider::status`](agentry::provider::Provider::status)), and its
 //!   tools fail with a clear message meanwhile. Tool calls forward the server's progress
 //!   notifications as tool updates, and time out only after a stretch without progress.
 //! - Prompts (every page of `prompts/list`) are offered by [`McpProvider::prompts`]; front-ends
@@ -42,6 +44,7 @@
 //! # Ok(()) }
 //! ```
 
+mod client;
 mod config;
 mod connection;
 mod content;
@@ -51,6 +54,7 @@ mod prompts;
 mod session_servers;
 mod tool;
 
+pub use client::RECIPE;
 pub use config::{
     HttpServer, McpServerConfig, SECTION, SERVERS_SECTION, StdioServer, parse_mcp_json,
     read_mcp_json, servers_from_section,
@@ -58,7 +62,6 @@ pub use config::{
 pub use connection::{
     McpOptions, McpProvider, connect, connect_all, connect_in_background, connect_with,
 };
-pub use link::ServerStatus;
 pub use prompts::McpPrompt;
 pub use session_servers::McpSessionServers;
 pub use tool::{tool_name, tool_prefix};

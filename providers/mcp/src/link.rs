@@ -7,6 +7,7 @@ use crate::McpOptions;
 use crate::config::McpServerConfig;
 use crate::connection::{Service, start};
 use crate::handler::{Changed, Handler, root};
+use agentry::provider::ProviderStatus;
 use rmcp::RoleClient;
 use rmcp::handler::client::progress::ProgressDispatcher;
 use rmcp::service::Peer;
@@ -22,41 +23,6 @@ const STABLE_UPTIME: std::time::Duration = std::time::Duration::from_secs(60);
 /// How long a list change waits for the ones that follow it before the lists are fetched again.
 const LIST_CHANGES_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// How a server is doing.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum ServerStatus {
-    /// Being started in the background; its tools and prompts come once it answers.
-    Starting,
-    /// Connected and answering.
-    Connected,
-    /// It died; agentry is starting it again.
-    Restarting {
-        /// Which attempt in a row is next (from 1).
-        attempt: u32,
-        /// Why it is down.
-        reason: String,
-    },
-    /// It did not start, or died and could not be started again.
-    Failed {
-        /// Why.
-        reason: String,
-    },
-}
-
-impl std::fmt::Display for ServerStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ServerStatus::Starting => f.write_str("starting"),
-            ServerStatus::Connected => f.write_str("connected"),
-            ServerStatus::Restarting { attempt, reason } => {
-                write!(f, "restarting (attempt {attempt}) after: {reason}")
-            }
-            ServerStatus::Failed { reason } => write!(f, "failed: {reason}"),
-        }
-    }
-}
-
 /// What a server offers, as last listed.
 #[derive(Default)]
 pub(crate) struct Offer {
@@ -68,7 +34,7 @@ pub(crate) struct Offer {
 struct State {
     /// The connection, while the server is up.
     peer: Option<Peer<RoleClient>>,
-    status: ServerStatus,
+    status: ProviderStatus,
     offer: Offer,
 }
 
@@ -90,6 +56,8 @@ pub(crate) struct Link {
     tools_revision: AtomicU64,
     /// Bumped whenever the prompt list changes (front-ends announce the commands again).
     prompts_revision: watch::Sender<u64>,
+    /// Bumped whenever the state changes (the status, say).
+    state_revision: watch::Sender<u64>,
     stop: CancellationToken,
 }
 
@@ -143,7 +111,7 @@ impl Link {
                 Err(error) => {
                     tracing::warn!("{error}");
                     link.write(|state| {
-                        state.status = ServerStatus::Failed {
+                        state.status = ProviderStatus::Failed {
                             reason: error.to_string(),
                         }
                     });
@@ -162,11 +130,12 @@ impl Link {
             progress: ProgressDispatcher::new(),
             state: RwLock::new(State {
                 peer: None,
-                status: ServerStatus::Starting,
+                status: ProviderStatus::Starting,
                 offer: Offer::default(),
             }),
             tools_revision: AtomicU64::new(0),
             prompts_revision: watch::Sender::new(0),
+            state_revision: watch::Sender::new(0),
             stop: CancellationToken::new(),
         });
         let supervisor = Supervisor {
@@ -182,11 +151,12 @@ impl Link {
 
     /// The server answers: takes its connection and what it offers.
     fn connected(&self, peer: Peer<RoleClient>, offer: Offer) {
+        // What it offers first, so that whoever sees it ready sees its tools.
+        self.update(offer);
         self.write(|state| {
             state.peer = Some(peer);
-            state.status = ServerStatus::Connected;
+            state.status = ProviderStatus::Ready;
         });
-        self.update(offer);
     }
 
     fn read<T>(&self, read: impl FnOnce(&State) -> T) -> T {
@@ -195,6 +165,17 @@ impl Link {
 
     fn write(&self, write: impl FnOnce(&mut State)) {
         write(&mut self.state.write().unwrap_or_else(|e| e.into_inner()));
+        self.state_revision.send_modify(|revision| *revision += 1);
+    }
+
+    /// Waits until the server has answered or failed to start.
+    pub(crate) async fn settled(&self) {
+        let mut changes = self.state_revision.subscribe();
+        while self.status() == ProviderStatus::Starting {
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
     }
 
     /// The connection, or why there is none.
@@ -209,7 +190,7 @@ impl Link {
     }
 
     /// How the server is doing.
-    pub(crate) fn status(&self) -> ServerStatus {
+    pub(crate) fn status(&self) -> ProviderStatus {
         self.read(|state| state.status.clone())
     }
 
@@ -370,7 +351,7 @@ impl Supervisor {
                 .saturating_mul(2u32.saturating_pow(attempt - 1));
             self.link.upgrade()?.write(|state| {
                 state.peer = None;
-                state.status = ServerStatus::Restarting {
+                state.status = ProviderStatus::Restarting {
                     attempt,
                     reason: reason.clone(),
                 };
@@ -407,7 +388,7 @@ impl Supervisor {
         let link = self.link.upgrade()?;
         tracing::error!("MCP server `{name}` could not be restarted: {reason}");
         link.write(|state| {
-            state.status = ServerStatus::Failed {
+            state.status = ProviderStatus::Failed {
                 reason: format!(
                     "gave up after {} restart attempts; the last failed with: {reason}",
                     options.restart_attempts

@@ -1,10 +1,11 @@
-//! The MCP provider as the framework's [`SessionServers`] hook: the MCP servers a front-end's
+//! The MCP client as the framework's [`SessionServers`] hook: the MCP servers a front-end's
 //! client hands to a session (ACP's `mcpServers`) start in the background with the user's
 //! [`McpOptions`], and their prompts are slash commands.
 
 use crate::{HttpServer, McpOptions, McpProvider, McpServerConfig, StdioServer};
 use agentry::commands::{CommandSource, SlashCommand};
-use agentry::session_servers::{ConnectedServer, ServerSpec, ServerTransports, SessionServers};
+use agentry::provider::Provider;
+use agentry::session_servers::{ServerSpec, ServerTransports, SessionServers};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -51,18 +52,14 @@ impl SessionServers for McpSessionServers {
         }
     }
 
-    fn connect(&self, server: &ServerSpec, cwd: &Path) -> Result<ConnectedServer, String> {
+    fn connect(&self, server: &ServerSpec, cwd: &Path) -> Result<Arc<dyn Provider>, String> {
         let config = config(server)?;
-        let provider = Arc::new(crate::connect_in_background(
+        Ok(Arc::new(crate::connect_in_background(
             server.name(),
             &config,
             cwd,
             &self.options,
-        ));
-        Ok(ConnectedServer {
-            provider: provider.clone(),
-            commands: provider,
-        })
+        )))
     }
 }
 

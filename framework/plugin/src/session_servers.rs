@@ -1,20 +1,21 @@
 //! Tool servers a front-end's client hands to one session (ACP's `mcpServers` in
 //! `session/new`, `session/load` and `session/resume`): described here in protocol-neutral
 //! terms, and connected by whichever provider family speaks to them, through the
-//! [`SessionServers`] hook an agent is built with
-//! ([`AgentBuilder::session_servers`](crate::agent::AgentBuilder::session_servers)).
+//! [`SessionServers`] hook its provider offers
+//! ([`Provider::session_servers`]).
 //!
 //! The front-end turns its protocol's server descriptions into [`ServerSpec`]s and gives the
-//! connected servers' tools to the session (`Session::add_provider`) and their commands to
-//! its slash commands; it never names the provider that connects them.
+//! connected servers to the session (`Session::add_provider`), their commands to its slash
+//! commands; it never names the provider family that connects them.
 
-use crate::commands::CommandSource;
 use crate::provider::Provider;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
 
 /// A server a client hands to a session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "transport", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ServerSpec {
     /// A child process speaking over its standard input and output.
@@ -49,7 +50,7 @@ impl ServerSpec {
 }
 
 /// The transports a [`SessionServers`] hook speaks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerTransports {
     /// Child processes on stdio.
     pub stdio: bool,
@@ -57,22 +58,14 @@ pub struct ServerTransports {
     pub http: bool,
 }
 
-/// A server connected for a session: its tools, and its commands (prompts).
-#[derive(Clone)]
-pub struct ConnectedServer {
-    /// The server as a provider of tools (which may join once it answers).
-    pub provider: Arc<dyn Provider>,
-    /// The server's slash commands.
-    pub commands: Arc<dyn CommandSource>,
-}
-
 /// Connects the servers a client hands to a session. A provider family implements it (the MCP
-/// provider does, with the user's timeouts); an agent without one refuses such servers with
+/// client does, with the user's timeouts); an agent without one refuses such servers with
 /// a clear message.
 pub trait SessionServers: Send + Sync {
     /// The transports it speaks, for the front-end to advertise.
     fn transports(&self) -> ServerTransports;
-    /// Starts `server` for a session working in `cwd`, without waiting for it to answer (its
-    /// tools and commands join when it does); the message says why it cannot be used.
-    fn connect(&self, server: &ServerSpec, cwd: &Path) -> Result<ConnectedServer, String>;
+    /// Starts `server` for a session working in `cwd`, without waiting for it to answer: its
+    /// tools and commands ([`Provider::commands`]) join when it does. Dropping the provider
+    /// stops the server. The message says why it cannot be used.
+    fn connect(&self, server: &ServerSpec, cwd: &Path) -> Result<Arc<dyn Provider>, String>;
 }

@@ -1,0 +1,89 @@
+//! The MCP client as one provider, made by [`RECIPE`] whether linked or loaded as a plugin: it
+//! hosts each configured server (the project's `.mcp.json`, then agentry's `[mcp_servers]`,
+//! which wins on a name both have) as a provider of its own, and connects the servers a
+//! front-end's client hands to a session with the user's `[mcp]` timeouts.
+
+use crate::config::{SECTION, SERVERS_SECTION, read_mcp_json, servers_from_section};
+use crate::{McpOptions, McpProvider, McpSessionServers, connect_in_background};
+use agentry::provider::{Provider, ProviderStatus};
+use agentry::session_servers::SessionServers;
+use agentry::settings::{Configured, Making, Recipe, Settings};
+use agentry::tool::DynTool;
+use std::sync::Arc;
+
+/// How the MCP client is made: from `[mcp]`, `[mcp_servers]` and the project's `.mcp.json`.
+pub const RECIPE: Recipe = Recipe {
+    name: "mcp",
+    sections: &[SECTION, SERVERS_SECTION],
+    make,
+};
+
+/// The MCP client: its servers, and the hook for a session's own.
+struct McpClient {
+    servers: Vec<Arc<McpProvider>>,
+    options: McpOptions,
+}
+
+/// Starts the configured servers in the background; when the front-end waits, waits for each
+/// to answer or fail (within its startup timeout) and reports those that failed.
+fn make(settings: Settings) -> Making {
+    Making::later(async move {
+        let options = McpOptions::from_section(settings.section(SECTION))?;
+        let mut problems = Vec::new();
+        let mut configured =
+            read_mcp_json(&settings.project.join(".mcp.json")).unwrap_or_else(|error| {
+                problems.push(error.to_string());
+                Default::default()
+            });
+        configured.extend(servers_from_section(settings.section(SERVERS_SECTION))?);
+        let servers: Vec<Arc<McpProvider>> = configured
+            .iter()
+            .map(|(name, server)| {
+                Arc::new(connect_in_background(
+                    name,
+                    server,
+                    &settings.project,
+                    &options,
+                ))
+            })
+            .collect();
+        if settings.wait {
+            futures::future::join_all(servers.iter().map(|server| server.settled())).await;
+            problems.extend(servers.iter().filter_map(|server| match server.status() {
+                ProviderStatus::Failed { reason } => Some(reason),
+                _ => None,
+            }));
+        }
+        Ok(Configured::new(McpClient { servers, options }).with_problems(problems))
+    })
+}
+
+impl Provider for McpClient {
+    fn name(&self) -> &str {
+        "mcp"
+    }
+
+    fn description(&self) -> String {
+        "The MCP client: the tools and prompts of MCP servers.".to_owned()
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn DynTool>> {
+        Vec::new()
+    }
+
+    fn hosted(&self) -> Vec<Arc<dyn Provider>> {
+        self.servers
+            .iter()
+            .map(|server| server.clone() as Arc<dyn Provider>)
+            .collect()
+    }
+
+    fn session_servers(&self) -> Option<Arc<dyn SessionServers>> {
+        Some(Arc::new(McpSessionServers::new(self.options.clone())))
+    }
+}
+
+// `--features plugin` exports the client through the plugin ABI, for a `cdylib` build of this
+// crate (`scripts/build-plugins`).
+#[cfg(feature = "plugin")]
+agentry::export_plugin!(recipe: RECIPE);
