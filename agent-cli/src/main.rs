@@ -66,8 +66,10 @@ fn interactive() -> bool {
 /// folder. The ACP library logs every error answer as a warning; the client gets those
 /// answers, so only its errors are shown.
 fn init_logs(to_file: bool) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("AGENTRY_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,agent_client_protocol=error"));
+    let filter = std::env::var("AGENTRY_LOG")
+        .ok()
+        .filter(|filter| tracing_subscriber::EnvFilter::try_new(filter).is_ok())
+        .unwrap_or_else(|| "warn,agent_client_protocol=error".to_owned());
     let log_file = to_file
         .then(|| {
             let dir = agentry::session::data_dir();
@@ -79,11 +81,17 @@ fn init_logs(to_file: bool) {
                 .open(&log)
                 .ok()?;
             agentry::private::file(&log).ok()?;
-            Some(file)
+            Some((file, log))
         })
         .flatten();
+    // Plugins log where agentry does.
+    agentry::plugins::log_to(agentry::plugins::LogTarget {
+        filter: filter.clone(),
+        file: log_file.as_ref().map(|(_, path)| path.clone()),
+    });
+    let filter = tracing_subscriber::EnvFilter::new(filter);
     match log_file {
-        Some(file) => tracing_subscriber::fmt()
+        Some((file, _)) => tracing_subscriber::fmt()
             .with_writer(std::sync::Mutex::new(file))
             .with_ansi(false)
             .with_env_filter(filter)

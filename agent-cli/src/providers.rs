@@ -138,7 +138,7 @@ pub async fn available(
     let mut named: Vec<(String, &Path)> = Vec::new();
     for plugin in plugins {
         let loaded = agentry::plugins::load(&plugin.path).and_then(|loaded| {
-            read_sections.extend(loaded.sections().into_iter().flatten().cloned());
+            read_sections.extend(loaded.sections().into_iter().flatten());
             configured_plugin(loaded, config, project, wait)
         });
         match loaded {

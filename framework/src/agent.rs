@@ -443,6 +443,16 @@ impl Agent {
     }
 }
 
+impl Drop for Session {
+    /// Providers that keep a session's state of their own (plugins) drop it; a sub-agent's
+    /// session leaves its parent's alone.
+    fn drop(&mut self) {
+        if self.fork.is_none() {
+            self.executor.registry().end_session(&self.id);
+        }
+    }
+}
+
 /// A conversation with the agent.
 pub struct Session {
     agent: Agent,

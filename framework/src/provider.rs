@@ -236,6 +236,14 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// Tells every provider that the session `session_id` ended (see
+    /// [`Provider::end_session`]).
+    pub fn end_session(&self, session_id: &crate::ids::SessionId) {
+        for entry in &self.providers {
+            entry.provider.end_session(session_id);
+        }
+    }
+
     /// The registered providers, in registration order.
     pub fn providers(&self) -> Vec<&ProviderInfo> {
         self.providers.iter().map(|entry| &entry.info).collect()

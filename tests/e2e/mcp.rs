@@ -1,7 +1,10 @@
 //! MCP servers in the real binary: configured in `.mcp.json` or `[mcp_servers.NAME]`, listed
-//! beside the linked providers and the plugins, and their tools called by the model.
+//! beside the linked providers and the plugins, and their tools called by the model; with the
+//! MCP client linked and loaded as a plugin.
 
-use crate::{run_openai, sandbox};
+use crate::both_ways;
+use crate::loading::{Loading, as_strs};
+use crate::run_openai;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::peers::everything_server;
 use serde_json::{Value, json};
@@ -25,9 +28,16 @@ fn provider<'a>(listing: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no provider `{name}` in {listing}"))
 }
 
-#[test]
-fn mcp_servers_and_plugins_are_listed_side_by_side() {
-    let sb = sandbox();
+/// `args` followed by the flags `loading` needs.
+fn with_flags(loading: Loading, args: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    all.extend(loading.args(&[]));
+    all
+}
+
+both_ways!(mcp_servers_and_plugins_are_listed_side_by_side);
+fn mcp_servers_and_plugins_are_listed_side_by_side(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write("project/.mcp.json", &mcp_json());
     let (command, args) = everything_server();
     sb.write(
@@ -35,7 +45,10 @@ fn mcp_servers_and_plugins_are_listed_side_by_side() {
         &format!("[mcp_servers.from-config]\ncommand = {command:?}\nargs = {args:?}\n"),
     );
     let plugin = crate::plugins::plugin_arg();
-    let out = sb.run(&["providers", "--json", "--plugin", &plugin]);
+    let providers = with_flags(loading, &["providers", "--plugin", &plugin]);
+    let mut json_listing = providers.clone();
+    json_listing.push("--json".to_owned());
+    let out = sb.run(&as_strs(&json_listing));
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(
         out.stderr.contains("MCP server `broken` did not start")
@@ -72,7 +85,7 @@ fn mcp_servers_and_plugins_are_listed_side_by_side() {
             .contains("no token configured"),
         "{broken}"
     );
-    let text = sb.run(&["providers", "--plugin", &plugin]).stdout;
+    let text = sb.run(&as_strs(&providers)).stdout;
     assert!(
         text.contains("everything (MCP server everything)")
             && text.contains("(plugin ")
@@ -81,9 +94,9 @@ fn mcp_servers_and_plugins_are_listed_side_by_side() {
     );
 }
 
-#[test]
-fn the_model_calls_an_mcp_tool_through_the_executor() {
-    let sb = sandbox();
+both_ways!(the_model_calls_an_mcp_tool_through_the_executor);
+fn the_model_calls_an_mcp_tool_through_the_executor(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write("project/.mcp.json", &mcp_json());
     let server = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
@@ -93,7 +106,8 @@ fn the_model_calls_an_mcp_tool_through_the_executor() {
         )),
         MockTurn::Reply(MockReply::text("The sum is 42.")),
     ]);
-    let out = run_openai(&sb, &server, &["--output-format", "stream-json", "add"]);
+    let args = loading.args(&["--output-format", "stream-json", "add"]);
+    let out = run_openai(&sb, &server, &as_strs(&args));
     assert_eq!(out.code, Some(0), "{out:?}");
     let requests = server.requests();
     let offered: Vec<&str> = requests[0].body["tools"]
@@ -121,9 +135,9 @@ fn the_model_calls_an_mcp_tool_through_the_executor() {
     assert!(completed, "{}", out.stdout);
 }
 
-#[test]
-fn mcp_add_list_and_remove_edit_the_configuration_in_place() {
-    let sb = sandbox();
+both_ways!(mcp_add_list_and_remove_edit_the_configuration_in_place);
+fn mcp_add_list_and_remove_edit_the_configuration_in_place(loading: Loading) {
+    let sb = loading.sandbox();
     let config = sb.write(
         "project/.agentry/config.toml",
         "# the team's settings\nmodel = \"openai/gpt-4.1\"\n",
@@ -169,7 +183,7 @@ fn mcp_add_list_and_remove_edit_the_configuration_in_place() {
         "{user}"
     );
 
-    let listing = sb.run(&["mcp", "list", "--json"]);
+    let listing = sb.run(&as_strs(&with_flags(loading, &["mcp", "list", "--json"])));
     assert_eq!(listing.code, Some(0), "{listing:?}");
     let rows = listing.json();
     let row = |name: &str| {
@@ -201,15 +215,15 @@ fn mcp_add_list_and_remove_edit_the_configuration_in_place() {
     );
 }
 
-#[test]
-fn slash_commands_are_listed_and_run_headless() {
-    let sb = sandbox();
+both_ways!(slash_commands_are_listed_and_run_headless);
+fn slash_commands_are_listed_and_run_headless(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write("project/.mcp.json", &mcp_json());
     sb.write(
         "project/.agentry/prompts/review.md",
         "---\ndescription: Review a file\narguments:\n  - name: file\n    required: true\n---\nReview {{file}}.\n",
     );
-    let listing = sb.run(&["commands", "--json"]);
+    let listing = sb.run(&as_strs(&with_flags(loading, &["commands", "--json"])));
     assert_eq!(listing.code, Some(0), "{listing:?}");
     let commands = listing.json();
     let command = |name: &str| {
@@ -225,21 +239,29 @@ fn slash_commands_are_listed_and_run_headless() {
     assert_eq!(command("review")["hint"], "<file>");
     assert_eq!(command("args-prompt")["origin"], "MCP server everything");
     assert_eq!(command("args-prompt")["hint"], "<city> [state]");
-    let text = sb.run(&["commands"]).stdout;
+    let text = sb.run(&as_strs(&with_flags(loading, &["commands"]))).stdout;
     assert!(text.contains("/review <file>"), "{text}");
 
     let server = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::text("sunny")),
         MockTurn::Reply(MockReply::text("reviewed")),
     ]);
-    let out = run_openai(&sb, &server, &["/args-prompt Paris"]);
+    let out = run_openai(
+        &sb,
+        &server,
+        &as_strs(&loading.args(&["/args-prompt Paris"])),
+    );
     assert_eq!(out.code, Some(0), "{out:?}");
-    let out = run_openai(&sb, &server, &["/review src/lib.rs"]);
+    let out = run_openai(
+        &sb,
+        &server,
+        &as_strs(&loading.args(&["/review src/lib.rs"])),
+    );
     assert_eq!(out.code, Some(0), "{out:?}");
     let sent = |request: usize| server.requests()[request].body["messages"].to_string();
     assert!(sent(0).contains("What's weather in Paris?"), "{}", sent(0));
     assert!(sent(1).contains("Review src/lib.rs."), "{}", sent(1));
-    let missing = run_openai(&sb, &server, &["/review"]);
+    let missing = run_openai(&sb, &server, &as_strs(&loading.args(&["/review"])));
     assert_eq!(missing.code, Some(2), "{missing:?}");
     assert!(
         missing

@@ -21,8 +21,14 @@ fn providers(sb: &Sandbox, flags: &[String]) -> serde_json::Map<String, Value> {
         .collect()
 }
 
-/// A configuration every stock provider reads a section of (HTTP tools offer none without one).
-const CONFIGURED: &str = "[builtin]\ntask_list = \"tasks\"\n\n[[http_tools]]\nname = \"lookup\"\ndescription = \"Looks things up.\"\nurl = \"http://127.0.0.1:9/lookup\"\ninput_schema = { type = \"object\" }\n";
+/// A configuration every stock provider reads a section of (HTTP tools offer none without one,
+/// the MCP client none without a server).
+fn configured() -> String {
+    let (command, args) = agentry_tests::peers::everything_server();
+    format!(
+        "[builtin]\ntask_list = \"tasks\"\n\n[[http_tools]]\nname = \"lookup\"\ndescription = \"Looks things up.\"\nurl = \"http://127.0.0.1:9/lookup\"\ninput_schema = {{ type = \"object\" }}\n\n[mcp_servers.everything]\ncommand = {command:?}\nargs = {args:?}\n"
+    )
+}
 
 #[test]
 fn the_thin_cli_with_the_stock_plugins_offers_the_full_binarys_tools() {
@@ -30,12 +36,13 @@ fn the_thin_cli_with_the_stock_plugins_offers_the_full_binarys_tools() {
     assert!(bare.is_empty(), "the thin CLI links no provider: {bare:?}");
     let (thin, full) = (thin(), sandbox());
     for sb in [&thin, &full] {
-        sb.write("project/.agentry/config.toml", CONFIGURED);
+        sb.write("project/.agentry/config.toml", &configured());
     }
     let loaded = providers(&thin, &plugin_flags());
     let linked = providers(&full, &[]);
-    for name in STOCK_PLUGINS {
-        let (plugin, built_in) = (&loaded[name], &linked[name]);
+    // The MCP client offers its servers, each a provider of its own.
+    for name in STOCK_PLUGINS.iter().filter(|name| **name != "mcp") {
+        let (plugin, built_in) = (&loaded[*name], &linked[*name]);
         assert_eq!(plugin["origin"]["kind"], "plugin", "{plugin}");
         assert!(
             plugin["origin"]["path"]
@@ -48,6 +55,11 @@ fn the_thin_cli_with_the_stock_plugins_offers_the_full_binarys_tools() {
         assert_eq!(plugin["tools"], built_in["tools"], "{name}");
         assert_eq!(plugin["description"], built_in["description"], "{name}");
     }
+    let (plugin, built_in) = (&loaded["everything"], &linked["everything"]);
+    let server = json!({"kind": "mcp_server", "server": "everything"});
+    assert_eq!((&plugin["origin"], &built_in["origin"]), (&server, &server));
+    assert_eq!(plugin["tools"], built_in["tools"]);
+    assert_eq!(plugin["status"], "ready");
     // Configured alike: `[builtin] task_list` chose the Task tools, `[[http_tools]]` added one.
     let tools = loaded["builtin"]["tools"].to_string() + &loaded["http_tools"]["tools"].to_string();
     assert!(

@@ -15,7 +15,7 @@ pub mod tmux;
 
 /// The stock providers that build as plugins (`scripts/build-plugins`), each
 /// `libagentry_NAME.so`.
-pub const STOCK_PLUGINS: [&str; 8] = [
+pub const STOCK_PLUGINS: [&str; 9] = [
     "file_ops",
     "bash",
     "builtin",
@@ -24,6 +24,7 @@ pub const STOCK_PLUGINS: [&str; 8] = [
     "http_tools",
     "fork",
     "skill",
+    "mcp",
 ];
 
 use serde_json::Value;

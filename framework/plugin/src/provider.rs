@@ -1,6 +1,8 @@
 //! Providers: named families of tools (file_ops, bash, an MCP server, a plugin, …).
 
 use crate::tool::{DynTool, Tool, erase};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
 use std::sync::Arc;
 
 /// A named family of tools with its configuration (file_ops, bash, an MCP server, a plugin, …).
@@ -55,9 +57,15 @@ pub trait Provider: Send + Sync {
     fn tool_prefix(&self) -> Option<String> {
         None
     }
+    /// A session ended: the provider drops what it kept for it outside the session's own
+    /// state (a plugin keeps a session's state on its side of the boundary). Nothing by
+    /// default.
+    fn end_session(&self, session_id: &crate::ids::SessionId) {
+        let _ = session_id;
+    }
     /// The hook connecting the tool servers a front-end's client hands to a session, when
     /// this provider family speaks to them (the MCP client). None by default.
-    fn session_servers(&self) -> Option<Arc<dyn crate::session_servers::SessionServers>> {
+    fn session_servers(&self) -> Option<Arc<dyn SessionServers>> {
         None
     }
 }
@@ -179,4 +187,61 @@ impl Provider for SimpleProvider {
     fn readable_roots(&self) -> Vec<std::path::PathBuf> {
         self.readable_roots.clone()
     }
+}
+
+/// A server a client hands to a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "transport", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ServerSpec {
+    /// A child process speaking over its standard input and output.
+    Stdio {
+        /// The server's name (its tools are named after it).
+        name: String,
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Environment variables set for it.
+        env: Vec<(String, String)>,
+    },
+    /// A server reached over HTTP.
+    Http {
+        /// The server's name.
+        name: String,
+        /// Its endpoint.
+        url: String,
+        /// Headers sent with every request.
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl ServerSpec {
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        match self {
+            ServerSpec::Stdio { name, .. } | ServerSpec::Http { name, .. } => name,
+        }
+    }
+}
+
+/// The transports a [`SessionServers`] hook speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerTransports {
+    /// Child processes on stdio.
+    pub stdio: bool,
+    /// Servers over HTTP.
+    pub http: bool,
+}
+
+/// Connects the servers a client hands to a session. A provider family implements it (the MCP
+/// client does, with the user's timeouts); an agent without one refuses such servers with
+/// a clear message.
+pub trait SessionServers: Send + Sync {
+    /// The transports it speaks, for the front-end to advertise.
+    fn transports(&self) -> ServerTransports;
+    /// Starts `server` for a session working in `cwd`, without waiting for it to answer: its
+    /// tools and commands ([`Provider::commands`]) join when it does. Dropping the provider
+    /// stops the server. The message says why it cannot be used.
+    fn connect(&self, server: &ServerSpec, cwd: &Path) -> Result<Arc<dyn Provider>, String>;
 }

@@ -27,6 +27,8 @@ const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 /// One of a plugin's tools.
 pub(super) struct PluginTool {
     pub(super) library: Arc<Library>,
+    /// The plugin's handle of the provider whose tool it is (0: its own).
+    pub(super) provider: u64,
     pub(super) tool: ToolDescription,
 }
 impl DynTool for PluginTool {
@@ -58,6 +60,7 @@ impl DynTool for PluginTool {
 
     fn check_rule_pattern(&self, pattern: &str) -> Result<(), String> {
         let query = Query::CheckRulePattern {
+            provider: self.provider,
             tool: self.tool.name.clone(),
             pattern: pattern.to_owned(),
         };
@@ -75,6 +78,7 @@ impl DynTool for PluginTool {
     fn prepare(&self, input: Value, cwd: &Path) -> Result<Box<dyn PreparedCall>, ToolError> {
         self.library.check_alive()?;
         let request = serde_json::to_vec(&PrepareRequest {
+            provider: self.provider,
             tool: self.tool.name.clone(),
             input,
             cwd: cwd.to_path_buf(),

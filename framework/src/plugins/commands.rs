@@ -13,19 +13,24 @@ use std::sync::Arc;
 /// The slash commands of a plugin's provider.
 pub(super) struct PluginCommands {
     pub(super) library: Arc<Library>,
+    /// The plugin's handle of the provider (0: its own).
+    pub(super) provider: u64,
+    /// Whether its list changes over time (an MCP server's prompts).
+    pub(super) changing: bool,
 }
 
 impl CommandSource for PluginCommands {
     fn commands(&self) -> Vec<Arc<dyn SlashCommand>> {
-        match self
-            .library
-            .query::<Vec<CommandDescription>>(&Query::Commands)
-        {
+        let query = Query::Commands {
+            provider: self.provider,
+        };
+        match self.library.query::<Vec<CommandDescription>>(&query) {
             Some(Ok(listed)) => listed
                 .into_iter()
                 .map(|described| {
                     Arc::new(PluginCommand {
                         library: self.library.clone(),
+                        provider: self.provider,
                         described,
                     }) as Arc<dyn SlashCommand>
                 })
@@ -37,11 +42,18 @@ impl CommandSource for PluginCommands {
             None => Vec::new(),
         }
     }
+
+    fn changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.changing
+            .then(|| super::hosted::command_changes(&self.library, self.provider))
+            .flatten()
+    }
 }
 
 /// One of a plugin's slash commands.
 struct PluginCommand {
     library: Arc<Library>,
+    provider: u64,
     described: CommandDescription,
 }
 
@@ -72,6 +84,7 @@ impl SlashCommand for PluginCommand {
     ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>> {
         let library = self.library.clone();
         let query = Query::CommandContent {
+            provider: self.provider,
             name: self.described.name.clone(),
             origin: self.described.origin.clone(),
             arguments,

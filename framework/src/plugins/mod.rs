@@ -9,11 +9,13 @@
 
 mod call;
 mod commands;
+mod hosted;
 mod services;
 
 use crate::commands::CommandSource;
 use crate::ids::SessionId;
-use crate::provider::{Provider, ProviderOrigin};
+use crate::provider::{Provider, ProviderOrigin, ProviderStatus};
+use crate::session_servers::SessionServers;
 use crate::tool::{DynTool, ToolError};
 use agentry_plugin::abi::{self, Buffer, PluginInfo, PluginV1};
 use call::PluginTool;
@@ -24,11 +26,12 @@ pub fn abi_version() -> String {
     format!("{}.{}", abi::ABI_MAJOR, abi::ABI_MINOR)
 }
 use agentry_plugin::settings::Settings;
+pub use agentry_plugin::wire::LogTarget;
 use agentry_plugin::wire::{ConfiguredDescription, Description, Query};
 use std::ffi::{CStr, c_char};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 
 /// Why a plugin could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -97,6 +100,15 @@ pub enum PluginError {
         /// What the validator said.
         message: String,
     },
+}
+
+/// Where loaded plugins log (see [`log_to`]).
+static LOGS: std::sync::OnceLock<LogTarget> = std::sync::OnceLock::new();
+
+/// Sends the logs of the plugins loaded from now on where `target` says (where the host's own
+/// go); set once, at start-up. Without it a plugin's logs are dropped.
+pub fn log_to(target: LogTarget) {
+    let _ = LOGS.set(target);
 }
 
 /// A loaded plugin library (kept for the life of the process).
@@ -190,15 +202,21 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
     let description: Description = serde_json::from_slice(&bytes)
         .map_err(|e| describe_error(format!("it is not valid JSON of the expected shape ({e})")))?;
     check_schemas(&path, &description)?;
-    Ok(PluginProvider {
-        library: Arc::new(Library {
-            path,
-            name: description.name.clone(),
-            table,
-            panicked: AtomicBool::new(false),
-        }),
-        description,
-    })
+    let library = Arc::new(Library {
+        path,
+        name: description.name.clone(),
+        table,
+        panicked: AtomicBool::new(false),
+    });
+    if let Some(target) = LOGS.get()
+        && let Some(Err(problem)) = library.query::<serde_json::Value>(&Query::Logs(target.clone()))
+    {
+        tracing::warn!(
+            "plugin {}: its logs are lost: {problem}",
+            library.path.display()
+        );
+    }
+    Ok(PluginProvider::hosted(library, 0, description, false))
 }
 
 /// Fails on a tool whose input schema is not a valid JSON Schema.
@@ -278,18 +296,103 @@ fn take(table: &PluginV1, call: impl FnOnce(*mut Buffer) -> i32) -> Result<Vec<u
     }
 }
 
-/// A provider served by a plugin library.
+/// A provider served by a plugin library: the plugin's own, or one it hosts (an MCP server).
 pub struct PluginProvider {
     library: Arc<Library>,
+    /// 0 for the plugin's own provider, else the plugin's handle of a hosted one.
+    handle: u64,
+    name: String,
+    described: RwLock<Described>,
+    /// Whether the plugin is told to drop it when the host does (a session's server).
+    released_on_drop: bool,
+}
+
+/// A provider's description, as of its revision.
+struct Described {
     description: Description,
+    revision: u64,
 }
 
 impl PluginProvider {
+    /// The provider `handle` of the plugin (0: its own), described as `description`.
+    fn hosted(
+        library: Arc<Library>,
+        handle: u64,
+        description: Description,
+        released_on_drop: bool,
+    ) -> Self {
+        let revision = match description.changing {
+            true => library.state(handle).map_or(0, |state| state.revision),
+            false => 0,
+        };
+        Self {
+            library,
+            handle,
+            name: description.name.clone(),
+            described: RwLock::new(Described {
+                description,
+                revision,
+            }),
+            released_on_drop,
+        }
+    }
+
+    /// Reads the description (as of the last [`refresh`](Self::refresh)).
+    fn described<T>(&self, read: impl FnOnce(&Description) -> T) -> T {
+        read(
+            &self
+                .described
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .description,
+        )
+    }
+
+    /// Describes a changing provider again when its revision moved; `revision` is its latest.
+    fn refresh(&self, revision: u64) {
+        let current = self
+            .described
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .revision;
+        if current == revision {
+            return;
+        }
+        let described = self.library.describe(self.handle).and_then(|description| {
+            check_schemas(&self.library.path, &description)
+                .map(|()| description)
+                .map_err(|e| e.to_string())
+        });
+        match described {
+            Ok(description) => {
+                *self
+                    .described
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Described {
+                    description,
+                    revision,
+                };
+            }
+            Err(problem) => {
+                tracing::warn!(
+                    "plugin {}: the new tools of `{}` are left out: {problem}",
+                    self.library.path.display(),
+                    self.name
+                );
+                // Not asked again until the tools change again.
+                self.described
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .revision = revision;
+            }
+        }
+    }
+
     /// The configuration sections the provider reads, when it is to be configured
     /// ([`configure`](Self::configure)) before use; `None` for a provider that reads none (and
     /// every 1.0 plugin).
-    pub fn sections(&self) -> Option<&[String]> {
-        self.description.sections.as_deref()
+    pub fn sections(&self) -> Option<Vec<String>> {
+        self.described(|description| description.sections.clone())
     }
 
     /// Makes the plugin's provider anew from `settings` (ABI 1.1's `configure`), and returns
@@ -305,52 +408,92 @@ impl PluginProvider {
             .ok_or_else(|| failed("it was built for ABI 1.0, which takes no settings".into()))?
             .map_err(failed)?;
         check_schemas(&self.library.path, &configured.description)?;
-        self.description = configured.description;
+        self.name = configured.description.name.clone();
+        self.described
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .description = configured.description;
         Ok(configured.problems)
+    }
+}
+
+impl Drop for PluginProvider {
+    fn drop(&mut self) {
+        if self.released_on_drop {
+            let released = self.library.query::<serde_json::Value>(&Query::Release {
+                provider: self.handle,
+            });
+            if let Some(Err(problem)) = released {
+                tracing::warn!("plugin {}: {problem}", self.library.path.display());
+            }
+        }
     }
 }
 
 impl Provider for PluginProvider {
     fn name(&self) -> &str {
-        &self.description.name
+        &self.name
     }
 
     fn description(&self) -> String {
-        self.description.description.clone()
+        self.described(|description| description.description.clone())
     }
 
     fn tools(&self) -> Vec<Arc<dyn DynTool>> {
-        self.description
-            .tools
-            .iter()
-            .map(|tool| {
-                Arc::new(PluginTool {
-                    library: self.library.clone(),
-                    tool: tool.clone(),
-                }) as Arc<dyn DynTool>
-            })
-            .collect()
+        if self.described(|description| description.changing) {
+            self.refresh(self.revision());
+        }
+        self.described(|description| {
+            description
+                .tools
+                .iter()
+                .map(|tool| {
+                    Arc::new(PluginTool {
+                        library: self.library.clone(),
+                        provider: self.handle,
+                        tool: tool.clone(),
+                    }) as Arc<dyn DynTool>
+                })
+                .collect()
+        })
     }
 
     fn origin(&self) -> ProviderOrigin {
-        ProviderOrigin::Plugin {
-            path: self.library.path.clone(),
+        self.described(|description| description.origin.clone())
+            .unwrap_or_else(|| ProviderOrigin::Plugin {
+                path: self.library.path.clone(),
+            })
+    }
+
+    fn revision(&self) -> u64 {
+        match self.described(|description| description.changing) {
+            true => self
+                .library
+                .state(self.handle)
+                .map_or(0, |state| state.revision),
+            false => 0,
         }
     }
 
     fn readable_roots(&self) -> Vec<PathBuf> {
-        self.description.readable_roots.clone()
+        self.described(|description| description.readable_roots.clone())
     }
 
     fn commands(&self) -> Option<Arc<dyn CommandSource>> {
-        self.description.commands.then(|| {
+        self.described(|description| description.commands).then(|| {
             Arc::new(commands::PluginCommands {
                 library: self.library.clone(),
+                provider: self.handle,
+                changing: self.described(|description| description.changing),
             }) as Arc<dyn CommandSource>
         })
     }
 
     fn take_notices(&self, session_id: &SessionId) -> Vec<String> {
+        // The plugin keeps notices per session, whichever of its providers left them.
+        if self.handle != 0 {
+            return Vec::new();
+        }
         let query = Query::TakeNotices {
             session_id: session_id.to_string(),
         };
@@ -362,5 +505,41 @@ impl Provider for PluginProvider {
             }
             None => Vec::new(),
         }
+    }
+
+    fn end_session(&self, session_id: &SessionId) {
+        // The plugin keeps sessions' state once, whichever of its providers it serves.
+        if self.handle != 0 {
+            return;
+        }
+        let query = Query::EndSession {
+            session_id: session_id.to_string(),
+        };
+        if let Some(Err(problem)) = self.library.query::<serde_json::Value>(&query) {
+            tracing::warn!("plugin {}: {problem}", self.library.path.display());
+        }
+    }
+
+    fn hosted(&self) -> Vec<Arc<dyn Provider>> {
+        hosted::hosted(&self.library, &self.described(|d| d.hosted.clone()))
+    }
+
+    fn status(&self) -> ProviderStatus {
+        match self.described(|description| description.changing) {
+            true => hosted::status(&self.library, self.handle),
+            false => ProviderStatus::Ready,
+        }
+    }
+
+    fn tool_prefix(&self) -> Option<String> {
+        self.described(|description| description.tool_prefix.clone())
+    }
+
+    fn session_servers(&self) -> Option<Arc<dyn SessionServers>> {
+        let transports = self.described(|description| description.session_servers)?;
+        Some(Arc::new(hosted::PluginSessionServers {
+            library: self.library.clone(),
+            transports,
+        }))
     }
 }

@@ -1,10 +1,13 @@
-//! MCP servers passed with a session, and slash commands: prompt templates and MCP prompts.
+//! MCP servers passed with a session, and slash commands: prompt templates and MCP prompts;
+//! with the MCP client linked and loaded as a plugin.
 
 use super::*;
+use crate::both_ways;
+use crate::loading::{Loading, as_strs};
 
-#[test]
-fn mcp_servers_passed_with_the_session_serve_its_tools() {
-    let sb = sandbox();
+both_ways!(mcp_servers_passed_with_the_session_serve_its_tools);
+fn mcp_servers_passed_with_the_session_serve_its_tools(loading: Loading) {
+    let sb = loading.sandbox();
     let server = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
             "call_echo",
@@ -17,7 +20,7 @@ fn mcp_servers_passed_with_the_session_serve_its_tools() {
     let out = acp_with_model(
         &sb,
         &server,
-        &[],
+        &as_strs(&loading.args(&[])),
         json!({"steps": with_everything_server(&sb, Some(broken), vec![
             // The server starts in the background; its prompts say it is up.
             json!({"op": "wait_for_command", "name": "simple-prompt"}),
@@ -84,9 +87,9 @@ fn prompt_templates_are_slash_commands() {
     assert_invalid_params(&out, 3, "file");
 }
 
-#[test]
-fn a_session_servers_prompts_are_slash_commands() {
-    let sb = sandbox();
+both_ways!(a_session_servers_prompts_are_slash_commands);
+fn a_session_servers_prompts_are_slash_commands(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write("project/.agentry/prompts/tidy.md", "Tidy the code.\n");
     let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("sunny"))]);
     let steps = vec![
@@ -97,7 +100,7 @@ fn a_session_servers_prompts_are_slash_commands() {
     let out = acp_with_model(
         &sb,
         &server,
-        &[],
+        &as_strs(&loading.args(&[])),
         json!({"steps": with_everything_server(&sb, None, steps)}),
     );
     // The templates are announced at once; the server's prompts when it has started.
@@ -123,9 +126,9 @@ fn a_session_servers_prompts_are_slash_commands() {
     assert_invalid_params(&out, 4, "city");
 }
 
-#[test]
-fn a_servers_new_prompts_are_announced_again() {
-    let sb = sandbox();
+both_ways!(a_servers_new_prompts_are_announced_again);
+fn a_servers_new_prompts_are_announced_again(loading: Loading) {
+    let sb = loading.sandbox();
     // The session's MCP server is agentry itself (`agentry mcp serve`), with prompt
     // templates of its own.
     let served_config = sb.project().parent().unwrap().join("served-config");
@@ -144,7 +147,7 @@ fn a_servers_new_prompts_are_announced_again() {
     let out = acp_with_model(
         &sb,
         &server,
-        &[],
+        &as_strs(&loading.args(&[])),
         json!({"steps": [
             json!({"op": "initialize"}),
             json!({"op": "new_session", "cwd": sb.project().display().to_string(), "mcpServers": [agentry]}),
@@ -172,16 +175,17 @@ fn a_servers_new_prompts_are_announced_again() {
     assert!(sent.contains("Deploy the service."), "{sent}");
 }
 
-#[test]
-fn the_configured_servers_prompts_are_slash_commands_too() {
-    let sb = sandbox();
+both_ways!(the_configured_servers_prompts_are_slash_commands_too);
+fn the_configured_servers_prompts_are_slash_commands_too(loading: Loading) {
+    let sb = loading.sandbox();
     let (command, args) = agentry_tests::peers::everything_server();
     sb.write(
         "project/.mcp.json",
         &json!({"mcpServers": {"everything": {"command": command, "args": args}}}).to_string(),
     );
-    let (server, out) = answering(
+    let (server, out) = answering_with(
         &sb,
+        &as_strs(&loading.args(&[])),
         "simple",
         vec![
             json!({"op": "wait_for_command", "name": "simple-prompt"}),
@@ -193,14 +197,19 @@ fn the_configured_servers_prompts_are_slash_commands_too() {
     assert!(sent.contains("This is a simple prompt"), "{sent}");
 }
 
-#[test]
-fn a_configured_server_that_hangs_holds_up_nothing() {
-    let sb = sandbox();
+both_ways!(a_configured_server_that_hangs_holds_up_nothing);
+fn a_configured_server_that_hangs_holds_up_nothing(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write(
         "project/.mcp.json",
         &json!({"mcpServers": {"silent": {"command": "sleep", "args": ["600"]}}}).to_string(),
     );
-    let (server, out) = answering(&sb, "here", vec![prompt("hi")]);
+    let (server, out) = answering_with(
+        &sb,
+        &as_strs(&loading.args(&[])),
+        "here",
+        vec![prompt("hi")],
+    );
     assert_eq!(out.result(2)["stopReason"], "end_turn");
     // Waiting for it would have taken its 30 s startup timeout, and said so.
     assert!(!out.stderr.contains("no answer within"), "{}", out.stderr);
@@ -208,9 +217,11 @@ fn a_configured_server_that_hangs_holds_up_nothing() {
     assert!(!offered.contains("mcp__silent__"), "{offered}");
 }
 
-#[test]
-fn a_starting_servers_tools_are_disabled_by_the_names_the_mcp_provider_gives_them() {
-    let sb = sandbox();
+both_ways!(a_starting_servers_tools_are_disabled_by_the_names_the_mcp_provider_gives_them);
+fn a_starting_servers_tools_are_disabled_by_the_names_the_mcp_provider_gives_them(
+    loading: Loading,
+) {
+    let sb = loading.sandbox();
     // `docs.v2` is `docs_v2` in its tools' names; it never answers, so its tools are unknown.
     sb.write(
         "project/.mcp.json",
@@ -220,14 +231,19 @@ fn a_starting_servers_tools_are_disabled_by_the_names_the_mcp_provider_gives_the
         "project/.agentry/config.toml",
         "[tools]\ndisabled = [\"mcp__docs_v2__search\"]\n",
     );
-    let (_, out) = answering(&sb, "here", vec![prompt("hi")]);
+    let (_, out) = answering_with(
+        &sb,
+        &as_strs(&loading.args(&[])),
+        "here",
+        vec![prompt("hi")],
+    );
     assert_eq!(out.result(2)["stopReason"], "end_turn", "{}", out.stderr);
     assert!(!out.stderr.contains("[tools] disabled"), "{}", out.stderr);
 }
 
-#[test]
-fn the_users_mcp_timeouts_apply_to_the_servers_a_client_passes() {
-    let sb = sandbox();
+both_ways!(the_users_mcp_timeouts_apply_to_the_servers_a_client_passes);
+fn the_users_mcp_timeouts_apply_to_the_servers_a_client_passes(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write(
         "config/agentry/config.toml",
         "[mcp]\nstartup_timeout_secs = 1\n",
@@ -236,7 +252,7 @@ fn the_users_mcp_timeouts_apply_to_the_servers_a_client_passes() {
     let out = acp_with_model(
         &sb,
         &MockModelServer::start_blocking([]),
-        &[],
+        &as_strs(&loading.args(&[])),
         json!({"steps": [
             {"op": "initialize"},
             {"op": "new_session", "cwd": sb.project().display().to_string(), "mcpServers": [silent]},

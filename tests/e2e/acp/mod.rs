@@ -106,8 +106,23 @@ pub(super) fn answering(
     text: &str,
     steps: Vec<Value>,
 ) -> (MockModelServer, Transcript) {
+    answering_with(sb, &[], text, steps)
+}
+
+/// [`answering`], with `args` for `agentry acp`.
+pub(super) fn answering_with(
+    sb: &Sandbox,
+    args: &[&str],
+    text: &str,
+    steps: Vec<Value>,
+) -> (MockModelServer, Transcript) {
     let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text(text))]);
-    let out = acp_with_model(sb, &server, &[], json!({"steps": session_steps(sb, steps)}));
+    let out = acp_with_model(
+        sb,
+        &server,
+        args,
+        json!({"steps": session_steps(sb, steps)}),
+    );
     (server, out)
 }
 

@@ -4,36 +4,36 @@
 #![allow(unsafe_code)]
 
 mod host;
+mod offer;
+mod query;
 mod remote;
 
 use crate::abi::{self, Buffer, HostCallback, PluginInfo, PluginV1};
-use crate::commands::{CommandSource, SlashCommand};
 use crate::ids::{SessionId, ToolCallId};
 use crate::provider::Provider;
 use crate::settings::{Configured, Making, Recipe, Settings};
 use crate::sync::{lock, panic_message};
 use crate::tool::{
-    DynTool, Extensions, PreparedCall, ProgressSink, RuleSubjects, SessionState, ToolContext,
-    ToolError,
+    Extensions, PreparedCall, ProgressSink, RuleSubjects, SessionState, ToolContext, ToolError,
 };
 use crate::wire::{
-    CallEnd, CallRequest, CommandDescription, ConfiguredDescription, Description, PrepareRequest,
-    Prepared, Query, ServiceAnswer, ToolDescription,
+    CallEnd, CallRequest, ConfiguredDescription, PrepareRequest, Prepared, ServiceAnswer,
 };
 use futures::FutureExt;
 use host::Host;
+use offer::Providers;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio_util::sync::CancellationToken;
 
 /// The plugin's state, made on first use.
 struct Plugin {
-    /// The provider's tools and description as last made (anew by each `configure`).
-    offer: RwLock<Arc<Offer>>,
+    /// The provider as last made (anew by each `configure`), and those it hosts.
+    providers: Providers,
     /// How the provider is made from settings, when it reads any.
     recipe: Option<Recipe>,
     /// Started on first need (a call, a provider made later), so that a plugin loaded and
@@ -43,65 +43,6 @@ struct Plugin {
     sessions: Mutex<HashMap<String, SessionState>>,
     next_call: AtomicU64,
     panicked: AtomicBool,
-}
-
-/// What the provider offers: its description and its tools by name.
-struct Offer {
-    description: Description,
-    tools: HashMap<String, Arc<dyn DynTool>>,
-    /// The provider's slash commands, when it has any.
-    commands: Option<Arc<dyn CommandSource>>,
-}
-
-impl Offer {
-    /// The offer of `provider`; `sections` are the configuration sections its recipe reads.
-    fn of(provider: &dyn Provider, sections: Option<Vec<String>>) -> Self {
-        let tools = provider.tools();
-        let commands = provider.commands();
-        let description = Description {
-            name: provider.name().to_owned(),
-            description: provider.description(),
-            tools: tools
-                .iter()
-                .map(|tool| ToolDescription {
-                    name: tool.name().to_owned(),
-                    description: tool.description(),
-                    kind: tool.kind(),
-                    input_schema: tool.input_schema(),
-                    aliases: tool.aliases(),
-                    rule_patterns: Some(tool.rule_patterns()),
-                    needs_user: tool.needs_user(),
-                })
-                .collect(),
-            sections,
-            readable_roots: provider.readable_roots(),
-            commands: commands.is_some(),
-        };
-        Self {
-            description,
-            tools: tools
-                .into_iter()
-                .map(|tool| (tool.name().to_owned(), tool))
-                .collect(),
-            commands,
-        }
-    }
-
-    /// The provider's slash command `name` (of `origin`).
-    fn command(&self, name: &str, origin: Option<&str>) -> Result<Arc<dyn SlashCommand>, String> {
-        self.commands
-            .iter()
-            .flat_map(|source| source.commands())
-            .find(|command| command.name() == name && command.origin() == origin)
-            .ok_or_else(|| format!("the plugin has no slash command `{name}`"))
-    }
-
-    /// The tool named `name`.
-    fn tool(&self, name: &str) -> Result<&Arc<dyn DynTool>, String> {
-        self.tools
-            .get(name)
-            .ok_or_else(|| format!("the plugin has no tool `{name}`"))
-    }
 }
 
 /// Where the plugin's provider comes from (for [`export_plugin!`](crate::export_plugin)).
@@ -179,15 +120,16 @@ pub fn table(source: Source) -> *const PluginV1 {
 
 fn start_plugin(source: Source) -> Result<Plugin, String> {
     let runtime = OnceLock::new();
-    let (offer, recipe) = match source {
-        Source::Fixed(make) => (Offer::of(make().as_ref(), None), None),
+    let (providers, recipe) = match source {
+        Source::Fixed(make) => (Providers::new(Arc::from(make()), None), None),
         Source::Recipe(recipe) => {
             let made = finish(&runtime, (recipe.make)(Settings::default()))?;
-            (offer_of_recipe(&made, &recipe), Some(recipe))
+            let providers = Providers::new(Arc::from(made.provider), Some(sections(&recipe)));
+            (providers, Some(recipe))
         }
     };
     Ok(Plugin {
-        offer: RwLock::new(Arc::new(offer)),
+        providers,
         recipe,
         runtime,
         calls: Mutex::default(),
@@ -225,10 +167,9 @@ fn finish(
     }
 }
 
-/// The offer of a provider `recipe` made.
-fn offer_of_recipe(made: &Configured, recipe: &Recipe) -> Offer {
-    let sections = recipe.sections.iter().map(|s| (*s).to_owned()).collect();
-    Offer::of(made.provider.as_ref(), Some(sections))
+/// The configuration sections `recipe` reads.
+fn sections(recipe: &Recipe) -> Vec<String> {
+    recipe.sections.iter().map(|s| (*s).to_owned()).collect()
 }
 
 impl Plugin {
@@ -237,26 +178,15 @@ impl Plugin {
         started(&self.runtime)
     }
 
-    /// What the provider offers now.
-    fn offer(&self) -> Arc<Offer> {
-        self.offer
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-    }
-
     /// Makes the provider anew from `settings` (the `configure` query).
     fn configure(&self, settings: Settings) -> Result<ConfiguredDescription, String> {
         let recipe = self
             .recipe
             .ok_or("the plugin's provider reads no settings")?;
         let made = finish(&self.runtime, (recipe.make)(settings))?;
-        let offer = offer_of_recipe(&made, &recipe);
-        let description = offer.description.clone();
-        *self
-            .offer
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(offer);
+        let description = self
+            .providers
+            .replace(Arc::from(made.provider), Some(sections(&recipe)));
         Ok(ConfiguredDescription {
             description,
             problems: made.problems,
@@ -332,7 +262,7 @@ fn request<'a, T: serde::Deserialize<'a>>(ptr: *const u8, len: usize) -> Result<
 extern "C" fn describe(out: *mut Buffer) -> i32 {
     answer(out, || {
         let plugin = plugin()?;
-        serde_json::to_vec(&plugin.offer().description).map_err(|e| e.to_string())
+        serde_json::to_vec(&plugin.providers.describe(0)?).map_err(|e| e.to_string())
     })
 }
 
@@ -341,8 +271,8 @@ extern "C" fn prepare(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
         let plugin = plugin()?;
         let request: PrepareRequest = request(ptr, len)?;
         let prepared = plugin
-            .offer()
-            .tool(&request.tool)?
+            .providers
+            .tool(request.provider, &request.tool)?
             .prepare(request.input, &request.cwd)
             .map_err(|e| e.to_string())?;
         let answer = Prepared {
@@ -607,51 +537,7 @@ extern "C" fn discard(call: u64) {
 
 extern "C" fn query(ptr: *const u8, len: usize, out: *mut Buffer) -> i32 {
     answer(out, || {
-        let plugin = plugin()?;
-        let answer = match request(ptr, len)? {
-            Query::MatchesRule {
-                call,
-                pattern,
-                subject,
-            } => match lock(&plugin.calls).get(&call) {
-                Some(Slot::Prepared(prepared)) => {
-                    serde_json::json!(prepared.matches_rule(&pattern, &subject))
-                }
-                _ => return Err(format!("the plugin has no prepared call {call}")),
-            },
-            Query::CheckRulePattern { tool, pattern } => {
-                let checked = plugin.offer().tool(&tool)?.check_rule_pattern(&pattern);
-                serde_json::json!(checked.err())
-            }
-            Query::TakeNotices { session_id } => {
-                let state = lock(&plugin.sessions).get(&session_id).cloned();
-                serde_json::json!(
-                    state
-                        .map(|state| state.notices().take())
-                        .unwrap_or_default()
-                )
-            }
-            Query::Configure(settings) => serde_json::json!(plugin.configure(settings)?),
-            Query::Commands => {
-                let listed: Vec<CommandDescription> = plugin
-                    .offer()
-                    .commands
-                    .iter()
-                    .flat_map(|source| source.commands())
-                    .map(|command| CommandDescription::of(command.as_ref()))
-                    .collect();
-                serde_json::json!(listed)
-            }
-            Query::CommandContent {
-                name,
-                origin,
-                arguments,
-            } => {
-                let command = plugin.offer().command(&name, origin.as_deref())?;
-                let content = plugin.runtime()?.block_on(command.content(arguments))?;
-                serde_json::json!(content)
-            }
-        };
+        let answer = query::answer(plugin()?, request(ptr, len)?)?;
         serde_json::to_vec(&answer).map_err(|e| e.to_string())
     })
 }

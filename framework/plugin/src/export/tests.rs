@@ -4,6 +4,7 @@ use super::*;
 use crate::provider::SimpleProvider;
 use crate::settings::made;
 use crate::tool::{Tool, ToolKind, ToolOutput};
+use crate::wire::Description;
 
 struct Echo;
 
@@ -533,4 +534,44 @@ fn a_plugin_starts_its_runtime_only_when_something_waits() {
     assert!(idle.runtime.get().is_some(), "started by its first use");
     let waited = start_plugin(SOURCE).unwrap();
     assert!(waited.runtime.get().is_some(), "made later, on the runtime");
+}
+
+#[test]
+fn an_ended_session_leaves_nothing_behind_in_the_plugin() {
+    let _one_at_a_time = one_at_a_time();
+    // SAFETY: `table` returns a pointer to the static table.
+    let table = unsafe { &*table(SOURCE) };
+    let kept = || lock(&plugin().unwrap().sessions).contains_key("s");
+    let prepared = prepare_echo(table, "hi").unwrap();
+    assert!(matches!(
+        start_call(table, prepared.call),
+        CallEnd::Completed(_)
+    ));
+    assert!(kept(), "a session's state is kept between its calls");
+    ask(
+        table,
+        &serde_json::json!({"end_session": {"session_id": "s"}}),
+    )
+    .unwrap();
+    assert!(!kept(), "and dropped when the host says the session ended");
+}
+
+#[test]
+fn hosted_providers_are_described_and_their_tools_prepared_by_handle() {
+    let _one_at_a_time = one_at_a_time();
+    // SAFETY: `table` returns a pointer to the static table.
+    let table = unsafe { &*table(SOURCE) };
+    let own = ask(table, &serde_json::json!({"describe": {"provider": 0}})).unwrap();
+    assert_eq!(own["name"], "echo");
+    let unknown = ask(table, &serde_json::json!({"describe": {"provider": 4242}}));
+    assert_eq!(unknown.unwrap_err(), "the plugin holds no provider 4242");
+    let refused = ask(
+        table,
+        &serde_json::json!({"connect_server": {"server": {"transport": "stdio", "name": "x",
+            "command": "x", "args": [], "env": []}, "cwd": "/"}}),
+    );
+    assert_eq!(
+        refused.unwrap_err(),
+        "the plugin connects no session servers"
+    );
 }

@@ -3,9 +3,11 @@
 
 mod services;
 
-pub use services::{Query, Service, ServiceAnswer, ServiceCall, ServiceRequest};
+pub use services::{LogTarget, Query, Service, ServiceAnswer, ServiceCall, ServiceRequest};
 
 use crate::commands::{CommandArgument, SlashCommand};
+use crate::provider::{ProviderOrigin, ProviderStatus};
+use crate::session_servers::ServerTransports;
 use crate::tool::{
     ReadDenials, RulePatterns, RuleSubjects, SandboxMode, ToolCallLocation, ToolKind, ToolOutput,
 };
@@ -34,6 +36,38 @@ pub struct Description {
     /// through [`Query::Commands`] and [`Query::CommandContent`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub commands: bool,
+    /// Whether its tools, commands or status change over time (an MCP server's): the host asks
+    /// for its [`ProviderState`] before using them, and describes it again
+    /// ([`Query::Describe`]) when its revision moved.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub changing: bool,
+    /// Where it comes from, when not from the plugin itself (an MCP server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<ProviderOrigin>,
+    /// The prefix of the tool names it may offer later (see
+    /// [`Provider::tool_prefix`](crate::provider::Provider::tool_prefix)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_prefix: Option<String>,
+    /// The handles of the providers it hosts (see
+    /// [`Provider::hosted`](crate::provider::Provider::hosted)), each described through
+    /// [`Query::Describe`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosted: Vec<u64>,
+    /// The transports of the session servers it connects ([`Query::ConnectServer`]), when it
+    /// offers [`Provider::session_servers`](crate::provider::Provider::session_servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_servers: Option<ServerTransports>,
+}
+
+/// How a changing provider stands now (the answer to [`Query::State`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProviderState {
+    /// Moves whenever its tools change.
+    pub revision: u64,
+    /// Moves whenever its slash commands change.
+    pub commands_revision: u64,
+    /// How it is doing.
+    pub status: ProviderStatus,
 }
 
 /// A slash command, as [`Query::Commands`] lists it.
@@ -78,6 +112,11 @@ pub struct ConfiguredDescription {
     pub problems: Vec<String>,
 }
 
+/// Whether a provider handle is the plugin's own provider's (0), left out of messages.
+pub(crate) fn is_own(provider: &u64) -> bool {
+    *provider == 0
+}
+
 /// A tool, as `describe` returns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDescription {
@@ -104,6 +143,10 @@ pub struct ToolDescription {
 /// `prepare`'s request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrepareRequest {
+    /// The provider whose tool it is: 0 for the plugin's own, else a hosted provider's handle
+    /// (ABI 1.1).
+    #[serde(default, skip_serializing_if = "is_own")]
+    pub provider: u64,
     /// The tool.
     pub tool: String,
     /// The (schema-valid) input.

@@ -3,6 +3,7 @@
 //! the table's `query`).
 
 use crate::question::Question;
+use crate::session_servers::ServerSpec;
 use crate::settings::Settings;
 use crate::tool::{SideQuestion, SubAgentTask, TerminalCommand};
 use serde::{Deserialize, Serialize};
@@ -120,6 +121,9 @@ pub enum Query {
     /// Why a pattern of a tool's own rule language can never match. Answer: `null` when it
     /// can, else the reason.
     CheckRulePattern {
+        /// The provider whose tool it is (0, the plugin's own, unless hosted).
+        #[serde(default, skip_serializing_if = "super::is_own")]
+        provider: u64,
         /// The tool.
         tool: String,
         /// The pattern.
@@ -135,12 +139,19 @@ pub enum Query {
     /// Answer: a [`ConfiguredDescription`](super::ConfiguredDescription); an error when the
     /// settings leave nothing usable (the plugin is then left out, with the error).
     Configure(Settings),
-    /// The provider's slash commands as they are now. Answer: a list of
+    /// A provider's slash commands as they are now. Answer: a list of
     /// [`CommandDescription`](super::CommandDescription)s.
-    Commands,
+    Commands {
+        /// The provider (0, the plugin's own, unless hosted).
+        #[serde(default, skip_serializing_if = "super::is_own")]
+        provider: u64,
+    },
     /// A slash command's content with its arguments filled in (it may wait: an MCP server's
     /// prompt). Answer: a list of content blocks; an error says why it cannot be had.
     CommandContent {
+        /// The provider (0, the plugin's own, unless hosted).
+        #[serde(default, skip_serializing_if = "super::is_own")]
+        provider: u64,
         /// The command's name.
         name: String,
         /// Its origin, when it has one.
@@ -150,4 +161,49 @@ pub enum Query {
         #[serde(default)]
         arguments: std::collections::BTreeMap<String, String>,
     },
+    /// A provider as it is now (a hosted one, or the plugin's own with 0). Answer: a
+    /// [`Description`](super::Description); an error for a handle the plugin does not hold.
+    Describe {
+        /// The provider.
+        provider: u64,
+    },
+    /// How a changing provider stands. Answer: a [`ProviderState`](super::ProviderState).
+    State {
+        /// The provider.
+        provider: u64,
+    },
+    /// Starts a server a client handed to a session, in the background, as a hosted provider
+    /// (see [`Description::session_servers`](super::Description::session_servers)). Answer:
+    /// the new provider's handle; an error says why the server cannot be used.
+    ConnectServer {
+        /// The server.
+        server: ServerSpec,
+        /// The session's working directory.
+        cwd: PathBuf,
+    },
+    /// The host no longer uses a provider [`ConnectServer`](Query::ConnectServer) made: the
+    /// plugin drops it (stopping its server). Answer: `null`.
+    Release {
+        /// The provider.
+        provider: u64,
+    },
+    /// A session ended: the plugin drops what it kept for it (its state, its notices).
+    /// Answer: `null`.
+    EndSession {
+        /// The session.
+        session_id: String,
+    },
+    /// Where the plugin's logs (its `tracing` events) go: where the host's own go, sent once
+    /// the plugin is loaded. Answer: `null`.
+    Logs(LogTarget),
+}
+
+/// Where and what a plugin logs (see [`Query::Logs`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogTarget {
+    /// Which events, as a `tracing` filter (`warn`, `agentry_mcp=debug`, …).
+    pub filter: String,
+    /// The file the lines are appended to; standard error when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
 }
