@@ -1,6 +1,7 @@
 //! Permission rules through the real binary, as users write them (in `.agentry/config.toml`,
 //! with `--deny`, in `.claude/settings.json`), against the spellings and chains a hostile model
-//! would try. The read and Bash rules are tried with the providers linked and loaded as plugins.
+//! would try. The read, write, edit and Bash rules are tried with the providers linked and
+//! loaded as plugins.
 
 use crate::both_ways;
 use crate::loading::{Loading, as_strs};
@@ -139,9 +140,9 @@ fn the_four_path_forms_start_where_the_readme_says() {
     }
 }
 
-#[test]
-fn the_readmes_write_rule_allows_writes_under_src_and_only_there() {
-    let sb = sandbox();
+both_ways!(the_readmes_write_rule_allows_writes_under_src_and_only_there);
+fn the_readmes_write_rule_allows_writes_under_src_and_only_there(loading: Loading) {
+    let sb = loading.sandbox();
     let server = calls(&[
         (
             "Write",
@@ -152,15 +153,16 @@ fn the_readmes_write_rule_allows_writes_under_src_and_only_there() {
             json!({"file_path": "other.rs", "content": "// no\n"}),
         ),
     ]);
-    let out = run_openai(&sb, &server, &["--allow", "Write(src/**)", "write"]);
+    let args = loading.args(&["--allow", "Write(src/**)", "write"]);
+    let out = run_openai(&sb, &server, &as_strs(&args));
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(sb.project().join("src/lib.rs").exists(), "{out:?}");
     assert!(!sb.project().join("other.rs").exists());
 }
 
-#[test]
-fn an_edit_rule_covers_every_tool_that_edits_files() {
-    let sb = sandbox();
+both_ways!(an_edit_rule_covers_every_tool_that_edits_files);
+fn an_edit_rule_covers_every_tool_that_edits_files(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write("project/locked/a.txt", "old\n");
     let server = calls(&[
         (
@@ -176,7 +178,11 @@ fn an_edit_rule_covers_every_tool_that_edits_files() {
             json!({"file_path": "locked/a.txt", "edits": [{"old_string": "old", "new_string": "new"}]}),
         ),
     ]);
-    in_bypass_mode(&sb, &server, &["--deny", "Edit(locked/)"]);
+    in_bypass_mode(
+        &sb,
+        &server,
+        &as_strs(&loading.args(&["--deny", "Edit(locked/)"])),
+    );
     for n in 1..=3 {
         assert!(tool_result_in(&server, n).contains("denied"));
     }

@@ -3,13 +3,13 @@
 
 use crate::both_ways;
 use crate::loading::{Loading, as_strs};
-use crate::{run_openai, sandbox, tool_result_in};
+use crate::{run_openai, tool_result_in};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::json;
 
-#[test]
-fn a_crlf_file_is_edited_with_the_lines_read_showed_and_keeps_crlf() {
-    let sb = sandbox();
+both_ways!(a_crlf_file_is_edited_with_the_lines_read_showed_and_keeps_crlf);
+fn a_crlf_file_is_edited_with_the_lines_read_showed_and_keeps_crlf(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write("project/win.txt", "first\r\nsecond\r\nthird\r\n");
     let server = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
@@ -24,7 +24,8 @@ fn a_crlf_file_is_edited_with_the_lines_read_showed_and_keeps_crlf() {
         )),
         MockTurn::Reply(MockReply::text("Edited.")),
     ]);
-    let out = run_openai(&sb, &server, &["--allow", "Edit", "edit the file"]);
+    let args = loading.args(&["--allow", "Edit", "edit the file"]);
+    let out = run_openai(&sb, &server, &as_strs(&args));
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(
         !tool_result_in(&server, 1).contains("\\r"),
@@ -36,9 +37,9 @@ fn a_crlf_file_is_edited_with_the_lines_read_showed_and_keeps_crlf() {
     assert_eq!(text, "one\r\ntwo\r\nthird\r\n");
 }
 
-#[test]
-fn an_absolute_glob_pattern_finds_files() {
-    let sb = sandbox();
+both_ways!(an_absolute_glob_pattern_finds_files);
+fn an_absolute_glob_pattern_finds_files(loading: Loading) {
+    let sb = loading.sandbox();
     sb.write("project/src/deep/lib.rs", "pub fn f() {}\n");
     sb.write("project/README.md", "# p\n");
     let pattern = format!("{}/src/**/*.rs", sb.project().display());
@@ -50,7 +51,7 @@ fn an_absolute_glob_pattern_finds_files() {
         )),
         MockTurn::Reply(MockReply::text("Found it.")),
     ]);
-    let out = run_openai(&sb, &server, &["find the sources"]);
+    let out = run_openai(&sb, &server, &as_strs(&loading.args(&["find the sources"])));
     assert_eq!(out.code, Some(0), "{out:?}");
     let found = tool_result_in(&server, 1);
     assert!(found.contains("src/deep/lib.rs"), "{found}");
@@ -214,9 +215,9 @@ fn a_users_skill_folder_is_readable_without_asking_and_nothing_beside_it(loading
     assert!(!beside.contains("not a skill's"), "{beside}");
 }
 
-#[test]
-fn a_headless_run_asks_questions_only_with_an_answers_file() {
-    let sb = sandbox();
+both_ways!(a_headless_run_asks_questions_only_with_an_answers_file);
+fn a_headless_run_asks_questions_only_with_an_answers_file(loading: Loading) {
+    let sb = loading.sandbox();
     let question = json!({"questions": [{
         "question": "Which license?",
         "header": "License",
@@ -234,12 +235,13 @@ fn a_headless_run_asks_questions_only_with_an_answers_file() {
             .iter()
             .any(|tool| tool["function"]["name"] == "AskUserQuestion")
     };
-    let out = run_openai(&sb, &server, &["choose a license"]);
+    let out = run_openai(&sb, &server, &as_strs(&loading.args(&["choose a license"])));
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(!offered(0), "nobody can answer a headless run");
     sb.write("project/answers.json", r#"[{"selections": {"0": [1]}}]"#);
     let answers = sb.project().join("answers.json").display().to_string();
-    let out = run_openai(&sb, &server, &["--answers", &answers, "choose a license"]);
+    let args = loading.args(&["--answers", &answers, "choose a license"]);
+    let out = run_openai(&sb, &server, &as_strs(&args));
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(offered(1));
     let result = tool_result_in(&server, 2);
@@ -249,7 +251,11 @@ fn a_headless_run_asks_questions_only_with_an_answers_file() {
     );
     sb.write("project/bad.json", "{\"selections\": 1}");
     let bad = sb.project().join("bad.json").display().to_string();
-    let out = run_openai(&sb, &server, &["--answers", &bad, "choose"]);
+    let out = run_openai(
+        &sb,
+        &server,
+        &as_strs(&loading.args(&["--answers", &bad, "choose"])),
+    );
     assert_eq!(out.code, Some(2), "{out:?}");
     assert!(
         out.stderr.contains("is not a list of answers"),

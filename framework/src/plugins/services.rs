@@ -76,68 +76,66 @@ pub(super) fn serve(offered: std::sync::Arc<Offered>, call: ServiceCall) {
 
 /// Does what `request` asks with the call's services.
 async fn perform(offered: &Offered, request: ServiceRequest) -> ServiceAnswer {
-    let not_offered = |service: &str| {
-        ServiceAnswer::Error(format!(
-            "the host offers no {service} to this call (the front-end has none)"
-        ))
-    };
-    let files = offered.ctx.client.files.as_ref();
-    let terminals = offered.ctx.client.terminals.as_ref();
+    let ctx = &offered.ctx;
+    let files = (ctx.client.files.as_ref(), "client files");
+    let terminals = (ctx.client.terminals.as_ref(), "client terminals");
     match request {
-        ServiceRequest::ReadTextFile { path } => match files {
-            Some(files) => reply(files.read_text_file(path)).await,
-            None => not_offered("client files"),
-        },
-        ServiceRequest::WriteTextFile { path, text } => match files {
-            Some(files) => reply(files.write_text_file(path, text)).await,
-            None => not_offered("client files"),
-        },
-        ServiceRequest::CreateTerminal(command) => match terminals {
-            Some(terminals) => reply(terminals.create(command)).await,
-            None => not_offered("client terminals"),
-        },
-        ServiceRequest::TerminalOutput { terminal_id } => match terminals {
-            Some(terminals) => reply(terminals.output(terminal_id)).await,
-            None => not_offered("client terminals"),
-        },
-        ServiceRequest::WaitForTerminalExit { terminal_id } => match terminals {
-            Some(terminals) => reply(terminals.wait_for_exit(terminal_id)).await,
-            None => not_offered("client terminals"),
-        },
-        ServiceRequest::KillTerminal { terminal_id } => match terminals {
-            Some(terminals) => reply(terminals.kill(terminal_id)).await,
-            None => not_offered("client terminals"),
-        },
-        ServiceRequest::ReleaseTerminal { terminal_id } => match terminals {
-            Some(terminals) => reply(terminals.release(terminal_id)).await,
-            None => not_offered("client terminals"),
-        },
-        ServiceRequest::AskModel(question) => match &offered.ctx.host.side_questions {
-            Some(model) => {
-                let asked = reply(model.ask(question));
-                match offered.ctx.cancel.run_until_cancelled(asked).await {
-                    Some(answer) => answer,
-                    None => ServiceAnswer::Error("the call was cancelled".to_owned()),
-                }
+        ServiceRequest::ReadTextFile { path } => using(files, |f| f.read_text_file(path)).await,
+        ServiceRequest::WriteTextFile { path, text } => {
+            using(files, |f| f.write_text_file(path, text)).await
+        }
+        ServiceRequest::CreateTerminal(command) => using(terminals, |t| t.create(command)).await,
+        ServiceRequest::TerminalOutput { terminal_id } => {
+            using(terminals, |t| t.output(terminal_id)).await
+        }
+        ServiceRequest::WaitForTerminalExit { terminal_id } => {
+            using(terminals, |t| t.wait_for_exit(terminal_id)).await
+        }
+        ServiceRequest::KillTerminal { terminal_id } => {
+            using(terminals, |t| t.kill(terminal_id)).await
+        }
+        ServiceRequest::ReleaseTerminal { terminal_id } => {
+            using(terminals, |t| t.release(terminal_id)).await
+        }
+        // A side question still being asked when the call is cancelled is answered so.
+        ServiceRequest::AskModel(question) => {
+            let side_questions = (ctx.host.side_questions.as_ref(), "side questions");
+            let asked = using(side_questions, |model| model.ask(question));
+            match ctx.cancel.run_until_cancelled(asked).await {
+                Some(answer) => answer,
+                None => ServiceAnswer::Error("the call was cancelled".to_owned()),
             }
-            None => not_offered("side questions"),
-        },
+        }
         // Cancelled with the call (the sub-agent's loop stops, and says so).
-        ServiceRequest::RunSubAgent(task) => match &offered.ctx.host.sub_agents {
-            Some(runner) => encoded(Ended::of(runner.run(&offered.ctx, task).await)),
+        ServiceRequest::RunSubAgent(task) => match &ctx.host.sub_agents {
+            Some(runner) => encoded(Ended::of(runner.run(ctx, task).await)),
             None => not_offered("sub-agents"),
         },
         // Cancelled with the call (the question is withdrawn).
-        ServiceRequest::AskUser { questions } => match &offered.ctx.host.ask_user {
-            Some(asker) => encoded(Ended::of(asker.ask(&offered.ctx, questions).await)),
+        ServiceRequest::AskUser { questions } => match &ctx.host.ask_user {
+            Some(asker) => encoded(Ended::of(asker.ask(ctx, questions).await)),
             None => not_offered("questions to the user"),
         },
     }
 }
 
-/// A service's result as the answer the plugin reads.
-async fn reply<T: Serialize>(work: BoxFuture<'static, Result<T, String>>) -> ServiceAnswer {
-    encoded(work.await)
+/// The answer of `work` done with a service the call was offered, or else the error saying
+/// the call was not offered it (`service` is the service and its name).
+async fn using<S: ?Sized, T: Serialize>(
+    service: (Option<&std::sync::Arc<S>>, &str),
+    work: impl FnOnce(&S) -> BoxFuture<'static, Result<T, String>>,
+) -> ServiceAnswer {
+    match service {
+        (Some(service), _) => encoded(work(service).await),
+        (None, name) => not_offered(name),
+    }
+}
+
+/// The error answering a request for a service the call was not offered.
+fn not_offered(service: &str) -> ServiceAnswer {
+    ServiceAnswer::Error(format!(
+        "the host offers no {service} to this call (the front-end has none)"
+    ))
 }
 
 /// A result as the answer the plugin reads.
