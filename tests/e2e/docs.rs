@@ -26,6 +26,7 @@ fn the_plugin_guide_shows_the_example_sources_whole() {
         "examples/plugin-minimal/src/lib.rs",
         "examples/plugin-hello/src/count_words.rs",
         "examples/plugin-hello/src/settings.rs",
+        "examples/plugin-hello/src/summarize.rs",
     ] {
         let text = read(source);
         assert!(

@@ -43,7 +43,8 @@ fn a_plugin_is_listed_beside_the_built_in_providers() {
         [
             ("WriteGreeting", "edit"),
             ("SlowCount", "think"),
-            ("CountWords", "read")
+            ("CountWords", "read"),
+            ("Summarize", "read")
         ]
     );
 }

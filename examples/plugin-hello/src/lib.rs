@@ -5,9 +5,11 @@
 
 mod count_words;
 mod settings;
+mod summarize;
 
 pub use count_words::{CountWords, CountWordsInput};
 pub use settings::RECIPE;
+pub use summarize::{Summarize, SummarizeInput};
 
 use agentry_plugin::provider::{Provider, SimpleProvider};
 use agentry_plugin::tool::{
@@ -128,11 +130,12 @@ impl Tool for SlowCount {
 pub fn provider(greeting: WriteGreeting) -> impl Provider {
     SimpleProvider::new(
         "hello",
-        "Greetings, slow counting and word counts, from a plugin.",
+        "Greetings, slow counting, word counts and summaries, from a plugin.",
     )
     .with_tool(greeting)
     .with_tool(SlowCount)
     .with_tool(CountWords)
+    .with_tool(Summarize)
 }
 
 agentry_plugin::export_plugin!(recipe: RECIPE);

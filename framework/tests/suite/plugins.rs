@@ -41,7 +41,8 @@ async fn a_loaded_plugin_is_a_provider_like_any_other() {
         [
             ("WriteGreeting".to_owned(), ToolKind::Edit),
             ("SlowCount".to_owned(), ToolKind::Think),
-            ("CountWords".to_owned(), ToolKind::Read)
+            ("CountWords".to_owned(), ToolKind::Read),
+            ("Summarize".to_owned(), ToolKind::Read)
         ]
     );
 

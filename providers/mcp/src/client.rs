@@ -7,7 +7,7 @@ use crate::config::{SECTION, SERVERS_SECTION, read_mcp_json, servers_from_sectio
 use crate::{McpOptions, McpProvider, McpSessionServers, connect_in_background};
 use agentry::provider::{Provider, ProviderStatus};
 use agentry::session_servers::SessionServers;
-use agentry::settings::{Configured, Making, Recipe, Settings};
+use agentry::settings::{Configured, Making, Recipe, Settings, made};
 use agentry::tool::DynTool;
 use std::sync::Arc;
 
@@ -24,10 +24,11 @@ struct McpClient {
     options: McpOptions,
 }
 
-/// Starts the configured servers in the background; when the front-end waits, waits for each
-/// to answer or fail (within its startup timeout) and reports those that failed.
+/// Reads the configured servers; with none, the client is made at once (a plugin then starts
+/// no runtime for it). Otherwise starts them in the background and, when the front-end waits,
+/// waits for each to answer or fail (within its startup timeout) and reports those that failed.
 fn make(settings: Settings) -> Making {
-    Making::later(async move {
+    let read = || -> Result<_, String> {
         let options = McpOptions::from_section(settings.section(SECTION))?;
         let mut problems = Vec::new();
         let mut configured =
@@ -36,6 +37,20 @@ fn make(settings: Settings) -> Making {
                 Default::default()
             });
         configured.extend(servers_from_section(settings.section(SERVERS_SECTION))?);
+        Ok((options, configured, problems))
+    };
+    let (options, configured, mut problems) = match read() {
+        Ok(read) => read,
+        Err(problem) => return made(Err(problem)),
+    };
+    if configured.is_empty() {
+        let client = McpClient {
+            servers: Vec::new(),
+            options,
+        };
+        return made(Ok(Configured::new(client).with_problems(problems)));
+    }
+    Making::later(async move {
         let servers: Vec<Arc<McpProvider>> = configured
             .iter()
             .map(|(name, server)| {

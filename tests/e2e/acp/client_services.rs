@@ -144,3 +144,54 @@ fn bash_in_client_terminal(
     );
     (server, out)
 }
+
+#[test]
+fn a_third_party_tool_reads_the_editors_buffer_and_asks_the_sessions_model() {
+    let sb = sandbox();
+    let file = sb.project().join("app.py");
+    std::fs::write(&file, "print('saved')\n").unwrap();
+    let path = file.display().to_string();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_sum",
+            "Summarize",
+            json!({"file": "app.py"}),
+        )),
+        // The tool's side question.
+        MockTurn::Reply(MockReply::text("It prints a word not yet saved.")),
+        MockTurn::Reply(MockReply::text("done")),
+    ]);
+    let plugin = crate::plugins::plugin_arg();
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--plugin", &plugin],
+        json!({
+            "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}},
+            "buffers": {path.clone(): "print('unsaved')\n"},
+            "steps": session_steps(&sb, vec![prompt("summarise app.py")]),
+        }),
+    );
+    assert_eq!(out.result(2)["stopReason"], "end_turn", "{}", out.stderr);
+    assert_eq!(final_status(&out, "call_sum"), "completed");
+    let read: Vec<&str> = out
+        .of_kind("fs")
+        .iter()
+        .filter(|r| r["op"] == "read")
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(read, [path.as_str()], "read through the editor");
+    // The side question: the tool's own system prompt and the buffer's text, no tools.
+    let asked = &server.requests()[1].body;
+    assert!(asked.get("tools").is_none(), "{asked}");
+    let messages = asked["messages"].to_string();
+    assert!(
+        messages.contains("You summarise files") && messages.contains("print('unsaved')"),
+        "{messages}"
+    );
+    let result = server.requests()[2].body["messages"].to_string();
+    assert!(
+        result.contains("It prints a word not yet saved."),
+        "{result}"
+    );
+}
