@@ -37,6 +37,14 @@ impl Loading {
         all.extend(args.iter().map(|arg| (*arg).to_owned()));
         all
     }
+
+    /// `args` followed by the flags this way needs (for a listing, whose flags come after
+    /// its subcommand's name).
+    pub(crate) fn after(self, args: &[&str]) -> Vec<String> {
+        let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        all.extend(self.args(&[]));
+        all
+    }
 }
 
 /// Runs a test written as `fn(Loading)` both ways, as two tests named `linked` and `plugins`

@@ -28,13 +28,6 @@ fn provider<'a>(listing: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no provider `{name}` in {listing}"))
 }
 
-/// `args` followed by the flags `loading` needs.
-fn with_flags(loading: Loading, args: &[&str]) -> Vec<String> {
-    let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
-    all.extend(loading.args(&[]));
-    all
-}
-
 both_ways!(mcp_servers_and_plugins_are_listed_side_by_side);
 fn mcp_servers_and_plugins_are_listed_side_by_side(loading: Loading) {
     let sb = loading.sandbox();
@@ -45,7 +38,7 @@ fn mcp_servers_and_plugins_are_listed_side_by_side(loading: Loading) {
         &format!("[mcp_servers.from-config]\ncommand = {command:?}\nargs = {args:?}\n"),
     );
     let plugin = crate::plugins::plugin_arg();
-    let providers = with_flags(loading, &["providers", "--plugin", &plugin]);
+    let providers = loading.after(&["providers", "--plugin", &plugin]);
     let mut json_listing = providers.clone();
     json_listing.push("--json".to_owned());
     let out = sb.run(&as_strs(&json_listing));
@@ -183,7 +176,7 @@ fn mcp_add_list_and_remove_edit_the_configuration_in_place(loading: Loading) {
         "{user}"
     );
 
-    let listing = sb.run(&as_strs(&with_flags(loading, &["mcp", "list", "--json"])));
+    let listing = sb.run(&as_strs(&loading.after(&["mcp", "list", "--json"])));
     assert_eq!(listing.code, Some(0), "{listing:?}");
     let rows = listing.json();
     let row = |name: &str| {
@@ -223,7 +216,7 @@ fn slash_commands_are_listed_and_run_headless(loading: Loading) {
         "project/.agentry/prompts/review.md",
         "---\ndescription: Review a file\narguments:\n  - name: file\n    required: true\n---\nReview {{file}}.\n",
     );
-    let listing = sb.run(&as_strs(&with_flags(loading, &["commands", "--json"])));
+    let listing = sb.run(&as_strs(&loading.after(&["commands", "--json"])));
     assert_eq!(listing.code, Some(0), "{listing:?}");
     let commands = listing.json();
     let command = |name: &str| {
@@ -239,7 +232,7 @@ fn slash_commands_are_listed_and_run_headless(loading: Loading) {
     assert_eq!(command("review")["hint"], "<file>");
     assert_eq!(command("args-prompt")["origin"], "MCP server everything");
     assert_eq!(command("args-prompt")["hint"], "<city> [state]");
-    let text = sb.run(&as_strs(&with_flags(loading, &["commands"]))).stdout;
+    let text = sb.run(&as_strs(&loading.after(&["commands"]))).stdout;
     assert!(text.contains("/review <file>"), "{text}");
 
     let server = MockModelServer::start_blocking([

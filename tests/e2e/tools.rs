@@ -134,8 +134,7 @@ fn skills_are_offered_by_name_loaded_by_the_skill_tool_and_run_as_slash_commands
         "project/.agents/skills/haiku-writer/SKILL.md",
         "---\nname: haiku-writer\ndescription: Writes haiku.\n---\nCount five, seven, five syllables.\n",
     );
-    let mut listing = vec!["commands".to_owned(), "--json".to_owned()];
-    listing.extend(loading.args(&[]));
+    let listing = loading.after(&["commands", "--json"]);
     let listed = sb.run(&as_strs(&listing)).json();
     assert_eq!(listed[0]["name"], "haiku-writer");
     assert_eq!(listed[0]["origin"], "skill");

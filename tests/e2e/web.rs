@@ -144,8 +144,7 @@ fn a_configured_http_tool_is_offered_and_called_with_the_models_input(loading: L
             "[[http_tools]]\nname = \"lookup\"\ndescription = \"Looks things up.\"\nurl = \"http://127.0.0.1:{port}/lookup\"\ninput_schema = {{ type = \"object\", properties = {{ q = {{ type = \"string\" }} }}, required = [\"q\"] }}\n\n[permissions]\nallow = [\"lookup\"]\n"
         ),
     );
-    let mut listing = vec!["tools".to_owned()];
-    listing.extend(loading.args(&[]));
+    let listing = loading.after(&["tools"]);
     let listed = sb.run(&as_strs(&listing));
     assert!(listed.stdout.contains("lookup"), "{listed:?}");
     let model = MockModelServer::start_blocking([

@@ -44,28 +44,32 @@ struct Hosted {
 
 /// The description of `provider` as it is now.
 pub(super) fn describe(provider: &dyn Provider) -> Description {
+    describe_with(provider, &provider.tools())
+}
+
+/// The description of `provider`, whose tools are `tools`.
+fn describe_with(provider: &dyn Provider, tools: &[Arc<dyn DynTool>]) -> Description {
     let origin = match provider.origin() {
         ProviderOrigin::BuiltIn | ProviderOrigin::Plugin { .. } => None,
         other => Some(other),
     };
+    let commands = provider.commands();
+    let tool_prefix = provider.tool_prefix();
     Description {
         name: provider.name().to_owned(),
         description: provider.description(),
-        tools: provider
-            .tools()
+        tools: tools
             .iter()
             .map(|tool| describe_tool(tool.as_ref()))
             .collect(),
         sections: None,
         readable_roots: provider.readable_roots(),
-        commands: provider.commands().is_some(),
+        commands: commands.is_some(),
         changing: provider.revision() != 0
-            || provider.tool_prefix().is_some()
-            || provider
-                .commands()
-                .is_some_and(|source| source.changes().is_some()),
+            || tool_prefix.is_some()
+            || commands.is_some_and(|source| source.changes().is_some()),
         origin,
-        tool_prefix: provider.tool_prefix(),
+        tool_prefix,
         hosted: Vec::new(),
         session_servers: None,
     }
@@ -100,21 +104,14 @@ impl Registry {
     /// `provider` as the plugin's own (made with a recipe reading `sections`, or none), with
     /// the providers it hosts in place of an earlier own provider's.
     fn own(&self, provider: Arc<dyn Provider>, sections: Option<Vec<String>>) -> Own {
-        let earlier: Vec<Hosted> = {
-            let mut providers = lock(&self.providers);
-            let handles: Vec<u64> = providers
-                .iter()
-                .filter(|(_, hosted)| hosted.configured)
-                .map(|(handle, _)| *handle)
-                .collect();
-            handles
-                .iter()
-                .filter_map(|handle| providers.remove(handle))
-                .collect()
-        };
+        let earlier: Vec<Hosted> = lock(&self.providers)
+            .extract_if(|_, hosted| hosted.configured)
+            .map(|(_, hosted)| hosted)
+            .collect();
         // The earlier servers stop outside the lock.
         drop(earlier);
-        let mut description = describe(provider.as_ref());
+        let tools = provider.tools();
+        let mut description = describe_with(provider.as_ref(), &tools);
         description.hosted = provider
             .hosted()
             .into_iter()
@@ -123,8 +120,7 @@ impl Registry {
         let session_servers = provider.session_servers();
         description.sections = sections;
         description.session_servers = session_servers.as_ref().map(|hook| hook.transports());
-        let tools = provider
-            .tools()
+        let tools = tools
             .into_iter()
             .map(|tool| (tool.name().to_owned(), tool))
             .collect();
