@@ -38,24 +38,67 @@ pub enum InputProblem {
 /// A tool in the registry. Its schema is read when the model first needs the tool definitions,
 /// and its validator compiled on its first call, not when it is registered: compiling a JSON
 /// Schema validator first loads the meta-schemas (about 10 ms and 13 MiB), which an agent that
-/// starts and waits (an editor's, before its first prompt) should not pay for.
+/// starts and waits (an editor's, before its first prompt) should not pay for. A plugin's tool
+/// has its schema checked against its meta-schema at that first reading too (milliseconds a
+/// tool, the most of a thin agentry's start-up were it done at load): one that fails is kept
+/// from the model and its calls are refused with the reason.
 pub struct RegisteredTool {
     /// The tool.
     pub tool: Arc<dyn DynTool>,
     /// The provider it came from.
     pub provider: String,
+    /// Whether its schema is checked before the model sees it (it comes from a plugin).
+    checked: bool,
     schema: OnceLock<Value>,
+    schema_problem: OnceLock<Option<String>>,
     validator: OnceLock<Result<jsonschema::Validator, String>>,
 }
 
 impl RegisteredTool {
+    fn new(tool: Arc<dyn DynTool>, provider: String, checked: bool) -> Self {
+        RegisteredTool {
+            tool,
+            provider,
+            checked,
+            schema: OnceLock::new(),
+            schema_problem: OnceLock::new(),
+            validator: OnceLock::new(),
+        }
+    }
+
     /// Its input schema.
     pub fn schema(&self) -> &Value {
         self.schema.get_or_init(|| self.tool.input_schema())
     }
 
+    /// Why its schema is not a valid JSON Schema, for a checked tool whose schema fails its
+    /// meta-schema (said once in the log, when first found).
+    pub fn schema_problem(&self) -> Option<&str> {
+        self.schema_problem
+            .get_or_init(|| {
+                if !self.checked {
+                    return None;
+                }
+                let problem = match jsonschema::meta::try_validate(self.schema()) {
+                    Ok(Ok(())) => return None,
+                    Ok(Err(invalid)) => invalid.to_string(),
+                    Err(unknown_draft) => unknown_draft.to_string(),
+                };
+                tracing::warn!(
+                    "tool `{}` from `{}` is left out: its input schema is not a valid JSON Schema: {problem}",
+                    self.tool.name(),
+                    self.provider
+                );
+                Some(problem)
+            })
+            .as_deref()
+    }
+
     /// Checks an input against the tool's schema.
     pub fn validate(&self, input: &Value) -> Result<(), InputProblem> {
+        if let Some(problem) = self.schema_problem() {
+            return Err(InputProblem::BrokenSchema(problem.to_owned()));
+        }
         let validator = self
             .validator
             .get_or_init(|| jsonschema::validator_for(self.schema()).map_err(|e| e.to_string()));
@@ -121,6 +164,7 @@ impl ToolRegistry {
     ) -> Result<(), RegistryError> {
         let revision = provider.revision();
         let provider_name = provider.name().to_owned();
+        let checked = matches!(provider.origin(), ProviderOrigin::Plugin { .. });
         let mut staged = Vec::new();
         let tools = provider
             .tools()
@@ -145,12 +189,7 @@ impl ToolRegistry {
                     existing,
                 });
             }
-            staged.push(RegisteredTool {
-                schema: OnceLock::new(),
-                tool,
-                provider: provider_name.clone(),
-                validator: OnceLock::new(),
-            });
+            staged.push(RegisteredTool::new(tool, provider_name.clone(), checked));
         }
         self.providers.push(ProviderEntry {
             info: ProviderInfo {
@@ -285,6 +324,7 @@ impl ToolRegistry {
         self.tools
             .values()
             .filter(|t| someone_answers || !t.tool.needs_user())
+            .filter(|t| t.schema_problem().is_none())
             .map(|t| ToolDefinition {
                 name: t.tool.name().to_owned(),
                 description: t.tool.description(),

@@ -437,10 +437,6 @@ fn unusable_plugins_are_clear_errors_and_the_agent_runs_without_them() {
             broken(fixtures.path(), "badjson", "BAD_JSON"),
             "its provider description is unusable: it is not valid JSON",
         ),
-        (
-            broken(fixtures.path(), "badschema", "BAD_SCHEMA"),
-            "tool `T` has an invalid input schema",
-        ),
     ];
     let script = sb.script(
         "plain",
@@ -495,6 +491,52 @@ fn unusable_plugins_are_clear_errors_and_the_agent_runs_without_them() {
         );
         std::fs::remove_file(&found).unwrap();
     }
+}
+
+#[test]
+fn a_plugin_tool_with_a_broken_schema_is_kept_from_the_model_and_refused_with_the_reason() {
+    use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+    let sb = sandbox();
+    let fixtures = tempfile::tempdir().unwrap();
+    let plugin = broken(fixtures.path(), "badschema", "BAD_SCHEMA");
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call("t1", "T", json!({}))),
+        MockTurn::Reply(MockReply::text("Done without it.")),
+    ]);
+    let out = crate::run_openai(
+        &sb,
+        &model,
+        &[
+            "--plugin",
+            plugin.to_str().unwrap(),
+            "--permission-mode",
+            "bypass",
+            "use T",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "Done without it.\n");
+    assert!(
+        out.stderr.contains(
+            "tool `T` from `bad` is left out: its input schema is not a valid JSON Schema"
+        ),
+        "{}",
+        out.stderr
+    );
+    let requests = model.requests();
+    let offered: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["function"]["name"].as_str())
+        .collect();
+    assert!(offered.contains(&"Fine"), "{offered:?}");
+    assert!(!offered.contains(&"T"), "{offered:?}");
+    let answered = requests[1].body["messages"].to_string();
+    assert!(
+        answered.contains("T cannot be called: its input schema is not valid JSON Schema"),
+        "{answered}"
+    );
 }
 
 #[test]

@@ -90,16 +90,6 @@ pub enum PluginError {
         /// What the plugin said.
         message: String,
     },
-    /// A tool's input schema is not a valid JSON Schema.
-    #[error("{path}: tool `{tool}` has an invalid input schema: {message}")]
-    InvalidSchema {
-        /// The file.
-        path: PathBuf,
-        /// The tool.
-        tool: String,
-        /// What the validator said.
-        message: String,
-    },
 }
 
 /// Where loaded plugins log (see [`log_to`]).
@@ -201,7 +191,6 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
     let bytes = take(table, |out| (table.describe)(out)).map_err(describe_error)?;
     let description: Description = serde_json::from_slice(&bytes)
         .map_err(|e| describe_error(format!("it is not valid JSON of the expected shape ({e})")))?;
-    check_schemas(&path, &description)?;
     let library = Arc::new(Library {
         path,
         name: description.name.clone(),
@@ -217,25 +206,6 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
         );
     }
     Ok(PluginProvider::hosted(library, 0, description, false))
-}
-
-/// Fails on a tool whose input schema is not a valid JSON Schema.
-/// Checked against its meta-schema only, which costs microseconds where compiling a validator
-/// costs milliseconds; the registry compiles each tool's validator at its first call.
-fn check_schemas(path: &Path, description: &Description) -> Result<(), PluginError> {
-    for tool in &description.tools {
-        let problem = match jsonschema::meta::try_validate(&tool.input_schema) {
-            Ok(Ok(())) => continue,
-            Ok(Err(invalid)) => invalid.to_string(),
-            Err(unknown_draft) => unknown_draft.to_string(),
-        };
-        return Err(PluginError::InvalidSchema {
-            path: path.to_path_buf(),
-            tool: tool.name.clone(),
-            message: problem,
-        });
-    }
-    Ok(())
 }
 
 impl Library {
@@ -365,12 +335,7 @@ impl PluginProvider {
         if current == revision {
             return;
         }
-        let described = self.library.describe(self.handle).and_then(|description| {
-            check_schemas(&self.library.path, &description)
-                .map(|()| description)
-                .map_err(|e| e.to_string())
-        });
-        match described {
+        match self.library.describe(self.handle) {
             Ok(description) => {
                 *self
                     .described
@@ -414,7 +379,6 @@ impl PluginProvider {
             .query(&Query::Configure(settings.clone()))
             .ok_or_else(|| failed("it was built for ABI 1.0, which takes no settings".into()))?
             .map_err(failed)?;
-        check_schemas(&self.library.path, &configured.description)?;
         self.name = configured.description.name.clone();
         self.described
             .get_mut()

@@ -12,7 +12,11 @@ use std::time::Duration;
 pub type Env<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
 
 /// The tools of `entries`; an entry that cannot be used is left out and said why.
+/// No entries make no HTTP client (which reads the system's certificates, milliseconds).
 pub async fn tools(entries: &[HttpToolEntry], env: Env<'_>) -> (Vec<HttpTool>, Vec<String>) {
+    if entries.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
     let client = match client() {
         Ok(client) => client,
         Err(error) => return (Vec::new(), vec![format!("[[http_tools]]: {error}")]),
