@@ -40,6 +40,26 @@ fn the_thin_cli_with_the_stock_plugins_offers_the_full_binarys_tools() {
     }
     let loaded = providers(&thin, &plugin_flags());
     let linked = providers(&full, &[]);
+    // Found in the project's plugins folder instead of named with --plugin: the same listing.
+    let foldered = crate::loading::thin();
+    foldered.write("project/.agentry/config.toml", &configured());
+    let folder = foldered.project().join(".agentry/plugins");
+    std::fs::create_dir_all(&folder).unwrap();
+    for name in STOCK_PLUGINS {
+        let file = format!("libagentry_{name}.so");
+        let built = built(&format!("../plugins/{file}"), "run scripts/build-plugins");
+        std::os::unix::fs::symlink(built, folder.join(file)).unwrap();
+    }
+    let found = providers(&foldered, &[]);
+    let without_paths = |listed: &serde_json::Map<String, Value>| {
+        let mut listed = listed.clone();
+        for provider in listed.values_mut() {
+            provider["origin"].as_object_mut().unwrap().remove("path");
+            provider.as_object_mut().unwrap().remove("origin_text");
+        }
+        listed
+    };
+    assert_eq!(without_paths(&found), without_paths(&loaded));
     // The MCP client offers its servers, each a provider of its own.
     for name in STOCK_PLUGINS.iter().filter(|name| **name != "mcp") {
         let (plugin, built_in) = (&loaded[*name], &linked[*name]);
@@ -134,37 +154,53 @@ fn calls(events: &[Value]) -> Vec<Value> {
 }
 
 #[test]
-fn read_and_bash_run_the_same_from_plugins_in_the_thin_cli_as_linked() {
+fn read_edit_write_and_bash_run_the_same_from_plugins_in_the_thin_cli_as_linked() {
     let script = json!({"responses": [
         {"events": [
             {"tool_call": {"name": "Read", "arguments": {"file_path": "notes.txt"}}},
             {"tool_call": {"name": "Bash", "arguments": {"command": "true && echo ran", "description": "Run"}}}
         ]},
+        {"events": [
+            {"tool_call": {"name": "Edit", "arguments": {"file_path": "notes.txt", "old_string": "second line", "new_string": "2nd line"}}},
+            {"tool_call": {"name": "Write", "arguments": {"file_path": "new.txt", "content": "made\n"}}}
+        ]},
         {"events": [{"text": "done"}]}
     ]});
+    // The calls as the front-end sees them, the sandbox's folder written as `PROJECT`.
     let run = |sb: &Sandbox, flags: &[String]| {
         sb.write("project/notes.txt", "first line\nsecond line\n");
-        let script = sb.script("read-and-bash", &script);
-        let mut args = vec![
-            "--output-format",
-            "stream-json",
-            "--allow",
-            "Read",
-            "--allow",
-            "Bash",
-        ];
+        let script = sb.script("read-edit-write-and-bash", &script);
+        let mut args = vec!["--output-format", "stream-json"];
+        for tool in ["Read", "Edit", "Write", "Bash"] {
+            args.extend(["--allow", tool]);
+        }
         args.extend(flags.iter().map(String::as_str));
-        args.push("Read the notes, then run true.");
+        args.push("Read the notes, run true, then edit and write.");
         let out = sb.run_scripted(&script, &args);
         assert_eq!(out.code, Some(0), "{out:?}");
-        calls(&out.json_lines())
+        let project = sb.project().canonicalize().unwrap();
+        let calls = serde_json::to_string(&calls(&out.json_lines())).unwrap();
+        let calls = calls.replace(project.to_str().unwrap(), "PROJECT");
+        serde_json::from_str::<Vec<Value>>(&calls).unwrap()
     };
     let from_plugins = run(&thin(), &plugin_flags());
     let linked = run(&sandbox(), &[]);
-    assert_eq!(from_plugins.len(), 2, "{from_plugins:#?}");
-    assert_eq!(from_plugins[0]["status"], "completed");
+    assert_eq!(from_plugins.len(), 4, "{from_plugins:#?}");
+    for call in &from_plugins {
+        assert_eq!(call["status"], "completed", "{call}");
+    }
     assert!(from_plugins[0].to_string().contains("second line"));
     assert!(from_plugins[1].to_string().contains("ran"));
+    let edit = from_plugins[2]["content"].to_string();
+    assert!(
+        edit.contains("PROJECT/notes.txt") && edit.contains("2nd line"),
+        "{edit}"
+    );
+    assert!(
+        from_plugins[3]["content"]
+            .to_string()
+            .contains("PROJECT/new.txt")
+    );
     assert_eq!(from_plugins, linked);
 }
 
