@@ -12,7 +12,7 @@ use agentry::model::named::NamedModels;
 use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
 use agentry::permission::lint::check_rules;
-use agentry::session::{LazyStore, SessionStore, SqliteStore};
+use agentry::session::{LazyStore, PostgresStore, SessionStore, SqliteStore};
 use agentry::templates::TemplateFolders;
 use std::path::Path;
 use std::sync::Arc;
@@ -59,11 +59,19 @@ pub async fn agent(
     record_dir: Option<&Path>,
 ) -> Result<Agent, CliError> {
     let config = &crate::sandbox::with_flag(config, args.sandbox.as_deref());
-    // Opened by the first session: an editor's agent answers `initialize` without it.
-    let store = LazyStore::new({
-        let config = config.clone();
-        move || open_store(&config).map(|store| Arc::new(store) as Arc<dyn SessionStore>)
-    });
+    let store: Arc<dyn SessionStore> = match args.store.location.as_deref() {
+        // A server's database is reached at once: a wrong address fails the start, not the
+        // first chat.
+        Some(url) if is_postgres_url(url) => {
+            Arc::new(PostgresStore::open(url).map_err(CliError::usage)?)
+        }
+        // A file is opened by the first session: an editor's agent answers `initialize`
+        // without it.
+        location => Arc::new(LazyStore::new({
+            let (config, location) = (config.clone(), location.map(str::to_owned));
+            move || open_store(&config, location.as_deref())
+        })),
+    };
     let mut agent_config = AgentConfig::default();
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
         agent_config.max_chat_requests = max;
@@ -85,7 +93,7 @@ pub async fn agent(
         .disable_tools(selected.disabled_tools)
         .model(model)
         .named_models(named_models(config))
-        .store(Arc::new(store))
+        .store(store)
         .config(agent_config);
     let builder = builder.command_source(prompt_templates(project));
     let builder = match available.session_servers {
@@ -110,14 +118,29 @@ pub async fn agent(
     Ok(builder.build()?)
 }
 
-/// The session database, in the data folder, which is the user's alone (made so when an
-/// earlier version left it open to others).
-pub fn open_store(config: &Config) -> Result<SqliteStore, agentry::session::StoreError> {
-    let folder = config.data_folder();
-    if let Err(error) = agentry::private::folder(&folder) {
-        tracing::warn!("cannot make {} private: {error}", folder.display());
+/// Whether `location` names a PostgreSQL database rather than an SQLite file.
+fn is_postgres_url(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}
+
+/// The session store at `location` (a PostgreSQL URL or an SQLite file), else the SQLite
+/// database in the data folder, which is the user's alone (made so when an earlier version
+/// left it open to others).
+pub fn open_store(
+    config: &Config,
+    location: Option<&str>,
+) -> Result<Arc<dyn SessionStore>, agentry::session::StoreError> {
+    match location {
+        Some(url) if is_postgres_url(url) => Ok(Arc::new(PostgresStore::open(url)?)),
+        Some(file) => Ok(Arc::new(SqliteStore::open(file)?)),
+        None => {
+            let folder = config.data_folder();
+            if let Err(error) = agentry::private::folder(&folder) {
+                tracing::warn!("cannot make {} private: {error}", folder.display());
+            }
+            Ok(Arc::new(SqliteStore::open(config.database_path())?))
+        }
     }
-    SqliteStore::open(config.database_path())
 }
 
 /// The prompt templates of `project` and the user's, as slash commands (the providers' own

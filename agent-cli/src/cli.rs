@@ -152,6 +152,20 @@ pub struct AgentArgs {
     /// config's `sandbox` mode.
     #[arg(long, value_name = "MODE", value_parser = ["workspace-write", "read-only", "off"])]
     pub sandbox: Option<String>,
+    /// Where sessions are kept.
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+/// Where sessions are kept.
+#[derive(Debug, Clone, Default, Args)]
+pub struct StoreArgs {
+    /// The session store: a PostgreSQL database (`postgres://USER[:PASSWORD]@HOST:PORT/DB`,
+    /// which several `agentry serve` instances share; its tables are made on first use) or an
+    /// SQLite file. Default: `[serve] store` for `agentry serve`, else `sessions.db` in the
+    /// data folder.
+    #[arg(long = "store", env = "AGENTRY_STORE", value_name = "URL|FILE")]
+    pub location: Option<String>,
 }
 
 /// Arguments of `agentry run`.
@@ -346,4 +360,7 @@ pub struct SessionsArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Where sessions are kept.
+    #[command(flatten)]
+    pub store: StoreArgs,
 }

@@ -10,6 +10,7 @@ pub mod chat_events;
 pub mod http;
 pub mod mock_model;
 pub mod peers;
+pub mod servers;
 pub mod terminal_page;
 pub mod tmux;
 

@@ -97,6 +97,9 @@ pub struct Config {
     /// Timeouts and retries of requests to hosted models (`[model_requests]`).
     #[serde(default)]
     pub model_requests: ModelRequestSettings,
+    /// What `agentry serve` instances share (`[serve]`).
+    #[serde(default)]
+    pub serve: ServeSettings,
     /// Every other key: the tool providers' sections, as written, for each provider to read
     /// its own (`[webfetch]`, `[mcp_servers.NAME]`, `[[http_tools]]`, `sandbox`, …).
     #[serde(flatten)]
@@ -157,6 +160,15 @@ impl ModelRequestSettings {
     }
 }
 
+/// `[serve]`: what several `agentry serve` instances share.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServeSettings {
+    /// Where sessions are kept: a PostgreSQL URL that every instance is given (or an SQLite
+    /// file, for one instance). `--store` and `AGENTRY_STORE` take its place.
+    pub store: Option<String>,
+}
+
 /// `[record]`: what recordings of model traffic (`--record`) leave out.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -198,6 +210,7 @@ impl Config {
         self.hooks = self.hooks.merged(other.hooks);
         self.record.redact.extend(other.record.redact);
         self.model_requests = self.model_requests.merged(other.model_requests);
+        self.serve.store = other.serve.store.or(self.serve.store);
         self.sections = self.sections.merged(other.sections);
         self
     }

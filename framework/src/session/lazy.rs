@@ -77,6 +77,10 @@ impl SessionStore for LazyStore {
         self.store()?.delete(id)
     }
 
+    fn meta(&self, id: &SessionId) -> Result<SessionMeta, StoreError> {
+        self.store()?.meta(id)
+    }
+
     fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError> {
         self.store()?.rename(id, title)
     }

@@ -1,5 +1,6 @@
 //! Session persistence: the [`SessionStore`] trait, its default [`SqliteStore`] (cargo feature
-//! `sqlite`) and the [`MemoryStore`].
+//! `sqlite`), the [`PostgresStore`] that several servers share (cargo feature `postgres`) and
+//! the [`MemoryStore`].
 //!
 //! A session keeps the model's history (messages) and, per chat, a condensed transcript of the
 //! events (consecutive text and thinking deltas merged), so a front-end can replay a session as
@@ -10,6 +11,10 @@
 
 mod lazy;
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod rows;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod temp_folders;
@@ -17,6 +22,8 @@ mod transcript;
 
 pub use lazy::LazyStore;
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use temp_folders::remove_stale_temp_folders;
@@ -41,6 +48,14 @@ pub enum StoreError {
     Database {
         /// The database file.
         path: PathBuf,
+        /// What failed.
+        message: String,
+    },
+    /// The database server failed, or could not be reached.
+    #[error("session store {address}: {message}")]
+    Server {
+        /// The server and database (`postgres://user@host:port/db`, without a password).
+        address: String,
         /// What failed.
         message: String,
     },
@@ -162,6 +177,12 @@ pub trait SessionStore: Send + Sync {
     /// Reads a whole session. A chat begun and never appended (its process died) reads as
     /// interrupted: its messages and events, then [`interrupted`]'s.
     fn load(&self, id: &SessionId) -> Result<StoredSession, StoreError>;
+    /// A session's description alone, cheaper than [`load`](Self::load): a server that shares
+    /// the store with others compares its `updated_at` with the one it read to know whether
+    /// another changed the session meanwhile.
+    fn meta(&self, id: &SessionId) -> Result<SessionMeta, StoreError> {
+        self.load(id).map(|stored| stored.meta)
+    }
     /// Every session, most recently updated first.
     fn list(&self) -> Result<Vec<SessionMeta>, StoreError>;
     /// Removes a session and its history.
@@ -285,6 +306,16 @@ mod contract {
         store.rename(&"s1".into(), "Renamed").unwrap();
         store.append_chat(&"s1".into(), &chat("seven")).unwrap();
         assert_eq!(store.list().unwrap()[0].title.as_deref(), Some("Renamed"));
+        // A session's description alone: the listing's, and its `updated_at` moves with a chat.
+        let before = store.meta(&"s1".into()).unwrap();
+        assert_eq!(before, store.list().unwrap()[0]);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        store.append_chat(&"s1".into(), &chat("eight")).unwrap();
+        assert!(store.meta(&"s1".into()).unwrap().updated_at > before.updated_at);
+        assert!(matches!(
+            store.meta(&"nope".into()),
+            Err(StoreError::NotFound(_))
+        ));
         assert!(matches!(
             store.rename(&"nope".into(), "x"),
             Err(StoreError::NotFound(_))

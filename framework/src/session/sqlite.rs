@@ -1,14 +1,12 @@
 //! [`SqliteStore`]: sessions in an embedded SQLite file (WAL journal, one transaction per
 //! recorded step of a chat). A chat's row is `running` from its beginning until it is appended.
 
+use super::rows::{ChatRows, ReadBack, Rows, to_json};
 use super::{
     ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
-    interrupted, now_rfc3339,
+    now_rfc3339,
 };
-use crate::event::AgentEvent;
 use crate::ids::SessionId;
-use crate::model::Message;
-use crate::permission::RememberedAnswers;
 use crate::sync::lock;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -263,56 +261,6 @@ fn migrate(connection: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
-}
-
-fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
-}
-
-/// Messages and events as the JSON rows they are stored as.
-struct Rows {
-    messages: Vec<String>,
-    events: Vec<String>,
-}
-
-impl Rows {
-    fn of(messages: &[Message], events: &[AgentEvent]) -> Result<Self, StoreError> {
-        Ok(Self {
-            messages: messages.iter().map(to_json).collect::<Result<_, _>>()?,
-            events: events.iter().map(to_json).collect::<Result<_, _>>()?,
-        })
-    }
-}
-
-/// Rows read back in chat order, each with its chat's id.
-type ChatRows = Vec<(i64, String)>;
-
-/// Rows read back as what they hold.
-fn parsed<T: serde::de::DeserializeOwned>(rows: ChatRows) -> Result<Vec<(i64, T)>, StoreError> {
-    rows.into_iter()
-        .map(|(chat, body)| Ok((chat, from_json(&body)?)))
-        .collect()
-}
-
-/// `rows` (in chat order) with `mark` after the last row of each chat in `running`, and after
-/// running chats that have no rows, at their place in `chats` (every chat id, in order).
-fn marked<T>(chats: &[(i64, bool)], rows: Vec<(i64, T)>, mark: impl Fn() -> T) -> Vec<T> {
-    let mut rows = rows.into_iter().peekable();
-    let mut out = Vec::new();
-    for &(chat, running) in chats {
-        while let Some((_, row)) = rows.next_if(|(of, _)| *of <= chat) {
-            out.push(row);
-        }
-        if running {
-            out.push(mark());
-        }
-    }
-    out.extend(rows.map(|(_, row)| row));
-    out
-}
-
 fn meta_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionMeta> {
     Ok(SessionMeta {
         id: SessionId(row.get(0)?),
@@ -437,10 +385,6 @@ impl SessionStore for SqliteStore {
                 )
                 .optional()
                 .map_err(|e| self.db(e))?;
-            let (from_chat, mut messages): (i64, Vec<Message>) = match reset {
-                Some((chat_id, history)) => (chat_id, from_json(&history)?),
-                None => (0, Vec::new()),
-            };
             let rows = |table: &str, from_chat: i64| -> Result<ChatRows, StoreError> {
                 let mut query = c
                     .prepare(&format!(
@@ -464,14 +408,6 @@ impl SessionStore for SqliteStore {
                     .map_err(|e| self.db(e))?;
                 rows.collect::<Result<_, _>>().map_err(|e| self.db(e))?
             };
-            let (note, mark) = interrupted(id);
-            let history_chats: Vec<(i64, bool)> =
-                chats.iter().copied().filter(|(chat, _)| *chat >= from_chat).collect();
-            messages.extend(marked(
-                &history_chats,
-                parsed(rows("messages", from_chat)?)?,
-                || note.clone(),
-            ));
             let paused: Option<String> = c
                 .query_row(
                     "SELECT paused FROM chats WHERE session_id = ?1 ORDER BY id DESC LIMIT 1",
@@ -481,14 +417,30 @@ impl SessionStore for SqliteStore {
                 .optional()
                 .map_err(|e| self.db(e))?
                 .flatten();
-            let events = marked(&chats, parsed(rows("events", 0)?)?, || mark.clone());
-            Ok(StoredSession {
+            let messages = rows("messages", ReadBack::history_from(&reset))?;
+            ReadBack {
                 meta,
+                remembered,
+                reset,
+                chats,
                 messages,
-                events,
-                remembered: from_json::<RememberedAnswers>(&remembered)?,
-                paused: paused.as_deref().map(from_json).transpose()?,
-            })
+                events: rows("events", 0)?,
+                paused,
+            }
+            .assemble(id)
+        })
+    }
+
+    fn meta(&self, id: &SessionId) -> Result<SessionMeta, StoreError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT id, cwd, title, created_at, updated_at FROM sessions WHERE id = ?1",
+                params![id.as_str()],
+                meta_from_row,
+            )
+            .optional()
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| StoreError::NotFound(id.clone()))
         })
     }
 

@@ -214,6 +214,7 @@ pub fn start(
             custom: answer.custom,
         },
     });
+    let store = sessions.agent().store().cloned();
     tokio::spawn(async move {
         let mut session = live.session.lock().await;
         if let Some(model) = model {
@@ -232,7 +233,9 @@ pub fn start(
             None => session.prompt(content, &options, &io).await,
         };
         drop(session);
-        live.end_chat();
+        // What this chat left in the store, so that only another server's changes reopen it.
+        let stored_at = store.and_then(|store| store.meta(&live.id).ok());
+        live.end_chat(stored_at.map(|meta| meta.updated_at));
         let end = lock(&live.projector).take_chat_end();
         let result = match (outcome, end) {
             (_, Some(end)) => Ok(end),

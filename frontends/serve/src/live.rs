@@ -39,6 +39,9 @@ pub struct LiveSession {
     pub running: Mutex<Option<CancellationToken>>,
     /// Permission questions waiting for an answer, by request id.
     pub questions: Mutex<HashMap<String, OpenQuestion>>,
+    /// The session's `updated_at` in the store as this server last read it (none before it
+    /// is stored): another server sharing the store that ran a chat since moved it.
+    stored_at: Mutex<Option<String>>,
     fanout: Arc<dyn Fanout>,
 }
 
@@ -71,9 +74,16 @@ impl LiveSession {
         Some(token)
     }
 
-    /// Marks the running chat as over.
-    pub fn end_chat(&self) {
+    /// Marks the running chat as over, the session as stored at `stored_at` (its `updated_at`
+    /// after the chat).
+    pub fn end_chat(&self, stored_at: Option<String>) {
+        *lock(&self.stored_at) = stored_at;
         *lock(&self.running) = None;
+    }
+
+    /// Whether a chat runs.
+    fn is_running(&self) -> bool {
+        lock(&self.running).is_some()
     }
 
     /// Cancels the running chat, if any; whether one ran.
@@ -182,14 +192,20 @@ impl Sessions {
         let mut options = SessionOptions::new(cwd);
         options.policy = policy.unwrap_or_else(|| self.defaults.policy.clone());
         let session = self.agent.new_session(options).map_err(ServeError::agent)?;
-        Ok(self.insert(session, Vec::new()))
+        let live = self.open_live(session, Vec::new(), None);
+        lock(&self.open).insert(live.id.clone(), live.clone());
+        Ok(live)
     }
 
-    /// The open session `id`, reopened from the store when it is not open.
+    /// The open session `id`, reopened from the store when it is not open, or when it is idle
+    /// and another server sharing the store has changed it since this one read it.
     pub fn get(&self, id: &str) -> Result<Arc<LiveSession>, ServeError> {
         let id = SessionId::from(id.to_owned());
-        if let Some(live) = lock(&self.open).get(&id) {
-            return Ok(live.clone());
+        let open = lock(&self.open).get(&id).cloned();
+        if let Some(live) = open
+            && (live.is_running() || !self.changed_elsewhere(&live))
+        {
+            return Ok(live);
         }
         let stored = self
             .agent
@@ -201,7 +217,22 @@ impl Sessions {
             .agent
             .resume_session(&id, options)
             .map_err(ServeError::agent)?;
-        Ok(self.insert(session, stored.events))
+        let live = self.open_live(session, stored.events, Some(stored.meta.updated_at));
+        lock(&self.open).insert(id, live.clone());
+        Ok(live)
+    }
+
+    /// Whether the store's `updated_at` of the idle session `live` differs from the one this
+    /// server read (a session not stored yet, or a store that cannot say, has not changed).
+    fn changed_elsewhere(&self, live: &LiveSession) -> bool {
+        let Some(store) = self.agent.store() else {
+            return false;
+        };
+        let seen = lock(&live.stored_at).clone();
+        match store.meta(&live.id) {
+            Ok(meta) => seen.as_deref() != Some(meta.updated_at.as_str()),
+            Err(_) => false,
+        }
     }
 
     /// Forgets the open session `id` and deletes it from the store.
@@ -218,8 +249,14 @@ impl Sessions {
         }
     }
 
-    /// Opens `session`, its projection rebuilt from its stored events.
-    fn insert(&self, session: Session, stored: Vec<AgentEvent>) -> Arc<LiveSession> {
+    /// `session` as an open session, its projection rebuilt from its stored events, stored at
+    /// `stored_at`.
+    fn open_live(
+        &self,
+        session: Session,
+        stored: Vec<AgentEvent>,
+        stored_at: Option<String>,
+    ) -> Arc<LiveSession> {
         let id = session.id().clone();
         // Numbered from the current time in microseconds: above every number a previous run of
         // the server gave out for this session.
@@ -228,18 +265,15 @@ impl Sessions {
         for event in &stored {
             projector.apply(event);
         }
-        let live = Arc::new(LiveSession {
-            id: id.clone(),
+        Arc::new(LiveSession {
+            id,
             session: tokio::sync::Mutex::new(session),
             projector: Mutex::new(projector),
             running: Mutex::default(),
             questions: Mutex::default(),
+            stored_at: Mutex::new(stored_at),
             fanout: self.fanout.clone(),
-        });
-        lock(&self.open)
-            .entry(id)
-            .or_insert_with(|| live.clone())
-            .clone()
+        })
     }
 }
 

@@ -208,6 +208,7 @@ pub(super) fn on_both_transports(flow: fn(&str)) {
 mod admission;
 mod connection;
 mod flows;
+mod many;
 mod page;
 mod page_sessions;
 mod rest;

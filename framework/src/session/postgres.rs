@@ -1,0 +1,637 @@
+//! [`PostgresStore`]: sessions in a PostgreSQL database that several agentry servers share. The
+//! same records as the [`SqliteStore`](super::SqliteStore), one transaction per recorded step of
+//! a chat; the store creates its tables and brings them up to date itself, one server at a time.
+
+use super::rows::{ChatRows, ReadBack, Rows, to_json};
+use super::{
+    ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
+    now_rfc3339,
+};
+use crate::ids::SessionId;
+use crate::sync::lock;
+use postgres::{Client, GenericClient, NoTls, Row, Transaction};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Mutex;
+
+/// The schema's versions, in order: the version each step brings the database to, and its SQL.
+/// Tables are prefixed so that a database shared with other programs stays readable.
+const MIGRATIONS: &[(i32, &str)] = &[(
+    1,
+    "CREATE TABLE agentry_sessions (
+        id          TEXT PRIMARY KEY,
+        cwd         TEXT NOT NULL,
+        title       TEXT,
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        remembered  TEXT NOT NULL DEFAULT '{\"allowed\":[],\"rejected\":[]}'
+    );
+    CREATE INDEX agentry_sessions_by_update ON agentry_sessions (updated_at DESC, id);
+    CREATE TABLE agentry_chats (
+        id          BIGSERIAL PRIMARY KEY,
+        session_id  TEXT NOT NULL REFERENCES agentry_sessions(id) ON DELETE CASCADE,
+        stop_reason TEXT,
+        usage       TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        history     TEXT,
+        paused      TEXT,
+        running     BOOLEAN NOT NULL DEFAULT FALSE
+    );
+    CREATE INDEX agentry_chats_by_session ON agentry_chats (session_id, id);
+    CREATE TABLE agentry_messages (
+        chat_id     BIGINT NOT NULL REFERENCES agentry_chats(id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        body        TEXT NOT NULL,
+        PRIMARY KEY (chat_id, seq)
+    );
+    CREATE TABLE agentry_events (
+        chat_id     BIGINT NOT NULL REFERENCES agentry_chats(id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        body        TEXT NOT NULL,
+        PRIMARY KEY (chat_id, seq)
+    );",
+)];
+
+/// The advisory lock that servers starting together take in turn to migrate the schema.
+const MIGRATION_LOCK: i64 = 0x0061_6765_6e74_7279;
+
+/// A [`SessionStore`] in a PostgreSQL database.
+///
+/// Its calls block, as the SQLite store's do. The `postgres` client runs a runtime of its own,
+/// which may not start inside another's, so each call runs on a short-lived thread of its own
+/// while the caller (perhaps a tokio worker) waits. A connection that breaks is made anew at
+/// the next call: a server that was unreachable for a while is used again when it returns.
+pub struct PostgresStore {
+    config: postgres::Config,
+    address: String,
+    client: Mutex<Option<Client>>,
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database`, or
+    /// PostgreSQL's `key=value` form) and brings its tables up to date.
+    pub fn open(url: &str) -> Result<Self, StoreError> {
+        let config = postgres::Config::from_str(url).map_err(|e| StoreError::Server {
+            address: "postgres".to_owned(),
+            message: format!("not a PostgreSQL URL: {e}"),
+        })?;
+        let store = Self {
+            address: address(&config),
+            config,
+            client: Mutex::new(None),
+        };
+        store.with(migrate)?;
+        Ok(store)
+    }
+
+    /// The server and database, as errors name them (no password).
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// Runs `work` with a connection (made when there is none), on a thread outside any async
+    /// runtime. A connection left closed by a failure is dropped, to be made anew next time.
+    fn with<T: Send>(
+        &self,
+        work: impl FnOnce(&mut Client) -> Result<T, postgres::Error> + Send,
+    ) -> Result<T, StoreError> {
+        let mut slot = lock(&self.client);
+        let slot: &mut Option<Client> = &mut slot;
+        let config = &self.config;
+        let outcome = std::thread::scope(|scope| {
+            scope
+                .spawn(move || {
+                    let client = match slot {
+                        Some(client) if !client.is_closed() => client,
+                        _ => slot.insert(config.connect(NoTls)?),
+                    };
+                    let outcome = work(client);
+                    if client.is_closed() {
+                        *slot = None;
+                    }
+                    outcome
+                })
+                .join()
+        });
+        match outcome {
+            Ok(done) => done.map_err(|e| self.failed(&e)),
+            Err(panic) => Err(StoreError::Panicked(crate::sync::panic_message(&*panic))),
+        }
+    }
+
+    /// Runs `work` in one transaction; `Ok(Err(..))` is a refusal that rolls it back.
+    fn in_transaction<T: Send>(
+        &self,
+        work: impl FnOnce(&mut Transaction<'_>) -> Result<Result<T, StoreError>, postgres::Error> + Send,
+    ) -> Result<T, StoreError> {
+        self.with(|client| {
+            let mut tx = client.transaction()?;
+            match work(&mut tx)? {
+                Ok(done) => {
+                    tx.commit()?;
+                    Ok(Ok(done))
+                }
+                // Dropped, the transaction rolls back.
+                Err(refused) => Ok(Err(refused)),
+            }
+        })?
+    }
+
+    fn failed(&self, error: &postgres::Error) -> StoreError {
+        StoreError::Server {
+            address: self.address.clone(),
+            message: match error.as_db_error() {
+                Some(db) => db.to_string(),
+                None => error.to_string(),
+            },
+        }
+    }
+}
+
+impl Drop for PostgresStore {
+    /// Closes the connection, which blocks on the client's own runtime: on a thread of its
+    /// own, as every call does, since the store may be dropped inside an async runtime.
+    fn drop(&mut self) {
+        let client = self
+            .client
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(client) = client {
+            std::thread::scope(|scope| {
+                scope.spawn(move || drop(client));
+            });
+        }
+    }
+}
+
+/// `postgres://user@host:port/database` of `config`, without its password.
+fn address(config: &postgres::Config) -> String {
+    let host = match config.get_hosts().first() {
+        Some(postgres::config::Host::Tcp(name)) => name.clone(),
+        Some(postgres::config::Host::Unix(folder)) => folder.display().to_string(),
+        None => "localhost".to_owned(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let user = config
+        .get_user()
+        .map(|u| format!("{u}@"))
+        .unwrap_or_default();
+    let database = config.get_dbname().unwrap_or_default();
+    format!("postgres://{user}{host}:{port}/{database}")
+}
+
+/// Brings the schema up to date under an advisory lock, so that servers starting together
+/// migrate one after another.
+fn migrate(client: &mut Client) -> Result<(), postgres::Error> {
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS agentry_schema (version INTEGER NOT NULL PRIMARY KEY)",
+    )?;
+    let version: i32 = tx
+        .query_one("SELECT COALESCE(MAX(version), 0) FROM agentry_schema", &[])?
+        .get(0);
+    for (target, sql) in MIGRATIONS.iter().filter(|(target, _)| *target > version) {
+        tx.batch_execute(sql)?;
+        tx.execute(
+            "INSERT INTO agentry_schema (version) VALUES ($1)",
+            &[target],
+        )?;
+    }
+    tx.commit()
+}
+
+/// Sets the session's `updated_at`, remembered answers (when given) and title (when it has
+/// none); `NotFound` when there is no such session.
+fn touch(
+    tx: &mut Transaction<'_>,
+    id: &SessionId,
+    remembered: Option<&str>,
+    title: Option<&str>,
+) -> Result<Result<(), StoreError>, postgres::Error> {
+    let updated = tx.execute(
+        "UPDATE agentry_sessions SET updated_at = $2, remembered = COALESCE($3, remembered),
+         title = COALESCE(title, $4) WHERE id = $1",
+        &[&id.as_str(), &now_rfc3339(), &remembered, &title],
+    )?;
+    Ok(if updated == 0 {
+        Err(StoreError::NotFound(id.clone()))
+    } else {
+        Ok(())
+    })
+}
+
+/// Checks that `chat` is a running chat of session `id` (and holds its row until the
+/// transaction ends).
+fn running_chat(
+    tx: &mut Transaction<'_>,
+    id: &SessionId,
+    chat: ChatKey,
+) -> Result<Result<(), StoreError>, postgres::Error> {
+    let running = tx.query_opt(
+        "SELECT running FROM agentry_chats WHERE id = $1 AND session_id = $2 FOR UPDATE",
+        &[&chat.0, &id.as_str()],
+    )?;
+    Ok(match running.map(|row| row.get::<_, bool>(0)) {
+        Some(true) => Ok(()),
+        Some(false) => Err(StoreError::Corrupt(format!(
+            "chat {} of session `{id}` has ended already",
+            chat.0
+        ))),
+        None => Err(StoreError::NotFound(id.clone())),
+    })
+}
+
+/// When the chat compacted the history (`history` is its JSON): keeps it as the history before
+/// the chat's messages, which are then recorded anew.
+fn restart_history(
+    tx: &mut Transaction<'_>,
+    chat: i64,
+    history: Option<&str>,
+) -> Result<(), postgres::Error> {
+    if let Some(history) = history {
+        tx.execute(
+            "UPDATE agentry_chats SET history = $2 WHERE id = $1",
+            &[&chat, &history],
+        )?;
+        tx.execute("DELETE FROM agentry_messages WHERE chat_id = $1", &[&chat])?;
+    }
+    Ok(())
+}
+
+/// Adds `rows` to chat `chat` after the rows it has: one statement a table, whatever the
+/// number of rows.
+fn insert_rows(tx: &mut Transaction<'_>, chat: i64, rows: &Rows) -> Result<(), postgres::Error> {
+    for (table, bodies) in [
+        ("agentry_messages", &rows.messages),
+        ("agentry_events", &rows.events),
+    ] {
+        if bodies.is_empty() {
+            continue;
+        }
+        tx.execute(
+            &format!(
+                "INSERT INTO {table} (chat_id, seq, body)
+                 SELECT $1, next.seq + t.n::INTEGER - 1, t.body
+                 FROM unnest($2::TEXT[]) WITH ORDINALITY AS t(body, n),
+                      (SELECT COALESCE(MAX(seq) + 1, 0) AS seq FROM {table} WHERE chat_id = $1) AS next"
+            ),
+            &[&chat, bodies],
+        )?;
+    }
+    Ok(())
+}
+
+fn meta_from_row(row: &Row) -> SessionMeta {
+    SessionMeta {
+        id: SessionId(row.get(0)),
+        cwd: PathBuf::from(row.get::<_, String>(1)),
+        title: row.get(2),
+        created_at: row.get(3),
+        updated_at: row.get(4),
+    }
+}
+
+/// The rows of `table` of session `id`'s chats from `from_chat` on, in order.
+fn chat_rows(
+    client: &mut impl GenericClient,
+    table: &str,
+    id: &SessionId,
+    from_chat: i64,
+) -> Result<ChatRows, postgres::Error> {
+    let rows = client.query(
+        &format!(
+            "SELECT t.chat_id, t.body FROM {table} t JOIN agentry_chats ch ON ch.id = t.chat_id
+             WHERE ch.session_id = $1 AND ch.id >= $2 ORDER BY ch.id, t.seq"
+        ),
+        &[&id.as_str(), &from_chat],
+    )?;
+    Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+}
+
+impl SessionStore for PostgresStore {
+    fn create(&self, meta: &SessionMeta) -> Result<(), StoreError> {
+        let cwd = meta.cwd.to_string_lossy().into_owned();
+        self.with(|client| {
+            client.execute(
+                "INSERT INTO agentry_sessions (id, cwd, title, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[
+                    &meta.id.as_str(),
+                    &cwd,
+                    &meta.title,
+                    &meta.created_at,
+                    &meta.updated_at,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn begin_chat(
+        &self,
+        id: &SessionId,
+        title: Option<&str>,
+        first: &ChatProgress,
+    ) -> Result<Option<ChatKey>, StoreError> {
+        let rows = Rows::of(&first.messages, &first.events)?;
+        let history = first.history.as_ref().map(to_json).transpose()?;
+        self.in_transaction(|tx| {
+            if let Err(refused) = touch(tx, id, None, title)? {
+                return Ok(Err(refused));
+            }
+            let chat: i64 = tx
+                .query_one(
+                    "INSERT INTO agentry_chats (session_id, usage, created_at, history, running)
+                     VALUES ($1, '{}', $2, $3, TRUE) RETURNING id",
+                    &[&id.as_str(), &now_rfc3339(), &history],
+                )?
+                .get(0);
+            insert_rows(tx, chat, &rows)?;
+            Ok(Ok(Some(ChatKey(chat))))
+        })
+    }
+
+    fn continue_chat(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        more: &ChatProgress,
+    ) -> Result<(), StoreError> {
+        let rows = Rows::of(&more.messages, &more.events)?;
+        let history = more.history.as_ref().map(to_json).transpose()?;
+        self.in_transaction(|tx| {
+            if let Err(refused) = running_chat(tx, id, chat)? {
+                return Ok(Err(refused));
+            }
+            if let Err(refused) = touch(tx, id, None, None)? {
+                return Ok(Err(refused));
+            }
+            restart_history(tx, chat.0, history.as_deref())?;
+            insert_rows(tx, chat.0, &rows)?;
+            Ok(Ok(()))
+        })
+    }
+
+    fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError> {
+        let usage = to_json(&chat.usage)?;
+        let remembered = to_json(&chat.remembered)?;
+        let rows = Rows::of(&chat.messages, &chat.events)?;
+        let history = chat.history.as_ref().map(to_json).transpose()?;
+        let paused = chat.paused.as_ref().map(to_json).transpose()?;
+        let stop_reason = chat.stop_reason.map(|s| s.as_str());
+        self.in_transaction(|tx| {
+            if let Err(refused) = touch(tx, id, Some(&remembered), chat.title.as_deref())? {
+                return Ok(Err(refused));
+            }
+            let chat_id = match chat.begun {
+                Some(begun) => {
+                    if let Err(refused) = running_chat(tx, id, begun)? {
+                        return Ok(Err(refused));
+                    }
+                    restart_history(tx, begun.0, history.as_deref())?;
+                    tx.execute(
+                        "UPDATE agentry_chats SET stop_reason = $2, usage = $3, paused = $4,
+                         running = FALSE WHERE id = $1",
+                        &[&begun.0, &stop_reason, &usage, &paused],
+                    )?;
+                    begun.0
+                }
+                None => tx
+                    .query_one(
+                        "INSERT INTO agentry_chats
+                         (session_id, stop_reason, usage, created_at, history, paused)
+                         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                        &[
+                            &id.as_str(),
+                            &stop_reason,
+                            &usage,
+                            &now_rfc3339(),
+                            &history,
+                            &paused,
+                        ],
+                    )?
+                    .get(0),
+            };
+            insert_rows(tx, chat_id, &rows)?;
+            Ok(Ok(()))
+        })
+    }
+
+    fn load(&self, id: &SessionId) -> Result<StoredSession, StoreError> {
+        // One snapshot of the session, however its chats move meanwhile.
+        let read = self.with(|client| {
+            let mut tx = client
+                .build_transaction()
+                .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?;
+            let Some(row) = tx.query_opt(
+                "SELECT id, cwd, title, created_at, updated_at, remembered
+                 FROM agentry_sessions WHERE id = $1",
+                &[&id.as_str()],
+            )?
+            else {
+                return Ok(None);
+            };
+            // The history starts at the latest compaction, if any.
+            let reset = tx
+                .query_opt(
+                    "SELECT id, history FROM agentry_chats
+                     WHERE session_id = $1 AND history IS NOT NULL ORDER BY id DESC LIMIT 1",
+                    &[&id.as_str()],
+                )?
+                .map(|row| (row.get(0), row.get(1)));
+            let chats = tx
+                .query(
+                    "SELECT id, running FROM agentry_chats WHERE session_id = $1 ORDER BY id",
+                    &[&id.as_str()],
+                )?
+                .iter()
+                .map(|row| (row.get(0), row.get(1)))
+                .collect();
+            let paused = tx
+                .query_opt(
+                    "SELECT paused FROM agentry_chats WHERE session_id = $1
+                     ORDER BY id DESC LIMIT 1",
+                    &[&id.as_str()],
+                )?
+                .and_then(|row| row.get(0));
+            let messages = chat_rows(
+                &mut tx,
+                "agentry_messages",
+                id,
+                ReadBack::history_from(&reset),
+            )?;
+            let events = chat_rows(&mut tx, "agentry_events", id, 0)?;
+            tx.commit()?;
+            Ok(Some(ReadBack {
+                meta: meta_from_row(&row),
+                remembered: row.get(5),
+                reset,
+                chats,
+                messages,
+                events,
+                paused,
+            }))
+        })?;
+        read.ok_or_else(|| StoreError::NotFound(id.clone()))?
+            .assemble(id)
+    }
+
+    fn meta(&self, id: &SessionId) -> Result<SessionMeta, StoreError> {
+        let row = self.with(|client| {
+            client
+                .query_opt(
+                    "SELECT id, cwd, title, created_at, updated_at FROM agentry_sessions
+                     WHERE id = $1",
+                    &[&id.as_str()],
+                )
+                .map(|row| row.as_ref().map(meta_from_row))
+        })?;
+        row.ok_or_else(|| StoreError::NotFound(id.clone()))
+    }
+
+    fn list(&self) -> Result<Vec<SessionMeta>, StoreError> {
+        self.with(|client| {
+            let rows = client.query(
+                "SELECT id, cwd, title, created_at, updated_at FROM agentry_sessions
+                 ORDER BY updated_at DESC, id",
+                &[],
+            )?;
+            Ok(rows.iter().map(meta_from_row).collect())
+        })
+    }
+
+    fn delete(&self, id: &SessionId) -> Result<(), StoreError> {
+        let removed = self.with(|client| {
+            client.execute(
+                "DELETE FROM agentry_sessions WHERE id = $1",
+                &[&id.as_str()],
+            )
+        })?;
+        if removed == 0 {
+            return Err(StoreError::NotFound(id.clone()));
+        }
+        Ok(())
+    }
+
+    fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError> {
+        let renamed = self.with(|client| {
+            client.execute(
+                "UPDATE agentry_sessions SET title = $2 WHERE id = $1",
+                &[&id.as_str(), &title],
+            )
+        })?;
+        if renamed == 0 {
+            return Err(StoreError::NotFound(id.clone()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentry_tests::servers::Postgres;
+    use std::sync::Arc;
+
+    fn opened(url: &str) -> Arc<dyn SessionStore> {
+        Arc::new(PostgresStore::open(url).unwrap())
+    }
+
+    #[test]
+    fn chats_append_in_order_and_survive_reconnecting() {
+        let server = Postgres::start();
+        let url = server.database();
+        super::super::contract::check(opened(&url), || opened(&url));
+    }
+
+    #[test]
+    fn a_chat_begun_and_never_ended_reads_as_interrupted_from_another_connection() {
+        let server = Postgres::start();
+        let url = server.database();
+        super::super::contract::check_progress(opened(&url), || opened(&url));
+    }
+
+    #[test]
+    fn servers_starting_together_migrate_once_and_the_schema_is_kept_up_to_date() {
+        let server = Postgres::start();
+        let url = server.database();
+        let stores: Vec<_> = std::thread::scope(|scope| {
+            let opening: Vec<_> = (0..4)
+                .map(|_| scope.spawn(|| PostgresStore::open(&url)))
+                .collect();
+            opening.into_iter().map(|o| o.join().unwrap()).collect()
+        });
+        assert!(stores.iter().all(Result::is_ok));
+        let name = url.rsplit('/').next().unwrap();
+        let versions = server.sql(
+            name,
+            "SELECT string_agg(version::TEXT, ',') FROM agentry_schema",
+        );
+        let latest = MIGRATIONS.last().unwrap().0;
+        assert_eq!(
+            versions.trim(),
+            (1..=latest)
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn it_is_called_from_async_code_and_reconnects_after_the_server_restarts() {
+        let mut server = Postgres::start();
+        let url = server.database();
+        let store = PostgresStore::open(&url).unwrap();
+        store.create(&contract_meta("s")).unwrap();
+        // Dropped connected, inside the runtime: its connection closes without a panic.
+        let other = PostgresStore::open(&url).unwrap();
+        assert_eq!(other.list().unwrap().len(), 1);
+        drop(other);
+        server.restart();
+        // The first call after the restart may find its connection closed; the store then
+        // connects anew.
+        let _ = store.list();
+        assert_eq!(store.list().unwrap()[0].id.as_str(), "s");
+        server.stop();
+        let Err(StoreError::Server { address, message }) = store.list() else {
+            panic!("a stopped server is an error");
+        };
+        assert_eq!(
+            address,
+            format!(
+                "postgres://agentry@127.0.0.1:{}/{}",
+                server.port(),
+                url.rsplit('/').next().unwrap()
+            )
+        );
+        assert!(!message.is_empty());
+    }
+
+    #[test]
+    fn a_url_that_is_not_one_or_a_password_is_never_shown() {
+        let Err(StoreError::Server { message, .. }) = PostgresStore::open("mysql://x") else {
+            panic!("not a PostgreSQL URL");
+        };
+        assert!(message.contains("not a PostgreSQL URL"), "{message}");
+        let Err(refused) = PostgresStore::open("postgres://me:s3cret@127.0.0.1:1/db") else {
+            panic!("nothing listens on port 1");
+        };
+        let said = refused.to_string();
+        assert!(said.contains("postgres://me@127.0.0.1:1/db"), "{said}");
+        assert!(!said.contains("s3cret"), "{said}");
+    }
+
+    fn contract_meta(id: &str) -> SessionMeta {
+        SessionMeta {
+            id: id.into(),
+            cwd: "/p".into(),
+            title: None,
+            created_at: now_rfc3339(),
+            updated_at: now_rfc3339(),
+        }
+    }
+}

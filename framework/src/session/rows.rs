@@ -1,0 +1,116 @@
+//! What the SQL stores share: messages and events kept as JSON rows per chat, and a session
+//! assembled from the rows read back (the history from its latest compaction, a chat that never
+//! ended marked as interrupted).
+
+use super::{SessionMeta, StoreError, StoredSession, interrupted};
+use crate::event::AgentEvent;
+use crate::ids::SessionId;
+use crate::model::Message;
+use crate::permission::RememberedAnswers;
+
+/// `value` as the JSON text a row keeps.
+pub(super) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// A row's JSON text as what it holds.
+pub(super) fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// Messages and events as the JSON rows they are stored as.
+pub(super) struct Rows {
+    /// The messages' rows.
+    pub messages: Vec<String>,
+    /// The events' rows.
+    pub events: Vec<String>,
+}
+
+impl Rows {
+    /// The rows of `messages` and `events`.
+    pub fn of(messages: &[Message], events: &[AgentEvent]) -> Result<Self, StoreError> {
+        Ok(Self {
+            messages: messages.iter().map(to_json).collect::<Result<_, _>>()?,
+            events: events.iter().map(to_json).collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+/// Rows read back in chat order, each with its chat's id.
+pub(super) type ChatRows = Vec<(i64, String)>;
+
+/// A session's rows as read back, before they are parsed.
+pub(super) struct ReadBack {
+    /// Its description.
+    pub meta: SessionMeta,
+    /// Its remembered answers' row.
+    pub remembered: String,
+    /// The latest compaction: the chat that made it and the history before that chat.
+    pub reset: Option<(i64, String)>,
+    /// Every chat's id and whether it is still running (begun, never ended), in order.
+    pub chats: Vec<(i64, bool)>,
+    /// The message rows of the chats from the latest compaction on.
+    pub messages: ChatRows,
+    /// The event rows of every chat.
+    pub events: ChatRows,
+    /// The last chat's pause, when it paused.
+    pub paused: Option<String>,
+}
+
+impl ReadBack {
+    /// The first chat whose messages are in the history: the one that compacted it last.
+    pub fn history_from(reset: &Option<(i64, String)>) -> i64 {
+        reset.as_ref().map_or(0, |(chat, _)| *chat)
+    }
+
+    /// The session these rows hold, each chat that never ended marked as interrupted.
+    pub fn assemble(self, id: &SessionId) -> Result<StoredSession, StoreError> {
+        let from_chat = Self::history_from(&self.reset);
+        let mut messages: Vec<Message> = match &self.reset {
+            Some((_, history)) => from_json(history)?,
+            None => Vec::new(),
+        };
+        let (note, mark) = interrupted(id);
+        let history_chats: Vec<(i64, bool)> = self
+            .chats
+            .iter()
+            .copied()
+            .filter(|(chat, _)| *chat >= from_chat)
+            .collect();
+        messages.extend(marked(&history_chats, parsed(self.messages)?, || {
+            note.clone()
+        }));
+        let events = marked(&self.chats, parsed(self.events)?, || mark.clone());
+        Ok(StoredSession {
+            meta: self.meta,
+            messages,
+            events,
+            remembered: from_json::<RememberedAnswers>(&self.remembered)?,
+            paused: self.paused.as_deref().map(from_json).transpose()?,
+        })
+    }
+}
+
+/// Rows read back as what they hold.
+fn parsed<T: serde::de::DeserializeOwned>(rows: ChatRows) -> Result<Vec<(i64, T)>, StoreError> {
+    rows.into_iter()
+        .map(|(chat, body)| Ok((chat, from_json(&body)?)))
+        .collect()
+}
+
+/// `rows` (in chat order) with `mark` after the last row of each chat in `running`, and after
+/// running chats that have no rows, at their place in `chats` (every chat id, in order).
+fn marked<T>(chats: &[(i64, bool)], rows: Vec<(i64, T)>, mark: impl Fn() -> T) -> Vec<T> {
+    let mut rows = rows.into_iter().peekable();
+    let mut out = Vec::new();
+    for &(chat, running) in chats {
+        while let Some((_, row)) = rows.next_if(|(of, _)| *of <= chat) {
+            out.push(row);
+        }
+        if running {
+            out.push(mark());
+        }
+    }
+    out.extend(rows.map(|(_, row)| row));
+    out
+}

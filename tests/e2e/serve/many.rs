@@ -1,0 +1,136 @@
+//! Serving many users: `agentry serve` instances sharing one PostgreSQL store (a throwaway
+//! server of Debian's, on loopback), and the other front-ends on the same store.
+
+use super::Server;
+use crate::{run_openai, sandbox};
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use agentry_tests::servers::Postgres;
+use serde_json::json;
+
+/// Runs a chat of session `id` on `server` through the REST API, which must complete.
+fn chat(server: &Server, id: &str, message: &str) {
+    let (status, end) = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/chat"),
+        Some(json!({ "message": message })),
+    );
+    assert_eq!(
+        (status, &end["status"]),
+        (200, &json!("completed")),
+        "{end}"
+    );
+}
+
+#[test]
+fn instances_on_one_postgres_store_give_the_same_sessions_and_messages() {
+    let postgres = Postgres::start();
+    let store = postgres.database();
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("Kept in PostgreSQL.")),
+        MockTurn::Reply(MockReply::text("Answered by the other instance.")),
+        MockTurn::Reply(MockReply::text("Back on the first.")),
+    ]);
+    // A is given the store with the flag, B by the configuration's `[serve] store`.
+    sb.write(
+        "project/.agentry/config.toml",
+        &format!("[serve]\nstore = {store:?}\n"),
+    );
+    let token = ["--token", "shared-token"];
+    let a = Server::start(&sb, &model, &[&token[..], &["--store", &store]].concat());
+    let b = Server::start(&sb, &model, &token);
+    let id = a.new_session(&sb);
+    chat(&a, &id, "Where is this kept?");
+    let listed = |server: &Server| server.call("GET", "/api/sessions", None).1["sessions"].clone();
+    assert_eq!(listed(&a)[0]["session_id"], id.as_str());
+    assert_eq!(listed(&a), listed(&b));
+    // The turns as stored; each instance still numbers a session's sequence itself.
+    let messages = |server: &Server| {
+        let (status, mut body) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+        assert_eq!(status, 200, "{body}");
+        for turn in body["turns"].as_array_mut().unwrap() {
+            turn.as_object_mut().unwrap().remove("sequence");
+        }
+        body["turns"].clone()
+    };
+    assert_eq!(messages(&a), messages(&b));
+    assert_eq!(
+        messages(&b)[1]["blocks"][0]["content"],
+        "Kept in PostgreSQL."
+    );
+    // The next chat of the session runs on the other instance, after the first.
+    chat(&b, &id, "And now?");
+    let turns = messages(&a);
+    assert_eq!(turns.as_array().unwrap().len(), 4, "{turns:#}");
+    assert_eq!(turns, messages(&b));
+    let sent = model.requests()[1].body["messages"].to_string();
+    assert!(
+        sent.contains("Kept in PostgreSQL."),
+        "B's chat had A's history: {sent}"
+    );
+    // A had the session open from before B's chat: it reads it again rather than going on
+    // from what it had.
+    chat(&a, &id, "Once more");
+    let sent = model.requests()[2].body["messages"].to_string();
+    assert!(
+        sent.contains("Answered by the other instance."),
+        "A's chat had B's exchange: {sent}"
+    );
+    assert_eq!(messages(&a).as_array().unwrap().len(), 6);
+    assert_eq!(messages(&a), messages(&b));
+    // The rows are PostgreSQL's, not a file's.
+    let database = store.rsplit('/').next().unwrap();
+    assert_eq!(
+        postgres
+            .sql(database, "SELECT count(*) FROM agentry_chats")
+            .trim(),
+        "3"
+    );
+    assert!(!sb.database().exists());
+}
+
+#[test]
+fn run_and_sessions_take_the_store_from_the_flag_or_the_environment() {
+    let postgres = Postgres::start();
+    let store = postgres.database();
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("Noted."))]);
+    let out = run_openai(&sb, &model, &["--store", &store, "Note this"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let listed = sb.run_with_env(&["sessions", "--json"], &[("AGENTRY_STORE", &store)]);
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    let sessions = listed.json();
+    assert_eq!(sessions.as_array().unwrap().len(), 1, "{sessions}");
+    assert_eq!(sessions[0]["title"], "Note this");
+    // The data folder's own database was never made.
+    let local = sb.run(&["sessions", "--json"]);
+    assert_eq!(local.json(), json!([]));
+}
+
+#[test]
+fn a_store_that_cannot_be_reached_fails_the_start_naming_it_without_its_password() {
+    let sb = sandbox();
+    let port = agentry_tests::servers::free_port();
+    let url = format!("postgres://agentry:hunter2@127.0.0.1:{port}/sessions");
+    let out = sb.run_with_env(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            &url,
+            "--model",
+            "openai/gpt-4.1",
+        ],
+        &[("OPENAI_API_KEY", "sk-e2e")],
+    );
+    assert_ne!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stderr.contains(&format!(
+            "session store postgres://agentry@127.0.0.1:{port}/sessions"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+}

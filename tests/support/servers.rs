@@ -1,0 +1,365 @@
+//! Throwaway PostgreSQL and Redis servers for the tests, from Debian's packages
+//! (`postgresql-15`, `redis-server`, which ./scripts/test installs): each listens on a free port
+//! of 127.0.0.1 with its files in a temporary folder, is stopped when dropped, and dies with the
+//! thread that started it (a parent-death signal: start it on the test's own thread), so a
+//! failed or killed test leaves no server behind.
+//!
+//! PostgreSQL refuses to run as root: under root its programs run as the `postgres` user the
+//! package creates. The cluster is made once per test process (`initdb` without syncing, about
+//! a second) and runs with `fsync=off`; [`Postgres::database`] makes a database per test.
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::{Pid, Uid, User};
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long a server may take to start answering.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A port of 127.0.0.1 that nothing listens on now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Whether something accepts connections on `port` of 127.0.0.1.
+fn answers(port: u16) -> bool {
+    std::net::TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(200))
+        .is_ok()
+}
+
+/// Waits until `ready` holds, failing the test with the server's log after [`START_TIMEOUT`].
+fn wait_until(what: &str, log: &Path, child: &mut Child, ready: impl Fn() -> bool) {
+    let deadline = Instant::now() + START_TIMEOUT;
+    while !ready() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!(
+                "{what} exited ({status}) before it answered:\n{}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not answer within {START_TIMEOUT:?}:\n{}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A server's running process, stopped with its own shutdown signal (and killed when it
+/// lingers) when stopped or dropped.
+struct ServerProcess {
+    child: Option<Child>,
+    shutdown: Signal,
+}
+
+impl ServerProcess {
+    fn none(shutdown: Signal) -> Self {
+        Self {
+            child: None,
+            shutdown,
+        }
+    }
+
+    fn stop(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let _ = kill(Pid::from_raw(child.id() as i32), self.shutdown);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// `command` made to die with the thread that starts it (and, under root, to run as `user`).
+#[allow(unsafe_code)]
+fn tied_to_this_process(command: &mut Command, user: Option<&User>, on_parent_death: Signal) {
+    let ids = user.map(|user| (user.uid, user.gid));
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if let Some((uid, gid)) = ids {
+                nix::unistd::setgroups(&[])?;
+                nix::unistd::setgid(gid)?;
+                nix::unistd::setuid(uid)?;
+            }
+            // Set after the user changes, which clears it.
+            nix::sys::prctl::set_pdeathsig(on_parent_death)?;
+            Ok(())
+        });
+    }
+}
+
+/// A PostgreSQL server of its own.
+pub struct Postgres {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    user: Option<User>,
+    port: u16,
+    process: ServerProcess,
+    databases: AtomicU32,
+}
+
+/// The user the cluster's superuser role is named after.
+const ROLE: &str = "agentry";
+
+impl Postgres {
+    /// Makes a cluster and starts its server.
+    pub fn start() -> Self {
+        let bin = postgres_bin();
+        let user = Uid::effective().is_root().then(|| {
+            User::from_name("postgres")
+                .unwrap()
+                .expect("no `postgres` user")
+        });
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(user) = &user {
+            nix::unistd::chown(dir.path(), Some(user.uid), Some(user.gid)).unwrap();
+        }
+        let data = dir.path().join("data");
+        let mut initdb = Command::new(bin.join("initdb"));
+        initdb
+            .arg("--pgdata")
+            .arg(&data)
+            .args(["--no-sync", "--auth=trust", "--encoding=UTF8", "--locale=C"])
+            .args(["--username", ROLE, "--no-instructions"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        tied_to_this_process(&mut initdb, user.as_ref(), Signal::SIGKILL);
+        let made = initdb.output().unwrap();
+        assert!(
+            made.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        let mut server = Self {
+            dir,
+            bin,
+            user,
+            port: 0,
+            process: ServerProcess::none(Signal::SIGINT),
+            databases: AtomicU32::new(0),
+        };
+        server.run();
+        server
+    }
+
+    /// Starts the server on a free port (again, after [`Postgres::stop`], on the same one).
+    fn run(&mut self) {
+        if self.port == 0 {
+            self.port = free_port();
+        }
+        let log = self.dir.path().join("server.log");
+        let mut command = Command::new(self.bin.join("postgres"));
+        command
+            .arg("-D")
+            .arg(self.dir.path().join("data"))
+            .args(["-p", &self.port.to_string(), "-k"])
+            .arg(self.dir.path())
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+            .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
+            .args(["-c", "max_connections=200"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap());
+        if let Some(user) = &self.user {
+            nix::unistd::chown(&log, Some(user.uid), Some(user.gid)).unwrap();
+        }
+        // Its fast shutdown: the server ends every session and stops.
+        tied_to_this_process(&mut command, self.user.as_ref(), Signal::SIGINT);
+        let mut child = command.spawn().unwrap();
+        let port = self.port;
+        let ready = || {
+            answers(port)
+                && Command::new(self.bin.join("pg_isready"))
+                    .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-q"])
+                    .status()
+                    .is_ok_and(|s| s.success())
+        };
+        wait_until("postgres", &log, &mut child, ready);
+        self.process.child = Some(child);
+    }
+
+    /// Stops the server (a fast shutdown: every session ends).
+    pub fn stop(&mut self) {
+        self.process.stop();
+    }
+
+    /// Starts the stopped server again, on its port.
+    pub fn restart(&mut self) {
+        self.stop();
+        self.run();
+    }
+
+    /// Its port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The URL of database `name`.
+    pub fn url(&self, name: &str) -> String {
+        format!("postgres://{ROLE}@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// A new, empty database; its URL.
+    pub fn database(&self) -> String {
+        let name = format!(
+            "test_{}",
+            self.databases.fetch_add(1, Ordering::Relaxed) + 1
+        );
+        self.sql("postgres", &format!("CREATE DATABASE {name}"));
+        self.url(&name)
+    }
+
+    /// Runs `sql` in database `name` with `psql`, failing the test when it fails; what it
+    /// printed (unaligned, tuples only).
+    pub fn sql(&self, name: &str, sql: &str) -> String {
+        let out = Command::new(self.bin.join("psql"))
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", ROLE])
+            .args(["-d", name, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "psql `{sql}`: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+/// The folder of PostgreSQL's programs: `$AGENTRY_TEST_PG_BIN`, else the newest of Debian's
+/// `/usr/lib/postgresql/N/bin`.
+fn postgres_bin() -> PathBuf {
+    if let Some(bin) = std::env::var_os("AGENTRY_TEST_PG_BIN") {
+        return PathBuf::from(bin);
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("postgres").exists().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin).expect(
+        "no PostgreSQL server in /usr/lib/postgresql (apt-get install postgresql-15; \
+         ./scripts/test does)",
+    )
+}
+
+/// A Redis server of its own, keeping nothing on disk.
+pub struct Redis {
+    dir: tempfile::TempDir,
+    port: u16,
+    process: ServerProcess,
+}
+
+impl Redis {
+    /// Starts a server on a free port.
+    pub fn start() -> Self {
+        let mut server = Self {
+            dir: tempfile::tempdir().unwrap(),
+            port: free_port(),
+            process: ServerProcess::none(Signal::SIGTERM),
+        };
+        server.run();
+        server
+    }
+
+    fn run(&mut self) {
+        let log = self.dir.path().join("server.log");
+        let mut command = Command::new("redis-server");
+        command
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .args(["--logfile"])
+            .arg(&log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        tied_to_this_process(&mut command, None, Signal::SIGTERM);
+        let mut child = command
+            .spawn()
+            .expect("no redis-server (apt-get install redis-server; ./scripts/test does)");
+        let port = self.port;
+        wait_until("redis-server", &log, &mut child, || answers(port));
+        self.process.child = Some(child);
+    }
+
+    /// Stops the server.
+    pub fn stop(&mut self) {
+        self.process.stop();
+    }
+
+    /// Starts the stopped server again, on its port (empty: it keeps nothing on disk).
+    pub fn restart(&mut self) {
+        self.stop();
+        self.run();
+    }
+
+    /// Its port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Its URL.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_throwaway_postgres_makes_databases_and_stops_when_dropped() {
+        let mut server = Postgres::start();
+        let url = server.database();
+        let name = url.rsplit('/').next().unwrap().to_owned();
+        assert_eq!(server.sql(&name, "SELECT 40 + 2").trim(), "42");
+        server.restart();
+        assert_eq!(server.sql(&name, "SELECT 1").trim(), "1");
+        let port = server.port();
+        drop(server);
+        assert!(!answers(port), "the server still answers on {port}");
+    }
+
+    #[test]
+    fn a_throwaway_redis_starts_again_empty_and_stops_when_dropped() {
+        let mut server = Redis::start();
+        let port = server.port();
+        assert!(answers(port));
+        server.restart();
+        assert!(answers(port));
+        drop(server);
+        assert!(!answers(port), "the server still answers on {port}");
+    }
+}
