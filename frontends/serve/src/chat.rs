@@ -200,6 +200,13 @@ pub fn start(
             detail: Some("message".to_owned()),
         });
     }
+    // Servers sharing a store may not all have the session's folder.
+    if !live.cwd.is_dir() {
+        return Err(ServeError::WorkspaceMissing {
+            session: session_id.to_owned(),
+            cwd: live.cwd.display().to_string(),
+        });
+    }
     let cancel = live
         .begin_chat()
         .ok_or_else(|| ServeError::ChatRunning(session_id.to_owned()))?;

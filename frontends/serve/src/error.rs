@@ -25,6 +25,19 @@ pub enum ServeError {
         /// Where (the field), when known.
         detail: Option<String>,
     },
+    /// The session's working folder is not on this server: servers sharing a store must see
+    /// the same workspaces (a shared volume mounted at the same path).
+    #[error(
+        "session `{session}` works in {cwd}, which is not a folder on this server: its chats run \
+         only where that folder exists (servers sharing a store need the workspaces at the same \
+         path)"
+    )]
+    WorkspaceMissing {
+        /// The session.
+        session: String,
+        /// Its working folder.
+        cwd: String,
+    },
     /// An answer to a paused question that does not fit it.
     #[error("{0}")]
     InvalidAnswer(String),
@@ -45,6 +58,7 @@ impl ServeError {
         match self {
             ServeError::UnknownSession(_) => "unknown_session",
             ServeError::ChatRunning(_) => "chat_running",
+            ServeError::WorkspaceMissing { .. } => "workspace_missing",
             ServeError::BadRequest(_) => "bad_request",
             ServeError::Invalid { .. } => "invalid_message",
             ServeError::InvalidAnswer(_) => "invalid_answer",
@@ -58,7 +72,7 @@ impl ServeError {
     pub fn http_status(&self) -> u16 {
         match self {
             ServeError::UnknownSession(_) => 404,
-            ServeError::ChatRunning(_) => 409,
+            ServeError::ChatRunning(_) | ServeError::WorkspaceMissing { .. } => 409,
             ServeError::BadRequest(_) => 400,
             ServeError::Invalid { .. } | ServeError::InvalidAnswer(_) => 422,
             ServeError::TooLarge(_) => 413,
@@ -104,8 +118,8 @@ pub struct ErrorBody {
     pub message: String,
     /// The session, when the request named one.
     pub session_id: Option<String>,
-    /// `unknown_session`, `chat_running`, `bad_request`, `invalid_message`, `invalid_answer`,
-    /// `too_large`, `forbidden` or `internal`.
+    /// `unknown_session`, `chat_running`, `workspace_missing`, `bad_request`, `invalid_message`,
+    /// `invalid_answer`, `too_large`, `forbidden` or `internal`.
     pub code: String,
     /// The field at fault, when known.
     pub detail: Option<String>,

@@ -31,6 +31,8 @@ pub struct OpenQuestion {
 pub struct LiveSession {
     /// Its id.
     pub id: SessionId,
+    /// The folder it works in.
+    pub cwd: PathBuf,
     /// The framework's session; a chat holds it while it runs.
     pub session: tokio::sync::Mutex<Session>,
     /// Its turns so far, as clients see them.
@@ -267,6 +269,7 @@ impl Sessions {
         }
         Arc::new(LiveSession {
             id,
+            cwd: session.options().cwd.clone(),
             session: tokio::sync::Mutex::new(session),
             projector: Mutex::new(projector),
             running: Mutex::default(),

@@ -102,7 +102,7 @@ pub fn document() -> Value {
                     "parameters": session_id,
                     "requestBody": {"required": true, "content": chat},
                     "responses": with(json!({"200": {"description": "How it ended (chat:end)", "content": end}}),
-                        fails(&[("400", "Unreadable body"), ("404", "No such session"), ("409", "A chat is running"), ("413", "Body too large"), ("422", "Invalid body or answer")])),
+                        fails(&[("400", "Unreadable body"), ("404", "No such session"), ("409", "A chat is running, or the session's folder is not on this server"), ("413", "Body too large"), ("422", "Invalid body or answer")])),
                 },
             },
             "/api/sessions/{session_id}/cancel": {

@@ -1,7 +1,7 @@
 //! Serving many users: `agentry serve` instances sharing one PostgreSQL store (a throwaway
 //! server of Debian's, on loopback), and the other front-ends on the same store.
 
-use super::Server;
+use super::{Server, events, send, wait_for};
 use crate::{run_openai, sandbox};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::servers::Postgres;
@@ -133,4 +133,50 @@ fn a_store_that_cannot_be_reached_fails_the_start_naming_it_without_its_password
         out.stderr
     );
     assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+}
+
+#[test]
+fn a_chat_whose_folder_is_not_on_this_server_is_refused_with_the_reason() {
+    let postgres = Postgres::start();
+    let store = postgres.database();
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("Made it."))]);
+    let server = Server::start(&sb, &model, &["--store", &store]);
+    // A session made in a folder that another server has, and this one does not (removed
+    // here after the session's first chat, as a volume mounted elsewhere only).
+    let elsewhere = sb.project().join("mounted-elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let (status, made) = server.call("POST", "/api/sessions", Some(json!({"cwd": elsewhere})));
+    assert_eq!(status, 201, "{made}");
+    let id = made["session_id"].as_str().unwrap().to_owned();
+    chat(&server, &id, "First, where the folder is");
+    std::fs::remove_dir(&elsewhere).unwrap();
+    let (status, error) = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/chat"),
+        Some(json!({"message": "And now?"})),
+    );
+    assert_eq!(
+        (status, &error["code"]),
+        (409, &json!("workspace_missing")),
+        "{error}"
+    );
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains(&elsewhere.display().to_string()) && message.contains("sharing a store"),
+        "{message}"
+    );
+    // Over the chat protocol: a system:error, and the connection goes on.
+    let out = server.client_over(
+        &sb,
+        "ws",
+        vec![
+            send("chat:send", json!({"session_id": id, "message": "Still?"})),
+            wait_for("system:error", 1),
+        ],
+    );
+    let error = events(&out, "system:error")[0];
+    assert_eq!(error["code"], "workspace_missing");
+    assert_eq!(error["session_id"], id.as_str());
+    assert_eq!(model.requests().len(), 1, "no chat reached the model");
 }
