@@ -142,7 +142,18 @@ pub(crate) async fn run(
     chat.report_rules();
     let outcome = chat.run_loop(start).await;
     let stop_reason = outcome.as_ref().ok().map(|(stop, _)| *stop);
-    let saved = chat.save(stop_reason).await;
+    let saved = match (stop_reason, chat.save(stop_reason).await) {
+        // A cancelled chat ends interrupted even when its end cannot be written (a server
+        // sharing a store cancels its chat when the store goes away), as the store shows it
+        // when read back: the chat begun and never ended. The failed write is said.
+        (Some(StopReason::Cancelled), Err(error)) => {
+            chat.io.events.emit(AgentEvent::Notice {
+                message: format!("the interrupted chat's end was not recorded: {error}"),
+            });
+            Ok(())
+        }
+        (_, saved) => saved,
+    };
     let session_id = chat.session.id.clone();
     match (outcome, saved) {
         (Ok((stop_reason, result)), Ok(())) => {
