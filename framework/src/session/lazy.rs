@@ -81,6 +81,10 @@ impl SessionStore for LazyStore {
         self.store()?.meta(id)
     }
 
+    fn leases(&self) -> Option<&dyn super::lease::ChatLeases> {
+        self.store().ok()?.leases()
+    }
+
     fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError> {
         self.store()?.rename(id, title)
     }

@@ -10,6 +10,7 @@
 //! interrupted ([`AgentEvent::ChatInterrupted`]), with everything it had finished.
 
 mod lazy;
+pub mod lease;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -189,6 +190,11 @@ pub trait SessionStore: Send + Sync {
     fn delete(&self, id: &SessionId) -> Result<(), StoreError>;
     /// Gives a session the title a user chose (its later chats keep it).
     fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError>;
+    /// The leases on sessions' chats, for a store that several servers share (a store of one
+    /// process has none: its server keeps the one-chat-per-session rule itself).
+    fn leases(&self) -> Option<&dyn lease::ChatLeases> {
+        None
+    }
 }
 
 /// Where agentry keeps its data (the sessions, the terminal's input history):

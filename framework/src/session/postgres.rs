@@ -2,6 +2,7 @@
 //! same records as the [`SqliteStore`](super::SqliteStore), one transaction per recorded step of
 //! a chat; the store creates its tables and brings them up to date itself, one server at a time.
 
+use super::lease::{ChatLeases, Lease};
 use super::rows::{ChatRows, ReadBack, Rows, to_json};
 use super::{
     ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
@@ -13,12 +14,14 @@ use postgres::{Client, GenericClient, NoTls, Row, Transaction};
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// The schema's versions, in order: the version each step brings the database to, and its SQL.
 /// Tables are prefixed so that a database shared with other programs stays readable.
-const MIGRATIONS: &[(i32, &str)] = &[(
-    1,
-    "CREATE TABLE agentry_sessions (
+const MIGRATIONS: &[(i32, &str)] = &[
+    (
+        1,
+        "CREATE TABLE agentry_sessions (
         id          TEXT PRIMARY KEY,
         cwd         TEXT NOT NULL,
         title       TEXT,
@@ -50,7 +53,19 @@ const MIGRATIONS: &[(i32, &str)] = &[(
         body        TEXT NOT NULL,
         PRIMARY KEY (chat_id, seq)
     );",
-)];
+    ),
+    // Who runs each session's chat (a session may be claimed before it is first stored).
+    (
+        2,
+        "CREATE SEQUENCE agentry_lease_fences;
+        CREATE TABLE agentry_chat_leases (
+            session_id  TEXT PRIMARY KEY,
+            owner       TEXT NOT NULL,
+            fence       BIGINT NOT NULL,
+            expires_at  TIMESTAMPTZ NOT NULL
+        );",
+    ),
+];
 
 /// The advisory lock that servers starting together take in turn to migrate the schema.
 const MIGRATION_LOCK: i64 = 0x0061_6765_6e74_7279;
@@ -310,7 +325,73 @@ fn chat_rows(
     Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
 }
 
+impl ChatLeases for PostgresStore {
+    fn claim(
+        &self,
+        id: &SessionId,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<Option<Lease>, StoreError> {
+        let millis = millis(ttl);
+        // One statement: a lapsed lease is taken over, a live one kept (the primary key lets
+        // only one claim of a session stand).
+        let fence = self.with(|client| {
+            client
+                .query_opt(
+                    "INSERT INTO agentry_chat_leases (session_id, owner, fence, expires_at)
+                     VALUES ($1, $2, nextval('agentry_lease_fences'),
+                             clock_timestamp() + $3 * INTERVAL '1 millisecond')
+                     ON CONFLICT (session_id) DO UPDATE
+                         SET owner = EXCLUDED.owner, fence = EXCLUDED.fence,
+                             expires_at = EXCLUDED.expires_at
+                         WHERE agentry_chat_leases.expires_at < clock_timestamp()
+                     RETURNING fence",
+                    &[&id.as_str(), &owner, &millis],
+                )
+                .map(|row| row.map(|row| row.get::<_, i64>(0)))
+        })?;
+        Ok(fence.map(|fence| Lease {
+            session: id.clone(),
+            owner: owner.to_owned(),
+            fence,
+        }))
+    }
+
+    fn renew(&self, lease: &Lease, ttl: Duration) -> Result<bool, StoreError> {
+        let millis = millis(ttl);
+        let renewed = self.with(|client| {
+            client.execute(
+                "UPDATE agentry_chat_leases
+                 SET expires_at = clock_timestamp() + $4 * INTERVAL '1 millisecond'
+                 WHERE session_id = $1 AND owner = $2 AND fence = $3
+                   AND expires_at >= clock_timestamp()",
+                &[&lease.session.as_str(), &lease.owner, &lease.fence, &millis],
+            )
+        })?;
+        Ok(renewed == 1)
+    }
+
+    fn release(&self, lease: &Lease) -> Result<(), StoreError> {
+        self.with(|client| {
+            client.execute(
+                "DELETE FROM agentry_chat_leases WHERE session_id = $1 AND fence = $2",
+                &[&lease.session.as_str(), &lease.fence],
+            )
+        })?;
+        Ok(())
+    }
+}
+
+/// `ttl` in whole milliseconds, as PostgreSQL's intervals take it.
+fn millis(ttl: Duration) -> f64 {
+    ttl.as_millis() as f64
+}
+
 impl SessionStore for PostgresStore {
+    fn leases(&self) -> Option<&dyn ChatLeases> {
+        Some(self)
+    }
+
     fn create(&self, meta: &SessionMeta) -> Result<(), StoreError> {
         let cwd = meta.cwd.to_string_lossy().into_owned();
         self.with(|client| {
@@ -609,6 +690,45 @@ mod tests {
             )
         );
         assert!(!message.is_empty());
+    }
+
+    #[test]
+    fn one_server_holds_a_sessions_lease_until_it_lapses_and_a_lapsed_holder_is_told() {
+        let server = Postgres::start();
+        let url = server.database();
+        let (a, b) = (opened(&url), opened(&url));
+        let (a, b) = (a.leases().unwrap(), b.leases().unwrap());
+        let id: SessionId = "s".into();
+        let long = Duration::from_secs(30);
+        let held = a
+            .claim(&id, "a", long)
+            .unwrap()
+            .expect("a free session is claimed");
+        assert_eq!(
+            b.claim(&id, "b", long).unwrap(),
+            None,
+            "a live lease is kept"
+        );
+        assert!(a.renew(&held, long).unwrap());
+        // Another session is free meanwhile.
+        assert!(b.claim(&"other".into(), "b", long).unwrap().is_some());
+        // Released, the session is free at once.
+        a.release(&held).unwrap();
+        let short = Duration::from_millis(200);
+        let lapsing = b.claim(&id, "b", short).unwrap().expect("released");
+        assert!(lapsing.fence > held.fence);
+        std::thread::sleep(Duration::from_millis(400));
+        // Lapsed: another server takes it over, and the old holder can neither renew nor
+        // release the new lease.
+        let taken = a
+            .claim(&id, "a", long)
+            .unwrap()
+            .expect("a lapsed lease is taken over");
+        assert!(taken.fence > lapsing.fence);
+        assert!(!b.renew(&lapsing, long).unwrap());
+        b.release(&lapsing).unwrap();
+        assert_eq!(b.claim(&id, "b", long).unwrap(), None);
+        assert!(a.renew(&taken, long).unwrap());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 
 use crate::error::ServeError;
 use crate::live::{LiveSession, OpenQuestion, ProjectedEvents, Sessions};
-use crate::protocol::AskUserAnswer;
+use crate::ownership::Ownership;
+use crate::protocol::{AskUserAnswer, ServerEvent};
 use agentry::agent::{ChatIo, ChatOptions};
 use agentry::model::{ContentBlock, Model};
 use agentry::permission::{
@@ -210,6 +211,15 @@ pub fn start(
     let cancel = live
         .begin_chat()
         .ok_or_else(|| ServeError::ChatRunning(session_id.to_owned()))?;
+    // Across the servers sharing the store: one chat of a session at a time.
+    let store = sessions.agent().store().cloned();
+    let ownership = match Ownership::claim(store.as_ref(), &live.id, sessions.owner()) {
+        Ok(ownership) => ownership,
+        Err(refused) => {
+            live.give_up_chat();
+            return Err(refused);
+        }
+    };
     let (done, outcome) = oneshot::channel();
     let options = ChatOptions {
         output_schema: request.output_schema.clone(),
@@ -221,7 +231,6 @@ pub fn start(
             custom: answer.custom,
         },
     });
-    let store = sessions.agent().store().cloned();
     tokio::spawn(async move {
         let mut session = live.session.lock().await;
         if let Some(model) = model {
@@ -232,18 +241,35 @@ pub fn start(
         let io = ChatIo {
             events: Arc::new(ProjectedEvents(live.clone())),
             permissions: Arc::new(ClientPermissions(live.clone())),
-            cancel,
+            cancel: cancel.clone(),
             questions: Some(Arc::new(PauseForAnswers)),
         };
-        let outcome = match answer {
-            Some(answer) => session.answer(answer, &options, &io).await,
-            None => session.prompt(content, &options, &io).await,
+        let chat = async {
+            match answer {
+                Some(answer) => session.answer(answer, &options, &io).await,
+                None => session.prompt(content, &options, &io).await,
+            }
+        };
+        let outcome = match &ownership {
+            Some(ownership) => ownership.hold(&cancel, chat).await,
+            None => chat.await,
         };
         drop(session);
-        // What this chat left in the store, so that only another server's changes reopen it.
+        // What this chat left in the store, read while its lease still keeps other servers
+        // out: only their later changes make this server read the session again.
         let stored_at = store.and_then(|store| store.meta(&live.id).ok());
+        if let Some(ownership) = ownership {
+            ownership.release();
+        }
         live.end_chat(stored_at.map(|meta| meta.updated_at));
+        // The session takes a new chat now: its clients may hear that this one ended.
         let end = lock(&live.projector).take_chat_end();
+        if let Some(end) = &end {
+            live.publish(vec![ServerEvent {
+                event: "chat:end",
+                data: end.clone(),
+            }]);
+        }
         let result = match (outcome, end) {
             (_, Some(end)) => Ok(end),
             (Err(error), None) => Err(ServeError::agent(error)),

@@ -21,6 +21,7 @@ pub mod live;
 pub mod markdown;
 mod openapi;
 mod outbox;
+mod ownership;
 mod page;
 pub mod projection;
 pub mod protocol;

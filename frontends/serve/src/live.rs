@@ -83,6 +83,11 @@ impl LiveSession {
         *lock(&self.running) = None;
     }
 
+    /// Gives up a chat marked as running that could not start.
+    pub fn give_up_chat(&self) {
+        *lock(&self.running) = None;
+    }
+
     /// Whether a chat runs.
     fn is_running(&self) -> bool {
         lock(&self.running).is_some()
@@ -106,9 +111,16 @@ pub struct ProjectedEvents(pub Arc<LiveSession>);
 impl EventSink for ProjectedEvents {
     fn emit(&self, event: AgentEvent) {
         // Projected and published under one lock: concurrent sub-agents keep the order.
+        // `chat:end` is held back until the session takes a new chat (see `chat::start`):
+        // a client that answers it at once must not find the chat still running.
         let mut projector = lock(&self.0.projector);
         let events = projector.apply(&event);
-        self.0.publish(events);
+        self.0.publish(
+            events
+                .into_iter()
+                .filter(|e| e.event != "chat:end")
+                .collect(),
+        );
     }
 }
 
@@ -130,6 +142,8 @@ pub struct Sessions {
     models: Option<Arc<dyn ModelChoices>>,
     fanout: Arc<dyn Fanout>,
     open: Mutex<HashMap<SessionId, Arc<LiveSession>>>,
+    /// This server, as the leases of the chats it runs name it.
+    owner: String,
 }
 
 impl Sessions {
@@ -146,7 +160,13 @@ impl Sessions {
             models,
             fanout,
             open: Mutex::default(),
+            owner: format!("serve_{}", uuid::Uuid::new_v4().simple()),
         }
+    }
+
+    /// This server, as the leases of the chats it runs name it.
+    pub fn owner(&self) -> &str {
+        &self.owner
     }
 
     /// The models chats may switch to.

@@ -6,6 +6,7 @@ use crate::{run_openai, sandbox};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::servers::Postgres;
 use serde_json::json;
+use std::time::Duration;
 
 /// Runs a chat of session `id` on `server` through the REST API, which must complete.
 fn chat(server: &Server, id: &str, message: &str) {
@@ -79,13 +80,7 @@ fn instances_on_one_postgres_store_give_the_same_sessions_and_messages() {
     assert_eq!(messages(&a).as_array().unwrap().len(), 6);
     assert_eq!(messages(&a), messages(&b));
     // The rows are PostgreSQL's, not a file's.
-    let database = store.rsplit('/').next().unwrap();
-    assert_eq!(
-        postgres
-            .sql(database, "SELECT count(*) FROM agentry_chats")
-            .trim(),
-        "3"
-    );
+    chat_count_is(&postgres, &store, 3);
     assert!(!sb.database().exists());
 }
 
@@ -179,4 +174,165 @@ fn a_chat_whose_folder_is_not_on_this_server_is_refused_with_the_reason() {
     assert_eq!(error["code"], "workspace_missing");
     assert_eq!(error["session_id"], id.as_str());
     assert_eq!(model.requests().len(), 1, "no chat reached the model");
+}
+
+#[test]
+fn one_sessions_chats_sent_to_two_instances_at_once_run_one_at_a_time() {
+    let postgres = Postgres::start();
+    let store = postgres.database();
+    let sb = sandbox();
+    // The first answer takes a second and a half, so the two chats overlap.
+    let slow = MockReply {
+        pause_before_last: Some(Duration::from_millis(1500)),
+        ..MockReply::text("Only one of us.")
+    };
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("Stored.")),
+        MockTurn::Reply(slow),
+        MockTurn::Reply(MockReply::text("Free again.")),
+    ]);
+    let flags = ["--store", store.as_str()];
+    let (a, b) = (
+        Server::start(&sb, &model, &flags),
+        Server::start(&sb, &model, &flags),
+    );
+    // A session both instances know from the store (one made and not yet stored is A's alone).
+    let id = a.new_session(&sb);
+    chat(&a, &id, "First");
+    // Each instance's address and token, for threads of their own.
+    let send = |(url, token): (String, Option<String>)| {
+        agentry_tests::http::call(
+            "POST",
+            &format!("{url}/api/sessions/{id}/chat"),
+            Some(&json!({"message": "Both at once"})),
+            token.as_deref(),
+        )
+    };
+    let barrier = std::sync::Barrier::new(2);
+    let (from_a, from_b) = std::thread::scope(|scope| {
+        let on = |server: &Server| {
+            let (barrier, send) = (&barrier, &send);
+            let target = (server.url.clone(), server.token.clone());
+            scope.spawn(move || {
+                barrier.wait();
+                send(target)
+            })
+        };
+        let (a, b) = (on(&a), on(&b));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let mut statuses = [from_a.0, from_b.0];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 409], "{from_a:?} {from_b:?}");
+    let refused = if from_a.0 == 409 {
+        &from_a.1
+    } else {
+        &from_b.1
+    };
+    assert_eq!(refused["code"], "chat_running", "{refused}");
+    assert_eq!(
+        model.requests().len(),
+        2,
+        "one of the two chats reached the model"
+    );
+    // The chat that ran gave the session up: the next runs on either instance.
+    chat(&b, &id, "And now?");
+    chat_count_is(&postgres, &store, 3);
+}
+
+/// Asserts that the store holds `count` chats.
+fn chat_count_is(postgres: &Postgres, store: &str, count: u32) {
+    let database = store.rsplit('/').next().unwrap();
+    assert_eq!(
+        postgres
+            .sql(database, "SELECT count(*) FROM agentry_chats")
+            .trim(),
+        count.to_string()
+    );
+}
+
+#[test]
+fn a_chat_whose_store_goes_away_stops_as_interrupted_and_the_session_goes_on_after() {
+    let mut postgres = Postgres::start();
+    let store = postgres.database();
+    let sb = sandbox();
+    // Far longer than a renewal of the lease (a third of its ten seconds): the chat must stop
+    // before the answer ends, not run on unrecorded.
+    let endless = MockReply {
+        pause_before_last: Some(Duration::from_secs(60)),
+        ..MockReply::text("Never recorded.")
+    };
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("Stored.")),
+        MockTurn::Reply(endless),
+        MockTurn::Reply(MockReply::text("Back again.")),
+    ]);
+    let server = Server::start(&sb, &model, &["--store", &store]);
+    let id = server.new_session(&sb);
+    chat(&server, &id, "First");
+    let target = (server.url.clone(), server.token.clone(), id.clone());
+    let running = std::thread::spawn(move || {
+        let (url, token, id) = target;
+        agentry_tests::http::call(
+            "POST",
+            &format!("{url}/api/sessions/{id}/chat"),
+            Some(&json!({"message": "A long one"})),
+            token.as_deref(),
+        )
+    });
+    while model.requests().len() < 2 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    postgres.stop();
+    let (status, end) = running.join().unwrap();
+    assert_eq!(
+        (status, &end["status"]),
+        (200, &json!("interrupted")),
+        "{end}"
+    );
+    // While the store is away, a new chat is refused, naming it.
+    let (status, error) = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/chat"),
+        Some(json!({"message": "Now?"})),
+    );
+    assert_eq!(status, 500, "{error}");
+    let port = postgres.port();
+    assert!(
+        error["message"].as_str().unwrap().contains(&format!(
+            "session store postgres://agentry@127.0.0.1:{port}/"
+        )),
+        "{error}"
+    );
+    // Back: the cut chat reads as interrupted, and the session goes on.
+    postgres.restart();
+    let (_, messages) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    let statuses: Vec<&str> = messages["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| turn["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses.last(), Some(&"interrupted"), "{messages:#}");
+    // The stopped chat could not give its lease up while the store was away: the session is
+    // free once the lease lapses (ten seconds after its last renewal).
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, end) = server.call(
+            "POST",
+            &format!("/api/sessions/{id}/chat"),
+            Some(json!({"message": "Back?"})),
+        );
+        if status == 409 && std::time::Instant::now() < deadline {
+            assert_eq!(end["code"], "chat_running", "{end}");
+            std::thread::sleep(Duration::from_millis(500));
+            continue;
+        }
+        assert_eq!(
+            (status, &end["status"]),
+            (200, &json!("completed")),
+            "{end}"
+        );
+        break;
+    }
 }
