@@ -33,11 +33,21 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
     )
     .await?;
     crate::assemble::warn_about_rules(&agent, &policy, &project);
+    let lease = match config.serve.lease_secs {
+        Some(0) => {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "invalid configuration: [serve] lease_secs must be at least 1"
+            )));
+        }
+        Some(secs) => std::time::Duration::from_secs(secs),
+        None => agentry_serve::DEFAULT_LEASE,
+    };
     let settings = ServeSettings {
         defaults: SessionDefaults {
             cwd: project,
             policy,
             max_message_bytes: args.max_message_bytes,
+            lease,
         },
         admission: admission.clone(),
         models: Some(std::sync::Arc::new(offered)),

@@ -167,6 +167,9 @@ pub struct ServeSettings {
     /// Where sessions are kept: a PostgreSQL URL that every instance is given (or an SQLite
     /// file, for one instance). `--store` and `AGENTRY_STORE` take its place.
     pub store: Option<String>,
+    /// How many seconds a chat's claim on its session holds without renewal (10 by default):
+    /// how long a session waits for another instance after its instance died or was cut off.
+    pub lease_secs: Option<u64>,
 }
 
 /// `[record]`: what recordings of model traffic (`--record`) leave out.
@@ -211,6 +214,7 @@ impl Config {
         self.record.redact.extend(other.record.redact);
         self.model_requests = self.model_requests.merged(other.model_requests);
         self.serve.store = other.serve.store.or(self.serve.store);
+        self.serve.lease_secs = other.serve.lease_secs.or(self.serve.lease_secs);
         self.sections = self.sections.merged(other.sections);
         self
     }

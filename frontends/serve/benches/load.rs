@@ -117,6 +117,7 @@ async fn agentry_run(n: usize, spread: Duration, model_url: &str) -> Run {
             cwd: dir.path().to_path_buf(),
             policy: PermissionPolicy::default(),
             max_message_bytes: 1 << 20,
+            lease: agentry_serve::DEFAULT_LEASE,
         },
         admission: Admission::new(None, "127.0.0.1:0".parse().unwrap(), &[], &[]),
         models: None,

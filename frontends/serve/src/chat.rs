@@ -213,7 +213,8 @@ pub fn start(
         .ok_or_else(|| ServeError::ChatRunning(session_id.to_owned()))?;
     // Across the servers sharing the store: one chat of a session at a time.
     let store = sessions.agent().store().cloned();
-    let ownership = match Ownership::claim(store.as_ref(), &live.id, sessions.owner()) {
+    let lease = sessions.defaults().lease;
+    let ownership = match Ownership::claim(store.as_ref(), &live.id, sessions.owner(), lease) {
         Ok(ownership) => ownership,
         Err(refused) => {
             live.give_up_chat();

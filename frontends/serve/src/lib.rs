@@ -30,3 +30,4 @@ mod socketio;
 
 pub use app::{ServeSettings, router, router_with_fanout, without_delay};
 pub use outbox::ClientEvents;
+pub use ownership::DEFAULT_LEASE;

@@ -133,6 +133,9 @@ pub struct SessionDefaults {
     pub max_message_bytes: usize,
     /// The permission policy of new sessions (a session may set its own mode).
     pub policy: PermissionPolicy,
+    /// How long a chat's claim on its session holds without renewal, where servers share a
+    /// store ([`DEFAULT_LEASE`](crate::DEFAULT_LEASE) unless configured).
+    pub lease: std::time::Duration,
 }
 
 /// The open sessions.

@@ -13,30 +13,34 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// How long a claim holds without renewal.
-pub const LEASE: Duration = Duration::from_secs(10);
+/// How long a claim holds without renewal, unless configured.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
 /// A running chat's hold on its session across the servers sharing the store.
 pub struct Ownership {
     store: Arc<dyn SessionStore>,
     lease: Lease,
+    /// How long the lease holds without renewal.
+    ttl: Duration,
 }
 
 impl Ownership {
-    /// Claims session `id`'s chat for server `owner`; `None` when the store keeps no leases
-    /// (it serves one server, which keeps the rule itself).
+    /// Claims session `id`'s chat for server `owner`, holding `ttl` between renewals; `None`
+    /// when the store keeps no leases (it serves one server, which keeps the rule itself).
     pub fn claim(
         store: Option<&Arc<dyn SessionStore>>,
         id: &SessionId,
         owner: &str,
+        ttl: Duration,
     ) -> Result<Option<Self>, ServeError> {
         let Some(leases) = store.and_then(|store| store.leases()) else {
             return Ok(None);
         };
-        match leases.claim(id, owner, LEASE) {
+        match leases.claim(id, owner, ttl) {
             Ok(Some(lease)) => Ok(store.map(|store| Self {
                 store: store.clone(),
                 lease,
+                ttl,
             })),
             Ok(None) => Err(ServeError::ChatRunning(id.to_string())),
             Err(error) => Err(ServeError::Internal(format!(
@@ -50,7 +54,9 @@ impl Ownership {
     /// `cancel`; `chat` is then run to its (interrupted) end.
     pub async fn hold<T>(&self, cancel: &CancellationToken, chat: impl Future<Output = T>) -> T {
         let mut chat = std::pin::pin!(chat);
-        let mut renewals = tokio::time::interval(renewal_interval(LEASE));
+        // At least a millisecond apart: a zero period is no interval.
+        let period = renewal_interval(self.ttl).max(Duration::from_millis(1));
+        let mut renewals = tokio::time::interval(period);
         renewals.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // The first tick is at once: the claim has just been made.
         renewals.tick().await;
@@ -73,7 +79,7 @@ impl Ownership {
         let Some(leases) = self.store.leases() else {
             return true;
         };
-        match leases.renew(&self.lease, LEASE) {
+        match leases.renew(&self.lease, self.ttl) {
             Ok(true) => true,
             Ok(false) => {
                 tracing::warn!(
@@ -100,7 +106,7 @@ impl Ownership {
             tracing::warn!(
                 "session `{}`: its lease could not be given up ({error}); it lapses in {} s",
                 self.lease.session,
-                LEASE.as_secs()
+                self.ttl.as_secs_f32()
             );
         }
     }

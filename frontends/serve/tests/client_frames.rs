@@ -22,6 +22,7 @@ fn sessions() -> Arc<Sessions> {
         cwd: std::env::temp_dir(),
         max_message_bytes: 1 << 20,
         policy: PermissionPolicy::default(),
+        lease: agentry_serve::DEFAULT_LEASE,
     };
     Arc::new(Sessions::new(
         agent,

@@ -256,8 +256,10 @@ fn a_chat_whose_store_goes_away_stops_as_interrupted_and_the_session_goes_on_aft
     let mut postgres = Postgres::start();
     let store = postgres.database();
     let sb = sandbox();
-    // Far longer than a renewal of the lease (a third of its ten seconds): the chat must stop
-    // before the answer ends, not run on unrecorded.
+    // A lease of two seconds, renewed every two thirds of a second.
+    sb.write("project/.agentry/config.toml", "[serve]\nlease_secs = 2\n");
+    // Far longer than a renewal of the lease: the chat must stop before the answer ends, not
+    // run on unrecorded.
     let endless = MockReply {
         pause_before_last: Some(Duration::from_secs(60)),
         ..MockReply::text("Never recorded.")
@@ -315,8 +317,9 @@ fn a_chat_whose_store_goes_away_stops_as_interrupted_and_the_session_goes_on_aft
         .collect();
     assert_eq!(statuses.last(), Some(&"interrupted"), "{messages:#}");
     // The stopped chat could not give its lease up while the store was away: the session is
-    // free once the lease lapses (ten seconds after its last renewal).
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    // free once the lease lapses, two seconds after its last renewal (a lease of the default
+    // ten seconds would still hold when this gives up).
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
     loop {
         let (status, end) = server.call(
             "POST",
@@ -335,4 +338,26 @@ fn a_chat_whose_store_goes_away_stops_as_interrupted_and_the_session_goes_on_aft
         );
         break;
     }
+}
+
+#[test]
+fn a_lease_of_no_time_is_refused_at_start() {
+    let sb = sandbox();
+    sb.write("project/.agentry/config.toml", "[serve]\nlease_secs = 0\n");
+    let out = sb.run_with_env(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--model",
+            "openai/gpt-4.1",
+        ],
+        &[("OPENAI_API_KEY", "sk-e2e")],
+    );
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("[serve] lease_secs must be at least 1"),
+        "{}",
+        out.stderr
+    );
 }
