@@ -212,9 +212,9 @@ pub fn start(
         .begin_chat()
         .ok_or_else(|| ServeError::ChatRunning(session_id.to_owned()))?;
     // Across the servers sharing the store: one chat of a session at a time.
-    let store = sessions.agent().store().cloned();
+    let shared = sessions.shared_store().cloned();
     let lease = sessions.defaults().lease;
-    let ownership = match Ownership::claim(store.as_ref(), &live.id, sessions.owner(), lease) {
+    let ownership = match Ownership::claim(shared.as_ref(), &live.id, sessions.owner(), lease) {
         Ok(ownership) => ownership,
         Err(refused) => {
             live.give_up_chat();
@@ -258,7 +258,7 @@ pub fn start(
         drop(session);
         // What this chat left in the store, read while its lease still keeps other servers
         // out: only their later changes make this server read the session again.
-        let stored_at = store.and_then(|store| store.meta(&live.id).ok());
+        let stored_at = shared.and_then(|store| store.meta(&live.id).ok());
         if let Some(ownership) = ownership {
             ownership.release();
         }

@@ -11,6 +11,7 @@ use agentry::fanout::Fanout;
 use agentry::ids::SessionId;
 use agentry::model::catalog::ModelChoices;
 use agentry::permission::{PermissionOutcome, PermissionPolicy};
+use agentry::session::SessionStore;
 use agentry::sync::lock;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -247,10 +248,17 @@ impl Sessions {
         Ok(live)
     }
 
-    /// Whether the store's `updated_at` of the idle session `live` differs from the one this
-    /// server read (a session not stored yet, or a store that cannot say, has not changed).
+    /// The store, when other servers share it (it keeps leases on chats): only then can a
+    /// session change without this server, and only then is it worth asking.
+    pub fn shared_store(&self) -> Option<&Arc<dyn SessionStore>> {
+        self.agent.store().filter(|store| store.leases().is_some())
+    }
+
+    /// Whether the shared store's `updated_at` of the idle session `live` differs from the one
+    /// this server read (a session not stored yet, or a store that cannot say, has not
+    /// changed; a store no other server uses, never).
     fn changed_elsewhere(&self, live: &LiveSession) -> bool {
-        let Some(store) = self.agent.store() else {
+        let Some(store) = self.shared_store() else {
             return false;
         };
         let seen = lock(&live.stored_at).clone();

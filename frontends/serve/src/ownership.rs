@@ -26,18 +26,18 @@ pub struct Ownership {
 
 impl Ownership {
     /// Claims session `id`'s chat for server `owner`, holding `ttl` between renewals; `None`
-    /// when the store keeps no leases (it serves one server, which keeps the rule itself).
+    /// without a store that keeps leases (one server, which keeps the rule itself).
     pub fn claim(
         store: Option<&Arc<dyn SessionStore>>,
         id: &SessionId,
         owner: &str,
         ttl: Duration,
     ) -> Result<Option<Self>, ServeError> {
-        let Some(leases) = store.and_then(|store| store.leases()) else {
+        let Some((store, leases)) = store.and_then(|store| Some((store, store.leases()?))) else {
             return Ok(None);
         };
         match leases.claim(id, owner, ttl) {
-            Ok(Some(lease)) => Ok(store.map(|store| Self {
+            Ok(Some(lease)) => Ok(Some(Self {
                 store: store.clone(),
                 lease,
                 ttl,
