@@ -63,6 +63,10 @@ pub enum StoreError {
     /// A stored record could not be read back.
     #[error("session store: corrupt record: {0}")]
     Corrupt(String),
+    /// A chat's write was refused: its session's lease passed to another server (this one
+    /// was paused or cut off past it), which has taken the session over.
+    #[error("session `{0}` is run by another server now: this server's write is refused")]
+    LeaseLost(SessionId),
     /// The store panicked while writing.
     #[error("session store: the write failed: {0}")]
     Panicked(String),

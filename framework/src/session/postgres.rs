@@ -3,7 +3,7 @@
 //! a chat; the store creates its tables and brings them up to date itself, one server at a time.
 
 use super::lease::{ChatLeases, Lease};
-use super::rows::{ChatRows, ReadBack, Rows, to_json};
+use super::rows::{ChatRows, ChatState, ReadBack, Rows, to_json};
 use super::{
     ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
     now_rfc3339,
@@ -11,6 +11,7 @@ use super::{
 use crate::ids::SessionId;
 use crate::sync::lock;
 use postgres::{Client, GenericClient, NoTls, Row, Transaction};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Mutex;
@@ -65,12 +66,23 @@ const MIGRATIONS: &[(i32, &str)] = &[
             expires_at  TIMESTAMPTZ NOT NULL
         );",
     ),
+    // A lease outlives its chat, free (no expiry) between chats, keeping the last number the
+    // session's events were given; a chat carries the fence of the lease it began under.
+    (
+        3,
+        "ALTER TABLE agentry_chat_leases ALTER COLUMN expires_at DROP NOT NULL;
+        ALTER TABLE agentry_chat_leases ADD COLUMN last_sequence BIGINT NOT NULL DEFAULT 0;
+        CREATE INDEX agentry_chat_leases_by_expiry ON agentry_chat_leases (expires_at);
+        ALTER TABLE agentry_chats ADD COLUMN fence BIGINT;",
+    ),
 ];
 
 /// The advisory lock that servers starting together take in turn to migrate the schema.
 const MIGRATION_LOCK: i64 = 0x0061_6765_6e74_7279;
 
-/// A [`SessionStore`] in a PostgreSQL database.
+/// A [`SessionStore`] in a PostgreSQL database, keeping the [`ChatLeases`] of the servers that
+/// share it; a chat begun while this store holds its session's lease carries the lease's fence,
+/// and its writes are refused once the lease has lapsed or passed on.
 ///
 /// Its calls block, as the SQLite store's do. The `postgres` client runs a runtime of its own,
 /// which may not start inside another's, so each call runs on a short-lived thread of its own
@@ -80,6 +92,8 @@ pub struct PostgresStore {
     config: postgres::Config,
     address: String,
     client: Mutex<Option<Client>>,
+    /// The fences of the leases this store claimed and holds, by session.
+    held: Mutex<HashMap<SessionId, i64>>,
 }
 
 impl PostgresStore {
@@ -94,6 +108,7 @@ impl PostgresStore {
             address: address(&config),
             config,
             client: Mutex::new(None),
+            held: Mutex::default(),
         };
         store.with(migrate)?;
         Ok(store)
@@ -237,24 +252,45 @@ fn touch(
     })
 }
 
-/// Checks that `chat` is a running chat of session `id` (and holds its row until the
-/// transaction ends).
+/// Checks that `chat` is a running chat of session `id` whose lease, if it began under one,
+/// still holds (and holds the chat's row until the transaction ends).
 fn running_chat(
     tx: &mut Transaction<'_>,
     id: &SessionId,
     chat: ChatKey,
 ) -> Result<Result<(), StoreError>, postgres::Error> {
     let running = tx.query_opt(
-        "SELECT running FROM agentry_chats WHERE id = $1 AND session_id = $2 FOR UPDATE",
+        "SELECT running, fence FROM agentry_chats WHERE id = $1 AND session_id = $2 FOR UPDATE",
         &[&chat.0, &id.as_str()],
     )?;
-    Ok(match running.map(|row| row.get::<_, bool>(0)) {
-        Some(true) => Ok(()),
-        Some(false) => Err(StoreError::Corrupt(format!(
+    match running.map(|row| (row.get::<_, bool>(0), row.get::<_, Option<i64>>(1))) {
+        Some((true, fence)) => fenced(tx, id, fence),
+        Some((false, _)) => Ok(Err(StoreError::Corrupt(format!(
             "chat {} of session `{id}` has ended already",
             chat.0
-        ))),
-        None => Err(StoreError::NotFound(id.clone())),
+        )))),
+        None => Ok(Err(StoreError::NotFound(id.clone()))),
+    }
+}
+
+/// Checks that the lease with `fence` (if a write carries one) is session `id`'s and has not
+/// lapsed, holding it until the transaction ends: a sweep or a new claim waits for the write.
+fn fenced(
+    tx: &mut Transaction<'_>,
+    id: &SessionId,
+    fence: Option<i64>,
+) -> Result<Result<(), StoreError>, postgres::Error> {
+    let Some(fence) = fence else {
+        return Ok(Ok(()));
+    };
+    let held = tx.query_opt(
+        "SELECT 1 FROM agentry_chat_leases
+         WHERE session_id = $1 AND fence = $2 AND expires_at >= clock_timestamp() FOR SHARE",
+        &[&id.as_str(), &fence],
+    )?;
+    Ok(match held {
+        Some(_) => Ok(()),
+        None => Err(StoreError::LeaseLost(id.clone())),
     })
 }
 
@@ -333,9 +369,9 @@ impl ChatLeases for PostgresStore {
         ttl: Duration,
     ) -> Result<Option<Lease>, StoreError> {
         let millis = millis(ttl);
-        // One statement: a lapsed lease is taken over, a live one kept (the primary key lets
-        // only one claim of a session stand).
-        let fence = self.with(|client| {
+        // One statement: a free or lapsed lease is taken, a live one kept (the primary key
+        // lets only one claim of a session stand).
+        let claimed = self.with(|client| {
             client
                 .query_opt(
                     "INSERT INTO agentry_chat_leases (session_id, owner, fence, expires_at)
@@ -344,42 +380,107 @@ impl ChatLeases for PostgresStore {
                      ON CONFLICT (session_id) DO UPDATE
                          SET owner = EXCLUDED.owner, fence = EXCLUDED.fence,
                              expires_at = EXCLUDED.expires_at
-                         WHERE agentry_chat_leases.expires_at < clock_timestamp()
-                     RETURNING fence",
+                         WHERE agentry_chat_leases.expires_at IS NULL
+                            OR agentry_chat_leases.expires_at < clock_timestamp()
+                     RETURNING fence, last_sequence",
                     &[&id.as_str(), &owner, &millis],
                 )
-                .map(|row| row.map(|row| row.get::<_, i64>(0)))
+                .map(|row| row.map(|row| (row.get::<_, i64>(0), row.get::<_, i64>(1))))
         })?;
-        Ok(fence.map(|fence| Lease {
+        let Some((fence, last_sequence)) = claimed else {
+            return Ok(None);
+        };
+        lock(&self.held).insert(id.clone(), fence);
+        Ok(Some(Lease {
             session: id.clone(),
             owner: owner.to_owned(),
             fence,
+            last_sequence: sequence_of(last_sequence),
         }))
     }
 
-    fn renew(&self, lease: &Lease, ttl: Duration) -> Result<bool, StoreError> {
+    fn renew(&self, lease: &Lease, ttl: Duration, last_sequence: u64) -> Result<bool, StoreError> {
         let millis = millis(ttl);
+        let last = stored_sequence(last_sequence);
         let renewed = self.with(|client| {
             client.execute(
                 "UPDATE agentry_chat_leases
-                 SET expires_at = clock_timestamp() + $4 * INTERVAL '1 millisecond'
+                 SET expires_at = clock_timestamp() + $4 * INTERVAL '1 millisecond',
+                     last_sequence = GREATEST(last_sequence, $5)
                  WHERE session_id = $1 AND owner = $2 AND fence = $3
                    AND expires_at >= clock_timestamp()",
-                &[&lease.session.as_str(), &lease.owner, &lease.fence, &millis],
+                &[
+                    &lease.session.as_str(),
+                    &lease.owner,
+                    &lease.fence,
+                    &millis,
+                    &last,
+                ],
             )
         })?;
         Ok(renewed == 1)
     }
 
-    fn release(&self, lease: &Lease) -> Result<(), StoreError> {
+    fn release(&self, lease: &Lease, last_sequence: u64) -> Result<(), StoreError> {
+        let last = stored_sequence(last_sequence);
         self.with(|client| {
             client.execute(
-                "DELETE FROM agentry_chat_leases WHERE session_id = $1 AND fence = $2",
-                &[&lease.session.as_str(), &lease.fence],
+                "UPDATE agentry_chat_leases
+                 SET expires_at = NULL, last_sequence = GREATEST(last_sequence, $3)
+                 WHERE session_id = $1 AND fence = $2",
+                &[&lease.session.as_str(), &lease.fence, &last],
             )
         })?;
+        let mut held = lock(&self.held);
+        if held.get(&lease.session) == Some(&lease.fence) {
+            held.remove(&lease.session);
+        }
         Ok(())
     }
+
+    fn sweep(&self, owner: &str, ttl: Duration) -> Result<Vec<Lease>, StoreError> {
+        let millis = millis(ttl);
+        // Concurrent sweepers each take a lease at most once: the second finds it extended.
+        let rows = self.with(|client| {
+            client.query(
+                "UPDATE agentry_chat_leases
+                 SET owner = $1, fence = nextval('agentry_lease_fences'),
+                     expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
+                 WHERE expires_at < clock_timestamp()
+                 RETURNING session_id, fence, last_sequence",
+                &[&owner, &millis],
+            )
+        })?;
+        Ok(rows
+            .iter()
+            .map(|row| Lease {
+                session: SessionId(row.get(0)),
+                owner: owner.to_owned(),
+                fence: row.get(1),
+                last_sequence: sequence_of(row.get(2)),
+            })
+            .collect())
+    }
+
+    fn last_sequence(&self, id: &SessionId) -> Result<u64, StoreError> {
+        let row = self.with(|client| {
+            client.query_opt(
+                "SELECT last_sequence FROM agentry_chat_leases WHERE session_id = $1",
+                &[&id.as_str()],
+            )
+        })?;
+        Ok(row.map_or(0, |row| sequence_of(row.get(0))))
+    }
+}
+
+/// A sequence number as a `BIGINT` column keeps it.
+fn stored_sequence(sequence: u64) -> i64 {
+    i64::try_from(sequence).unwrap_or(i64::MAX)
+}
+
+/// A `BIGINT` column's sequence number.
+fn sequence_of(stored: i64) -> u64 {
+    u64::try_from(stored).unwrap_or(0)
 }
 
 /// `ttl` in whole milliseconds, as PostgreSQL's intervals take it.
@@ -418,15 +519,20 @@ impl SessionStore for PostgresStore {
     ) -> Result<Option<ChatKey>, StoreError> {
         let rows = Rows::of(&first.messages, &first.events)?;
         let history = first.history.as_ref().map(to_json).transpose()?;
+        let fence = lock(&self.held).get(id).copied();
         self.in_transaction(|tx| {
+            if let Err(refused) = fenced(tx, id, fence)? {
+                return Ok(Err(refused));
+            }
             if let Err(refused) = touch(tx, id, None, title)? {
                 return Ok(Err(refused));
             }
             let chat: i64 = tx
                 .query_one(
-                    "INSERT INTO agentry_chats (session_id, usage, created_at, history, running)
-                     VALUES ($1, '{}', $2, $3, TRUE) RETURNING id",
-                    &[&id.as_str(), &now_rfc3339(), &history],
+                    "INSERT INTO agentry_chats
+                     (session_id, usage, created_at, history, running, fence)
+                     VALUES ($1, '{}', $2, $3, TRUE, $4) RETURNING id",
+                    &[&id.as_str(), &now_rfc3339(), &history, &fence],
                 )?
                 .get(0);
             insert_rows(tx, chat, &rows)?;
@@ -462,7 +568,13 @@ impl SessionStore for PostgresStore {
         let history = chat.history.as_ref().map(to_json).transpose()?;
         let paused = chat.paused.as_ref().map(to_json).transpose()?;
         let stop_reason = chat.stop_reason.map(|s| s.as_str());
+        let fence = lock(&self.held).get(id).copied();
         self.in_transaction(|tx| {
+            if chat.begun.is_none()
+                && let Err(refused) = fenced(tx, id, fence)?
+            {
+                return Ok(Err(refused));
+            }
             if let Err(refused) = touch(tx, id, Some(&remembered), chat.title.as_deref())? {
                 return Ok(Err(refused));
             }
@@ -524,13 +636,25 @@ impl SessionStore for PostgresStore {
                     &[&id.as_str()],
                 )?
                 .map(|row| (row.get(0), row.get(1)));
+            // A running chat whose lease holds runs on its server; one whose lease lapsed (or
+            // that never had one) was abandoned.
             let chats = tx
                 .query(
-                    "SELECT id, running FROM agentry_chats WHERE session_id = $1 ORDER BY id",
+                    "SELECT c.id, c.running,
+                            COALESCE(c.fence = l.fence AND l.expires_at >= clock_timestamp(), FALSE)
+                     FROM agentry_chats c
+                     LEFT JOIN agentry_chat_leases l ON l.session_id = c.session_id
+                     WHERE c.session_id = $1 ORDER BY c.id",
                     &[&id.as_str()],
                 )?
                 .iter()
-                .map(|row| (row.get(0), row.get(1)))
+                .map(|row| {
+                    let state = match (row.get(1), row.get(2)) {
+                        (true, true) => ChatState::RunningElsewhere,
+                        (running, _) => ChatState::unleased(running),
+                    };
+                    (row.get(0), state)
+                })
                 .collect();
             let paused = tx
                 .query_opt(
@@ -615,6 +739,8 @@ impl SessionStore for PostgresStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Message;
+    use crate::session::interrupted;
     use agentry_tests::servers::Postgres;
     use std::sync::Arc;
 
@@ -709,14 +835,16 @@ mod tests {
             None,
             "a live lease is kept"
         );
-        assert!(a.renew(&held, long).unwrap());
+        assert!(a.renew(&held, long, 7).unwrap());
         // Another session is free meanwhile.
         assert!(b.claim(&"other".into(), "b", long).unwrap().is_some());
-        // Released, the session is free at once.
-        a.release(&held).unwrap();
+        // Released, the session is free at once, and its next holder numbers after the last.
+        a.release(&held, 9).unwrap();
         let short = Duration::from_millis(200);
         let lapsing = b.claim(&id, "b", short).unwrap().expect("released");
         assert!(lapsing.fence > held.fence);
+        assert_eq!(lapsing.last_sequence, 9);
+        assert!(lapsing.first_sequence() > held.first_sequence());
         std::thread::sleep(Duration::from_millis(400));
         // Lapsed: another server takes it over, and the old holder can neither renew nor
         // release the new lease.
@@ -725,10 +853,84 @@ mod tests {
             .unwrap()
             .expect("a lapsed lease is taken over");
         assert!(taken.fence > lapsing.fence);
-        assert!(!b.renew(&lapsing, long).unwrap());
-        b.release(&lapsing).unwrap();
+        assert!(!b.renew(&lapsing, long, 10).unwrap());
+        b.release(&lapsing, 10).unwrap();
         assert_eq!(b.claim(&id, "b", long).unwrap(), None);
-        assert!(a.renew(&taken, long).unwrap());
+        assert!(a.renew(&taken, long, 11).unwrap());
+        assert_eq!(a.last_sequence(&id).unwrap(), 11);
+        assert_eq!(a.last_sequence(&"never".into()).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_chat_runs_elsewhere_while_its_lease_holds_and_once_swept_its_late_writes_are_refused() {
+        let server = Postgres::start();
+        let url = server.database();
+        let (a, b) = (opened(&url), opened(&url));
+        let id: SessionId = "s".into();
+        a.create(&contract_meta("s")).unwrap();
+        let short = Duration::from_millis(300);
+        let lease = a.leases().unwrap().claim(&id, "a", short).unwrap().unwrap();
+        let chat = a
+            .begin_chat(&id, None, &progress("asked"))
+            .unwrap()
+            .unwrap();
+        // While A holds the lease, B reads the session without A's chat: it is not over.
+        let seen = b.load(&id).unwrap();
+        assert!(
+            seen.messages.is_empty() && seen.events.is_empty(),
+            "{seen:?}"
+        );
+        // Nothing lapsed yet: nothing to sweep.
+        assert_eq!(b.leases().unwrap().sweep("b", short).unwrap(), []);
+        a.continue_chat(&id, chat, &progress("a round")).unwrap();
+        // A is paused past its lease: B sweeps it, and A's chat now reads as interrupted.
+        std::thread::sleep(Duration::from_millis(500));
+        let swept = b.leases().unwrap().sweep("b", short).unwrap();
+        assert_eq!(swept.len(), 1);
+        assert_eq!(
+            (swept[0].session.as_str(), swept[0].owner.as_str()),
+            ("s", "b")
+        );
+        assert!(swept[0].fence > lease.fence);
+        assert_eq!(
+            b.leases().unwrap().sweep("b", short).unwrap(),
+            [],
+            "swept once"
+        );
+        let (note, mark) = interrupted(&id);
+        let seen = b.load(&id).unwrap();
+        assert_eq!(
+            seen.messages,
+            [
+                Message::user_text("asked"),
+                Message::user_text("a round"),
+                note
+            ]
+        );
+        assert_eq!(seen.events.last(), Some(&mark));
+        // A, going on, is refused: neither a round nor the chat's end is recorded.
+        let late = a.continue_chat(&id, chat, &progress("late round"));
+        assert!(matches!(late, Err(StoreError::LeaseLost(_))), "{late:?}");
+        let mut end = contract_record("late end");
+        end.begun = Some(chat);
+        let late = a.append_chat(&id, &end);
+        assert!(matches!(late, Err(StoreError::LeaseLost(_))), "{late:?}");
+        assert!(!a.leases().unwrap().renew(&lease, short, 1).unwrap());
+        // B tells its clients, gives the session up, and the next chat (on A) runs.
+        b.leases().unwrap().release(&swept[0], 5).unwrap();
+        let again = a.leases().unwrap().claim(&id, "a", short).unwrap().unwrap();
+        assert_eq!(again.last_sequence, 5);
+        let next = a.begin_chat(&id, None, &progress("next")).unwrap().unwrap();
+        let mut end = contract_record("next end");
+        end.begun = Some(next);
+        a.append_chat(&id, &end).unwrap();
+        a.leases().unwrap().release(&again, 6).unwrap();
+        let seen = b.load(&id).unwrap();
+        assert_eq!(seen.messages.len(), 5, "{:?}", seen.messages);
+        assert_eq!(seen.messages[4], Message::user_text("next end"));
+        // A lease this store no longer holds fences nothing: a chat without one is recorded.
+        a.append_chat(&id, &contract_record("unleased")).unwrap();
+        assert_eq!(b.load(&id).unwrap().messages.len(), 6);
     }
 
     #[test]
@@ -743,6 +945,28 @@ mod tests {
         let said = refused.to_string();
         assert!(said.contains("postgres://me@127.0.0.1:1/db"), "{said}");
         assert!(!said.contains("s3cret"), "{said}");
+    }
+
+    fn progress(text: &str) -> ChatProgress {
+        ChatProgress {
+            messages: vec![Message::user_text(text)],
+            events: Vec::new(),
+            history: None,
+        }
+    }
+
+    fn contract_record(text: &str) -> ChatRecord {
+        ChatRecord {
+            begun: None,
+            messages: vec![Message::user_text(text)],
+            events: Vec::new(),
+            stop_reason: Some(crate::event::StopReason::EndTurn),
+            usage: crate::event::Usage::default(),
+            remembered: crate::permission::RememberedAnswers::default(),
+            title: None,
+            history: None,
+            paused: None,
+        }
     }
 
     fn contract_meta(id: &str) -> SessionMeta {

@@ -39,6 +39,28 @@ impl Rows {
 /// Rows read back in chat order, each with its chat's id.
 pub(super) type ChatRows = Vec<(i64, String)>;
 
+/// Where a stored chat stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ChatState {
+    /// It ended (completed, failed, cancelled or paused).
+    Ended,
+    /// It runs on another server, which holds its session's lease: left out until it ends.
+    RunningElsewhere,
+    /// It began and never ended, and nothing holds it: its process died or was cut off.
+    Abandoned,
+}
+
+impl ChatState {
+    /// A chat of a store without leases: abandoned when it never ended.
+    pub fn unleased(running: bool) -> Self {
+        if running {
+            Self::Abandoned
+        } else {
+            Self::Ended
+        }
+    }
+}
+
 /// A session's rows as read back, before they are parsed.
 pub(super) struct ReadBack {
     /// Its description.
@@ -47,8 +69,8 @@ pub(super) struct ReadBack {
     pub remembered: String,
     /// The latest compaction: the chat that made it and the history before that chat.
     pub reset: Option<(i64, String)>,
-    /// Every chat's id and whether it is still running (begun, never ended), in order.
-    pub chats: Vec<(i64, bool)>,
+    /// Every chat's id and where it stands, in order.
+    pub chats: Vec<(i64, ChatState)>,
     /// The message rows of the chats from the latest compaction on.
     pub messages: ChatRows,
     /// The event rows of every chat.
@@ -63,7 +85,8 @@ impl ReadBack {
         reset.as_ref().map_or(0, |(chat, _)| *chat)
     }
 
-    /// The session these rows hold, each chat that never ended marked as interrupted.
+    /// The session these rows hold, each abandoned chat marked as interrupted and a chat
+    /// running elsewhere left out.
     pub fn assemble(self, id: &SessionId) -> Result<StoredSession, StoreError> {
         let from_chat = Self::history_from(&self.reset);
         let mut messages: Vec<Message> = match &self.reset {
@@ -71,7 +94,7 @@ impl ReadBack {
             None => Vec::new(),
         };
         let (note, mark) = interrupted(id);
-        let history_chats: Vec<(i64, bool)> = self
+        let history_chats: Vec<(i64, ChatState)> = self
             .chats
             .iter()
             .copied()
@@ -98,16 +121,22 @@ fn parsed<T: serde::de::DeserializeOwned>(rows: ChatRows) -> Result<Vec<(i64, T)
         .collect()
 }
 
-/// `rows` (in chat order) with `mark` after the last row of each chat in `running`, and after
-/// running chats that have no rows, at their place in `chats` (every chat id, in order).
-fn marked<T>(chats: &[(i64, bool)], rows: Vec<(i64, T)>, mark: impl Fn() -> T) -> Vec<T> {
+/// `rows` (in chat order) with `mark` after the last row of each abandoned chat (after its
+/// place in `chats`, every chat id in order, when it has no rows), and without the rows of a
+/// chat running elsewhere.
+fn marked<T>(chats: &[(i64, ChatState)], rows: Vec<(i64, T)>, mark: impl Fn() -> T) -> Vec<T> {
     let mut rows = rows.into_iter().peekable();
     let mut out = Vec::new();
-    for &(chat, running) in chats {
-        while let Some((_, row)) = rows.next_if(|(of, _)| *of <= chat) {
+    for &(chat, state) in chats {
+        while let Some((_, row)) = rows.next_if(|(of, _)| *of < chat) {
             out.push(row);
         }
-        if running {
+        while let Some((_, row)) = rows.next_if(|(of, _)| *of == chat) {
+            if state != ChatState::RunningElsewhere {
+                out.push(row);
+            }
+        }
+        if state == ChatState::Abandoned {
             out.push(mark());
         }
     }

@@ -1,7 +1,7 @@
 //! [`SqliteStore`]: sessions in an embedded SQLite file (WAL journal, one transaction per
 //! recorded step of a chat). A chat's row is `running` from its beginning until it is appended.
 
-use super::rows::{ChatRows, ReadBack, Rows, to_json};
+use super::rows::{ChatRows, ChatState, ReadBack, Rows, to_json};
 use super::{
     ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
     now_rfc3339,
@@ -399,12 +399,14 @@ impl SessionStore for SqliteStore {
                     .map_err(|e| self.db(e))?;
                 rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.db(e))
             };
-            let chats: Vec<(i64, bool)> = {
+            let chats: Vec<(i64, ChatState)> = {
                 let mut query = c
                     .prepare("SELECT id, running FROM chats WHERE session_id = ?1 ORDER BY id")
                     .map_err(|e| self.db(e))?;
                 let rows = query
-                    .query_map(params![id.as_str()], |row| Ok((row.get(0)?, row.get(1)?)))
+                    .query_map(params![id.as_str()], |row| {
+                        Ok((row.get(0)?, ChatState::unleased(row.get(1)?)))
+                    })
                     .map_err(|e| self.db(e))?;
                 rows.collect::<Result<_, _>>().map_err(|e| self.db(e))?
             };

@@ -60,6 +60,7 @@ pub fn router_with_fanout(
         settings.models.clone(),
         fanout,
     ));
+    crate::ownership::keep_sweeping(&sessions);
     let admission = Arc::new(settings.admission.clone());
     let api = Router::new()
         .route("/sessions", post(rest::create).get(rest::list))

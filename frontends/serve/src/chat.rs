@@ -17,7 +17,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::oneshot;
 
 /// A client's `chat:send`.
@@ -232,6 +231,9 @@ pub fn start(
             custom: answer.custom,
         },
     });
+    if let Some(ownership) = &ownership {
+        lock(&live.projector).number_after(ownership.first_sequence());
+    }
     tokio::spawn(async move {
         let mut session = live.session.lock().await;
         if let Some(model) = model {
@@ -252,7 +254,10 @@ pub fn start(
             }
         };
         let outcome = match &ownership {
-            Some(ownership) => ownership.hold(&cancel, chat).await,
+            Some(ownership) => {
+                let last_sequence = || lock(&live.projector).last_sequence();
+                ownership.hold(&cancel, last_sequence, chat).await
+            }
             None => chat.await,
         };
         drop(session);
@@ -260,7 +265,11 @@ pub fn start(
         // out: only their later changes make this server read the session again.
         let stored_at = shared.and_then(|store| store.meta(&live.id).ok());
         if let Some(ownership) = ownership {
-            ownership.release();
+            // Every server reads the session's turns back numbered with the last number
+            // given, this one too: each answers `/messages` alike.
+            let last = lock(&live.projector).last_sequence();
+            ownership.release(last);
+            lock(&live.projector).settle_at(last);
         }
         live.end_chat(stored_at.map(|meta| meta.updated_at));
         // The session takes a new chat now: its clients may hear that this one ended.
@@ -308,13 +317,12 @@ fn open_model(sessions: &Sessions, spec: &str) -> Result<Arc<dyn Model>, ServeEr
 /// a client's `permission:respond`.
 struct ClientPermissions(Arc<LiveSession>);
 
-static REQUESTS: AtomicU64 = AtomicU64::new(1);
-
 #[agentry::async_trait]
 impl PermissionHandler for ClientPermissions {
     async fn request_permission(&self, request: PermissionRequest) -> PermissionOutcome {
         let live = &self.0;
-        let request_id = format!("perm_{}", REQUESTS.fetch_add(1, Ordering::Relaxed));
+        // Unique across the servers sharing the session.
+        let request_id = format!("perm_{}", uuid::Uuid::new_v4().simple());
         let call = &request.tool_call;
         let data = json!({
             "session_id": live.id,

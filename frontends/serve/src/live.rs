@@ -94,6 +94,17 @@ impl LiveSession {
         lock(&self.running).is_some()
     }
 
+    /// Tells the session's clients that its chat, run by a server that died or was cut off,
+    /// was interrupted, numbering the events after `first_sequence`; the last number given.
+    /// The session is read again from the store at its next use.
+    pub fn interrupted_elsewhere(&self, first_sequence: u64) -> u64 {
+        let mut projector = lock(&self.projector);
+        projector.number_after(first_sequence);
+        self.publish(projector.interrupt());
+        *lock(&self.stored_at) = None;
+        projector.last_sequence()
+    }
+
     /// Cancels the running chat, if any; whether one ran.
     pub fn cancel(&self) -> bool {
         match &*lock(&self.running) {
@@ -291,12 +302,25 @@ impl Sessions {
         stored_at: Option<String>,
     ) -> Arc<LiveSession> {
         let id = session.id().clone();
-        // Numbered from the current time in microseconds: above every number a previous run of
-        // the server gave out for this session.
-        let mut projector = Projector::new(id.to_string(), now_micros());
+        let shared = self.shared_store().and_then(|store| store.leases());
+        let last = match shared.map(|leases| leases.last_sequence(&id)) {
+            // Shared with other servers: after the last number the session's lease keeps.
+            Some(Ok(last)) => Some(last),
+            Some(Err(error)) => {
+                tracing::warn!("session `{id}`: its last event number cannot be read ({error})");
+                Some(now_micros())
+            }
+            None => None,
+        };
+        // One server's own: numbered from the current time in microseconds, above every
+        // number a previous run of the server gave out for this session.
+        let mut projector = Projector::new(id.to_string(), last.unwrap_or_else(now_micros));
         projector.set_model(session.model().name());
         for event in &stored {
             projector.apply(event);
+        }
+        if let Some(last) = last {
+            projector.settle_at(last);
         }
         Arc::new(LiveSession {
             id,

@@ -98,6 +98,70 @@ impl Projector {
         self.sequence
     }
 
+    /// Numbers the events that follow after `last` (when it is above the last given out): a
+    /// chat claimed from a store shared with other servers numbers after all of theirs.
+    pub fn number_after(&mut self, last: u64) {
+        self.sequence = self.sequence.max(last);
+    }
+
+    /// Gives every turn the number `last`, and numbers later events after it: the turns as
+    /// read back from a store shared with other servers, which last numbered the session's
+    /// events `last`. A client that saw that far has them all; one that saw less takes them.
+    pub fn settle_at(&mut self, last: u64) {
+        for turn in &mut self.turns {
+            turn.sequence = last;
+        }
+        self.sequence = last;
+    }
+
+    /// The running chat, found abandoned (its server died or was cut off), as its clients see
+    /// it end: its open turns end interrupted, a `system` turn says so, and `chat:end` has
+    /// the status `interrupted`.
+    pub fn interrupt(&mut self) -> Vec<ServerEvent> {
+        let mut events = self.end_open_turns(TurnState::Interrupted, None);
+        events.extend(self.system_turn(CHAT_INTERRUPTED, TurnState::Interrupted));
+        let end = self.unfinished_end("interrupted", "interrupted", None);
+        events.push(ServerEvent {
+            event: "chat:end",
+            data: json!(end),
+        });
+        events
+    }
+
+    /// Ends the open turns with `status` (and `reason`, for a failure): their `turn:end`s.
+    fn end_open_turns(&mut self, status: TurnState, reason: Option<&str>) -> Vec<ServerEvent> {
+        let open: Vec<usize> = (0..self.turns.len())
+            .filter(|&i| self.turns[i].status == TurnState::Streaming)
+            .collect();
+        open.into_iter()
+            .map(|index| {
+                self.turns[index].status = status;
+                self.turns[index].failure_reason = reason.map(str::to_owned);
+                self.turn_event("turn:end", index)
+            })
+            .collect()
+    }
+
+    /// The `chat:end` of a chat that did not finish: no result, no usage.
+    fn unfinished_end(
+        &mut self,
+        status: &str,
+        finish_reason: &str,
+        error: Option<&str>,
+    ) -> ChatEnd {
+        self.output_schema = None;
+        ChatEnd {
+            session_id: self.session_id.clone(),
+            sequence: self.next_sequence(),
+            status: status.to_owned(),
+            result: None,
+            finish_reason: finish_reason.to_owned(),
+            usage: None,
+            duration_ms: None,
+            error: error.map(str::to_owned),
+        }
+    }
+
     /// The turns still open (streaming or paused), for a client that subscribes mid-chat.
     pub fn open_turns(&self) -> impl Iterator<Item = &TurnProjection> {
         self.turns
@@ -481,7 +545,9 @@ impl Projector {
     /// A `system` turn saying `message`, begun and ended at once.
     fn system_turn(&mut self, message: &str, status: TurnState) -> Vec<ServerEvent> {
         self.notices += 1;
-        let id = format!("notice_{}_{}", self.sequence + 1, self.notices);
+        // Counted, not numbered in the sequence: a server reading the session back from a
+        // shared store gives each notice the id its chat's server gave it.
+        let id = format!("notice_{}", self.notices);
         let turn = TurnProjection {
             id: id.clone(),
             sequence: 0,
@@ -546,26 +612,8 @@ impl Projector {
 
     /// A failed chat: its open turns fail with the reason, then `chat:end` says so.
     fn chat_failed(&mut self, message: &str) -> Vec<ServerEvent> {
-        let open: Vec<usize> = (0..self.turns.len())
-            .filter(|&i| self.turns[i].status == TurnState::Streaming)
-            .collect();
-        let mut events = Vec::new();
-        for index in open {
-            self.turns[index].status = TurnState::Failed;
-            self.turns[index].failure_reason = Some(message.to_owned());
-            events.push(self.turn_event("turn:end", index));
-        }
-        self.output_schema = None;
-        let end = ChatEnd {
-            session_id: self.session_id.clone(),
-            sequence: self.next_sequence(),
-            status: "failed".to_owned(),
-            result: None,
-            finish_reason: "error".to_owned(),
-            usage: None,
-            duration_ms: None,
-            error: Some(message.to_owned()),
-        };
+        let mut events = self.end_open_turns(TurnState::Failed, Some(message));
+        let end = self.unfinished_end("failed", "error", Some(message));
         events.push(self.end_chat(end));
         events
     }

@@ -45,16 +45,19 @@ fn instances_on_one_postgres_store_give_the_same_sessions_and_messages() {
     let listed = |server: &Server| server.call("GET", "/api/sessions", None).1["sessions"].clone();
     assert_eq!(listed(&a)[0]["session_id"], id.as_str());
     assert_eq!(listed(&a), listed(&b));
-    // The turns as stored; each instance still numbers a session's sequence itself.
+    // The turns as stored, numbered alike: the session's numbers are kept with it.
     let messages = |server: &Server| {
-        let (status, mut body) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+        let (status, body) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
         assert_eq!(status, 200, "{body}");
-        for turn in body["turns"].as_array_mut().unwrap() {
-            turn.as_object_mut().unwrap().remove("sequence");
-        }
         body["turns"].clone()
     };
+    let last_sequence = |server: &Server| {
+        let (_, body) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+        body["sequence"].as_u64().unwrap()
+    };
     assert_eq!(messages(&a), messages(&b));
+    let first = last_sequence(&a);
+    assert_eq!(first, last_sequence(&b));
     assert_eq!(
         messages(&b)[1]["blocks"][0]["content"],
         "Kept in PostgreSQL."
@@ -64,6 +67,9 @@ fn instances_on_one_postgres_store_give_the_same_sessions_and_messages() {
     let turns = messages(&a);
     assert_eq!(turns.as_array().unwrap().len(), 4, "{turns:#}");
     assert_eq!(turns, messages(&b));
+    // B numbered its chat's events after A's: a client that followed A skips none of them.
+    assert!(last_sequence(&b) > first);
+    assert_eq!(last_sequence(&a), last_sequence(&b));
     let sent = model.requests()[1].body["messages"].to_string();
     assert!(
         sent.contains("Kept in PostgreSQL."),
@@ -240,6 +246,59 @@ fn one_sessions_chats_sent_to_two_instances_at_once_run_one_at_a_time() {
     chat_count_is(&postgres, &store, 3);
 }
 
+/// Sends a chat of session `id` to `server` on a thread of its own: its status and `chat:end`.
+fn chat_in_background(
+    server: &Server,
+    id: &str,
+    message: &str,
+) -> std::thread::JoinHandle<(u16, serde_json::Value)> {
+    let target = (server.url.clone(), server.token.clone());
+    let (id, message) = (id.to_owned(), message.to_owned());
+    std::thread::spawn(move || {
+        let (url, token) = target;
+        agentry_tests::http::call(
+            "POST",
+            &format!("{url}/api/sessions/{id}/chat"),
+            Some(&json!({ "message": message })),
+            token.as_deref(),
+        )
+    })
+}
+
+/// Waits until the model has been asked `count` times.
+fn wait_for_requests(model: &MockModelServer, count: usize) {
+    while model.requests().len() < count {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The statuses of session `id`'s turns as `server` gives them.
+fn turn_statuses(server: &Server, id: &str) -> Vec<String> {
+    let (_, messages) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    messages["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| turn["status"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Waits (at most 20 s) until session `id`'s last turn on `server` is interrupted.
+fn wait_until_interrupted(server: &Server, id: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let statuses = turn_statuses(server, id);
+        if statuses.last().map(String::as_str) == Some("interrupted") {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never interrupted: {statuses:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// Asserts that the store holds `count` chats.
 fn chat_count_is(postgres: &Postgres, store: &str, count: u32) {
     let database = store.rsplit('/').next().unwrap();
@@ -272,19 +331,8 @@ fn a_chat_whose_store_goes_away_stops_as_interrupted_and_the_session_goes_on_aft
     let server = Server::start(&sb, &model, &["--store", &store]);
     let id = server.new_session(&sb);
     chat(&server, &id, "First");
-    let target = (server.url.clone(), server.token.clone(), id.clone());
-    let running = std::thread::spawn(move || {
-        let (url, token, id) = target;
-        agentry_tests::http::call(
-            "POST",
-            &format!("{url}/api/sessions/{id}/chat"),
-            Some(&json!({"message": "A long one"})),
-            token.as_deref(),
-        )
-    });
-    while model.requests().len() < 2 {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let running = chat_in_background(&server, &id, "A long one");
+    wait_for_requests(&model, 2);
     postgres.stop();
     let (status, end) = running.join().unwrap();
     assert_eq!(
@@ -306,16 +354,10 @@ fn a_chat_whose_store_goes_away_stops_as_interrupted_and_the_session_goes_on_aft
         )),
         "{error}"
     );
-    // Back: the cut chat reads as interrupted, and the session goes on.
+    // Back: the cut chat reads as interrupted once its lease lapsed (it could not be given up
+    // while the store was away), and the session goes on.
     postgres.restart();
-    let (_, messages) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
-    let statuses: Vec<&str> = messages["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|turn| turn["status"].as_str().unwrap())
-        .collect();
-    assert_eq!(statuses.last(), Some(&"interrupted"), "{messages:#}");
+    wait_until_interrupted(&server, &id);
     // The stopped chat could not give its lease up while the store was away: the session is
     // free once the lease lapses, two seconds after its last renewal (a lease of the default
     // ten seconds would still hold when this gives up).
@@ -360,4 +402,148 @@ fn a_lease_of_no_time_is_refused_at_start() {
         "{}",
         out.stderr
     );
+}
+
+/// Two instances on one store with leases of two seconds (swept every two thirds of one), the
+/// model given `replies`; a session both know, after a first chat on A.
+fn two_instances_with_short_leases(
+    replies: Vec<MockTurn>,
+) -> (
+    Postgres,
+    String,
+    agentry_tests::Sandbox,
+    MockModelServer,
+    Server,
+    Server,
+    String,
+) {
+    let postgres = Postgres::start();
+    let store = postgres.database();
+    let sb = sandbox();
+    sb.write(
+        "project/.agentry/config.toml",
+        &format!("[serve]\nstore = {store:?}\nlease_secs = 2\n"),
+    );
+    let mut turns = vec![MockTurn::Reply(MockReply::text("Stored."))];
+    turns.extend(replies);
+    let model = MockModelServer::start_blocking(turns);
+    let (a, b) = (
+        Server::start(&sb, &model, &[]),
+        Server::start(&sb, &model, &[]),
+    );
+    let id = a.new_session(&sb);
+    chat(&a, &id, "First");
+    (postgres, store, sb, model, a, b, id)
+}
+
+#[test]
+fn a_chat_whose_instance_is_killed_is_shown_interrupted_elsewhere_and_the_session_goes_on() {
+    let endless = MockReply {
+        pause_before_last: Some(Duration::from_secs(60)),
+        ..MockReply::text("Never finished.")
+    };
+    let (postgres, store, sb, model, a, b, id) = two_instances_with_short_leases(vec![
+        MockTurn::Reply(endless),
+        MockTurn::Reply(MockReply::text("Picked up on B.")),
+    ]);
+    // A client of B follows the session.
+    let follower = b.client_in_background(
+        &sb,
+        "ws",
+        vec![
+            send("session:subscribe", json!({"session_id": id})),
+            wait_for("chat:end", 1),
+        ],
+    );
+    let running = chat_in_background(&a, &id, "A long one");
+    wait_for_requests(&model, 2);
+    // While A runs it, B shows the session without the chat (it is not over), not interrupted.
+    assert_eq!(turn_statuses(&b, &id), ["completed", "completed"]);
+    let (status, refused) = b.call(
+        "POST",
+        &format!("/api/sessions/{id}/chat"),
+        Some(json!({"message": "Not yet"})),
+    );
+    assert_eq!(
+        (status, &refused["code"]),
+        (409, &json!("chat_running")),
+        "{refused}"
+    );
+    a.signal(nix::sys::signal::Signal::SIGKILL);
+    // Its client's connection broke (the HTTP helper panics on that), or it got an error.
+    if let Ok((status, end)) = running.join() {
+        assert_ne!(status, 200, "A died mid-chat: {end}");
+    }
+    // B's client hears the chat end, interrupted, once A's lease lapsed and B swept it.
+    let heard = follower.join().unwrap();
+    let ends = events(&heard, "chat:end");
+    assert_eq!(ends.len(), 1, "{:#?}", heard.records);
+    assert_eq!(ends[0]["status"], "interrupted", "{:#?}", heard.records);
+    let notices: Vec<_> = events(&heard, "turn:start")
+        .into_iter()
+        .filter(|turn| turn["role"] == "system")
+        .collect();
+    assert_eq!(notices.len(), 1, "{:#?}", heard.records);
+    assert_eq!(notices[0]["status"], "interrupted");
+    wait_until_interrupted(&b, &id);
+    // The session takes a new chat, on B, whose model reads the note about the cut.
+    chat(&b, &id, "Go on");
+    let sent = model.requests()[2].body["messages"].to_string();
+    assert!(sent.contains("interrupted"), "{sent}");
+    let statuses = turn_statuses(&b, &id);
+    assert_eq!(
+        statuses.last().map(String::as_str),
+        Some("completed"),
+        "{statuses:?}"
+    );
+    chat_count_is(&postgres, &store, 3);
+}
+
+#[test]
+fn an_instance_paused_past_its_lease_has_its_late_writes_refused_and_stops_its_chat() {
+    // The answer's end comes three seconds in, while A is paused: when A goes on, the answer
+    // is there at once, racing A's next renewal.
+    let late = MockReply {
+        pause_before_last: Some(Duration::from_secs(3)),
+        ..MockReply::text("Late answer.")
+    };
+    let (postgres, store, _sb, model, a, b, id) = two_instances_with_short_leases(vec![
+        MockTurn::Reply(late),
+        MockTurn::Reply(MockReply::text("B's answer.")),
+    ]);
+    let running = chat_in_background(&a, &id, "A slow one");
+    wait_for_requests(&model, 2);
+    a.signal(nix::sys::signal::Signal::SIGSTOP);
+    // B finds A's lease lapsed and marks the chat interrupted.
+    wait_until_interrupted(&b, &id);
+    std::thread::sleep(Duration::from_secs(2));
+    a.signal(nix::sys::signal::Signal::SIGCONT);
+    let (status, end) = running.join().unwrap();
+    assert_eq!(status, 200, "{end}");
+    assert_ne!(end["status"], "completed", "A's chat stops: {end}");
+    // Nothing A wrote after losing the lease was kept: the chat is still the one B marked.
+    let (_, messages) = b.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    assert!(
+        !messages.to_string().contains("Late answer."),
+        "{messages:#}"
+    );
+    let statuses = turn_statuses(&b, &id);
+    assert_eq!(
+        statuses.iter().filter(|s| *s == "interrupted").count(),
+        1,
+        "{statuses:?}"
+    );
+    let database = store.rsplit('/').next().unwrap();
+    assert_eq!(
+        postgres
+            .sql(database, "SELECT count(*) FROM agentry_chats WHERE running")
+            .trim(),
+        "1",
+        "A could not end the chat it lost"
+    );
+    // The session goes on, on either instance, and both read it alike.
+    chat(&b, &id, "Go on");
+    let (_, on_a) = a.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    let (_, on_b) = b.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    assert_eq!(on_a, on_b);
 }

@@ -88,6 +88,12 @@ impl Server {
         Self::start_at(sb, model, &listen, &["--token", &token], &[])
     }
 
+    /// Sends the server's process `signal` (SIGKILL to kill it as a crash would, SIGSTOP to
+    /// pause it, SIGCONT to let it go on).
+    pub(crate) fn signal(&self, signal: nix::sys::signal::Signal) {
+        self.running.signal(signal);
+    }
+
     /// The link `agentry serve` printed for the page.
     pub(crate) fn page_link(&self) -> String {
         match &self.token {
@@ -139,15 +145,25 @@ impl Server {
         transport: &str,
         steps: Vec<Value>,
     ) -> Transcript {
+        self.client_in_background(sb, transport, steps)
+            .join()
+            .unwrap()
+    }
+
+    /// Runs the test client over `transport` on a thread of its own, while the test goes on.
+    pub(super) fn client_in_background(
+        &self,
+        sb: &Sandbox,
+        transport: &str,
+        steps: Vec<Value>,
+    ) -> std::thread::JoinHandle<Transcript> {
         let url = match transport {
             "ws" => self.ws(),
             _ => self.url.clone(),
         };
-        run_chat_client(
-            &json!({"transport": transport, "url": url, "steps": steps, "headers": self.credentials()}),
-            sb.project().parent().unwrap(),
-            Duration::from_secs(60),
-        )
+        let scenario = json!({"transport": transport, "url": url, "steps": steps, "headers": self.credentials()});
+        let folder = sb.project().parent().unwrap().to_owned();
+        std::thread::spawn(move || run_chat_client(&scenario, &folder, Duration::from_secs(60)))
     }
 }
 
