@@ -311,6 +311,11 @@ pub struct ServeArgs {
     /// The largest request body or message, in bytes.
     #[arg(long, default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
     pub max_message_bytes: usize,
+    /// The Redis server (`redis://host:port`) through which the instances sharing a PostgreSQL
+    /// store (`--store`) share live events and control (`[serve] broker` in the
+    /// configuration). Without it, events reach this instance's clients only.
+    #[arg(long, env = "AGENTRY_BROKER", value_name = "URL")]
+    pub broker: Option<String>,
     /// Record each session's model traffic to a file of its own in this folder
     /// (`SESSION_ID.jsonl`), to play back with `--model replay:FILE`.
     #[arg(long, value_name = "DIR")]

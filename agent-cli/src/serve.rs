@@ -3,8 +3,11 @@
 use crate::cli::ServeArgs;
 use crate::exit::{CliError, Exit};
 use crate::providers::ServerStart;
+use agentry::agent::Agent;
+use agentry::fanout::{Fanout, LocalFanout, RedisFanout};
 use agentry_serve::ServeSettings;
 use agentry_serve::live::SessionDefaults;
+use std::sync::Arc;
 
 /// Serves until interrupted (Ctrl-C or SIGTERM).
 pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
@@ -52,6 +55,11 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
         admission: admission.clone(),
         models: Some(std::sync::Arc::new(offered)),
     };
+    let fanout = fanout(
+        args.broker.as_deref().or(config.serve.broker.as_deref()),
+        &agent,
+    )
+    .await?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| CliError::usage(anyhow::anyhow!("cannot listen on {}: {e}", args.listen)))?;
@@ -62,11 +70,33 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
         None => println!("agentry serve: open http://{address}/"),
     }
     let listener = agentry_serve::without_delay(listener);
-    axum::serve(listener, agentry_serve::router(agent, settings))
-        .with_graceful_shutdown(shutdown())
-        .await
-        .map_err(CliError::internal)?;
+    axum::serve(
+        listener,
+        agentry_serve::router_with_fanout(agent, settings, fanout),
+    )
+    .with_graceful_shutdown(shutdown())
+    .await
+    .map_err(CliError::internal)?;
     Ok(Exit::EndTurn)
+}
+
+/// How live events reach clients: through the Redis `broker` when one is given (which needs a
+/// store the instances share), else within this process.
+async fn fanout(broker: Option<&str>, agent: &Agent) -> Result<Arc<dyn Fanout>, CliError> {
+    let Some(url) = broker else {
+        return Ok(Arc::new(LocalFanout::default()));
+    };
+    let shared = agent.store().is_some_and(|store| store.leases().is_some());
+    if !shared {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--broker shares live events between instances that share a store: give them \
+             --store postgres://… as well"
+        )));
+    }
+    let fanout = RedisFanout::connect(url)
+        .await
+        .map_err(|e| CliError::usage(anyhow::anyhow!("{e}")))?;
+    Ok(Arc::new(fanout))
 }
 
 /// Ctrl-C or SIGTERM.

@@ -14,11 +14,13 @@
 //   "steps": [{"op": "send", "event": "chat:send", "data": {...}},
 //             {"op": "raw", "text": "..."},                          // a frame as it is (ws)
 //             {"op": "wait_for", "event": "chat:end", "count": 1},   // until seen `count` times
-//             {"op": "reconnect"},                                   // close, then open again
+//             {"op": "reconnect", "url": "..."},                     // close, then open again
+//                                                                    // (to `url` when given)
 //             {"op": "sleep", "ms": n}]
 // }
 // Within data, the string "$answer_call" stands for the id of the last call seen
-// awaiting an answer, and "$permission" for the id of the last permission request.
+// awaiting an answer, "$permission" for the id of the last permission request, and
+// "$last_sequence" for the largest event `sequence` seen so far.
 import { readFileSync } from "node:fs";
 import WebSocket from "ws";
 import { io } from "socket.io-client";
@@ -30,6 +32,7 @@ const seen = new Map(); // event name -> count
 const waiters = [];
 let answerCall = null;
 let permission = null;
+let lastSequence = 0; // the largest `sequence` seen, to resume from on another server
 
 function note(event, data) {
   print({ kind: "event", event, data });
@@ -37,6 +40,9 @@ function note(event, data) {
     answerCall = data.data.tool_call_id;
   }
   if (event === "permission:request") permission = data.request_id;
+  if (Number.isInteger(data?.sequence) && event !== "session:subscribed") {
+    lastSequence = Math.max(lastSequence, data.sequence);
+  }
   seen.set(event, (seen.get(event) ?? 0) + 1);
   for (const waiter of waiters.splice(0)) {
     if ((seen.get(waiter.event) ?? 0) >= waiter.count) waiter.resolve();
@@ -52,11 +58,11 @@ function waitFor(event, count) {
   });
 }
 
-// Each transport: connect() resolves to {send(event, data), raw(text), close()} or null.
+// Each transport: connect(url) resolves to {send(event, data), raw(text), close()} or null.
 const transports = {
-  ws: () =>
+  ws: (url) =>
     new Promise((resolve) => {
-      const socket = new WebSocket(scenario.url, { headers: scenario.headers ?? {} });
+      const socket = new WebSocket(url, { headers: scenario.headers ?? {} });
       let closing = false;
       socket.on("open", () => {
         print({ kind: "open" });
@@ -83,9 +89,9 @@ const transports = {
       socket.on("close", (code) => print({ kind: "closed", by: closing ? "client" : "server", code }));
       socket.on("error", () => {});
     }),
-  "socket.io": () =>
+  "socket.io": (url) =>
     new Promise((resolve) => {
-      const socket = io(scenario.url, {
+      const socket = io(url, {
         extraHeaders: scenario.headers ?? {},
         reconnection: false,
         forceNew: true,
@@ -118,10 +124,11 @@ const substitute = (value) =>
   JSON.parse(
     JSON.stringify(value ?? {})
       .replaceAll('"$answer_call"', JSON.stringify(answerCall))
-      .replaceAll('"$permission"', JSON.stringify(permission)),
+      .replaceAll('"$permission"', JSON.stringify(permission))
+      .replaceAll('"$last_sequence"', JSON.stringify(lastSequence)),
   );
 
-let socket = await connect();
+let socket = await connect(scenario.url);
 try {
   for (const step of scenario.steps ?? []) {
     if (socket === null) break;
@@ -137,8 +144,9 @@ try {
         await waitFor(step.event, step.count ?? 1);
         break;
       case "reconnect":
+        // To the same server, or to another one (`url`) serving the same sessions.
         await socket.close();
-        socket = await connect();
+        socket = await connect(step.url ?? scenario.url);
         break;
       case "sleep":
         await new Promise((resolve) => setTimeout(resolve, step.ms));

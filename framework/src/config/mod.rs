@@ -167,6 +167,9 @@ pub struct ServeSettings {
     /// Where sessions are kept: a PostgreSQL URL that every instance is given (or an SQLite
     /// file, for one instance). `--store` and `AGENTRY_STORE` take its place.
     pub store: Option<String>,
+    /// The Redis server (`redis://host:port`) through which instances sharing a PostgreSQL
+    /// store share live events and control. `--broker` and `AGENTRY_BROKER` take its place.
+    pub broker: Option<String>,
     /// How many seconds a chat's claim on its session holds without renewal (10 by default):
     /// how long a session waits for another instance after its instance died or was cut off.
     pub lease_secs: Option<u64>,
@@ -214,6 +217,7 @@ impl Config {
         self.record.redact.extend(other.record.redact);
         self.model_requests = self.model_requests.merged(other.model_requests);
         self.serve.store = other.serve.store.or(self.serve.store);
+        self.serve.broker = other.serve.broker.or(self.serve.broker);
         self.serve.lease_secs = other.serve.lease_secs.or(self.serve.lease_secs);
         self.sections = self.sections.merged(other.sections);
         self

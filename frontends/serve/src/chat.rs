@@ -234,6 +234,7 @@ pub fn start(
     if let Some(ownership) = &ownership {
         lock(&live.projector).number_after(ownership.first_sequence());
     }
+    let fanout = sessions.fanout().clone();
     tokio::spawn(async move {
         let mut session = live.session.lock().await;
         if let Some(model) = model {
@@ -247,6 +248,8 @@ pub fn start(
             cancel: cancel.clone(),
             questions: Some(Arc::new(PauseForAnswers)),
         };
+        // Other servers' clients may stop it, or answer its questions.
+        let _listening = crate::control::listen(&fanout, &live);
         let chat = async {
             match answer {
                 Some(answer) => session.answer(answer, &options, &io).await,
@@ -373,25 +376,4 @@ pub struct PermissionRespond {
     pub request_id: String,
     /// The chosen option: `allow_once`, `allow_always`, `reject_once` or `reject_always`.
     pub option_id: PermissionOptionKind,
-}
-
-/// Answers an open permission question; other clients hear that it is answered.
-pub fn respond(sessions: &Sessions, respond: PermissionRespond) -> Result<(), ServeError> {
-    let live = sessions.get(&respond.session_id)?;
-    let question = lock(&live.questions)
-        .remove(&respond.request_id)
-        .ok_or_else(|| {
-            ServeError::BadRequest(format!(
-                "no permission question `{}` waits in session `{}`",
-                respond.request_id, respond.session_id
-            ))
-        })?;
-    let _ = question.answer.send(PermissionOutcome::Selected {
-        kind: respond.option_id,
-    });
-    live.publish_other(
-        "permission:resolved",
-        json!({"session_id": live.id, "request_id": respond.request_id, "option_id": respond.option_id}),
-    );
-    Ok(())
 }

@@ -21,11 +21,22 @@ pub struct Client {
     subscriptions: Mutex<HashSet<String>>,
 }
 
-/// `session:subscribe`, `session:unsubscribe` and `chat:stop`.
+/// `session:unsubscribe` and `chat:stop`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SessionRef {
     session_id: String,
+}
+
+/// `session:subscribe`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Subscribe {
+    session_id: String,
+    /// The last `sequence` the client has (from another server, before it reconnected): only
+    /// later events are sent.
+    #[serde(default)]
+    after_sequence: u64,
 }
 
 impl Client {
@@ -76,7 +87,7 @@ impl Client {
             "chat:send" => {
                 let request: ChatSend = parse(event, data)?;
                 let live = self.sessions.get(&request.session_id)?;
-                self.subscribe(live);
+                self.subscribe(live, None);
                 let outcome = chat::start(&self.sessions, &request.session_id, request.chat)?;
                 // Errors found once the chat ran (an answer that does not fit) go to this client,
                 // if it is still connected.
@@ -92,13 +103,15 @@ impl Client {
             }
             "chat:stop" => {
                 let request: SessionRef = parse(event, data)?;
-                self.sessions.get(&request.session_id)?.cancel();
+                crate::control::stop(&self.sessions, &request.session_id).await?;
                 Ok(())
             }
             "session:subscribe" => {
-                let request: SessionRef = parse(event, data)?;
+                let request: Subscribe = parse(event, data)?;
                 let live = self.sessions.get(&request.session_id)?;
-                self.subscribe(live);
+                // Asked again, it starts over: a client whose live events were interrupted
+                // catches up.
+                self.subscribe(live, Some(request.after_sequence));
                 Ok(())
             }
             "session:unsubscribe" => {
@@ -110,7 +123,13 @@ impl Client {
             }
             "permission:respond" => {
                 let request: PermissionRespond = parse(event, data)?;
-                chat::respond(&self.sessions, request)
+                crate::control::respond(
+                    &self.sessions,
+                    &request.session_id,
+                    &request.request_id,
+                    request.option_id,
+                )
+                .await
             }
             other => Err(ServeError::BadRequest(format!(
                 "unknown event `{other}`: send chat:send, chat:stop, session:subscribe, session:unsubscribe or permission:respond"
@@ -118,11 +137,13 @@ impl Client {
         }
     }
 
-    /// Subscribes to a session (once): `session:subscribed` with the sequence so far, the open
-    /// turns as they stand and the open permission questions, then every later event.
-    fn subscribe(&self, live: Arc<LiveSession>) {
+    /// Subscribes to a session: `session:subscribed` with the sequence so far, the open turns
+    /// as they stand and the open permission questions, then every later event (after
+    /// `again`'s sequence, when given). A client subscribed already is subscribed again (from
+    /// a new catch-up) when asked with `again`, and left as it is otherwise.
+    fn subscribe(&self, live: Arc<LiveSession>, again: Option<u64>) {
         let id = live.id.to_string();
-        if !lock(&self.subscriptions).insert(id.clone()) {
+        if !lock(&self.subscriptions).insert(id.clone()) && again.is_none() {
             return;
         }
         // Subscribed before the snapshot is taken: nothing falls between the two.
@@ -149,7 +170,7 @@ impl Client {
             session_id: id,
             catch_up,
             live: stream,
-            after: last,
+            after: last.max(again.unwrap_or(0)),
         });
     }
 

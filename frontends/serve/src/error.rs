@@ -47,6 +47,10 @@ pub enum ServeError {
     /// The request is not allowed (a missing or wrong token).
     #[error("{0}")]
     Forbidden(String),
+    /// Live events from the other servers sharing the session stopped coming (the broker
+    /// was lost): subscribing again catches up.
+    #[error("{0}")]
+    LiveEventsInterrupted(String),
     /// Something failed on the server's side.
     #[error("{0}")]
     Internal(String),
@@ -64,6 +68,7 @@ impl ServeError {
             ServeError::InvalidAnswer(_) => "invalid_answer",
             ServeError::TooLarge(_) => "too_large",
             ServeError::Forbidden(_) => "forbidden",
+            ServeError::LiveEventsInterrupted(_) => "live_events_interrupted",
             ServeError::Internal(_) => "internal",
         }
     }
@@ -77,6 +82,7 @@ impl ServeError {
             ServeError::Invalid { .. } | ServeError::InvalidAnswer(_) => 422,
             ServeError::TooLarge(_) => 413,
             ServeError::Forbidden(_) => 401,
+            ServeError::LiveEventsInterrupted(_) => 503,
             ServeError::Internal(_) => 500,
         }
     }

@@ -16,6 +16,7 @@ mod admit;
 mod app;
 pub mod chat;
 pub mod client;
+mod control;
 pub mod error;
 pub mod live;
 pub mod markdown;

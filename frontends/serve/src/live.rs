@@ -10,7 +10,7 @@ use agentry::event::{AgentEvent, EventSink};
 use agentry::fanout::Fanout;
 use agentry::ids::SessionId;
 use agentry::model::catalog::ModelChoices;
-use agentry::permission::{PermissionOutcome, PermissionPolicy};
+use agentry::permission::{PermissionOptionKind, PermissionOutcome, PermissionPolicy};
 use agentry::session::SessionStore;
 use agentry::sync::lock;
 use serde_json::{Value, json};
@@ -103,6 +103,22 @@ impl LiveSession {
         self.publish(projector.interrupt());
         *lock(&self.stored_at) = None;
         projector.last_sequence()
+    }
+
+    /// Answers the open permission question `request_id` with `option`, when it waits here;
+    /// clients hear that it is answered. Whether it waited.
+    pub fn answer_permission(&self, request_id: &str, option: PermissionOptionKind) -> bool {
+        let Some(question) = lock(&self.questions).remove(request_id) else {
+            return false;
+        };
+        let _ = question
+            .answer
+            .send(PermissionOutcome::Selected { kind: option });
+        self.publish_other(
+            "permission:resolved",
+            json!({"session_id": self.id, "request_id": request_id, "option_id": option}),
+        );
+        true
     }
 
     /// Cancels the running chat, if any; whether one ran.

@@ -108,22 +108,35 @@ impl Stream for ClientEvents {
     }
 }
 
-/// A session's live events after sequence `after` (those up to it were in the catch-up); a
-/// subscriber that fell behind is told to fetch the turns instead.
+/// A session's live events after sequence `after` (those up to it were in the catch-up), each
+/// once: an event that comes again (from a broker's stream and live) is dropped, as is any
+/// numbered at or below the last one passed on. A subscriber that fell behind is told to fetch
+/// the turns instead; one that lost the other servers' events, to subscribe again.
 fn after_sequence(
     live: BoxStream<'static, Delivery>,
     after: u64,
     session_id: String,
 ) -> impl Stream<Item = Event> {
+    let mut last = after;
     live.filter_map(move |delivery| {
         let event = match delivery {
-            Delivery::Message(event) => {
-                let sequence = event["data"]["sequence"].as_u64().unwrap_or(u64::MAX);
-                (sequence > after).then_some(event)
-            }
+            Delivery::Message(event) => match event["data"]["sequence"].as_u64() {
+                Some(sequence) if sequence <= last => None,
+                Some(sequence) => {
+                    last = sequence;
+                    Some(event)
+                }
+                None => Some(event),
+            },
             Delivery::Missed(count) => Some(system_error(
                 &ServeError::Internal(format!(
                     "this connection fell behind and missed {count} events: fetch GET /api/sessions/{session_id}/messages"
+                )),
+                Some(&session_id),
+            )),
+            Delivery::Interrupted(reason) => Some(system_error(
+                &ServeError::LiveEventsInterrupted(format!(
+                    "{reason}; send session:subscribe again to catch up"
                 )),
                 Some(&session_id),
             )),

@@ -268,7 +268,7 @@ pub async fn cancel(
     State(sessions): State<Arc<Sessions>>,
     Path(session_id): Path<String>,
 ) -> Result<Json<Cancelled>, ServeError> {
-    let cancelled = sessions.get(&session_id)?.cancel();
+    let cancelled = crate::control::stop(&sessions, &session_id).await?;
     Ok(Json(Cancelled {
         session_id,
         cancelled,

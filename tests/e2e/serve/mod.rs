@@ -222,6 +222,7 @@ pub(super) fn on_both_transports(flow: fn(&str)) {
 }
 
 mod admission;
+mod cluster;
 mod connection;
 mod flows;
 mod many;

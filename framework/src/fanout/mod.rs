@@ -1,20 +1,26 @@
 //! Live-event fan-out: a front-end publishes each session's events under a topic (the
 //! session's id), and every connection subscribed to that topic receives them, in order.
 //!
-//! [`LocalFanout`] does it inside one process. Several server instances behind a load balancer
-//! would share one through a broker instead (a [`Fanout`] over Redis or PostgreSQL
-//! `LISTEN`/`NOTIFY`), with the sessions in a shared [`SessionStore`](crate::session::SessionStore):
-//! a reconnecting client then needs from any instance only the session's turns so far (from the
-//! store) and the live events after the sequence number it has.
+//! [`LocalFanout`] does it inside one process. Several servers behind a load balancer share
+//! one through a broker instead ([`RedisFanout`], cargo feature `redis`), with the sessions in
+//! a shared [`SessionStore`](crate::session::SessionStore): a subscriber on any server gets the
+//! events of a chat running on another, and a server can signal the one running a session's
+//! chat (to stop it, or to answer its permission question).
 
-use crate::sync::lock;
+#[cfg(feature = "redis")]
+mod redis_fanout;
+mod topics;
+
+#[cfg(feature = "redis")]
+pub use redis_fanout::RedisFanout;
+pub(crate) use topics::Topics;
+
+use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use tokio::sync::broadcast;
+use std::sync::Arc;
 
-/// What a subscriber receives: a message, or how many it missed by falling behind.
+/// What a subscriber receives: a message, or why it may have missed some.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Delivery {
     /// The next message.
@@ -22,29 +28,58 @@ pub enum Delivery {
     /// This many messages were dropped because the subscriber fell behind; it should catch up
     /// from the store.
     Missed(u64),
+    /// Messages from other servers stopped coming (the broker went away): those published
+    /// meanwhile are missed, and subscribing again catches up once it is back.
+    Interrupted(String),
+}
+
+/// Why a signal could not be sent.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("broker {address}: {message}")]
+pub struct FanoutError {
+    /// The broker (without a password).
+    pub address: String,
+    /// What failed.
+    pub message: String,
 }
 
 /// Delivers messages published under a topic to its subscribers.
 pub trait Fanout: Send + Sync {
     /// Publishes `message` to the current subscribers of `topic`.
     fn publish(&self, topic: &str, message: Arc<Value>);
-    /// The messages published under `topic` from now on.
+    /// The messages published under `topic`: those a broker still keeps of the topic's
+    /// recent past (none in process), then those published from now on.
     fn subscribe(&self, topic: &str) -> BoxStream<'static, Delivery>;
+    /// Sends `message` to what [`listen`](Self::listen)s on `topic` in other processes (the
+    /// server running a session's chat); how many heard it. The in-process fan-out reaches no
+    /// other process: none.
+    fn signal(
+        &self,
+        topic: &str,
+        message: Value,
+    ) -> BoxFuture<'static, Result<usize, FanoutError>> {
+        let _ = (topic, message);
+        Box::pin(std::future::ready(Ok(0)))
+    }
+    /// What other processes [`signal`](Self::signal) on `topic` from now on, until the broker
+    /// is lost; `None` for a fan-out that reaches no other process.
+    fn listen(&self, topic: &str) -> Option<BoxStream<'static, Value>> {
+        let _ = topic;
+        None
+    }
 }
 
 /// The in-process [`Fanout`]: a broadcast channel per topic, holding up to `capacity` messages
 /// for a subscriber that falls behind.
 pub struct LocalFanout {
-    capacity: usize,
-    topics: Mutex<HashMap<String, broadcast::Sender<Arc<Value>>>>,
+    topics: Topics,
 }
 
 impl LocalFanout {
     /// A fan-out whose subscribers may fall `capacity` messages behind before missing some.
     pub fn new(capacity: usize) -> Self {
         Self {
-            capacity: capacity.max(1),
-            topics: Mutex::default(),
+            topics: Topics::new(capacity),
         }
     }
 }
@@ -60,31 +95,11 @@ impl Default for LocalFanout {
 
 impl Fanout for LocalFanout {
     fn publish(&self, topic: &str, message: Arc<Value>) {
-        let mut topics = lock(&self.topics);
-        if let Some(sender) = topics.get(topic)
-            && sender.send(message).is_err()
-        {
-            // Nobody listens any more.
-            topics.remove(topic);
-        }
+        self.topics.send(topic, Delivery::Message(message));
     }
 
     fn subscribe(&self, topic: &str) -> BoxStream<'static, Delivery> {
-        let receiver = lock(&self.topics)
-            .entry(topic.to_owned())
-            .or_insert_with(|| broadcast::channel(self.capacity).0)
-            .subscribe();
-        Box::pin(futures::stream::unfold(
-            receiver,
-            |mut receiver| async move {
-                let delivery = match receiver.recv().await {
-                    Ok(message) => Delivery::Message(message),
-                    Err(broadcast::error::RecvError::Lagged(missed)) => Delivery::Missed(missed),
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                };
-                Some((delivery, receiver))
-            },
-        ))
+        self.topics.subscribe(topic)
     }
 }
 
@@ -115,5 +130,12 @@ mod tests {
         }
         assert_eq!(a.next().await, Some(Delivery::Missed(1)));
         assert_eq!(a.next().await, Some(Delivery::Message(Arc::new(json!(4)))));
+    }
+
+    #[tokio::test]
+    async fn the_in_process_fanout_reaches_no_other_process() {
+        let fanout = LocalFanout::default();
+        assert!(fanout.listen("s1").is_none());
+        assert_eq!(fanout.signal("s1", json!("stop")).await.unwrap(), 0);
     }
 }
