@@ -9,6 +9,7 @@
 //
 // Scenario: {
 //   "transport": "ws" | "socket.io",                                 // "ws" by default
+//   "socketio_transports": ["websocket"],                            // Socket.IO's, if not its default
 //   "url": "ws://127.0.0.1:PORT/ws" (ws) or "http://127.0.0.1:PORT" (socket.io),
 //   "headers": {"Origin": "...", "Authorization": "Bearer ..."},   // sent with the upgrade
 //   "steps": [{"op": "send", "event": "chat:send", "data": {...}},
@@ -93,6 +94,8 @@ const transports = {
     new Promise((resolve) => {
       const socket = io(url, {
         extraHeaders: scenario.headers ?? {},
+        // ["websocket"] alone behind a load balancer without sticky sessions.
+        ...(scenario.socketio_transports ? { transports: scenario.socketio_transports } : {}),
         reconnection: false,
         forceNew: true,
       });

@@ -1,5 +1,5 @@
-//! Throwaway PostgreSQL and Redis servers for the tests, from Debian's packages
-//! (`postgresql-15`, `redis-server`, which ./scripts/test installs): each listens on a free port
+//! Throwaway PostgreSQL, Redis and nginx servers for the tests, from Debian's packages
+//! (`postgresql-15`, `redis-server`, `nginx`, which ./scripts/test installs): each listens on a free port
 //! of 127.0.0.1 with its files in a temporary folder, is stopped when dropped, and dies with the
 //! thread that started it (a parent-death signal: start it on the test's own thread), so a
 //! failed or killed test leaves no server behind.
@@ -333,6 +333,108 @@ impl Redis {
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)
     }
+}
+
+/// An nginx of its own in front of `upstreams` (`127.0.0.1:PORT` each), round-robin, with no
+/// stickiness, passing WebSocket upgrades on, as the README's layout has it. One process
+/// (`master_process off`), so that it dies with the test.
+pub struct Nginx {
+    dir: tempfile::TempDir,
+    port: u16,
+    _process: ServerProcess,
+}
+
+impl Nginx {
+    /// Starts nginx on a free port in front of `upstreams`.
+    pub fn start(upstreams: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let folder = dir.path().display().to_string();
+        let servers: String = upstreams
+            .iter()
+            .map(|upstream| format!("        server {upstream};\n"))
+            .collect();
+        let config = format!(
+            "daemon off;
+master_process off;
+pid {folder}/nginx.pid;
+error_log {folder}/error.log info;
+events {{ worker_connections 512; }}
+http {{
+    log_format upstreams '$request_method $uri $status $upstream_addr';
+    access_log {folder}/access.log upstreams;
+    client_body_temp_path {folder}/body;
+    proxy_temp_path {folder}/proxy;
+    fastcgi_temp_path {folder}/fastcgi;
+    uwsgi_temp_path {folder}/uwsgi;
+    scgi_temp_path {folder}/scgi;
+    map $http_upgrade $connection_upgrade {{
+        default upgrade;
+        '' close;
+    }}
+    upstream agentry {{
+{servers}    }}
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://agentry;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header Host $host;
+            proxy_buffering off;
+            proxy_read_timeout 1h;
+        }}
+    }}
+}}
+"
+        );
+        let file = dir.path().join("nginx.conf");
+        std::fs::write(&file, config).unwrap();
+        // What nginx says before it opens its error log (a configuration it refuses) too.
+        let log = dir.path().join("error.log");
+        let early = std::fs::File::create(&log).unwrap();
+        let mut command = Command::new(nginx());
+        command
+            .arg("-c")
+            .arg(&file)
+            .arg("-p")
+            .arg(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(early);
+        tied_to_this_process(&mut command, None, Signal::SIGTERM);
+        let mut child = command.spawn().expect("nginx did not start");
+        wait_until("nginx", &log, &mut child, || answers(port));
+        Self {
+            dir,
+            port,
+            _process: ServerProcess {
+                child: Some(child),
+                shutdown: Signal::SIGTERM,
+            },
+        }
+    }
+
+    /// Its base URL (`http://127.0.0.1:PORT`).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The upstream each request went to, as the access log has it (`METHOD URI STATUS
+    /// UPSTREAM` a line).
+    pub fn access_log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("access.log")).unwrap_or_default()
+    }
+}
+
+/// Debian's nginx (package `nginx`, which ./scripts/test installs).
+fn nginx() -> PathBuf {
+    ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|path| path.exists())
+        .expect("no nginx (apt-get install nginx; ./scripts/test does)")
 }
 
 #[cfg(test)]

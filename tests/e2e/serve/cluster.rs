@@ -1,14 +1,15 @@
 //! Serving many users with live events shared: `agentry serve` instances on one PostgreSQL
 //! store and one Redis broker (throwaway servers of Debian's, on loopback). A client follows a
 //! chat from any instance, moves to another mid-chat, stops the chat or answers its permission
-//! question from any instance, and loses nothing when Redis restarts.
+//! question from any instance, and loses nothing when Redis restarts; and Debian's nginx in
+//! front of two instances, round-robin, with no sticky sessions.
 
 use super::{Server, send, wait_for};
 use crate::sandbox;
 use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::peers::Transcript;
-use agentry_tests::servers::{Postgres, Redis};
+use agentry_tests::servers::{Nginx, Postgres, Redis};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -304,4 +305,72 @@ fn redis_restarted_mid_chat_loses_nothing_and_a_client_elsewhere_catches_up() {
     let told = super::events(&followed, "system:error");
     assert_eq!(told[0]["code"], "live_events_interrupted", "{told:#?}");
     assert_eq!(outline(&session_events(&followed)), outline(&expected));
+}
+
+#[test]
+fn behind_nginx_round_robin_both_transports_chat_with_no_sticky_sessions() {
+    let cluster = cluster(
+        2,
+        vec![
+            MockTurn::Reply(MockReply::text("Through nginx, over ws.")),
+            MockTurn::Reply(MockReply::text("Through nginx, over Socket.IO.")),
+        ],
+        &[],
+    );
+    let upstreams: Vec<String> = cluster
+        .servers
+        .iter()
+        .map(|server| server.url.trim_start_matches("http://").to_owned())
+        .collect();
+    let nginx = Nginx::start(&upstreams.iter().map(String::as_str).collect::<Vec<_>>());
+    let id = &cluster.id;
+    let server = &cluster.servers[0];
+    for (transport, answer) in [
+        ("ws", "Through nginx, over ws."),
+        ("socket.io", "Through nginx, over Socket.IO."),
+    ] {
+        let out = server
+            .client_through(
+                &nginx.url(),
+                &cluster.sb,
+                transport,
+                vec![
+                    send("chat:send", json!({"session_id": id, "message": "Hello"})),
+                    wait_for("chat:end", 1),
+                ],
+            )
+            .join()
+            .unwrap();
+        let ends = super::events(&out, "chat:end");
+        assert_eq!(ends.len(), 1, "{transport}: {:#?}", out.records);
+        assert_eq!(
+            ends[0]["status"], "completed",
+            "{transport}: {:#?}",
+            out.records
+        );
+        assert_eq!(ends[0]["result"]["output"], answer, "{transport}");
+    }
+    // The REST API through nginx: the same answer whichever instance gives it.
+    let listed: Vec<Value> = (0..4)
+        .map(|_| {
+            let (status, body) = agentry_tests::http::call(
+                "GET",
+                &format!("{}/api/sessions/{id}/messages", nginx.url()),
+                None,
+                server.token.as_deref(),
+            );
+            assert_eq!(status, 200, "{body}");
+            body
+        })
+        .collect();
+    assert!(listed.windows(2).all(|w| w[0] == w[1]), "{listed:#?}");
+    assert_eq!(listed[0]["turns"].as_array().unwrap().len(), 6);
+    // Both instances took requests: nothing was pinned to one.
+    let log = nginx.access_log();
+    for upstream in &upstreams {
+        assert!(
+            log.contains(upstream.as_str()),
+            "{upstream} never used:\n{log}"
+        );
+    }
 }

@@ -157,11 +157,27 @@ impl Server {
         transport: &str,
         steps: Vec<Value>,
     ) -> std::thread::JoinHandle<Transcript> {
+        self.client_through(&self.url, sb, transport, steps)
+    }
+
+    /// Runs the test client over `transport` on a thread of its own, reaching this server (with
+    /// its token) through `base` (a load balancer's `http://host:port`); Socket.IO over
+    /// WebSocket alone there, as behind a load balancer without sticky sessions.
+    pub(super) fn client_through(
+        &self,
+        base: &str,
+        sb: &Sandbox,
+        transport: &str,
+        steps: Vec<Value>,
+    ) -> std::thread::JoinHandle<Transcript> {
         let url = match transport {
-            "ws" => self.ws(),
-            _ => self.url.clone(),
+            "ws" => format!("{}/ws", base.replace("http://", "ws://")),
+            _ => base.to_owned(),
         };
-        let scenario = json!({"transport": transport, "url": url, "steps": steps, "headers": self.credentials()});
+        let mut scenario = json!({"transport": transport, "url": url, "steps": steps, "headers": self.credentials()});
+        if base != self.url {
+            scenario["socketio_transports"] = json!(["websocket"]);
+        }
         let folder = sb.project().parent().unwrap().to_owned();
         std::thread::spawn(move || run_chat_client(&scenario, &folder, Duration::from_secs(60)))
     }
