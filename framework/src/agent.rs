@@ -512,6 +512,17 @@ impl Session {
         &self.id
     }
 
+    /// Records the session in the store now, rather than with its first message: for a
+    /// session that other processes sharing the store must find before it has one. The
+    /// description stored, when this stored it.
+    pub fn store_now(&mut self) -> Result<Option<SessionMeta>, AgentError> {
+        let (Some(meta), Some(store)) = (&self.unstored, self.agent.store()) else {
+            return Ok(None);
+        };
+        store.create(meta)?;
+        Ok(self.unstored.take())
+    }
+
     /// The conversation so far.
     pub fn history(&self) -> &[Message] {
         &self.history

@@ -244,8 +244,17 @@ impl Sessions {
         }
         let mut options = SessionOptions::new(cwd);
         options.policy = policy.unwrap_or_else(|| self.defaults.policy.clone());
-        let session = self.agent.new_session(options).map_err(ServeError::agent)?;
-        let live = self.open_live(session, Vec::new(), None);
+        let mut session = self.agent.new_session(options).map_err(ServeError::agent)?;
+        // Other servers sharing the store must know it at once: a client's next request may
+        // reach any of them.
+        let stored_at = match self.shared_store() {
+            Some(_) => session
+                .store_now()
+                .map_err(ServeError::agent)?
+                .map(|meta| meta.updated_at),
+            None => None,
+        };
+        let live = self.open_live(session, Vec::new(), stored_at);
         lock(&self.open).insert(live.id.clone(), live.clone());
         Ok(live)
     }

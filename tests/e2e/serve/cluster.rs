@@ -365,6 +365,20 @@ fn behind_nginx_round_robin_both_transports_chat_with_no_sticky_sessions() {
         .collect();
     assert!(listed.windows(2).all(|w| w[0] == w[1]), "{listed:#?}");
     assert_eq!(listed[0]["turns"].as_array().unwrap().len(), 6);
+    // A session made through nginx, by either instance, is known to both at once: the next
+    // request may reach the other.
+    let (status, made) = agentry_tests::http::call(
+        "POST",
+        &format!("{}/api/sessions", nginx.url()),
+        Some(&json!({"cwd": cluster.sb.project()})),
+        server.token.as_deref(),
+    );
+    assert_eq!(status, 201, "{made}");
+    let made = made["session_id"].as_str().unwrap();
+    for server in &cluster.servers {
+        let (status, turns) = server.call("GET", &format!("/api/sessions/{made}/messages"), None);
+        assert_eq!((status, &turns["turns"]), (200, &json!([])), "{turns}");
+    }
     // Both instances took requests: nothing was pinned to one.
     let log = nginx.access_log();
     for upstream in &upstreams {
