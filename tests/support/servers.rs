@@ -180,6 +180,8 @@ impl Postgres {
             .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
             .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
             .args(["-c", "max_connections=200"])
+            // Statement counts, for the load bench.
+            .args(["-c", "shared_preload_libraries=pg_stat_statements"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap());

@@ -86,7 +86,8 @@ const MIGRATION_LOCK: i64 = 0x0061_6765_6e74_7279;
 ///
 /// Its calls block, as the SQLite store's do. The `postgres` client runs a runtime of its own,
 /// which may not start inside another's, so each call runs on a short-lived thread of its own
-/// while the caller (perhaps a tokio worker) waits. A connection that breaks is made anew at
+/// while the caller waits; a caller on a worker of tokio's multi-threaded runtime hands the
+/// worker's other tasks to another thread meanwhile, so a server's other chats go on. A connection that breaks is made anew at
 /// the next call: a server that was unreachable for a while is used again when it returns.
 pub struct PostgresStore {
     config: postgres::Config,
@@ -122,6 +123,21 @@ impl PostgresStore {
     /// Runs `work` with a connection (made when there is none), on a thread outside any async
     /// runtime. A connection left closed by a failure is dropped, to be made anew next time.
     fn with<T: Send>(
+        &self,
+        work: impl FnOnce(&mut Client) -> Result<T, postgres::Error> + Send,
+    ) -> Result<T, StoreError> {
+        let on_worker = tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
+            runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+        });
+        if on_worker {
+            tokio::task::block_in_place(|| self.call(work))
+        } else {
+            self.call(work)
+        }
+    }
+
+    /// [`with`](Self::with)'s call, on a thread of its own.
+    fn call<T: Send>(
         &self,
         work: impl FnOnce(&mut Client) -> Result<T, postgres::Error> + Send,
     ) -> Result<T, StoreError> {

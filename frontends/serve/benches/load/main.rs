@@ -1,0 +1,501 @@
+//! Load bench of `agentry serve` (not a test): N concurrent sessions (100, then 1,000), each a
+//! plain WebSocket client running a two-round tool chat (a tool call, then an answer) against the
+//! project's mock model on 127.0.0.1 (OpenAI streaming SSE, as fast as it can). Prints, for each
+//! N: chats per second, p50 / p99 latency from the model's chunk to the client's `turn:patch`,
+//! and the process's resident memory per idle and per active session. The peer, measured in the
+//! same run: a bare relay that streams the same mock answer over its own WebSocket with no agent
+//! in between (the floor of chunk → client latency).
+//!
+//! `cargo bench -p agentry-serve --bench load` (`LOAD_SESSIONS=100,1000` to choose N; run one N
+//! per process for memory figures untouched by the previous run). By default every chat starts
+//! at once, a burst that saturates the machine (the clients and the mock share its cores with
+//! the server), so latency there is mostly queueing; `LOAD_SPREAD_MS=T` spreads the chats'
+//! starts evenly over T ms instead, an offered load of N / T chats per second with all N
+//! sessions open (chats per second then counts that window too).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod deploy;
+mod failover;
+
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use deploy::{Backing, Layout, deploy};
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::Message;
+
+/// The bench tool's input.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Text {
+    /// Some text.
+    text: String,
+}
+
+fn now_micros() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as u64
+}
+
+/// The process's resident memory, in KiB.
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A tool call first; once the tool's result is in, an answer stamped with the time it is sent.
+fn two_rounds(body: &Value) -> MockTurn {
+    let answered = body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .is_some_and(|m| m["role"] == "tool");
+    if answered {
+        MockTurn::Reply(MockReply::text(&format!("t={} done", now_micros())))
+    } else {
+        MockTurn::Reply(MockReply::tool_call(
+            "call_1",
+            "Echo",
+            json!({"text": "hi"}),
+        ))
+    }
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index] as f64 / 1000.0
+}
+
+struct Run {
+    chats_per_second: f64,
+    latencies: Vec<u64>,
+    idle_kib: f64,
+    active_kib: f64,
+    /// PostgreSQL transactions, statements and writes per chat, for a shared layout.
+    postgres_per_chat: Option<(f64, f64, f64)>,
+    /// Redis commands per chat, for a shared layout.
+    redis_per_chat: Option<f64>,
+}
+
+async fn agentry_run(
+    layout: Layout,
+    n: usize,
+    spread: Duration,
+    model_url: &str,
+    backing: Option<&Backing>,
+) -> Run {
+    let before = rss_kib();
+    let deployment = deploy(layout, model_url, backing, agentry_serve::DEFAULT_LEASE).await;
+    let http = reqwest::Client::new();
+    let mut ids = Vec::with_capacity(n);
+    for i in 0..n {
+        ids.push(create_session(&http, deployment.addresses[layout.owner(i)]).await);
+    }
+    let idle = rss_kib();
+    let counted = |backing: &Backing, database: &str| {
+        backing.reset_statements(database);
+        backing.redis_commands()
+    };
+    let start_counts = match (backing, &deployment.database) {
+        (Some(backing), Some(database)) => Some(counted(backing, database)),
+        _ => None,
+    };
+    let peak = Arc::new(std::sync::atomic::AtomicU64::new(idle));
+    let sampler = {
+        let peak = peak.clone();
+        tokio::spawn(async move {
+            loop {
+                peak.fetch_max(rss_kib(), std::sync::atomic::Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+    };
+    let started = Instant::now();
+    let chats = ids.into_iter().enumerate().map(|(i, id)| {
+        let owner = deployment.addresses[layout.owner(i)];
+        let follower = deployment.addresses[layout.follower(i)];
+        let http = http.clone();
+        async move {
+            tokio::time::sleep(start_offset(i, n, spread)).await;
+            follow_chat(&http, owner, follower, &id).await
+        }
+    });
+    let mut latencies: Vec<u64> = futures::future::join_all(chats)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    let elapsed = started.elapsed();
+    sampler.abort();
+    latencies.sort_unstable();
+    let peak = peak.load(std::sync::atomic::Ordering::Relaxed);
+    let database = deployment.database.clone();
+    deployment.stop().await;
+    let (postgres_per_chat, redis_per_chat) = match (backing, &database, start_counts) {
+        (Some(backing), Some(database), Some(commands)) => {
+            let (transactions, statements, writes) = backing.postgres_work(database);
+            let per_chat = |count: u64| count as f64 / n as f64;
+            (
+                Some((
+                    per_chat(transactions),
+                    per_chat(statements),
+                    per_chat(writes),
+                )),
+                Some(per_chat(backing.redis_commands().saturating_sub(commands))),
+            )
+        }
+        _ => (None, None),
+    };
+    Run {
+        chats_per_second: n as f64 / elapsed.as_secs_f64(),
+        latencies,
+        idle_kib: idle.saturating_sub(before) as f64 / n as f64,
+        active_kib: peak.saturating_sub(before) as f64 / n as f64,
+        postgres_per_chat,
+        redis_per_chat,
+    }
+}
+
+/// A new session on the instance at `address`: its id.
+pub async fn create_session(http: &reqwest::Client, address: std::net::SocketAddr) -> String {
+    let created: Value = http
+        .post(format!("http://{address}/api/sessions"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    created["session_id"].as_str().unwrap().to_owned()
+}
+
+/// One chat of session `id`, run by `owner` and followed by a client of `follower`: the
+/// client sends `chat:send` itself when the two are one; otherwise it subscribes, and the chat
+/// is started on the owner through the REST API. The chunk → client latencies it saw.
+async fn follow_chat(
+    http: &reqwest::Client,
+    owner: std::net::SocketAddr,
+    follower: std::net::SocketAddr,
+    id: &str,
+) -> Vec<u64> {
+    let (mut socket, _) = connect(follower).await.unwrap();
+    if owner == follower {
+        let send = json!({"event": "chat:send", "data": {"session_id": id, "message": "go"}});
+        socket.send(Message::text(send.to_string())).await.unwrap();
+    } else {
+        let subscribe = json!({"event": "session:subscribe", "data": {"session_id": id}});
+        socket
+            .send(Message::text(subscribe.to_string()))
+            .await
+            .unwrap();
+        while let Some(Ok(message)) = socket.next().await {
+            if let Message::Text(text) = message
+                && text.starts_with(r#"{"event":"session:subscribed""#)
+            {
+                break;
+            }
+        }
+        let request = http
+            .post(format!("http://{owner}/api/sessions/{id}/chat"))
+            .json(&json!({"message": "go"}));
+        tokio::spawn(async move { request.send().await });
+    }
+    let mut latencies = Vec::new();
+    while let Some(Ok(message)) = socket.next().await {
+        let Message::Text(text) = message else {
+            continue;
+        };
+        // Read as the relay's client reads: by looking for the stamp, not parsing every frame
+        // (the clients share the server's two cores).
+        let received = now_micros();
+        if text.starts_with(r#"{"event":"chat:end""#) {
+            let frame: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(frame["data"]["status"], "completed", "{frame}");
+            break;
+        }
+        if let Some(sent) = stamp_after(&text, r#""text_delta":"t="#) {
+            latencies.push(received.saturating_sub(sent));
+        }
+    }
+    latencies
+}
+
+/// The peer: a bare relay that, for each WebSocket message, streams the mock's answer (the same
+/// two requests, the second stamped) and forwards each chunk's text as it comes.
+async fn relay_run(n: usize, spread: Duration, model_url: &str) -> Vec<u64> {
+    use axum::extract::ws::{Message as AxumMessage, WebSocketUpgrade};
+    let url = format!("{model_url}/v1/chat/completions");
+    let http = reqwest::Client::new();
+    let app = axum::Router::new().route(
+        "/ws",
+        axum::routing::get(move |upgrade: WebSocketUpgrade| {
+            let (url, http) = (url.clone(), http.clone());
+            async move {
+                upgrade
+                    .read_buffer_size(4 * 1024)
+                    .on_upgrade(move |mut socket| async move {
+                        let Some(Ok(_)) = socket.recv().await else {
+                            return;
+                        };
+                        for messages in [
+                            json!([{"role": "user", "content": "go"}]),
+                            json!([{"role": "tool", "content": "hi"}]),
+                        ] {
+                            let response = http
+                            .post(&url)
+                            .json(
+                                &json!({"model": "gpt-4.1", "stream": true, "messages": messages}),
+                            )
+                            .send()
+                            .await
+                            .unwrap();
+                            let mut body = response.bytes_stream();
+                            while let Some(Ok(chunk)) = body.next().await {
+                                let text = String::from_utf8_lossy(&chunk).into_owned();
+                                if socket.send(AxumMessage::Text(text.into())).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        let _ = socket.send(AxumMessage::Text("END".into())).await;
+                    })
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let listener = agentry_serve::without_delay(listener);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .await
+            .unwrap()
+    });
+    let runs = (0..n).map(|i| async move {
+        tokio::time::sleep(start_offset(i, n, spread)).await;
+        let (mut socket, _) = connect(addr).await.unwrap();
+        socket.send(Message::text("go")).await.unwrap();
+        let mut latencies = Vec::new();
+        while let Some(Ok(Message::Text(text))) = socket.next().await {
+            if text.as_str() == "END" {
+                break;
+            }
+            let received = now_micros();
+            if let Some(sent) = stamp_after(&text, "t=") {
+                latencies.push(received.saturating_sub(sent));
+            }
+        }
+        latencies
+    });
+    let mut latencies: Vec<u64> = futures::future::join_all(runs)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    latencies.sort_unstable();
+    // Its connections freed for the next run.
+    let _ = stop.send(());
+    let _ = tokio::time::timeout(Duration::from_secs(10), serving).await;
+    latencies
+}
+
+/// The microsecond stamp that follows `marker` in `text`, if any.
+fn stamp_after(text: &str, marker: &str) -> Option<u64> {
+    let (_, rest) = text.split_once(marker)?;
+    rest.split(' ').next()?.parse().ok()
+}
+
+/// A load-generating client of `ws://ADDR/ws`, the same for agentry and the relay: a small read
+/// buffer (each read zero-fills it whole) and no Nagle delay, so the clients, which share the
+/// machine with the server, cost as little as they can.
+pub async fn connect(
+    addr: std::net::SocketAddr,
+) -> Result<
+    (
+        tokio_tungstenite::WebSocketStream<
+            tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+        >,
+        tokio_tungstenite::tungstenite::handshake::client::Response,
+    ),
+    tokio_tungstenite::tungstenite::Error,
+> {
+    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(4 * 1024);
+    tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/ws"), Some(config), true)
+        .await
+}
+
+/// When chat `i` of `n` starts: evenly over `spread` (all at once when it is zero).
+fn start_offset(i: usize, n: usize, spread: Duration) -> Duration {
+    spread.mul_f64(i as f64 / n as f64)
+}
+
+/// The median of `values`.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+#[tokio::main]
+async fn main() {
+    let sizes: Vec<usize> = std::env::var("LOAD_SESSIONS")
+        .unwrap_or_else(|_| "100,1000".to_owned())
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    let rounds: usize = std::env::var("LOAD_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    let spread = Duration::from_millis(
+        std::env::var("LOAD_SPREAD_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .unwrap_or(0),
+    );
+    let chosen = std::env::var("LOAD_LAYOUTS").unwrap_or_else(|_| "a,b,c,d,e".to_owned());
+    let layouts: Vec<Layout> = Layout::ALL
+        .into_iter()
+        .filter(|layout| {
+            chosen
+                .split(',')
+                .any(|l| l.trim().starts_with(layout.letter()))
+        })
+        .collect();
+    let backing = layouts
+        .iter()
+        .any(|layout| layout.shared())
+        .then(Backing::start);
+    let model = MockModelServer::start_responding(Box::new(two_rounds)).await;
+    println!("agentry serve under load: two-round tool chats, one WebSocket client per session");
+    match spread.as_millis() {
+        0 => println!("all chats start at once (LOAD_SPREAD_MS=0)"),
+        ms => println!("chat starts spread evenly over {ms} ms (LOAD_SPREAD_MS)"),
+    }
+    println!(
+        "peer: a bare WebSocket relay of the same mock answers (no agent); medians of {rounds} rounds, layouts alternating"
+    );
+    println!(
+        "shared layouts: one throwaway PostgreSQL and Redis on loopback; every instance in this process"
+    );
+    for n in sizes {
+        report(n, rounds, spread, &layouts, &model.url(), backing.as_ref()).await;
+    }
+    if let Some(backing) = &backing {
+        println!("catch-up of a subscriber on another instance, against the stream's length");
+        for length in [100, 1_000, 10_000] {
+            let times: Vec<f64> = futures::stream::iter(0..rounds)
+                .then(|_| failover::catch_up(backing, length))
+                .map(|time| time.as_secs_f64() * 1000.0)
+                .collect()
+                .await;
+            println!("  {length:>6} events   {:.1} ms", median(times));
+        }
+        let lease = Duration::from_secs(2);
+        let failover = failover::failover(backing, lease).await;
+        println!(
+            "failover (owner dies -> interrupted seen on the other), lease {} s: {:.2} s   (target: under lease + 5 s)",
+            lease.as_secs(),
+            failover.as_secs_f64()
+        );
+    }
+}
+
+/// Runs `rounds` rounds of `n` chats in each of `layouts` (and the relay), and prints the
+/// medians, each layout's latencies also as ratios to (a)'s when (a) ran.
+async fn report(
+    n: usize,
+    rounds: usize,
+    spread: Duration,
+    layouts: &[Layout],
+    model_url: &str,
+    backing: Option<&Backing>,
+) {
+    struct Figures {
+        rates: Vec<f64>,
+        p50s: Vec<f64>,
+        p99s: Vec<f64>,
+        memory: Option<(f64, f64)>,
+        postgres: Option<(f64, f64, f64)>,
+        redis: Option<f64>,
+    }
+    let mut figures: Vec<Figures> = layouts
+        .iter()
+        .map(|_| Figures {
+            rates: Vec::new(),
+            p50s: Vec::new(),
+            p99s: Vec::new(),
+            memory: None,
+            postgres: None,
+            redis: None,
+        })
+        .collect();
+    let (mut relay50s, mut relay99s) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for (layout, figures) in layouts.iter().zip(&mut figures) {
+            let run = agentry_run(*layout, n, spread, model_url, backing).await;
+            figures.rates.push(run.chats_per_second);
+            figures.p50s.push(percentile(&run.latencies, 0.5));
+            figures.p99s.push(percentile(&run.latencies, 0.99));
+            // The first round's memory: read before later runs have grown the heap.
+            figures.memory.get_or_insert((run.idle_kib, run.active_kib));
+            figures.postgres = figures.postgres.or(run.postgres_per_chat);
+            figures.redis = figures.redis.or(run.redis_per_chat);
+        }
+        let relay = relay_run(n, spread, model_url).await;
+        relay50s.push(percentile(&relay, 0.5));
+        relay99s.push(percentile(&relay, 0.99));
+    }
+    let (relay50, relay99) = (median(relay50s), median(relay99s));
+    println!("N = {n}   (relay: chunk -> client p50 / p99 {relay50:.2} / {relay99:.2} ms)");
+    let baseline = layouts
+        .iter()
+        .position(|layout| *layout == Layout::Local)
+        .map(|at| {
+            (
+                median(figures[at].p50s.clone()),
+                median(figures[at].p99s.clone()),
+            )
+        });
+    for (layout, figures) in layouts.iter().zip(figures) {
+        let (p50, p99) = (median(figures.p50s), median(figures.p99s));
+        let (idle, active) = figures.memory.unwrap_or_default();
+        println!("  {}", layout.name());
+        println!(
+            "    chats per second            {:.1}",
+            median(figures.rates)
+        );
+        print!("    chunk -> client p50 / p99   {p50:.2} / {p99:.2} ms");
+        match baseline {
+            Some((base50, base99)) => {
+                println!("   ({:.2} / {:.2} x (a))", p50 / base50, p99 / base99)
+            }
+            None => println!(),
+        }
+        println!("    RSS per idle session        {idle:.1} KiB");
+        println!("    RSS per active session      {active:.1} KiB (peak, clients included)");
+        if let Some((transactions, statements, writes)) = figures.postgres {
+            println!(
+                "    PostgreSQL per chat         {statements:.1} statements ({writes:.1} writes), {transactions:.1} transactions"
+            );
+        }
+        if let Some(commands) = figures.redis {
+            println!("    Redis commands per chat     {commands:.1}");
+        }
+    }
+    println!(
+        "  targets: p99 < 50 ms at 1,000 sessions; idle session < 50 KiB; (d)'s p99 within 2x (a)'s at 100; store writes per chat <= model rounds + 3 (2 rounds here)"
+    );
+}
