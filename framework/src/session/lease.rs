@@ -28,6 +28,9 @@ pub struct Lease {
     pub fence: i64,
     /// The last number the session's events were given, as the previous holder left it.
     pub last_sequence: u64,
+    /// The session's `updated_at` when the lease was claimed (none before it is stored): a
+    /// holder that read the session at another time reads it again before its chat.
+    pub updated_at: Option<String>,
 }
 
 /// How many event numbers a holder may give out before the next holder's start: each lease
@@ -59,8 +62,10 @@ pub trait ChatLeases: Send + Sync {
     /// holder gave out; `false` when it has lapsed or passed to another server (its holder
     /// must stop).
     fn renew(&self, lease: &Lease, ttl: Duration, last_sequence: u64) -> Result<bool, StoreError>;
-    /// Gives `lease` up, when it is still held, keeping `last_sequence` for the next holder.
-    fn release(&self, lease: &Lease, last_sequence: u64) -> Result<(), StoreError>;
+    /// Gives `lease` up, when it is still held, keeping `last_sequence` for the next holder:
+    /// the session's `updated_at` as its holder leaves it (none when the lease had passed on,
+    /// or the session is not stored).
+    fn release(&self, lease: &Lease, last_sequence: u64) -> Result<Option<String>, StoreError>;
     /// Claims for `owner`, for `ttl`, every session whose lease lapsed (its holder died or
     /// was cut off): their unfinished chats now read as interrupted and their holders' writes
     /// are refused. The sweeper tells the sessions' clients, then releases each lease.
@@ -87,6 +92,7 @@ mod tests {
             owner: "a".into(),
             fence,
             last_sequence,
+            updated_at: None,
         };
         assert_eq!(lease(3, 0).first_sequence(), 3 * SEQUENCE_SPAN);
         assert_eq!(

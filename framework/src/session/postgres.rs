@@ -10,7 +10,7 @@ use super::{
 };
 use crate::ids::SessionId;
 use crate::sync::lock;
-use postgres::{Client, GenericClient, NoTls, Row, Transaction};
+use postgres::{Client, GenericClient, NoTls, Row};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -74,6 +74,127 @@ const MIGRATIONS: &[(i32, &str)] = &[
         ALTER TABLE agentry_chat_leases ADD COLUMN last_sequence BIGINT NOT NULL DEFAULT 0;
         CREATE INDEX agentry_chat_leases_by_expiry ON agentry_chat_leases (expires_at);
         ALTER TABLE agentry_chats ADD COLUMN fence BIGINT;",
+    ),
+    // Each recorded step of a chat is one statement (one round trip): a function that checks
+    // the chat and its lease and writes, in the statement's own transaction. A refusal is an
+    // error of class AG: AG001 the lease was lost, AG002 no such session, AG003 the chat ended.
+    (
+        4,
+        "CREATE FUNCTION agentry_check_lease(p_session TEXT, p_fence BIGINT) RETURNS VOID
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF p_fence IS NULL THEN
+                RETURN;
+            END IF;
+            PERFORM 1 FROM agentry_chat_leases
+            WHERE session_id = p_session AND fence = p_fence AND expires_at >= clock_timestamp()
+            FOR SHARE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'the lease of session % passed on', p_session USING ERRCODE = 'AG001';
+            END IF;
+        END $$;
+
+        CREATE FUNCTION agentry_touch(p_session TEXT, p_now TEXT, p_remembered TEXT, p_title TEXT)
+        RETURNS VOID LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE agentry_sessions SET updated_at = p_now,
+                remembered = COALESCE(p_remembered, remembered), title = COALESCE(title, p_title)
+            WHERE id = p_session;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'no session %', p_session USING ERRCODE = 'AG002';
+            END IF;
+        END $$;
+
+        CREATE FUNCTION agentry_running_chat(p_session TEXT, p_chat BIGINT) RETURNS VOID
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            v_running BOOLEAN;
+            v_fence BIGINT;
+        BEGIN
+            SELECT running, fence INTO v_running, v_fence FROM agentry_chats
+            WHERE id = p_chat AND session_id = p_session FOR UPDATE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'no session %', p_session USING ERRCODE = 'AG002';
+            END IF;
+            IF NOT v_running THEN
+                RAISE EXCEPTION 'chat % of session % has ended already', p_chat, p_session
+                    USING ERRCODE = 'AG003';
+            END IF;
+            PERFORM agentry_check_lease(p_session, v_fence);
+        END $$;
+
+        CREATE FUNCTION agentry_add_rows(p_chat BIGINT, p_history TEXT, p_messages TEXT[],
+                                         p_events TEXT[])
+        RETURNS VOID LANGUAGE plpgsql AS $$
+        BEGIN
+            -- A compaction: the history before the chat's messages, which are recorded anew.
+            IF p_history IS NOT NULL THEN
+                UPDATE agentry_chats SET history = p_history WHERE id = p_chat;
+                DELETE FROM agentry_messages WHERE chat_id = p_chat;
+            END IF;
+            INSERT INTO agentry_messages (chat_id, seq, body)
+            SELECT p_chat, next.seq + t.n::INTEGER - 1, t.body
+            FROM unnest(p_messages) WITH ORDINALITY AS t(body, n),
+                 (SELECT COALESCE(MAX(seq) + 1, 0) AS seq FROM agentry_messages
+                  WHERE chat_id = p_chat) AS next;
+            INSERT INTO agentry_events (chat_id, seq, body)
+            SELECT p_chat, next.seq + t.n::INTEGER - 1, t.body
+            FROM unnest(p_events) WITH ORDINALITY AS t(body, n),
+                 (SELECT COALESCE(MAX(seq) + 1, 0) AS seq FROM agentry_events
+                  WHERE chat_id = p_chat) AS next;
+        END $$;
+
+        CREATE FUNCTION agentry_begin_chat(p_session TEXT, p_fence BIGINT, p_now TEXT,
+                                           p_title TEXT, p_history TEXT, p_messages TEXT[],
+                                           p_events TEXT[])
+        RETURNS BIGINT LANGUAGE plpgsql AS $$
+        DECLARE
+            v_chat BIGINT;
+        BEGIN
+            PERFORM agentry_check_lease(p_session, p_fence);
+            PERFORM agentry_touch(p_session, p_now, NULL, p_title);
+            INSERT INTO agentry_chats (session_id, usage, created_at, running, fence)
+            VALUES (p_session, '{}', p_now, TRUE, p_fence) RETURNING id INTO v_chat;
+            PERFORM agentry_add_rows(v_chat, p_history, p_messages, p_events);
+            RETURN v_chat;
+        END $$;
+
+        CREATE FUNCTION agentry_continue_chat(p_session TEXT, p_chat BIGINT, p_now TEXT,
+                                              p_history TEXT, p_messages TEXT[],
+                                              p_events TEXT[])
+        RETURNS VOID LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM agentry_running_chat(p_session, p_chat);
+            PERFORM agentry_touch(p_session, p_now, NULL, NULL);
+            PERFORM agentry_add_rows(p_chat, p_history, p_messages, p_events);
+        END $$;
+
+        CREATE FUNCTION agentry_end_chat(p_session TEXT, p_begun BIGINT, p_fence BIGINT,
+                                         p_now TEXT, p_remembered TEXT, p_title TEXT,
+                                         p_stop_reason TEXT, p_usage TEXT, p_history TEXT,
+                                         p_paused TEXT, p_messages TEXT[], p_events TEXT[])
+        RETURNS VOID LANGUAGE plpgsql AS $$
+        DECLARE
+            v_chat BIGINT := p_begun;
+        BEGIN
+            IF p_begun IS NULL THEN
+                PERFORM agentry_check_lease(p_session, p_fence);
+            END IF;
+            PERFORM agentry_touch(p_session, p_now, p_remembered, p_title);
+            IF p_begun IS NOT NULL THEN
+                PERFORM agentry_running_chat(p_session, p_begun);
+                UPDATE agentry_chats SET stop_reason = p_stop_reason, usage = p_usage,
+                    paused = p_paused, running = FALSE
+                WHERE id = p_begun;
+                PERFORM agentry_add_rows(v_chat, p_history, p_messages, p_events);
+            ELSE
+                INSERT INTO agentry_chats
+                    (session_id, stop_reason, usage, created_at, history, paused)
+                VALUES (p_session, p_stop_reason, p_usage, p_now, p_history, p_paused)
+                RETURNING id INTO v_chat;
+                PERFORM agentry_add_rows(v_chat, NULL, p_messages, p_events);
+            END IF;
+        END $$;",
     ),
 ];
 
@@ -165,22 +286,38 @@ impl PostgresStore {
         }
     }
 
-    /// Runs `work` in one transaction; `Ok(Err(..))` is a refusal that rolls it back.
-    fn in_transaction<T: Send>(
+    /// Runs one statement calling one of the schema's functions: its refusals (errors of
+    /// class AG) are the store's errors about session `id`.
+    fn call_function<T: Send>(
         &self,
-        work: impl FnOnce(&mut Transaction<'_>) -> Result<Result<T, StoreError>, postgres::Error> + Send,
+        id: &SessionId,
+        work: impl FnOnce(&mut Client) -> Result<T, postgres::Error> + Send,
     ) -> Result<T, StoreError> {
-        self.with(|client| {
-            let mut tx = client.transaction()?;
-            match work(&mut tx)? {
-                Ok(done) => {
-                    tx.commit()?;
-                    Ok(Ok(done))
-                }
-                // Dropped, the transaction rolls back.
-                Err(refused) => Ok(Err(refused)),
-            }
-        })?
+        let refusal = std::sync::Mutex::new(None);
+        let outcome = self.with(|client| {
+            work(client).inspect_err(|error| {
+                let code = error.code().map(|code| code.code().to_owned());
+                *lock(&refusal) = match code.as_deref() {
+                    Some("AG001") => Some(StoreError::LeaseLost(id.clone())),
+                    Some("AG002") => Some(StoreError::NotFound(id.clone())),
+                    Some("AG003") => Some(StoreError::Corrupt(
+                        error
+                            .as_db_error()
+                            .map_or_else(|| error.to_string(), |db| db.message().to_owned()),
+                    )),
+                    _ => None,
+                };
+            })
+        });
+        match (
+            outcome,
+            refusal
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        ) {
+            (Err(_), Some(refused)) => Err(refused),
+            (outcome, _) => outcome,
+        }
     }
 
     fn failed(&self, error: &postgres::Error) -> StoreError {
@@ -248,108 +385,6 @@ fn migrate(client: &mut Client) -> Result<(), postgres::Error> {
     tx.commit()
 }
 
-/// Sets the session's `updated_at`, remembered answers (when given) and title (when it has
-/// none); `NotFound` when there is no such session.
-fn touch(
-    tx: &mut Transaction<'_>,
-    id: &SessionId,
-    remembered: Option<&str>,
-    title: Option<&str>,
-) -> Result<Result<(), StoreError>, postgres::Error> {
-    let updated = tx.execute(
-        "UPDATE agentry_sessions SET updated_at = $2, remembered = COALESCE($3, remembered),
-         title = COALESCE(title, $4) WHERE id = $1",
-        &[&id.as_str(), &now_rfc3339(), &remembered, &title],
-    )?;
-    Ok(if updated == 0 {
-        Err(StoreError::NotFound(id.clone()))
-    } else {
-        Ok(())
-    })
-}
-
-/// Checks that `chat` is a running chat of session `id` whose lease, if it began under one,
-/// still holds (and holds the chat's row until the transaction ends).
-fn running_chat(
-    tx: &mut Transaction<'_>,
-    id: &SessionId,
-    chat: ChatKey,
-) -> Result<Result<(), StoreError>, postgres::Error> {
-    let running = tx.query_opt(
-        "SELECT running, fence FROM agentry_chats WHERE id = $1 AND session_id = $2 FOR UPDATE",
-        &[&chat.0, &id.as_str()],
-    )?;
-    match running.map(|row| (row.get::<_, bool>(0), row.get::<_, Option<i64>>(1))) {
-        Some((true, fence)) => fenced(tx, id, fence),
-        Some((false, _)) => Ok(Err(StoreError::Corrupt(format!(
-            "chat {} of session `{id}` has ended already",
-            chat.0
-        )))),
-        None => Ok(Err(StoreError::NotFound(id.clone()))),
-    }
-}
-
-/// Checks that the lease with `fence` (if a write carries one) is session `id`'s and has not
-/// lapsed, holding it until the transaction ends: a sweep or a new claim waits for the write.
-fn fenced(
-    tx: &mut Transaction<'_>,
-    id: &SessionId,
-    fence: Option<i64>,
-) -> Result<Result<(), StoreError>, postgres::Error> {
-    let Some(fence) = fence else {
-        return Ok(Ok(()));
-    };
-    let held = tx.query_opt(
-        "SELECT 1 FROM agentry_chat_leases
-         WHERE session_id = $1 AND fence = $2 AND expires_at >= clock_timestamp() FOR SHARE",
-        &[&id.as_str(), &fence],
-    )?;
-    Ok(match held {
-        Some(_) => Ok(()),
-        None => Err(StoreError::LeaseLost(id.clone())),
-    })
-}
-
-/// When the chat compacted the history (`history` is its JSON): keeps it as the history before
-/// the chat's messages, which are then recorded anew.
-fn restart_history(
-    tx: &mut Transaction<'_>,
-    chat: i64,
-    history: Option<&str>,
-) -> Result<(), postgres::Error> {
-    if let Some(history) = history {
-        tx.execute(
-            "UPDATE agentry_chats SET history = $2 WHERE id = $1",
-            &[&chat, &history],
-        )?;
-        tx.execute("DELETE FROM agentry_messages WHERE chat_id = $1", &[&chat])?;
-    }
-    Ok(())
-}
-
-/// Adds `rows` to chat `chat` after the rows it has: one statement a table, whatever the
-/// number of rows.
-fn insert_rows(tx: &mut Transaction<'_>, chat: i64, rows: &Rows) -> Result<(), postgres::Error> {
-    for (table, bodies) in [
-        ("agentry_messages", &rows.messages),
-        ("agentry_events", &rows.events),
-    ] {
-        if bodies.is_empty() {
-            continue;
-        }
-        tx.execute(
-            &format!(
-                "INSERT INTO {table} (chat_id, seq, body)
-                 SELECT $1, next.seq + t.n::INTEGER - 1, t.body
-                 FROM unnest($2::TEXT[]) WITH ORDINALITY AS t(body, n),
-                      (SELECT COALESCE(MAX(seq) + 1, 0) AS seq FROM {table} WHERE chat_id = $1) AS next"
-            ),
-            &[&chat, bodies],
-        )?;
-    }
-    Ok(())
-}
-
 fn meta_from_row(row: &Row) -> SessionMeta {
     SessionMeta {
         id: SessionId(row.get(0)),
@@ -398,12 +433,13 @@ impl ChatLeases for PostgresStore {
                              expires_at = EXCLUDED.expires_at
                          WHERE agentry_chat_leases.expires_at IS NULL
                             OR agentry_chat_leases.expires_at < clock_timestamp()
-                     RETURNING fence, last_sequence",
+                     RETURNING fence, last_sequence,
+                         (SELECT updated_at FROM agentry_sessions WHERE id = $1)",
                     &[&id.as_str(), &owner, &millis],
                 )
-                .map(|row| row.map(|row| (row.get::<_, i64>(0), row.get::<_, i64>(1))))
+                .map(|row| row.map(|row| (row.get::<_, i64>(0), row.get::<_, i64>(1), row.get(2))))
         })?;
-        let Some((fence, last_sequence)) = claimed else {
+        let Some((fence, last_sequence, updated_at)) = claimed else {
             return Ok(None);
         };
         lock(&self.held).insert(id.clone(), fence);
@@ -412,6 +448,7 @@ impl ChatLeases for PostgresStore {
             owner: owner.to_owned(),
             fence,
             last_sequence: sequence_of(last_sequence),
+            updated_at,
         }))
     }
 
@@ -437,13 +474,14 @@ impl ChatLeases for PostgresStore {
         Ok(renewed == 1)
     }
 
-    fn release(&self, lease: &Lease, last_sequence: u64) -> Result<(), StoreError> {
+    fn release(&self, lease: &Lease, last_sequence: u64) -> Result<Option<String>, StoreError> {
         let last = stored_sequence(last_sequence);
-        self.with(|client| {
-            client.execute(
+        let released = self.with(|client| {
+            client.query_opt(
                 "UPDATE agentry_chat_leases
                  SET expires_at = NULL, last_sequence = GREATEST(last_sequence, $3)
-                 WHERE session_id = $1 AND fence = $2",
+                 WHERE session_id = $1 AND fence = $2
+                 RETURNING (SELECT updated_at FROM agentry_sessions WHERE id = $1)",
                 &[&lease.session.as_str(), &lease.fence, &last],
             )
         })?;
@@ -451,7 +489,7 @@ impl ChatLeases for PostgresStore {
         if held.get(&lease.session) == Some(&lease.fence) {
             held.remove(&lease.session);
         }
-        Ok(())
+        Ok(released.and_then(|row| row.get(0)))
     }
 
     fn sweep(&self, owner: &str, ttl: Duration) -> Result<Vec<Lease>, StoreError> {
@@ -463,7 +501,8 @@ impl ChatLeases for PostgresStore {
                  SET owner = $1, fence = nextval('agentry_lease_fences'),
                      expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
                  WHERE expires_at < clock_timestamp()
-                 RETURNING session_id, fence, last_sequence",
+                 RETURNING session_id, fence, last_sequence,
+                     (SELECT updated_at FROM agentry_sessions WHERE id = session_id)",
                 &[&owner, &millis],
             )
         })?;
@@ -474,6 +513,7 @@ impl ChatLeases for PostgresStore {
                 owner: owner.to_owned(),
                 fence: row.get(1),
                 last_sequence: sequence_of(row.get(2)),
+                updated_at: row.get(3),
             })
             .collect())
     }
@@ -536,24 +576,23 @@ impl SessionStore for PostgresStore {
         let rows = Rows::of(&first.messages, &first.events)?;
         let history = first.history.as_ref().map(to_json).transpose()?;
         let fence = lock(&self.held).get(id).copied();
-        self.in_transaction(|tx| {
-            if let Err(refused) = fenced(tx, id, fence)? {
-                return Ok(Err(refused));
-            }
-            if let Err(refused) = touch(tx, id, None, title)? {
-                return Ok(Err(refused));
-            }
-            let chat: i64 = tx
+        let chat = self.call_function(id, |client| {
+            client
                 .query_one(
-                    "INSERT INTO agentry_chats
-                     (session_id, usage, created_at, history, running, fence)
-                     VALUES ($1, '{}', $2, $3, TRUE, $4) RETURNING id",
-                    &[&id.as_str(), &now_rfc3339(), &history, &fence],
-                )?
-                .get(0);
-            insert_rows(tx, chat, &rows)?;
-            Ok(Ok(Some(ChatKey(chat))))
-        })
+                    "SELECT agentry_begin_chat($1, $2, $3, $4, $5, $6, $7)",
+                    &[
+                        &id.as_str(),
+                        &fence,
+                        &now_rfc3339(),
+                        &title,
+                        &history,
+                        &rows.messages,
+                        &rows.events,
+                    ],
+                )
+                .map(|row| row.get::<_, i64>(0))
+        })?;
+        Ok(Some(ChatKey(chat)))
     }
 
     fn continue_chat(
@@ -564,17 +603,20 @@ impl SessionStore for PostgresStore {
     ) -> Result<(), StoreError> {
         let rows = Rows::of(&more.messages, &more.events)?;
         let history = more.history.as_ref().map(to_json).transpose()?;
-        self.in_transaction(|tx| {
-            if let Err(refused) = running_chat(tx, id, chat)? {
-                return Ok(Err(refused));
-            }
-            if let Err(refused) = touch(tx, id, None, None)? {
-                return Ok(Err(refused));
-            }
-            restart_history(tx, chat.0, history.as_deref())?;
-            insert_rows(tx, chat.0, &rows)?;
-            Ok(Ok(()))
-        })
+        self.call_function(id, |client| {
+            client.execute(
+                "SELECT agentry_continue_chat($1, $2, $3, $4, $5, $6)",
+                &[
+                    &id.as_str(),
+                    &chat.0,
+                    &now_rfc3339(),
+                    &history,
+                    &rows.messages,
+                    &rows.events,
+                ],
+            )
+        })?;
+        Ok(())
     }
 
     fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError> {
@@ -585,47 +627,27 @@ impl SessionStore for PostgresStore {
         let paused = chat.paused.as_ref().map(to_json).transpose()?;
         let stop_reason = chat.stop_reason.map(|s| s.as_str());
         let fence = lock(&self.held).get(id).copied();
-        self.in_transaction(|tx| {
-            if chat.begun.is_none()
-                && let Err(refused) = fenced(tx, id, fence)?
-            {
-                return Ok(Err(refused));
-            }
-            if let Err(refused) = touch(tx, id, Some(&remembered), chat.title.as_deref())? {
-                return Ok(Err(refused));
-            }
-            let chat_id = match chat.begun {
-                Some(begun) => {
-                    if let Err(refused) = running_chat(tx, id, begun)? {
-                        return Ok(Err(refused));
-                    }
-                    restart_history(tx, begun.0, history.as_deref())?;
-                    tx.execute(
-                        "UPDATE agentry_chats SET stop_reason = $2, usage = $3, paused = $4,
-                         running = FALSE WHERE id = $1",
-                        &[&begun.0, &stop_reason, &usage, &paused],
-                    )?;
-                    begun.0
-                }
-                None => tx
-                    .query_one(
-                        "INSERT INTO agentry_chats
-                         (session_id, stop_reason, usage, created_at, history, paused)
-                         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-                        &[
-                            &id.as_str(),
-                            &stop_reason,
-                            &usage,
-                            &now_rfc3339(),
-                            &history,
-                            &paused,
-                        ],
-                    )?
-                    .get(0),
-            };
-            insert_rows(tx, chat_id, &rows)?;
-            Ok(Ok(()))
-        })
+        let begun = chat.begun.map(|key| key.0);
+        self.call_function(id, |client| {
+            client.execute(
+                "SELECT agentry_end_chat($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                &[
+                    &id.as_str(),
+                    &begun,
+                    &fence,
+                    &now_rfc3339(),
+                    &remembered,
+                    &chat.title,
+                    &stop_reason,
+                    &usage,
+                    &history,
+                    &paused,
+                    &rows.messages,
+                    &rows.events,
+                ],
+            )
+        })?;
+        Ok(())
     }
 
     fn load(&self, id: &SessionId) -> Result<StoredSession, StoreError> {

@@ -188,7 +188,8 @@ pub fn start(
     session_id: &str,
     request: ChatRequest,
 ) -> Result<oneshot::Receiver<ChatOutcome>, ServeError> {
-    let live = sessions.get(session_id)?;
+    // Read again below if another server changed it: the claim tells.
+    let live = sessions.open(session_id)?;
     let model = match &request.model {
         None => None,
         Some(spec) => Some(open_model(sessions, spec)?),
@@ -213,7 +214,18 @@ pub fn start(
     // Across the servers sharing the store: one chat of a session at a time.
     let shared = sessions.shared_store().cloned();
     let lease = sessions.defaults().lease;
-    let ownership = match Ownership::claim(shared.as_ref(), &live.id, sessions.owner(), lease) {
+    let claimed = Ownership::claim(shared.as_ref(), &live.id, sessions.owner(), lease).and_then(
+        |ownership| {
+            // Another server ran a chat of the session since this one read it.
+            match &ownership {
+                Some(held) if sessions.is_stale(&live, held.updated_at()) => {
+                    sessions.refresh(&live).map(|()| ownership)
+                }
+                _ => Ok(ownership),
+            }
+        },
+    );
+    let ownership = match claimed {
         Ok(ownership) => ownership,
         Err(refused) => {
             live.give_up_chat();
@@ -264,17 +276,17 @@ pub fn start(
             None => chat.await,
         };
         drop(session);
-        // What this chat left in the store, read while its lease still keeps other servers
-        // out: only their later changes make this server read the session again.
-        let stored_at = shared.and_then(|store| store.meta(&live.id).ok());
-        if let Some(ownership) = ownership {
+        // What this chat left in the store, as giving the lease up finds it: only other
+        // servers' later changes make this server read the session again.
+        let stored_at = ownership.map(|ownership| {
             // Every server reads the session's turns back numbered with the last number
             // given, this one too: each answers `/messages` alike.
             let last = lock(&live.projector).last_sequence();
-            ownership.release(last);
+            let stored_at = ownership.release(last);
             lock(&live.projector).settle_at(last);
-        }
-        live.end_chat(stored_at.map(|meta| meta.updated_at));
+            stored_at
+        });
+        live.end_chat(stored_at.flatten());
         // The session takes a new chat now: its clients may hear that this one ended.
         let end = lock(&live.projector).take_chat_end();
         if let Some(end) = &end {

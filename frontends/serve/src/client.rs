@@ -86,7 +86,7 @@ impl Client {
         match event {
             "chat:send" => {
                 let request: ChatSend = parse(event, data)?;
-                let live = self.sessions.get(&request.session_id)?;
+                let live = self.sessions.open(&request.session_id)?;
                 self.subscribe(live, None);
                 let outcome = chat::start(&self.sessions, &request.session_id, request.chat)?;
                 // Errors found once the chat ran (an answer that does not fit) go to this client,

@@ -254,7 +254,8 @@ impl Sessions {
                 .map(|meta| meta.updated_at),
             None => None,
         };
-        let live = self.open_live(session, Vec::new(), stored_at);
+        let projector = self.project(&session, &[]);
+        let live = self.open_live(session, projector, stored_at);
         lock(&self.open).insert(live.id.clone(), live.clone());
         Ok(live)
     }
@@ -269,19 +270,59 @@ impl Sessions {
         {
             return Ok(live);
         }
+        let (session, projector, stored_at) = self.read(&id)?;
+        let live = self.open_live(session, projector, Some(stored_at));
+        lock(&self.open).insert(id, live.clone());
+        Ok(live)
+    }
+
+    /// The open session `id` as it is, read from the store only when it is not open: for a
+    /// chat, which claims the session before it runs and reads it again then if another
+    /// server changed it (see [`refresh`](Self::refresh)).
+    pub fn open(&self, id: &str) -> Result<Arc<LiveSession>, ServeError> {
+        let open = lock(&self.open)
+            .get(&SessionId::from(id.to_owned()))
+            .cloned();
+        match open {
+            Some(live) => Ok(live),
+            None => self.get(id),
+        }
+    }
+
+    /// Whether `live` was read before the session's last change, `updated_at` (as a claim
+    /// found it).
+    pub fn is_stale(&self, live: &LiveSession, updated_at: Option<&str>) -> bool {
+        lock(&live.stored_at).as_deref() != updated_at
+    }
+
+    /// Reads `live`'s session again from the store, another server having changed it, while
+    /// this server holds it for a chat that has not started.
+    pub fn refresh(&self, live: &LiveSession) -> Result<(), ServeError> {
+        let (session, projector, stored_at) = self.read(&live.id)?;
+        let mut slot = live
+            .session
+            .try_lock()
+            .map_err(|_| ServeError::ChatRunning(live.id.to_string()))?;
+        *slot = session;
+        *lock(&live.projector) = projector;
+        *lock(&live.stored_at) = Some(stored_at);
+        Ok(())
+    }
+
+    /// Session `id` as the store has it: resumed, projected, and its `updated_at`.
+    fn read(&self, id: &SessionId) -> Result<(Session, Projector, String), ServeError> {
         let stored = self
             .agent
-            .load_session(&id)
+            .load_session(id)
             .map_err(|_| ServeError::UnknownSession(id.to_string()))?;
         let mut options = SessionOptions::new(stored.meta.cwd.clone());
         options.policy = self.defaults.policy.clone();
         let session = self
             .agent
-            .resume_session(&id, options)
+            .resume_session(id, options)
             .map_err(ServeError::agent)?;
-        let live = self.open_live(session, stored.events, Some(stored.meta.updated_at));
-        lock(&self.open).insert(id, live.clone());
-        Ok(live)
+        let projector = self.project(&session, &stored.events);
+        Ok((session, projector, stored.meta.updated_at))
     }
 
     /// The store, when other servers share it (it keeps leases on chats): only then can a
@@ -318,14 +359,8 @@ impl Sessions {
         }
     }
 
-    /// `session` as an open session, its projection rebuilt from its stored events, stored at
-    /// `stored_at`.
-    fn open_live(
-        &self,
-        session: Session,
-        stored: Vec<AgentEvent>,
-        stored_at: Option<String>,
-    ) -> Arc<LiveSession> {
+    /// `session`'s projection, rebuilt from its stored events.
+    fn project(&self, session: &Session, stored: &[AgentEvent]) -> Projector {
         let id = session.id().clone();
         let shared = self.shared_store().and_then(|store| store.leases());
         let last = match shared.map(|leases| leases.last_sequence(&id)) {
@@ -341,14 +376,24 @@ impl Sessions {
         // number a previous run of the server gave out for this session.
         let mut projector = Projector::new(id.to_string(), last.unwrap_or_else(now_micros));
         projector.set_model(session.model().name());
-        for event in &stored {
+        for event in stored {
             projector.apply(event);
         }
         if let Some(last) = last {
             projector.settle_at(last);
         }
+        projector
+    }
+
+    /// `session` as an open session with its `projector`, stored at `stored_at`.
+    fn open_live(
+        &self,
+        session: Session,
+        projector: Projector,
+        stored_at: Option<String>,
+    ) -> Arc<LiveSession> {
         Arc::new(LiveSession {
-            id,
+            id: session.id().clone(),
             cwd: session.options().cwd.clone(),
             session: tokio::sync::Mutex::new(session),
             projector: Mutex::new(projector),

@@ -61,6 +61,11 @@ impl Ownership {
         self.lease.first_sequence()
     }
 
+    /// The session's `updated_at` as the claim found it.
+    pub fn updated_at(&self) -> Option<&str> {
+        self.lease.updated_at.as_deref()
+    }
+
     /// Runs `chat`, renewing the lease meanwhile with the last number given out
     /// (`last_sequence`). A lease that cannot be renewed (it lapsed while this server was
     /// paused, or the store cannot be reached) cancels the chat through `cancel`; `chat` is
@@ -117,16 +122,20 @@ impl Ownership {
     }
 
     /// Gives the session up for the next chat, on any server, which numbers its events
-    /// after `last_sequence`.
-    pub fn release(self, last_sequence: u64) {
-        if let Some(leases) = self.store.leases()
-            && let Err(error) = leases.release(&self.lease, last_sequence)
-        {
-            tracing::warn!(
-                "session `{}`: its lease could not be given up ({error}); it lapses in {} s",
-                self.lease.session,
-                self.ttl.as_secs_f32()
-            );
+    /// after `last_sequence`: the session's `updated_at` as this chat leaves it (none when
+    /// unknown).
+    pub fn release(self, last_sequence: u64) -> Option<String> {
+        let leases = self.store.leases()?;
+        match leases.release(&self.lease, last_sequence) {
+            Ok(updated_at) => updated_at,
+            Err(error) => {
+                tracing::warn!(
+                    "session `{}`: its lease could not be given up ({error}); it lapses in {} s",
+                    self.lease.session,
+                    self.ttl.as_secs_f32()
+                );
+                None
+            }
         }
     }
 }

@@ -100,20 +100,20 @@ impl Backing {
         }
     }
 
-    /// PostgreSQL's work in `database` since the count started: transactions (`COMMIT`s),
-    /// statements (besides `BEGIN` and `COMMIT`), and of those the writes.
-    pub fn postgres_work(&self, database: &str) -> (u64, u64, u64) {
+    /// PostgreSQL's work in `database` since the count started: statements (besides `BEGIN`
+    /// and `COMMIT`; a call of one of agentry's functions is one), and of them those in
+    /// explicit transactions (`COMMIT`s; reads of a whole session).
+    pub fn postgres_work(&self, database: &str) -> (u64, u64) {
         let counts = self.postgres.sql(
             database,
-            "SELECT COALESCE(sum(calls) FILTER (WHERE query = 'COMMIT'), 0),
-                    COALESCE(sum(calls) FILTER (WHERE query NOT IN ('BEGIN', 'COMMIT', 'ROLLBACK')), 0),
-                    COALESCE(sum(calls) FILTER (WHERE query ~* '^\\s*(INSERT|UPDATE|DELETE)'), 0)
+            "SELECT COALESCE(sum(calls) FILTER (WHERE query NOT IN ('BEGIN', 'COMMIT', 'ROLLBACK')), 0),
+                    COALESCE(sum(calls) FILTER (WHERE query = 'COMMIT'), 0)
              FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
              WHERE d.datname = current_database() AND s.query NOT LIKE '%pg_stat%'",
         );
         let mut numbers = counts.trim().split('|').map(|n| n.parse().unwrap_or(0));
         let mut next = || numbers.next().unwrap_or(0);
-        (next(), next(), next())
+        (next(), next())
     }
 
     /// Starts counting statements in `database` afresh.
