@@ -263,6 +263,60 @@ fn chat_stop_on_one_instance_and_a_permission_answer_on_another_reach_the_chat_w
 }
 
 #[test]
+fn a_question_asked_in_a_chat_on_one_instance_is_answered_on_another() {
+    let cluster = cluster(
+        2,
+        vec![
+            super::deploy_question(),
+            MockTurn::Reply(MockReply::text("Deploying to staging.")),
+        ],
+        &[],
+    );
+    let (a, b) = (&cluster.servers[0], &cluster.servers[1]);
+    let id = &cluster.id;
+    // A's chat pauses on the question; a client of B sees it and answers it.
+    let on_a = a.client_in_background(
+        &cluster.sb,
+        "ws",
+        vec![
+            send("chat:send", json!({"session_id": id, "message": "Deploy?"})),
+            wait_for("chat:end", 2),
+        ],
+    );
+    let on_b = b.client_over(
+        &cluster.sb,
+        "ws",
+        vec![
+            send("session:subscribe", json!({"session_id": id})),
+            wait_for("chat:end", 1),
+            send(
+                "chat:send",
+                json!({"session_id": id, "message": "", "askuser_answer":
+                    {"tool_call_id": "$answer_call", "selections": {"0": [0]}, "custom": {}}}),
+            ),
+            wait_for("chat:end", 2),
+        ],
+    );
+    let on_a = on_a.join().unwrap();
+    for (seen, out) in [("A", &on_a), ("B", &on_b)] {
+        let ends: Vec<_> = super::events(out, "chat:end")
+            .iter()
+            .map(|end| end["finish_reason"].clone())
+            .collect();
+        assert_eq!(
+            ends,
+            [json!("paused"), json!("completed")],
+            "{seen}: {:#?}",
+            out.records
+        );
+    }
+    // The answer reached the model, which went on from the question.
+    let sent = cluster.model.requests()[2].body["messages"].to_string();
+    assert!(sent.contains("staging"), "{sent}");
+    assert_eq!(cluster.messages(0), cluster.messages(1));
+}
+
+#[test]
 fn redis_restarted_mid_chat_loses_nothing_and_a_client_elsewhere_catches_up() {
     let mut cluster = sleeping(2, 3, "All done.");
     let id = cluster.id.clone();
