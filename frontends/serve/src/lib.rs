@@ -7,9 +7,13 @@
 //!
 //! Live events reach clients through a [`Fanout`](agentry::fanout::Fanout) (in-process by
 //! default) and sessions live in the agent's [`SessionStore`](agentry::session::SessionStore):
-//! several instances sharing both behind a load balancer serve the same sessions. A client that
-//! reconnects to any instance subscribes (`session:subscribe`), gets `session:subscribed` with
-//! the session's sequence so far and the open turns as they stand, then every later event;
+//! several instances sharing both (PostgreSQL and Redis) behind a load balancer serve the same
+//! sessions. A chat claims its session's lease first (one chat of a session
+//! across every instance, its events numbered after every earlier one's); `chat:stop` and
+//! permission answers reach it from any instance. A client that reconnects to any
+//! instance subscribes (`session:subscribe`, with `after_sequence` when it moves from another),
+//! gets `session:subscribed` with the session's sequence so far and the open turns as they
+//! stand (a chat running on another instance: its events so far), then every later event once;
 //! `GET /api/sessions/{id}/messages` gives every turn with its `sequence`.
 
 mod admit;
