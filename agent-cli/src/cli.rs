@@ -316,6 +316,11 @@ pub struct ServeArgs {
     /// configuration). Without it, events reach this instance's clients only.
     #[arg(long, env = "AGENTRY_BROKER", value_name = "URL")]
     pub broker: Option<String>,
+    /// On SIGTERM or Ctrl-C, how long running chats may take to finish before they are
+    /// stopped as interrupted (meanwhile `/readyz` answers 503 and new chats are refused with
+    /// `draining`).
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub drain_timeout: u64,
     /// Record each session's model traffic to a file of its own in this folder
     /// (`SESSION_ID.jsonl`), to play back with `--model replay:FILE`.
     #[arg(long, value_name = "DIR")]

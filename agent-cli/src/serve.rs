@@ -70,13 +70,20 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
         None => println!("agentry serve: open http://{address}/"),
     }
     let listener = agentry_serve::without_delay(listener);
-    axum::serve(
-        listener,
-        agentry_serve::router_with_fanout(agent, settings, fanout),
-    )
-    .with_graceful_shutdown(shutdown())
-    .await
-    .map_err(CliError::internal)?;
+    let app = agentry_serve::app(agent, settings, fanout);
+    let drain = app.drain;
+    let drain_timeout = std::time::Duration::from_secs(args.drain_timeout);
+    axum::serve(listener, app.router)
+        .with_graceful_shutdown(async move {
+            shutdown().await;
+            eprintln!(
+                "agentry serve: stopping; running chats have {} s to finish",
+                drain_timeout.as_secs()
+            );
+            drain.run(drain_timeout).await;
+        })
+        .await
+        .map_err(CliError::internal)?;
     Ok(Exit::EndTurn)
 }
 

@@ -61,6 +61,11 @@ pub trait Fanout: Send + Sync {
         let _ = (topic, message);
         Box::pin(std::future::ready(Ok(0)))
     }
+    /// Whether the broker answers (for a server's readiness check); the in-process fan-out
+    /// always does.
+    fn ping(&self) -> BoxFuture<'static, Result<(), FanoutError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
     /// What other processes [`signal`](Self::signal) on `topic` from now on, until the broker
     /// is lost; `None` for a fan-out that reaches no other process.
     fn listen(&self, topic: &str) -> Option<BoxStream<'static, Value>> {

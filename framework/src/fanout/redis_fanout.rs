@@ -153,6 +153,18 @@ impl Fanout for RedisFanout {
         })
     }
 
+    fn ping(&self) -> BoxFuture<'static, Result<(), FanoutError>> {
+        let shared = self.shared.clone();
+        Box::pin(async move {
+            let mut commands = shared.commands.clone();
+            redis::cmd("PING")
+                .query_async::<String>(&mut commands)
+                .await
+                .map(drop)
+                .map_err(|e| failed(&shared.address, &e))
+        })
+    }
+
     fn listen(&self, topic: &str) -> Option<BoxStream<'static, Value>> {
         let signals = self.shared.control.subscribe(topic);
         // Dropped with the stream: the server stops receiving the topic's signals at once, so

@@ -85,6 +85,10 @@ impl SessionStore for LazyStore {
         self.store().ok()?.leases()
     }
 
+    fn ping(&self) -> Result<(), StoreError> {
+        self.store()?.ping()
+    }
+
     fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError> {
         self.store()?.rename(id, title)
     }

@@ -194,6 +194,10 @@ pub trait SessionStore: Send + Sync {
     fn delete(&self, id: &SessionId) -> Result<(), StoreError>;
     /// Gives a session the title a user chose (its later chats keep it).
     fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError>;
+    /// Whether the store answers (a cheap query, for a server's readiness check).
+    fn ping(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
     /// The leases on sessions' chats, for a store that several servers share (a store of one
     /// process has none: its server keeps the one-chat-per-session rule itself).
     fn leases(&self) -> Option<&dyn lease::ChatLeases> {

@@ -549,6 +549,10 @@ impl SessionStore for PostgresStore {
         Some(self)
     }
 
+    fn ping(&self) -> Result<(), StoreError> {
+        self.with(|client| client.simple_query("SELECT 1").map(drop))
+    }
+
     fn create(&self, meta: &SessionMeta) -> Result<(), StoreError> {
         let cwd = meta.cwd.to_string_lossy().into_owned();
         self.with(|client| {

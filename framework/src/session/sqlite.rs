@@ -272,6 +272,13 @@ fn meta_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionMeta> {
 }
 
 impl SessionStore for SqliteStore {
+    fn ping(&self) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.query_row("SELECT count(*) FROM sessions", [], |_| Ok(()))
+                .map_err(|e| self.db(e))
+        })
+    }
+
     fn create(&self, meta: &SessionMeta) -> Result<(), StoreError> {
         self.with(|c| {
             c.execute(

@@ -54,6 +54,52 @@ pub fn router_with_fanout(
     settings: ServeSettings,
     fanout: Arc<dyn Fanout>,
 ) -> Router {
+    app(agent, settings, fanout).router
+}
+
+/// The server: its routes, and how it stops.
+pub struct App {
+    /// The routes.
+    pub router: Router,
+    /// Its drain, for when the server is asked to stop.
+    pub drain: Drain,
+}
+
+/// How a server stops without losing chats.
+pub struct Drain(Arc<Sessions>);
+
+impl Drain {
+    /// Takes no new chat from now on (`/readyz` answers 503, `chat:send` gets `draining`),
+    /// lets the running chats finish within `timeout`, then stops the rest, which end
+    /// interrupted and are stored whole (each gives its session's lease up as it ends); waits
+    /// at most ten seconds more for them to end.
+    pub async fn run(&self, timeout: std::time::Duration) {
+        let sessions = &self.0;
+        sessions.start_draining();
+        let deadline = tokio::time::Instant::now() + timeout;
+        while sessions.running_chats() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(DRAIN_POLL).await;
+        }
+        if sessions.running_chats() == 0 {
+            return;
+        }
+        tracing::warn!(
+            "{} chats outlived the drain time: they are stopped as interrupted",
+            sessions.running_chats()
+        );
+        sessions.stop_all();
+        let stopped = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        while sessions.running_chats() > 0 && tokio::time::Instant::now() < stopped {
+            tokio::time::sleep(DRAIN_POLL).await;
+        }
+    }
+}
+
+/// How often a drain looks whether chats still run.
+const DRAIN_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The server over `agent`, publishing live events through `fanout`.
+pub fn app(agent: Agent, settings: ServeSettings, fanout: Arc<dyn Fanout>) -> App {
     let sessions = Arc::new(Sessions::new(
         agent,
         settings.defaults.clone(),
@@ -78,17 +124,26 @@ pub fn router_with_fanout(
             get(|| async { axum::Json(crate::openapi::document()) }),
         );
     let socket_io = crate::socketio::layer(sessions.clone());
-    Router::new()
+    let admitted = Router::new()
         .nest("/api", api)
         .route("/ws", get(websocket))
         .merge(crate::page::routes(admission.clone()))
-        .with_state(sessions)
+        .with_state(sessions.clone())
         .layer(socket_io)
         .layer(DefaultBodyLimit::max(settings.defaults.max_message_bytes))
         .layer(middleware::from_fn_with_state(
             admission,
             crate::admit::admit,
-        ))
+        ));
+    // Outside the door: probes carry no token, and come to whatever name reaches the server.
+    let health = Router::new()
+        .route("/healthz", get(crate::health::healthz))
+        .route("/readyz", get(crate::health::readyz))
+        .with_state(sessions.clone());
+    App {
+        router: health.merge(admitted),
+        drain: Drain(sessions),
+    }
 }
 
 /// The read buffer of a plain-WebSocket connection.

@@ -188,6 +188,9 @@ pub fn start(
     session_id: &str,
     request: ChatRequest,
 ) -> Result<oneshot::Receiver<ChatOutcome>, ServeError> {
+    if sessions.is_draining() {
+        return Err(ServeError::Draining);
+    }
     // Read again below if another server changed it: the claim tells.
     let live = sessions.open(session_id)?;
     let model = match &request.model {

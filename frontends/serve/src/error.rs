@@ -47,6 +47,9 @@ pub enum ServeError {
     /// The request is not allowed (a missing or wrong token).
     #[error("{0}")]
     Forbidden(String),
+    /// The server is stopping and takes no new chat: another instance can.
+    #[error("this server is stopping and takes no new chat: send it to another instance, or retry")]
+    Draining,
     /// Live events from the other servers sharing the session stopped coming (the broker
     /// was lost): subscribing again catches up.
     #[error("{0}")]
@@ -68,6 +71,7 @@ impl ServeError {
             ServeError::InvalidAnswer(_) => "invalid_answer",
             ServeError::TooLarge(_) => "too_large",
             ServeError::Forbidden(_) => "forbidden",
+            ServeError::Draining => "draining",
             ServeError::LiveEventsInterrupted(_) => "live_events_interrupted",
             ServeError::Internal(_) => "internal",
         }
@@ -82,7 +86,7 @@ impl ServeError {
             ServeError::Invalid { .. } | ServeError::InvalidAnswer(_) => 422,
             ServeError::TooLarge(_) => 413,
             ServeError::Forbidden(_) => 401,
-            ServeError::LiveEventsInterrupted(_) => 503,
+            ServeError::LiveEventsInterrupted(_) | ServeError::Draining => 503,
             ServeError::Internal(_) => 500,
         }
     }

@@ -22,6 +22,7 @@ pub mod chat;
 pub mod client;
 mod control;
 pub mod error;
+mod health;
 pub mod live;
 pub mod markdown;
 mod openapi;
@@ -33,6 +34,6 @@ pub mod protocol;
 pub mod rest;
 mod socketio;
 
-pub use app::{ServeSettings, router, router_with_fanout, without_delay};
+pub use app::{App, Drain, ServeSettings, app, router, router_with_fanout, without_delay};
 pub use outbox::ClientEvents;
 pub use ownership::DEFAULT_LEASE;

@@ -175,6 +175,8 @@ pub struct Sessions {
     open: Mutex<HashMap<SessionId, Arc<LiveSession>>>,
     /// This server, as the leases of the chats it runs name it.
     owner: String,
+    /// Whether the server is draining: it takes no new chat.
+    draining: std::sync::atomic::AtomicBool,
 }
 
 impl Sessions {
@@ -192,6 +194,33 @@ impl Sessions {
             fanout,
             open: Mutex::default(),
             owner: format!("serve_{}", uuid::Uuid::new_v4().simple()),
+            draining: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Takes no new chat from now on (the server is stopping).
+    pub fn start_draining(&self) {
+        self.draining
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the server is draining.
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// How many chats run here.
+    pub fn running_chats(&self) -> usize {
+        lock(&self.open)
+            .values()
+            .filter(|live| live.is_running())
+            .count()
+    }
+
+    /// Stops every chat running here; they end interrupted.
+    pub fn stop_all(&self) {
+        for live in lock(&self.open).values() {
+            live.cancel();
         }
     }
 

@@ -21,6 +21,9 @@ impl Drop for Server {
     /// Stops the server as a service manager does (SIGTERM), so it removes its sessions'
     /// temporary folders; killed if it has not ended within five seconds.
     fn drop(&mut self) {
+        if !matches!(self.running.child.try_wait(), Ok(None)) {
+            return;
+        }
         self.running.signal(nix::sys::signal::Signal::SIGTERM);
         for _ in 0..500 {
             if !matches!(self.running.child.try_wait(), Ok(None)) {
@@ -242,6 +245,7 @@ mod cluster;
 mod connection;
 mod flows;
 mod many;
+mod operations;
 mod page;
 mod page_sessions;
 mod rest;

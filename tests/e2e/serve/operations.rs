@@ -1,0 +1,156 @@
+//! Operating `agentry serve`: the health and readiness checks a load balancer probes, and the
+//! drain on SIGTERM that lets running chats finish (or stops them, stored whole) before the
+//! process exits.
+
+use super::Server;
+use crate::sandbox;
+use agentry_tests::http;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use agentry_tests::servers::{Postgres, Redis};
+use nix::sys::signal::Signal;
+use serde_json::json;
+use std::time::Duration;
+
+#[test]
+fn health_and_readiness_answer_without_a_token_and_name_only_what_is_wrong() {
+    let (mut postgres, mut redis) = (Postgres::start(), Redis::start());
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([]);
+    let server = Server::start(
+        &sb,
+        &model,
+        &["--store", &postgres.database(), "--broker", &redis.url()],
+    );
+    let probe = |path: &str| http::call("GET", &format!("{}{path}", server.url), None, None);
+    assert_eq!(probe("/healthz"), (200, json!({"status": "ok"})));
+    assert_eq!(probe("/readyz"), (200, json!({"status": "ready"})));
+    // Everything else still needs the token.
+    assert_eq!(probe("/api/sessions").0, 401);
+    redis.stop();
+    assert_eq!(
+        probe("/readyz"),
+        (503, json!({"status": "unavailable", "failing": ["broker"]}))
+    );
+    postgres.stop();
+    let (status, body) = probe("/readyz");
+    assert_eq!(
+        (status, body.clone()),
+        (
+            503,
+            json!({"status": "unavailable", "failing": ["store", "broker"]})
+        )
+    );
+    // Nothing about where they are.
+    assert!(!body.to_string().contains("127.0.0.1"), "{body}");
+    // The process itself answers.
+    assert_eq!(probe("/healthz").0, 200);
+    redis.restart();
+    postgres.restart();
+    let ready = (0..50).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        probe("/readyz").0 == 200
+    });
+    assert!(ready, "{:?}", probe("/readyz"));
+}
+
+/// Starts a chat of a new session on `server` on a thread of its own; the REST answer.
+fn chat_in_background(
+    server: &Server,
+    sb: &agentry_tests::Sandbox,
+    message: &str,
+) -> (String, std::thread::JoinHandle<(u16, serde_json::Value)>) {
+    let id = server.new_session(sb);
+    let (url, token, message) = (
+        format!("{}/api/sessions/{id}/chat", server.url),
+        server.token.clone(),
+        message.to_owned(),
+    );
+    let running = std::thread::spawn(move || {
+        http::call(
+            "POST",
+            &url,
+            Some(&json!({"message": message})),
+            token.as_deref(),
+        )
+    });
+    (id, running)
+}
+
+#[test]
+fn on_sigterm_a_chat_that_fits_the_drain_time_completes_and_new_chats_are_refused() {
+    let sb = sandbox();
+    let slow = MockReply {
+        pause_before_last: Some(Duration::from_millis(1500)),
+        ..MockReply::text("Finished in time.")
+    };
+    let model = MockModelServer::start_blocking([MockTurn::Reply(slow)]);
+    let mut server = Server::start(&sb, &model, &["--drain-timeout", "20"]);
+    let other = server.new_session(&sb);
+    let (_, running) = chat_in_background(&server, &sb, "Take your time");
+    while model.requests().is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.signal(Signal::SIGTERM);
+    // At once: not ready, and no new chat.
+    let (status, ready) = http::call("GET", &format!("{}/readyz", server.url), None, None);
+    assert_eq!(
+        (status, &ready["failing"]),
+        (503, &json!(["draining"])),
+        "{ready}"
+    );
+    let (status, refused) = server.call(
+        "POST",
+        &format!("/api/sessions/{other}/chat"),
+        Some(json!({"message": "Me too?"})),
+    );
+    assert_eq!(
+        (status, &refused["code"]),
+        (503, &json!("draining")),
+        "{refused}"
+    );
+    let (status, end) = running.join().unwrap();
+    assert_eq!(
+        (status, &end["status"]),
+        (200, &json!("completed")),
+        "{end}"
+    );
+    assert_eq!(end["result"]["output"], "Finished in time.");
+    // Then the process ends, well.
+    assert!(server.running.wait().success());
+}
+
+#[test]
+fn on_sigterm_a_chat_that_outlives_the_drain_time_ends_interrupted_and_stored_whole() {
+    let sb = sandbox();
+    let endless = MockReply {
+        pause_before_last: Some(Duration::from_secs(60)),
+        ..MockReply::text("Never finished.")
+    };
+    let model = MockModelServer::start_blocking([MockTurn::Reply(endless)]);
+    let mut server = Server::start(&sb, &model, &["--drain-timeout", "1"]);
+    let (id, running) = chat_in_background(&server, &sb, "A long one");
+    while model.requests().is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.signal(Signal::SIGTERM);
+    let (status, end) = running.join().unwrap();
+    assert_eq!(
+        (status, &end["status"]),
+        (200, &json!("interrupted")),
+        "{end}"
+    );
+    assert!(server.running.wait().success());
+    // Started again on the same data: the chat is there, interrupted, the prompt kept.
+    let token = server.token.clone().unwrap_or_default();
+    drop(server);
+    let again = Server::start(&sb, &model, &["--token", &token]);
+    let (status, messages) = again.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    assert_eq!(status, 200, "{messages}");
+    assert!(messages.to_string().contains("A long one"), "{messages:#}");
+    let turns = messages["turns"].as_array().unwrap();
+    assert_eq!(
+        turns.last().unwrap()["status"],
+        "interrupted",
+        "{messages:#}"
+    );
+}
