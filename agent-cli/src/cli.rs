@@ -321,6 +321,10 @@ pub struct ServeArgs {
     /// `draining`).
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub drain_timeout: u64,
+    /// Serve `GET /metrics` (Prometheus) on this address too, without the token: an address
+    /// only the monitoring reaches. `/metrics` on the main address needs the token.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
     /// Record each session's model traffic to a file of its own in this folder
     /// (`SESSION_ID.jsonl`), to play back with `--model replay:FILE`.
     #[arg(long, value_name = "DIR")]

@@ -71,6 +71,21 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
     }
     let listener = agentry_serve::without_delay(listener);
     let app = agentry_serve::app(agent, settings, fanout);
+    if let Some(address) = args.metrics_listen {
+        let metrics = tokio::net::TcpListener::bind(address).await.map_err(|e| {
+            CliError::usage(anyhow::anyhow!(
+                "cannot listen on {address} for metrics: {e}"
+            ))
+        })?;
+        let bound = metrics.local_addr().map_err(CliError::internal)?;
+        println!("agentry serve: metrics on http://{bound}/metrics");
+        let routes = agentry_serve::metrics_routes(app.metrics.clone());
+        tokio::spawn(async move {
+            if let Err(error) = axum::serve(metrics, routes).await {
+                tracing::warn!("the metrics address stopped: {error}");
+            }
+        });
+    }
     let drain = app.drain;
     let drain_timeout = std::time::Duration::from_secs(args.drain_timeout);
     axum::serve(listener, app.router)

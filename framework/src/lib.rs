@@ -51,6 +51,8 @@ pub mod fanout;
 #[cfg(feature = "templates")]
 pub mod front_matter;
 pub mod hooks;
+#[cfg(feature = "metrics")]
+pub mod metrics;
 pub use agentry_plugin::ids;
 pub mod model;
 pub mod paths;

@@ -430,6 +430,69 @@ http {{
     }
 }
 
+/// A Prometheus server of its own, scraping `targets` (`127.0.0.1:PORT` each) every second.
+pub struct Prometheus {
+    _dir: tempfile::TempDir,
+    port: u16,
+    _process: ServerProcess,
+}
+
+impl Prometheus {
+    /// Starts Prometheus on a free port, scraping `targets`.
+    pub fn start(targets: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let targets: Vec<String> = targets.iter().map(|t| format!("\"{t}\"")).collect();
+        let config = format!(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
+             scrape_configs:\n  - job_name: agentry\n    static_configs:\n      - targets: [{}]\n",
+            targets.join(", ")
+        );
+        let file = dir.path().join("prometheus.yml");
+        std::fs::write(&file, config).unwrap();
+        let log = dir.path().join("prometheus.log");
+        let mut command = Command::new("prometheus");
+        command
+            .arg(format!("--config.file={}", file.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap());
+        tied_to_this_process(&mut command, None, Signal::SIGTERM);
+        let mut child = command
+            .spawn()
+            .expect("no prometheus (apt-get install prometheus; ./scripts/test does)");
+        wait_until("prometheus", &log, &mut child, || answers(port));
+        Self {
+            _dir: dir,
+            port,
+            _process: ServerProcess {
+                child: Some(child),
+                shutdown: Signal::SIGTERM,
+            },
+        }
+    }
+
+    /// The result of the instant query `expression` (`data.result` of its HTTP API).
+    pub fn query(&self, expression: &str) -> serde_json::Value {
+        let (status, body) = crate::http::call(
+            "GET",
+            &format!(
+                "http://127.0.0.1:{}/api/v1/query?query={expression}",
+                self.port
+            ),
+            None,
+            None,
+        );
+        assert_eq!(status, 200, "{body}");
+        body["data"]["result"].clone()
+    }
+}
+
 /// Debian's nginx (package `nginx`, which ./scripts/test installs).
 fn nginx() -> PathBuf {
     ["/usr/sbin/nginx", "/usr/bin/nginx"]

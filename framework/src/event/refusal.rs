@@ -79,6 +79,26 @@ pub enum Refusal {
     },
 }
 
+impl Refusal {
+    /// Its kind, as its JSON's `kind` names it (`denied_by_rule`, `cancelled`, …): a bounded
+    /// label.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Refusal::UnknownTool { .. } => "unknown_tool",
+            Refusal::BadJson { .. } => "bad_json",
+            Refusal::SchemaMismatch { .. } => "schema_mismatch",
+            Refusal::BrokenSchema { .. } => "broken_schema",
+            Refusal::InvalidInput { .. } => "invalid_input",
+            Refusal::DeniedByRule { .. } => "denied_by_rule",
+            Refusal::DeniedByHook { .. } => "denied_by_hook",
+            Refusal::RejectedByUser { .. } => "rejected_by_user",
+            Refusal::Unanswered { .. } => "unanswered",
+            Refusal::Cancelled { .. } => "cancelled",
+            Refusal::NotRun { .. } => "not_run",
+        }
+    }
+}
+
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -4,6 +4,7 @@
 
 use crate::client::Client;
 use crate::live::{SessionDefaults, Sessions};
+use crate::metering::ServeMetrics;
 use crate::rest;
 use agentry::admission::Admission;
 use agentry::agent::Agent;
@@ -13,7 +14,7 @@ use axum::Router;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::middleware;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::{FutureExt, SinkExt, StreamExt};
 use std::sync::Arc;
@@ -63,6 +64,28 @@ pub struct App {
     pub router: Router,
     /// Its drain, for when the server is asked to stop.
     pub drain: Drain,
+    /// Its metrics (served at `/metrics`, and by [`metrics_routes`] elsewhere).
+    pub metrics: Arc<ServeMetrics>,
+}
+
+/// `GET /metrics` alone, without the token: for a separate address that only the monitoring
+/// reaches.
+pub fn metrics_routes(metrics: Arc<ServeMetrics>) -> Router {
+    Router::new()
+        .route("/metrics", get(exposition))
+        .with_state(metrics)
+}
+
+/// `GET /metrics`: every metric, in the Prometheus text format.
+async fn exposition(State(metrics): State<Arc<ServeMetrics>>) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        metrics.agent.encode(),
+    )
+        .into_response()
 }
 
 /// How a server stops without losing chats.
@@ -129,6 +152,7 @@ pub fn app(agent: Agent, settings: ServeSettings, fanout: Arc<dyn Fanout>) -> Ap
         .route("/ws", get(websocket))
         .merge(crate::page::routes(admission.clone()))
         .with_state(sessions.clone())
+        .merge(metrics_routes(sessions.metrics().clone()))
         .layer(socket_io)
         .layer(DefaultBodyLimit::max(settings.defaults.max_message_bytes))
         .layer(middleware::from_fn_with_state(
@@ -142,6 +166,7 @@ pub fn app(agent: Agent, settings: ServeSettings, fanout: Arc<dyn Fanout>) -> Ap
         .with_state(sessions.clone());
     App {
         router: health.merge(admitted),
+        metrics: sessions.metrics().clone(),
         drain: Drain(sessions),
     }
 }

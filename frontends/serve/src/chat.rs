@@ -217,17 +217,23 @@ pub fn start(
     // Across the servers sharing the store: one chat of a session at a time.
     let shared = sessions.shared_store().cloned();
     let lease = sessions.defaults().lease;
-    let claimed = Ownership::claim(shared.as_ref(), &live.id, sessions.owner(), lease).and_then(
-        |ownership| {
-            // Another server ran a chat of the session since this one read it.
-            match &ownership {
-                Some(held) if sessions.is_stale(&live, held.updated_at()) => {
-                    sessions.refresh(&live).map(|()| ownership)
-                }
-                _ => Ok(ownership),
+    let store_errors = &sessions.metrics().store_errors;
+    let claimed = Ownership::claim(
+        shared.as_ref(),
+        &live.id,
+        sessions.owner(),
+        lease,
+        store_errors,
+    )
+    .and_then(|ownership| {
+        // Another server ran a chat of the session since this one read it.
+        match &ownership {
+            Some(held) if sessions.is_stale(&live, held.updated_at()) => {
+                sessions.refresh(&live).map(|()| ownership)
             }
-        },
-    );
+            _ => Ok(ownership),
+        }
+    });
     let ownership = match claimed {
         Ok(ownership) => ownership,
         Err(refused) => {
@@ -250,6 +256,8 @@ pub fn start(
         lock(&live.projector).number_after(ownership.first_sequence());
     }
     let fanout = sessions.fanout().clone();
+    let metrics = sessions.metrics().clone();
+    metrics.chats_running.inc();
     tokio::spawn(async move {
         let mut session = live.session.lock().await;
         if let Some(model) = model {
@@ -258,7 +266,10 @@ pub fn start(
         }
         lock(&live.projector).set_output_schema(request.output_schema);
         let io = ChatIo {
-            events: Arc::new(ProjectedEvents(live.clone())),
+            events: Arc::new(ProjectedEvents {
+                live: live.clone(),
+                meter: std::sync::Mutex::new(metrics.agent.chat(&session.model().name())),
+            }),
             permissions: Arc::new(ClientPermissions(live.clone())),
             cancel: cancel.clone(),
             questions: Some(Arc::new(PauseForAnswers)),
@@ -290,6 +301,7 @@ pub fn start(
             stored_at
         });
         live.end_chat(stored_at.flatten());
+        metrics.chats_running.dec();
         // The session takes a new chat now: its clients may hear that this one ended.
         let end = lock(&live.projector).take_chat_end();
         if let Some(end) = &end {

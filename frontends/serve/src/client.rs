@@ -43,7 +43,8 @@ impl Client {
     /// A client of `sessions`, and the events its transport sends it (ending when the
     /// client is dropped).
     pub fn new(sessions: Arc<Sessions>) -> (Self, ClientEvents) {
-        let (outbox, events) = ClientEvents::channel();
+        let (outbox, events) = ClientEvents::channel(sessions.metrics().clone());
+        sessions.metrics().clients_connected.inc();
         let client = Self {
             sessions,
             outbox,
@@ -202,6 +203,12 @@ impl Client {
         let _ = self
             .outbox
             .send(Outgoing::Event(system_error(error, session_id)));
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.sessions.metrics().clients_connected.dec();
     }
 }
 

@@ -70,6 +70,7 @@ async fn signal(
         .signal(live.id.as_str(), message)
         .await
         .map_err(|error| {
+            sessions.metrics().broker_errors.inc();
             ServeError::Internal(format!("the chat's server cannot be reached: {error}"))
         })
 }

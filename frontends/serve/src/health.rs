@@ -32,11 +32,13 @@ pub async fn readyz(State(sessions): State<Arc<Sessions>>) -> (StatusCode, Json<
         )
         .await;
         if !matches!(pinged, Ok(Ok(Ok(())))) {
+            sessions.metrics().store_errors.inc();
             failing.push("store");
         }
     }
     let broker = tokio::time::timeout(CHECK_TIMEOUT, sessions.fanout().ping()).await;
     if !matches!(broker, Ok(Ok(()))) {
+        sessions.metrics().broker_errors.inc();
         failing.push("broker");
     }
     if failing.is_empty() {

@@ -25,6 +25,7 @@ pub mod error;
 mod health;
 pub mod live;
 pub mod markdown;
+pub mod metering;
 mod openapi;
 mod outbox;
 mod ownership;
@@ -34,6 +35,8 @@ pub mod protocol;
 pub mod rest;
 mod socketio;
 
-pub use app::{App, Drain, ServeSettings, app, router, router_with_fanout, without_delay};
+pub use app::{
+    App, Drain, ServeSettings, app, metrics_routes, router, router_with_fanout, without_delay,
+};
 pub use outbox::ClientEvents;
 pub use ownership::DEFAULT_LEASE;

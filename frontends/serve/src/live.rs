@@ -3,12 +3,14 @@
 //! projection to the [`Fanout`] under the session's id, in order.
 
 use crate::error::ServeError;
+use crate::metering::ServeMetrics;
 use crate::projection::Projector;
 use crate::protocol::ServerEvent;
 use agentry::agent::{Agent, Session, SessionOptions};
 use agentry::event::{AgentEvent, EventSink};
 use agentry::fanout::Fanout;
 use agentry::ids::SessionId;
+use agentry::metrics::ChatMeter;
 use agentry::model::catalog::ModelChoices;
 use agentry::permission::{PermissionOptionKind, PermissionOutcome, PermissionPolicy};
 use agentry::session::SessionStore;
@@ -133,17 +135,23 @@ impl LiveSession {
     }
 }
 
-/// The session's events, projected and published in order.
-pub struct ProjectedEvents(pub Arc<LiveSession>);
+/// A chat's events, counted in the metrics, projected and published in order.
+pub struct ProjectedEvents {
+    /// The chat's session.
+    pub live: Arc<LiveSession>,
+    /// The chat's meter.
+    pub meter: Mutex<ChatMeter>,
+}
 
 impl EventSink for ProjectedEvents {
     fn emit(&self, event: AgentEvent) {
+        lock(&self.meter).observe(&event);
         // Projected and published under one lock: concurrent sub-agents keep the order.
         // `chat:end` is held back until the session takes a new chat (see `chat::start`):
         // a client that answers it at once must not find the chat still running.
-        let mut projector = lock(&self.0.projector);
+        let mut projector = lock(&self.live.projector);
         let events = projector.apply(&event);
-        self.0.publish(
+        self.live.publish(
             events
                 .into_iter()
                 .filter(|e| e.event != "chat:end")
@@ -177,6 +185,8 @@ pub struct Sessions {
     owner: String,
     /// Whether the server is draining: it takes no new chat.
     draining: std::sync::atomic::AtomicBool,
+    /// The server's and its agent's metrics.
+    metrics: Arc<ServeMetrics>,
 }
 
 impl Sessions {
@@ -195,7 +205,20 @@ impl Sessions {
             open: Mutex::default(),
             owner: format!("serve_{}", uuid::Uuid::new_v4().simple()),
             draining: std::sync::atomic::AtomicBool::new(false),
+            metrics: ServeMetrics::new(),
         }
+    }
+
+    /// The server's and its agent's metrics.
+    pub fn metrics(&self) -> &Arc<ServeMetrics> {
+        &self.metrics
+    }
+
+    /// Keeps `sessions_open` to the number of open sessions.
+    fn count_open(&self, open: &HashMap<SessionId, Arc<LiveSession>>) {
+        self.metrics
+            .sessions_open
+            .set(i64::try_from(open.len()).unwrap_or(i64::MAX));
     }
 
     /// Takes no new chat from now on (the server is stopping).
@@ -285,7 +308,10 @@ impl Sessions {
         };
         let projector = self.project(&session, &[]);
         let live = self.open_live(session, projector, stored_at);
-        lock(&self.open).insert(live.id.clone(), live.clone());
+        let mut open = lock(&self.open);
+        open.insert(live.id.clone(), live.clone());
+        self.count_open(&open);
+        drop(open);
         Ok(live)
     }
 
@@ -301,7 +327,10 @@ impl Sessions {
         }
         let (session, projector, stored_at) = self.read(&id)?;
         let live = self.open_live(session, projector, Some(stored_at));
-        lock(&self.open).insert(id, live.clone());
+        let mut open = lock(&self.open);
+        open.insert(id, live.clone());
+        self.count_open(&open);
+        drop(open);
         Ok(live)
     }
 
@@ -377,7 +406,12 @@ impl Sessions {
     /// Forgets the open session `id` and deletes it from the store.
     pub fn delete(&self, id: &str) -> Result<(), ServeError> {
         let id = SessionId::from(id.to_owned());
-        let open = lock(&self.open).remove(&id);
+        let open = {
+            let mut open = lock(&self.open);
+            let removed = open.remove(&id);
+            self.count_open(&open);
+            removed
+        };
         if let Some(live) = &open {
             live.cancel();
         }

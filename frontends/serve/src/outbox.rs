@@ -5,6 +5,7 @@
 //! forwarding task per subscription.
 
 use crate::error::ServeError;
+use crate::metering::ServeMetrics;
 use agentry::fanout::Delivery;
 use futures::stream::{AbortHandle, Abortable, BoxStream, SelectAll};
 use futures::{Stream, StreamExt};
@@ -38,6 +39,7 @@ pub(crate) type Outbox = mpsc::UnboundedSender<Outgoing>;
 
 /// A client's events, in order; the stream ends when the client is dropped.
 pub struct ClientEvents {
+    metrics: Arc<ServeMetrics>,
     outgoing: mpsc::UnboundedReceiver<Outgoing>,
     ready: VecDeque<Event>,
     live: SelectAll<Abortable<BoxStream<'static, Event>>>,
@@ -45,10 +47,12 @@ pub struct ClientEvents {
 }
 
 impl ClientEvents {
-    /// A new pair: the client's outbox and the stream its transport drains.
-    pub(crate) fn channel() -> (Outbox, ClientEvents) {
+    /// A new pair: the client's outbox and the stream its transport drains, counted in
+    /// `metrics`.
+    pub(crate) fn channel(metrics: Arc<ServeMetrics>) -> (Outbox, ClientEvents) {
         let (outbox, outgoing) = mpsc::unbounded_channel();
         let events = ClientEvents {
+            metrics,
             outgoing,
             ready: VecDeque::new(),
             live: SelectAll::new(),
@@ -71,7 +75,7 @@ impl ClientEvents {
                 if let Some(previous) = self.subscriptions.insert(session_id.clone(), handle) {
                     previous.abort();
                 }
-                let live = after_sequence(live, after, session_id).boxed();
+                let live = after_sequence(live, after, session_id, self.metrics.clone()).boxed();
                 self.live.push(Abortable::new(live, registration));
             }
             Outgoing::Unsubscribe(session_id) => {
@@ -87,6 +91,17 @@ impl Stream for ClientEvents {
     type Item = Event;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        let next = self.as_mut().next_event(cx);
+        if let Poll::Ready(Some(_)) = &next {
+            self.metrics.events_sent.inc();
+        }
+        next
+    }
+}
+
+impl ClientEvents {
+    /// The next event, as [`Stream::poll_next`] gives it.
+    fn next_event(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
         let this = &mut *self;
         // What the client was told directly comes first, in the order it was told.
         loop {
@@ -116,6 +131,7 @@ fn after_sequence(
     live: BoxStream<'static, Delivery>,
     after: u64,
     session_id: String,
+    metrics: Arc<ServeMetrics>,
 ) -> impl Stream<Item = Event> {
     let mut last = after;
     live.filter_map(move |delivery| {
@@ -128,18 +144,24 @@ fn after_sequence(
                 }
                 None => Some(event),
             },
-            Delivery::Missed(count) => Some(system_error(
+            Delivery::Missed(count) => {
+                metrics.subscribers_behind.inc();
+                Some(system_error(
                 &ServeError::Internal(format!(
                     "this connection fell behind and missed {count} events: fetch GET /api/sessions/{session_id}/messages"
                 )),
                 Some(&session_id),
-            )),
-            Delivery::Interrupted(reason) => Some(system_error(
+            ))
+            }
+            Delivery::Interrupted(reason) => {
+                metrics.broker_errors.inc();
+                Some(system_error(
                 &ServeError::LiveEventsInterrupted(format!(
                     "{reason}; send session:subscribe again to catch up"
                 )),
                 Some(&session_id),
-            )),
+            ))
+            }
         };
         std::future::ready(event)
     })
@@ -169,7 +191,7 @@ mod tests {
     #[tokio::test]
     async fn catch_up_comes_first_then_only_later_live_events_until_unsubscribed() {
         let fanout = LocalFanout::new(8);
-        let (outbox, mut events) = ClientEvents::channel();
+        let (outbox, mut events) = ClientEvents::channel(ServeMetrics::new());
         let live = fanout.subscribe("s1");
         // Published after subscribing but already in the catch-up: skipped.
         fanout.publish("s1", event("turn:patch", 5));
@@ -210,7 +232,7 @@ mod tests {
     #[tokio::test]
     async fn a_subscriber_that_fell_behind_is_told_to_fetch_the_turns() {
         let fanout = LocalFanout::new(1);
-        let (outbox, mut events) = ClientEvents::channel();
+        let (outbox, mut events) = ClientEvents::channel(ServeMetrics::new());
         outbox
             .send(Outgoing::Subscribe {
                 session_id: "s1".into(),

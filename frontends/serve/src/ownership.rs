@@ -15,6 +15,7 @@ use agentry::ids::SessionId;
 use agentry::session::SessionStore;
 use agentry::session::lease::{Lease, renewal_interval};
 use agentry::sync::lock;
+use prometheus_client::metrics::counter::Counter;
 use std::future::Future;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -29,16 +30,20 @@ pub struct Ownership {
     lease: Lease,
     /// How long the lease holds without renewal.
     ttl: Duration,
+    /// Where the store's failures are counted.
+    store_errors: Counter,
 }
 
 impl Ownership {
     /// Claims session `id`'s chat for server `owner`, holding `ttl` between renewals; `None`
-    /// without a store that keeps leases (one server, which keeps the rule itself).
+    /// without a store that keeps leases (one server, which keeps the rule itself). The store's
+    /// failures, now and later, count in `store_errors`.
     pub fn claim(
         store: Option<&Arc<dyn SessionStore>>,
         id: &SessionId,
         owner: &str,
         ttl: Duration,
+        store_errors: &Counter,
     ) -> Result<Option<Self>, ServeError> {
         let Some((store, leases)) = store.and_then(|store| Some((store, store.leases()?))) else {
             return Ok(None);
@@ -48,11 +53,15 @@ impl Ownership {
                 store: store.clone(),
                 lease,
                 ttl,
+                store_errors: store_errors.clone(),
             })),
             Ok(None) => Err(ServeError::ChatRunning(id.to_string())),
-            Err(error) => Err(ServeError::Internal(format!(
-                "the chat cannot start: {error}"
-            ))),
+            Err(error) => {
+                store_errors.inc();
+                Err(ServeError::Internal(format!(
+                    "the chat cannot start: {error}"
+                )))
+            }
         }
     }
 
@@ -112,6 +121,7 @@ impl Ownership {
                 false
             }
             Err(error) => {
+                self.store_errors.inc();
                 tracing::warn!(
                     "session `{}`: its lease cannot be renewed ({error}); the chat stops",
                     self.lease.session
@@ -129,6 +139,7 @@ impl Ownership {
         match leases.release(&self.lease, last_sequence) {
             Ok(updated_at) => updated_at,
             Err(error) => {
+                self.store_errors.inc();
                 tracing::warn!(
                     "session `{}`: its lease could not be given up ({error}); it lapses in {} s",
                     self.lease.session,
@@ -175,6 +186,7 @@ fn sweep(sessions: &Sessions) {
     let lapsed = match leases.sweep(sessions.owner(), sessions.defaults().lease) {
         Ok(lapsed) => lapsed,
         Err(error) => {
+            sessions.metrics().store_errors.inc();
             tracing::warn!("lapsed leases cannot be swept: {error}");
             return;
         }

@@ -6,7 +6,7 @@ use super::Server;
 use crate::sandbox;
 use agentry_tests::http;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
-use agentry_tests::servers::{Postgres, Redis};
+use agentry_tests::servers::{Postgres, Prometheus, Redis};
 use nix::sys::signal::Signal;
 use serde_json::json;
 use std::time::Duration;
@@ -152,5 +152,97 @@ fn on_sigterm_a_chat_that_outlives_the_drain_time_ends_interrupted_and_stored_wh
         turns.last().unwrap()["status"],
         "interrupted",
         "{messages:#}"
+    );
+}
+
+#[test]
+fn prometheus_scrapes_chats_model_requests_and_tool_calls_and_promtool_passes_the_exposition() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "say",
+            "Bash",
+            json!({"command": "echo measured", "description": "say it"}),
+        )),
+        MockTurn::Reply(MockReply::text("Measured.")),
+    ]);
+    let port = agentry_tests::servers::free_port();
+    let metrics = format!("127.0.0.1:{port}");
+    let server = Server::start(
+        &sb,
+        &model,
+        &["--permission-mode", "bypass", "--metrics-listen", &metrics],
+    );
+    // On the main address the metrics need the token; on their own address, not.
+    let on_main = format!("{}/metrics", server.url);
+    assert_eq!(http::call("GET", &on_main, None, None).0, 401);
+    let id = server.new_session(&sb);
+    let (status, end) = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/chat"),
+        Some(json!({"message": "Measure"})),
+    );
+    assert_eq!(
+        (status, &end["status"]),
+        (200, &json!("completed")),
+        "{end}"
+    );
+    let prometheus = Prometheus::start(&[&metrics]);
+    let series = |name: &str| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let result = prometheus.query(name);
+            if !result.as_array().unwrap().is_empty() {
+                return result;
+            }
+            assert!(std::time::Instant::now() < deadline, "no {name} series");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let value = |series: &serde_json::Value| -> f64 {
+        series["value"][1].as_str().unwrap().parse().unwrap()
+    };
+    let chats = series("agentry_chats_total");
+    assert_eq!(chats[0]["metric"]["status"], "end_turn", "{chats}");
+    assert_eq!(value(&chats[0]), 1.0);
+    let requests = series("agentry_model_requests_total");
+    assert_eq!(requests[0]["metric"]["provider"], "openai", "{requests}");
+    assert_eq!(requests[0]["metric"]["model"], "gpt-4.1", "{requests}");
+    assert_eq!(requests[0]["metric"]["outcome"], "completed", "{requests}");
+    assert_eq!(value(&requests[0]), 2.0, "{requests}");
+    let calls = series("agentry_tool_calls_total");
+    assert_eq!(
+        (&calls[0]["metric"]["tool"], &calls[0]["metric"]["status"]),
+        (&json!("Bash"), &json!("completed")),
+        "{calls}"
+    );
+    assert!(value(&series("sum(agentry_tokens_total)")[0]) > 0.0);
+    // No label names a session or a path.
+    let (status, exposition) = http::call("GET", &format!("http://{metrics}/metrics"), None, None);
+    assert_eq!(status, 200);
+    let exposition = exposition.as_str().unwrap().to_owned();
+    assert!(!exposition.contains(&id), "{exposition}");
+    assert!(!exposition.contains(&sb.project().display().to_string()));
+    // promtool finds nothing to say of the exposition.
+    let mut check = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("promtool (package prometheus)");
+    use std::io::Write;
+    check
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(exposition.as_bytes())
+        .unwrap();
+    let checked = check.wait_with_output().unwrap();
+    assert!(
+        checked.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
     );
 }
