@@ -289,10 +289,23 @@ pub struct AcpArgs {
     /// The agent.
     #[command(flatten)]
     pub agent: AgentArgs,
+    /// How logs are written to standard error.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// Record each session's model traffic to a file of its own in this folder
     /// (`SESSION_ID.jsonl`), to play back with `--model replay:FILE`.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object a line, with the fields of the spans it is in (a chat's `session_id`
+    /// and `chat_id`), for log collectors.
+    Json,
 }
 
 /// Arguments of `agentry serve`.
@@ -321,6 +334,9 @@ pub struct ServeArgs {
     /// `draining`).
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub drain_timeout: u64,
+    /// How logs are written to standard error.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// Serve `GET /metrics` (Prometheus) on this address too, without the token: an address
     /// only the monitoring reaches. `/metrics` on the main address needs the token.
     #[arg(long, value_name = "ADDR")]

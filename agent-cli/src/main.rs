@@ -20,14 +20,19 @@ mod serve;
 mod sessions;
 
 use clap::Parser;
-use cli::{Cli, Command};
+use cli::{Cli, Command, LogFormat};
 use exit::CliError;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logs(cli.command.is_none() && interactive());
+    let format = match &cli.command {
+        Some(Command::Serve(args)) => args.log_format,
+        Some(Command::Acp(args)) => args.log_format,
+        _ => LogFormat::Text,
+    };
+    init_logs(cli.command.is_none() && interactive(), format);
     // Agents that were killed left their sessions' temporary folders behind; they are removed
     // beside the work, not before it.
     std::thread::spawn(agentry::session::remove_stale_temp_folders);
@@ -65,7 +70,7 @@ fn interactive() -> bool {
 /// during the interactive chat, which owns the terminal: then to `agentry.log` in the data
 /// folder. The ACP library logs every error answer as a warning; the client gets those
 /// answers, so only its errors are shown.
-fn init_logs(to_file: bool) {
+fn init_logs(to_file: bool, format: LogFormat) {
     let filter = std::env::var("AGENTRY_LOG")
         .ok()
         .filter(|filter| tracing_subscriber::EnvFilter::try_new(filter).is_ok())
@@ -94,6 +99,13 @@ fn init_logs(to_file: bool) {
         Some((file, _)) => tracing_subscriber::fmt()
             .with_writer(std::sync::Mutex::new(file))
             .with_ansi(false)
+            .with_env_filter(filter)
+            .init(),
+        None if format == LogFormat::Json => tracing_subscriber::fmt()
+            .json()
+            .with_current_span(true)
+            .with_span_list(false)
+            .with_writer(std::io::stderr)
             .with_env_filter(filter)
             .init(),
         None => tracing_subscriber::fmt()

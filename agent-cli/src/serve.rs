@@ -91,8 +91,9 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
     axum::serve(listener, app.router)
         .with_graceful_shutdown(async move {
             shutdown().await;
-            eprintln!(
-                "agentry serve: stopping; running chats have {} s to finish",
+            // A log line, not plain text: JSON logs stay JSON.
+            tracing::warn!(
+                "stopping: running chats have {} s to finish",
                 drain_timeout.as_secs()
             );
             drain.run(drain_timeout).await;

@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use subagent::Fork;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 /// How an agent behaves, apart from its model and tools.
 #[derive(Debug, Clone)]
@@ -612,7 +613,12 @@ impl Session {
         io: &ChatIo,
     ) -> Result<ChatSummary, AgentError> {
         let start = chat::Start::Prompt(content);
-        chat::run(self, start, options, io, Arc::default()).await
+        let span = chat_span(&self.id);
+        let outcome = chat::run(self, start, options, io, Arc::default())
+            .instrument(span.clone())
+            .await;
+        span.in_scope(|| log_chat_end(&outcome));
+        outcome
     }
 
     /// Replaces the history by a summary the model writes now (a user's `/compact`), kept in
@@ -655,7 +661,12 @@ impl Session {
             paused,
             answer: Some(answer),
         };
-        chat::run(self, start, options, io, pauses).await
+        let span = chat_span(&self.id);
+        let outcome = chat::run(self, start, options, io, pauses)
+            .instrument(span.clone())
+            .await;
+        span.in_scope(|| log_chat_end(&outcome));
+        outcome
     }
 
     /// Runs a sub-agent's chat, sharing the calling chat's pauses.
@@ -666,5 +677,25 @@ impl Session {
         pauses: Arc<ChatPauses>,
     ) -> Result<ChatSummary, AgentError> {
         chat::run(self, start, &ChatOptions::default(), io, pauses).await
+    }
+}
+
+/// The span a chat of session `id` runs in: its logs (the sub-agents' too) carry the session's
+/// id and a chat id of its own.
+fn chat_span(id: &SessionId) -> tracing::Span {
+    let span = tracing::info_span!(
+        "chat",
+        session_id = %id,
+        chat_id = %uuid::Uuid::new_v4().simple()
+    );
+    span.in_scope(|| tracing::info!("chat started"));
+    span
+}
+
+/// Logs how a chat ended (in its span).
+fn log_chat_end(outcome: &Result<ChatSummary, AgentError>) {
+    match outcome {
+        Ok(summary) => tracing::info!(stop_reason = summary.stop_reason.as_str(), "chat ended"),
+        Err(error) => tracing::warn!(%error, "chat failed"),
     }
 }

@@ -246,3 +246,47 @@ fn prometheus_scrapes_chats_model_requests_and_tool_calls_and_promtool_passes_th
         String::from_utf8_lossy(&checked.stderr)
     );
 }
+
+#[test]
+fn json_logs_are_one_object_a_line_with_the_chats_session_and_chat_ids() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("Logged."))]);
+    let mut server = Server::start_with_env(
+        &sb,
+        &model,
+        &["--log-format", "json"],
+        &[("AGENTRY_LOG", "info")],
+    );
+    let id = server.new_session(&sb);
+    let (status, end) = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/chat"),
+        Some(json!({"message": "Log this"})),
+    );
+    assert_eq!(
+        (status, &end["status"]),
+        (200, &json!("completed")),
+        "{end}"
+    );
+    server.signal(Signal::SIGTERM);
+    assert!(server.running.wait().success());
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(server.running.child.stderr.as_mut().unwrap(), &mut stderr)
+        .unwrap();
+    let lines: Vec<serde_json::Value> = stderr
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let ended = lines
+        .iter()
+        .find(|line| line["fields"]["message"] == "chat ended")
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(ended["span"]["session_id"], id.as_str(), "{ended}");
+    assert_eq!(ended["fields"]["stop_reason"], "end_turn", "{ended}");
+    let chat_id = ended["span"]["chat_id"].as_str().unwrap();
+    let started = lines
+        .iter()
+        .find(|line| line["fields"]["message"] == "chat started")
+        .unwrap();
+    assert_eq!(started["span"]["chat_id"], chat_id);
+}
