@@ -337,6 +337,15 @@ pub struct ServeArgs {
     /// How logs are written to standard error.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// The most chats this server runs at once: one more gets `system:error` `busy` (503 over
+    /// REST), never a queue. No limit by default.
+    #[arg(long, value_name = "N")]
+    pub max_running_chats: Option<usize>,
+    /// The most messages a connection may send a second (a burst of as many): more get
+    /// `system:error` `rate_limited` and are dropped; the connection stays. No limit by
+    /// default.
+    #[arg(long, value_name = "N")]
+    pub max_messages_per_second: Option<u32>,
     /// Serve `GET /metrics` (Prometheus) on this address too, without the token: an address
     /// only the monitoring reaches. `/metrics` on the main address needs the token.
     #[arg(long, value_name = "ADDR")]

@@ -6,7 +6,7 @@ use crate::providers::ServerStart;
 use agentry::agent::Agent;
 use agentry::fanout::{Fanout, LocalFanout, RedisFanout};
 use agentry_serve::ServeSettings;
-use agentry_serve::live::SessionDefaults;
+use agentry_serve::live::{Limits, SessionDefaults};
 use std::sync::Arc;
 
 /// Serves until interrupted (Ctrl-C or SIGTERM).
@@ -51,6 +51,10 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
             policy,
             max_message_bytes: args.max_message_bytes,
             lease,
+            limits: Limits {
+                max_running_chats: args.max_running_chats,
+                max_messages_per_second: args.max_messages_per_second,
+            },
         },
         admission: admission.clone(),
         models: Some(std::sync::Arc::new(offered)),

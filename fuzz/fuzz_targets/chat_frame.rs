@@ -7,7 +7,7 @@ use agentry::agent::Agent;
 use agentry::model::scripted::ScriptedModel;
 use agentry::permission::PermissionPolicy;
 use agentry_serve::client::Client;
-use agentry_serve::live::{SessionDefaults, Sessions};
+use agentry_serve::live::{Limits, SessionDefaults, Sessions};
 use std::sync::{Arc, LazyLock};
 
 static SESSIONS: LazyLock<Arc<Sessions>> = LazyLock::new(|| {
@@ -19,6 +19,8 @@ static SESSIONS: LazyLock<Arc<Sessions>> = LazyLock::new(|| {
         cwd: std::env::temp_dir(),
         max_message_bytes: 1 << 20,
         policy: PermissionPolicy::default(),
+        lease: agentry_serve::DEFAULT_LEASE,
+        limits: Limits::default(),
     };
     let fanout = Arc::new(agentry::fanout::LocalFanout::default());
     Arc::new(Sessions::new(agent, defaults, None, fanout))

@@ -214,6 +214,13 @@ pub fn start(
     let cancel = live
         .begin_chat()
         .ok_or_else(|| ServeError::ChatRunning(session_id.to_owned()))?;
+    let place = match sessions.admit_chat() {
+        Ok(place) => place,
+        Err(busy) => {
+            live.give_up_chat();
+            return Err(busy);
+        }
+    };
     // Across the servers sharing the store: one chat of a session at a time.
     let shared = sessions.shared_store().cloned();
     let lease = sessions.defaults().lease;
@@ -302,6 +309,7 @@ pub fn start(
         });
         live.end_chat(stored_at.flatten());
         metrics.chats_running.dec();
+        drop(place);
         // The session takes a new chat now: its clients may hear that this one ended.
         let end = lock(&live.projector).take_chat_end();
         if let Some(end) = &end {

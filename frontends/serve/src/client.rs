@@ -19,6 +19,41 @@ pub struct Client {
     sessions: Arc<Sessions>,
     outbox: Outbox,
     subscriptions: Mutex<HashSet<String>>,
+    /// What the connection may still send now.
+    allowance: Mutex<Allowance>,
+}
+
+/// A token bucket: `per_second` messages a second, a burst of as many.
+struct Allowance {
+    per_second: Option<u32>,
+    tokens: f64,
+    filled_at: std::time::Instant,
+}
+
+impl Allowance {
+    fn new(per_second: Option<u32>) -> Self {
+        Self {
+            per_second,
+            tokens: per_second.map_or(0.0, f64::from),
+            filled_at: std::time::Instant::now(),
+        }
+    }
+
+    /// Takes one message's token: `Err(limit)` when there is none.
+    fn take(&mut self) -> Result<(), u32> {
+        let Some(per_second) = self.per_second else {
+            return Ok(());
+        };
+        let now = std::time::Instant::now();
+        let earned = now.duration_since(self.filled_at).as_secs_f64() * f64::from(per_second);
+        self.tokens = (self.tokens + earned).min(f64::from(per_second));
+        self.filled_at = now;
+        if self.tokens < 1.0 {
+            return Err(per_second);
+        }
+        self.tokens -= 1.0;
+        Ok(())
+    }
 }
 
 /// `session:unsubscribe` and `chat:stop`.
@@ -45,10 +80,12 @@ impl Client {
     pub fn new(sessions: Arc<Sessions>) -> (Self, ClientEvents) {
         let (outbox, events) = ClientEvents::channel(sessions.metrics().clone());
         sessions.metrics().clients_connected.inc();
+        let allowance = Allowance::new(sessions.defaults().limits.max_messages_per_second);
         let client = Self {
             sessions,
             outbox,
             subscriptions: Mutex::default(),
+            allowance: Mutex::new(allowance),
         };
         (client, events)
     }
@@ -72,12 +109,18 @@ impl Client {
         }
     }
 
-    /// Takes in one event the client sent.
+    /// Takes in one event the client sent (dropped, with `rate_limited`, past the connection's
+    /// rate).
     pub async fn receive(&self, event: &str, data: Value) {
         let session_id = data
             .get("session_id")
             .and_then(Value::as_str)
             .map(str::to_owned);
+        if let Err(limit) = lock(&self.allowance).take() {
+            self.sessions.metrics().refused("rate_limited");
+            self.error(&ServeError::RateLimited(limit), session_id.as_deref());
+            return;
+        }
         if let Err(error) = self.handle(event, data).await {
             self.error(&error, session_id.as_deref());
         }

@@ -47,6 +47,12 @@ pub enum ServeError {
     /// The request is not allowed (a missing or wrong token).
     #[error("{0}")]
     Forbidden(String),
+    /// The server runs as many chats as it may (`--max-running-chats`, the number).
+    #[error("this server runs {0} chats, its most: retry in a moment, or on another instance")]
+    Busy(usize),
+    /// A connection sent more messages a second than it may.
+    #[error("too many messages: this connection may send {0} a second; this one was dropped")]
+    RateLimited(u32),
     /// The server is stopping and takes no new chat: another instance can.
     #[error("this server is stopping and takes no new chat: send it to another instance, or retry")]
     Draining,
@@ -72,6 +78,8 @@ impl ServeError {
             ServeError::TooLarge(_) => "too_large",
             ServeError::Forbidden(_) => "forbidden",
             ServeError::Draining => "draining",
+            ServeError::Busy(_) => "busy",
+            ServeError::RateLimited(_) => "rate_limited",
             ServeError::LiveEventsInterrupted(_) => "live_events_interrupted",
             ServeError::Internal(_) => "internal",
         }
@@ -86,7 +94,10 @@ impl ServeError {
             ServeError::Invalid { .. } | ServeError::InvalidAnswer(_) => 422,
             ServeError::TooLarge(_) => 413,
             ServeError::Forbidden(_) => 401,
-            ServeError::LiveEventsInterrupted(_) | ServeError::Draining => 503,
+            ServeError::LiveEventsInterrupted(_) | ServeError::Draining | ServeError::Busy(_) => {
+                503
+            }
+            ServeError::RateLimited(_) => 429,
             ServeError::Internal(_) => 500,
         }
     }

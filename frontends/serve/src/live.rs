@@ -135,6 +135,15 @@ impl LiveSession {
     }
 }
 
+/// A running chat's place among those a server may run; given back when dropped.
+pub struct ChatPlace(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for ChatPlace {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// A chat's events, counted in the metrics, projected and published in order.
 pub struct ProjectedEvents {
     /// The chat's session.
@@ -172,6 +181,18 @@ pub struct SessionDefaults {
     /// How long a chat's claim on its session holds without renewal, where servers share a
     /// store ([`DEFAULT_LEASE`](crate::DEFAULT_LEASE) unless configured).
     pub lease: std::time::Duration,
+    /// What one user may take of the server.
+    pub limits: Limits,
+}
+
+/// What one user may take of a server, so that none starves the rest; none by default.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits {
+    /// The most chats running at once in this server: one more gets `busy`, never a queue.
+    pub max_running_chats: Option<usize>,
+    /// The most messages a connection may send a second (a burst of as many is let through):
+    /// more get `rate_limited`, and the connection stays.
+    pub max_messages_per_second: Option<u32>,
 }
 
 /// The open sessions.
@@ -187,6 +208,8 @@ pub struct Sessions {
     draining: std::sync::atomic::AtomicBool,
     /// The server's and its agent's metrics.
     metrics: Arc<ServeMetrics>,
+    /// Chats running here, as admitted against [`Limits::max_running_chats`].
+    admitted: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Sessions {
@@ -206,7 +229,24 @@ impl Sessions {
             owner: format!("serve_{}", uuid::Uuid::new_v4().simple()),
             draining: std::sync::atomic::AtomicBool::new(false),
             metrics: ServeMetrics::new(),
+            admitted: Arc::default(),
         }
+    }
+
+    /// Admits one more running chat, or refuses it with `busy` when the server runs its most:
+    /// the chat's place, given back when dropped.
+    pub fn admit_chat(&self) -> Result<ChatPlace, ServeError> {
+        use std::sync::atomic::Ordering;
+        let most = self.defaults.limits.max_running_chats.unwrap_or(usize::MAX);
+        self.admitted
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |running| {
+                (running < most).then_some(running + 1)
+            })
+            .map(|_| ChatPlace(self.admitted.clone()))
+            .map_err(|running| {
+                self.metrics.refused("busy");
+                ServeError::Busy(running)
+            })
     }
 
     /// The server's and its agent's metrics.

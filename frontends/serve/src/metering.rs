@@ -3,7 +3,9 @@
 //! are served at `GET /metrics` in the Prometheus text format.
 
 use agentry::metrics::Metrics;
+use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use std::sync::Arc;
 
@@ -25,6 +27,14 @@ pub struct ServeMetrics {
     pub store_errors: Counter,
     /// Failed calls to the broker (signals, readiness, lost subscriptions).
     pub broker_errors: Counter,
+    /// Requests refused by a limit, by which (`busy`, `rate_limited`).
+    refusals: Family<Reason, Counter>,
+}
+
+/// Which limit refused a request.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Reason {
+    reason: String,
 }
 
 impl ServeMetrics {
@@ -39,6 +49,7 @@ impl ServeMetrics {
             subscribers_behind: Counter::default(),
             store_errors: Counter::default(),
             broker_errors: Counter::default(),
+            refusals: Family::default(),
         };
         let agent = &metrics.agent;
         agent.register(
@@ -76,6 +87,20 @@ impl ServeMetrics {
             "Failed calls to the broker",
             metrics.broker_errors.clone(),
         );
+        agent.register(
+            "refused",
+            "Requests refused by a limit, by which",
+            metrics.refusals.clone(),
+        );
         Arc::new(metrics)
+    }
+
+    /// Counts a request refused by the limit `reason`.
+    pub fn refused(&self, reason: &str) {
+        self.refusals
+            .get_or_create(&Reason {
+                reason: reason.to_owned(),
+            })
+            .inc();
     }
 }

@@ -7,7 +7,7 @@ use agentry::fanout::LocalFanout;
 use agentry::model::scripted::ScriptedModel;
 use agentry::permission::PermissionPolicy;
 use agentry_serve::client::Client;
-use agentry_serve::live::{SessionDefaults, Sessions};
+use agentry_serve::live::{Limits, SessionDefaults, Sessions};
 use futures::StreamExt;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -23,6 +23,7 @@ fn sessions() -> Arc<Sessions> {
         max_message_bytes: 1 << 20,
         policy: PermissionPolicy::default(),
         lease: agentry_serve::DEFAULT_LEASE,
+        limits: Limits::default(),
     };
     Arc::new(Sessions::new(
         agent,

@@ -290,3 +290,77 @@ fn json_logs_are_one_object_a_line_with_the_chats_session_and_chat_ids() {
         .unwrap();
     assert_eq!(started["span"]["chat_id"], chat_id);
 }
+
+#[test]
+fn past_the_most_running_chats_a_chat_is_refused_busy_and_the_refusal_is_counted() {
+    let sb = sandbox();
+    let slow = MockReply {
+        pause_before_last: Some(Duration::from_millis(1500)),
+        ..MockReply::text("One at a time.")
+    };
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(slow),
+        MockTurn::Reply(MockReply::text("My turn now.")),
+    ]);
+    let server = Server::start(&sb, &model, &["--max-running-chats", "1"]);
+    let second = server.new_session(&sb);
+    let (_, running) = chat_in_background(&server, &sb, "First");
+    while model.requests().is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let send_second = || {
+        server.call(
+            "POST",
+            &format!("/api/sessions/{second}/chat"),
+            Some(json!({"message": "Second"})),
+        )
+    };
+    let (status, refused) = send_second();
+    assert_eq!(
+        (status, &refused["code"]),
+        (503, &json!("busy")),
+        "{refused}"
+    );
+    assert_eq!(running.join().unwrap().0, 200);
+    // The place is free again.
+    let (status, end) = send_second();
+    assert_eq!(
+        (status, &end["status"]),
+        (200, &json!("completed")),
+        "{end}"
+    );
+    let (_, metrics) = server.call("GET", "/metrics", None);
+    assert!(
+        metrics
+            .as_str()
+            .unwrap()
+            .contains("agentry_refused_total{reason=\"busy\"} 1"),
+        "{metrics}"
+    );
+}
+
+#[test]
+fn a_connection_past_its_message_rate_is_told_rate_limited_and_stays_open() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([]);
+    let server = Server::start(&sb, &model, &["--max-messages-per-second", "3"]);
+    let id = server.new_session(&sb);
+    let mut steps: Vec<serde_json::Value> = (0..10)
+        .map(|_| super::send("session:subscribe", json!({"session_id": id})))
+        .collect();
+    steps.push(json!({"op": "sleep", "ms": 1200}));
+    steps.push(super::send("session:subscribe", json!({"session_id": id})));
+    steps.push(json!({"op": "sleep", "ms": 300}));
+    let out = server.client_over(&sb, "ws", steps);
+    let limited: Vec<_> = super::events(&out, "system:error")
+        .into_iter()
+        .filter(|error| error["code"] == "rate_limited")
+        .collect();
+    // Three a second, with a burst of three: of ten sent at once, about seven are refused
+    // (more get through only if the sending took a good part of a second).
+    assert!(limited.len() >= 5, "{:#?}", out.records);
+    // The others got through, and one more after a second: the connection stayed.
+    let subscribed = super::events(&out, "session:subscribed").len();
+    assert_eq!(subscribed + limited.len(), 11, "{:#?}", out.records);
+    assert!(out.of_kind("failed").is_empty(), "{:#?}", out.records);
+}

@@ -11,7 +11,7 @@ use agentry::provider::SimpleProvider;
 use agentry::session::{PostgresStore, SessionStore, SqliteStore};
 use agentry::tool::{ToolError, ToolKind, tool_fn};
 use agentry_serve::ServeSettings;
-use agentry_serve::live::SessionDefaults;
+use agentry_serve::live::{Limits, SessionDefaults};
 use agentry_tests::servers::{Postgres, Redis};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -249,6 +249,7 @@ pub async fn start_instance(
             policy: PermissionPolicy::default(),
             max_message_bytes: 1 << 20,
             lease,
+            limits: Limits::default(),
         },
         admission: Admission::new(None, "127.0.0.1:0".parse().unwrap(), &[], &[]),
         models: None,
