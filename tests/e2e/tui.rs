@@ -263,7 +263,11 @@ fn slash_commands_complete_and_run_without_colour_under_no_color() {
     let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("Reviewed."))]);
     let tmux = chat(&sb, &server, &[], &[("NO_COLOR", "1")]);
     tmux.type_text("/he");
-    let completion = tmux.wait_for_text("/help  the commands and keys");
+    // The keys arrive one by one: the list is read once the composer shows all three (after
+    // the `/` alone it lists every command).
+    let completion = tmux.wait_for("the completion of /he", |s| {
+        s.contains("› /he") && s.contains("/help  the commands and keys")
+    });
     assert!(
         !completion.contains("/model"),
         "only commands starting /he:\n{completion}"
