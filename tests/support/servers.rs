@@ -92,6 +92,18 @@ impl Drop for ServerProcess {
     }
 }
 
+/// `command` (server `what`, logging to `log`) started, tied to this thread, once it answers on
+/// `port`; stopped with SIGTERM.
+fn started(mut command: Command, what: &str, log: &Path, port: u16) -> ServerProcess {
+    tied_to_this_process(&mut command, None, Signal::SIGTERM);
+    let mut child = command.spawn().unwrap_or_else(|e| panic!("no {what}: {e}"));
+    wait_until(what, log, &mut child, || answers(port));
+    ServerProcess {
+        child: Some(child),
+        shutdown: Signal::SIGTERM,
+    }
+}
+
 /// `command` made to die with the thread that starts it (and, under root, to run as `user`).
 #[allow(unsafe_code)]
 fn tied_to_this_process(command: &mut Command, user: Option<&User>, on_parent_death: Signal) {
@@ -306,13 +318,12 @@ impl Redis {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        tied_to_this_process(&mut command, None, Signal::SIGTERM);
-        let mut child = command
-            .spawn()
-            .expect("no redis-server (apt-get install redis-server; ./scripts/test does)");
-        let port = self.port;
-        wait_until("redis-server", &log, &mut child, || answers(port));
-        self.process.child = Some(child);
+        self.process = started(
+            command,
+            "redis-server (apt-get install redis-server; ./scripts/test does)",
+            &log,
+            self.port,
+        );
     }
 
     /// Stops the server.
@@ -405,16 +416,10 @@ http {{
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(early);
-        tied_to_this_process(&mut command, None, Signal::SIGTERM);
-        let mut child = command.spawn().expect("nginx did not start");
-        wait_until("nginx", &log, &mut child, || answers(port));
         Self {
+            _process: started(command, "nginx", &log, port),
             dir,
             port,
-            _process: ServerProcess {
-                child: Some(child),
-                shutdown: Signal::SIGTERM,
-            },
         }
     }
 
@@ -462,18 +467,15 @@ impl Prometheus {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap());
-        tied_to_this_process(&mut command, None, Signal::SIGTERM);
-        let mut child = command
-            .spawn()
-            .expect("no prometheus (apt-get install prometheus; ./scripts/test does)");
-        wait_until("prometheus", &log, &mut child, || answers(port));
         Self {
+            _process: started(
+                command,
+                "prometheus (apt-get install prometheus; ./scripts/test does)",
+                &log,
+                port,
+            ),
             _dir: dir,
             port,
-            _process: ServerProcess {
-                child: Some(child),
-                shutdown: Signal::SIGTERM,
-            },
         }
     }
 

@@ -264,7 +264,6 @@ pub fn start(
     }
     let fanout = sessions.fanout().clone();
     let metrics = sessions.metrics().clone();
-    metrics.chats_running.inc();
     tokio::spawn(async move {
         let mut session = live.session.lock().await;
         if let Some(model) = model {
@@ -308,8 +307,6 @@ pub fn start(
             stored_at
         });
         live.end_chat(stored_at.flatten());
-        metrics.chats_running.dec();
-        drop(place);
         // The session takes a new chat now: its clients may hear that this one ended.
         let end = lock(&live.projector).take_chat_end();
         if let Some(end) = &end {
@@ -326,6 +323,8 @@ pub fn start(
             )),
         };
         let _ = done.send(result);
+        // Counted as running until its end has gone out: a drain waits for it.
+        drop(place);
     });
     Ok(outcome)
 }

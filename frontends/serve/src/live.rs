@@ -135,12 +135,17 @@ impl LiveSession {
     }
 }
 
-/// A running chat's place among those a server may run; given back when dropped.
-pub struct ChatPlace(Arc<std::sync::atomic::AtomicUsize>);
+/// A running chat's place among those a server may run (counted in `chats_running`); given
+/// back when dropped.
+pub struct ChatPlace {
+    taken: Arc<std::sync::atomic::AtomicUsize>,
+    shown: prometheus_client::metrics::gauge::Gauge,
+}
 
 impl Drop for ChatPlace {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        self.taken.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        self.shown.dec();
     }
 }
 
@@ -242,7 +247,13 @@ impl Sessions {
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |running| {
                 (running < most).then_some(running + 1)
             })
-            .map(|_| ChatPlace(self.admitted.clone()))
+            .map(|_| {
+                self.metrics.chats_running.inc();
+                ChatPlace {
+                    taken: self.admitted.clone(),
+                    shown: self.metrics.chats_running.clone(),
+                }
+            })
             .map_err(|running| {
                 self.metrics.refused("busy");
                 ServeError::Busy(running)
@@ -274,10 +285,7 @@ impl Sessions {
 
     /// How many chats run here.
     pub fn running_chats(&self) -> usize {
-        lock(&self.open)
-            .values()
-            .filter(|live| live.is_running())
-            .count()
+        self.admitted.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Stops every chat running here; they end interrupted.

@@ -183,7 +183,6 @@ fn address(config: &postgres::Config) -> String {
     format!("postgres://{user}{host}:{port}/{database}")
 }
 
-
 fn meta_from_row(row: &Row) -> SessionMeta {
     SessionMeta {
         id: SessionId(row.get(0)),
