@@ -18,12 +18,16 @@ mod sandbox;
 mod sections;
 mod serve;
 mod sessions;
+mod telemetry;
 
 use clap::Parser;
 use cli::{Cli, Command, LogFormat};
 use exit::CliError;
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -32,7 +36,18 @@ fn main() -> ExitCode {
         Some(Command::Acp(args)) => args.log_format,
         _ => LogFormat::Text,
     };
-    init_logs(cli.command.is_none() && interactive(), format);
+    let traces = match traces() {
+        Ok(traces) => traces,
+        Err(error) => {
+            eprintln!("agentry: error: cannot send traces: {error:#}");
+            return exit::Exit::Usage.into();
+        }
+    };
+    init_logs(
+        cli.command.is_none() && interactive(),
+        format,
+        traces.as_ref(),
+    );
     // Agents that were killed left their sessions' temporary folders behind; they are removed
     // beside the work, not before it.
     std::thread::spawn(agentry::session::remove_stale_temp_folders);
@@ -40,6 +55,9 @@ fn main() -> ExitCode {
         None => on_runtime(chat::chat(cli.chat)),
         Some(command) => subcommand(command),
     };
+    if let Some(traces) = traces {
+        traces.shutdown();
+    }
     match outcome {
         Ok(exit) => exit.into(),
         Err(CliError { exit, error }) => {
@@ -70,7 +88,7 @@ fn interactive() -> bool {
 /// during the interactive chat, which owns the terminal: then to `agentry.log` in the data
 /// folder. The ACP library logs every error answer as a warning; the client gets those
 /// answers, so only its errors are shown.
-fn init_logs(to_file: bool, format: LogFormat) {
+fn init_logs(to_file: bool, format: LogFormat, traces: Option<&telemetry::Traces>) {
     let filter = std::env::var("AGENTRY_LOG")
         .ok()
         .filter(|filter| tracing_subscriber::EnvFilter::try_new(filter).is_ok())
@@ -95,25 +113,37 @@ fn init_logs(to_file: bool, format: LogFormat) {
         file: log_file.as_ref().map(|(_, path)| path.clone()),
     });
     let filter = tracing_subscriber::EnvFilter::new(filter);
-    match log_file {
-        Some((file, _)) => tracing_subscriber::fmt()
+    let logs = match log_file {
+        Some((file, _)) => tracing_subscriber::fmt::layer()
             .with_writer(std::sync::Mutex::new(file))
             .with_ansi(false)
-            .with_env_filter(filter)
-            .init(),
-        None if format == LogFormat::Json => tracing_subscriber::fmt()
+            .boxed(),
+        None if format == LogFormat::Json => tracing_subscriber::fmt::layer()
             .json()
             .with_current_span(true)
-            .with_span_list(false)
+            .with_span_list(true)
             .with_writer(std::io::stderr)
-            .with_env_filter(filter)
-            .init(),
-        None => tracing_subscriber::fmt()
+            .boxed(),
+        None => tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
             .with_ansi(std::io::stderr().is_terminal())
-            .with_env_filter(filter)
-            .init(),
-    }
+            .boxed(),
+    };
+    tracing_subscriber::registry()
+        .with(logs.with_filter(filter))
+        .with(traces.map(telemetry::Traces::layer))
+        .init();
+}
+
+/// The traces `[telemetry]` and the `OTEL_*` variables ask for (the configuration read from
+/// the current folder; a broken one is reported by the command, which reads it again).
+fn traces() -> anyhow::Result<Option<telemetry::Traces>> {
+    let settings = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| agentry::config::Config::load_unchecked(&cwd).ok())
+        .map(|config| config.telemetry)
+        .unwrap_or_default();
+    telemetry::Traces::configured(&settings)
 }
 
 /// Runs a subcommand.

@@ -15,7 +15,7 @@ pub mod subagent;
 
 use crate::commands::{CommandSource, SlashCommands};
 use crate::error::AgentError;
-use crate::event::{ChatSummary, EventSink};
+use crate::event::{ChatSummary, EventSink, StopReason, Usage};
 use crate::executor::Executor;
 use crate::hooks::AgentHooks;
 use crate::ids::SessionId;
@@ -613,11 +613,11 @@ impl Session {
         io: &ChatIo,
     ) -> Result<ChatSummary, AgentError> {
         let start = chat::Start::Prompt(content);
-        let span = chat_span(&self.id);
+        let span = chat_span(self);
         let outcome = chat::run(self, start, options, io, Arc::default())
             .instrument(span.clone())
             .await;
-        span.in_scope(|| log_chat_end(&outcome));
+        end_chat_span(&span, &outcome);
         outcome
     }
 
@@ -661,11 +661,11 @@ impl Session {
             paused,
             answer: Some(answer),
         };
-        let span = chat_span(&self.id);
+        let span = chat_span(self);
         let outcome = chat::run(self, start, options, io, pauses)
             .instrument(span.clone())
             .await;
-        span.in_scope(|| log_chat_end(&outcome));
+        end_chat_span(&span, &outcome);
         outcome
     }
 
@@ -676,26 +676,38 @@ impl Session {
         io: &ChatIo,
         pauses: Arc<ChatPauses>,
     ) -> Result<ChatSummary, AgentError> {
-        chat::run(self, start, &ChatOptions::default(), io, pauses).await
+        let span = crate::telemetry::chat_span("sub-agent", &self.id, &self.model.name());
+        let outcome = chat::run(self, start, &ChatOptions::default(), io, pauses)
+            .instrument(span.clone())
+            .await;
+        crate::telemetry::chat_ended(&span, chat_end(&outcome));
+        outcome
     }
 }
 
-/// The span a chat of session `id` runs in: its logs (the sub-agents' too) carry the session's
-/// id and a chat id of its own.
-fn chat_span(id: &SessionId) -> tracing::Span {
-    let span = tracing::info_span!(
-        "chat",
-        session_id = %id,
-        chat_id = %uuid::Uuid::new_v4().simple()
-    );
+/// The span a chat of the main loop runs in (its logs, the sub-agents' too, carry the session's
+/// id and a chat id of its own), its start logged.
+fn chat_span(session: &Session) -> tracing::Span {
+    let span = crate::telemetry::chat_span("agentry", &session.id, &session.model.name());
     span.in_scope(|| tracing::info!("chat started"));
     span
 }
 
-/// Logs how a chat ended (in its span).
-fn log_chat_end(outcome: &Result<ChatSummary, AgentError>) {
-    match outcome {
+/// Logs how a chat ended and records it on its span.
+fn end_chat_span(span: &tracing::Span, outcome: &Result<ChatSummary, AgentError>) {
+    span.in_scope(|| match outcome {
         Ok(summary) => tracing::info!(stop_reason = summary.stop_reason.as_str(), "chat ended"),
         Err(error) => tracing::warn!(%error, "chat failed"),
+    });
+    crate::telemetry::chat_ended(span, chat_end(outcome));
+}
+
+/// How a chat ended, as its span records it.
+fn chat_end(
+    outcome: &Result<ChatSummary, AgentError>,
+) -> Result<(StopReason, Usage), &'static str> {
+    match outcome {
+        Ok(summary) => Ok((summary.stop_reason, summary.usage)),
+        Err(error) => Err(error.kind()),
     }
 }

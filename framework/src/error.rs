@@ -49,3 +49,21 @@ pub enum AgentError {
         source: std::io::Error,
     },
 }
+
+impl AgentError {
+    /// The kind of failure, in a word (`model_api`, `store`, …), as a trace records it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AgentError::Model(error) => error.kind(),
+            AgentError::Store(_) => "store",
+            AgentError::Registry(_) => "registry",
+            AgentError::NoModel => "no_model",
+            AgentError::InvalidOutputSchema(_) => "invalid_output_schema",
+            AgentError::OutputSchema { .. } => "output_schema",
+            AgentError::NoSuchQuestion(_) => "no_such_question",
+            AgentError::InvalidAnswer(_) => "invalid_answer",
+            AgentError::PromptBlocked(_) => "prompt_blocked",
+            AgentError::Recording { .. } => "recording",
+        }
+    }
+}

@@ -71,6 +71,7 @@ pub mod session;
 pub use agent::subagent;
 pub use agentry_plugin::session_servers;
 pub use agentry_plugin::settings;
+pub mod telemetry;
 #[cfg(feature = "templates")]
 pub mod templates;
 #[cfg(feature = "testing")]

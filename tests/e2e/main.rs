@@ -161,5 +161,6 @@ mod serve;
 mod stock_plugins;
 mod store_faults;
 mod tools;
+mod traces;
 mod tui;
 mod web;

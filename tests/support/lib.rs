@@ -9,6 +9,7 @@ pub mod acp_process;
 pub mod chat_events;
 pub mod http;
 pub mod mock_model;
+pub mod otlp;
 pub mod peers;
 pub mod servers;
 pub mod terminal_page;

@@ -100,6 +100,9 @@ pub struct Config {
     /// What `agentry serve` instances share (`[serve]`).
     #[serde(default)]
     pub serve: ServeSettings,
+    /// Where traces go (`[telemetry]`).
+    #[serde(default)]
+    pub telemetry: TelemetrySettings,
     /// Every other key: the tool providers' sections, as written, for each provider to read
     /// its own (`[webfetch]`, `[mcp_servers.NAME]`, `[[http_tools]]`, `sandbox`, …).
     #[serde(flatten)]
@@ -175,6 +178,22 @@ pub struct ServeSettings {
     pub lease_secs: Option<u64>,
 }
 
+/// `[telemetry]`: OpenTelemetry traces over OTLP (HTTP/protobuf). The standard
+/// `OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME` and `OTEL_SDK_DISABLED` variables take the
+/// place of these keys.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySettings {
+    /// The collector's base URL (`http://127.0.0.1:4318`; traces go to its `/v1/traces`), as
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` gives it. Traces are off unless this or the variable is set.
+    pub endpoint: Option<String>,
+    /// The service name the traces carry (`agentry` by default).
+    pub service_name: Option<String>,
+    /// Whether spans carry what was said: the messages sent to the model, its answers, the
+    /// tools' arguments and results (off by default).
+    pub include_content: Option<bool>,
+}
+
 /// `[record]`: what recordings of model traffic (`--record`) leave out.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -219,6 +238,12 @@ impl Config {
         self.serve.store = other.serve.store.or(self.serve.store);
         self.serve.broker = other.serve.broker.or(self.serve.broker);
         self.serve.lease_secs = other.serve.lease_secs.or(self.serve.lease_secs);
+        self.telemetry.endpoint = other.telemetry.endpoint.or(self.telemetry.endpoint);
+        self.telemetry.service_name = other.telemetry.service_name.or(self.telemetry.service_name);
+        self.telemetry.include_content = other
+            .telemetry
+            .include_content
+            .or(self.telemetry.include_content);
         self.sections = self.sections.merged(other.sections);
         self
     }

@@ -29,6 +29,8 @@ use crate::paths::canonical_path;
 use crate::permission::{PermissionHandler, PermissionPolicy, RememberedAnswers};
 use crate::provider::ToolRegistry;
 use crate::sync::lock;
+use crate::telemetry;
+use crate::tool::ToolError;
 use crate::tool::{
     ClientServices, Extensions, HostServices, PreparedCall, RulePatterns, SessionState,
     ToolCallLocation, ToolContext, ToolKind,
@@ -37,6 +39,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+use tracing::{Instrument, Span};
 
 mod ending;
 mod hook_steps;
@@ -240,16 +243,32 @@ impl Executor {
 
     /// Runs one announced call to its final status and returns what the model reads, unless
     /// it waits for the user's answer.
+    /// It runs in the call's span ([`telemetry`](crate::telemetry)).
     pub async fn run(&self, call: PendingCall, scope: &CallScope) -> CallResult {
         let PendingCall {
             mut tracker,
             ready,
             permitted,
         } = call;
-        match self.admit(&mut tracker, ready, permitted, scope).await {
-            Ok(admitted) => self.start(tracker, admitted, scope).await,
-            Err(refusal) => CallResult::Done(refuse(&mut tracker, refusal)),
+        let snapshot = tracker.snapshot();
+        let span = telemetry::tool_span(
+            &scope.session_id,
+            &snapshot.tool_name,
+            &snapshot.tool_call_id.0,
+            &snapshot.raw_input,
+        );
+        async {
+            match self.admit(&mut tracker, ready, permitted, scope).await {
+                Ok(admitted) => self.start(tracker, admitted, scope).await,
+                Err(refusal) => {
+                    let result = refuse(&mut tracker, refusal.clone());
+                    telemetry::tool_ended(&Span::current(), Some(refusal.kind()), &result.content);
+                    CallResult::Done(result)
+                }
+            }
         }
+        .instrument(span)
+        .await
     }
 
     /// The steps before a call runs, in order; each may refuse it.
@@ -326,7 +345,16 @@ impl Executor {
             extensions,
         };
         let outcome = run_cancellable(prepared, ctx, &scope.cancel).await;
+        let error_type = match &outcome {
+            Ok(_) => None,
+            Err(_) if scope.cancel.is_cancelled() => Some("cancelled"),
+            Err(ToolError::AwaitingAnswer) => None,
+            Err(_) => Some("tool_error"),
+        };
         let result = finish(&mut lock(&tracker), outcome, &scope.cancel);
+        if let CallResult::Done(done) = &result {
+            telemetry::tool_ended(&Span::current(), error_type, &done.content);
+        }
         match (&scope.hooks, hook_call) {
             (Some(hooks), Some(call)) => after_hooks(hooks.as_ref(), &call, result, scope).await,
             _ => result,

@@ -386,6 +386,21 @@ pub enum ModelError {
     Replay(String),
 }
 
+impl ModelError {
+    /// The kind of failure, in a word (`model_api`, `model_connection`, …), as a trace
+    /// records it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ModelError::Config(_) => "model_config",
+            ModelError::Api { .. } => "model_api",
+            ModelError::Connection(_) => "model_connection",
+            ModelError::Protocol(_) => "model_protocol",
+            ModelError::Script(_) => "model_script",
+            ModelError::Replay(_) => "model_replay",
+        }
+    }
+}
+
 /// The stream of one model response. Dropping it cancels the request.
 pub type ModelStream = BoxStream<'static, Result<ModelEvent, ModelError>>;
 

@@ -9,6 +9,7 @@ use agentry_plugin::abi::PluginV1;
 use agentry_plugin::wire::{Service, ServiceAnswer, ServiceCall, ServiceRequest};
 use futures::future::BoxFuture;
 use serde::Serialize;
+use tracing::Instrument;
 
 /// What one plugin call was offered, and how to answer it.
 pub(super) struct Offered {
@@ -21,16 +22,20 @@ pub(super) struct Offered {
     runtime: tokio::runtime::Handle,
     table: &'static PluginV1,
     call: u64,
+    /// The call's span: the requests are served in it (a sub-agent's spans are its children).
+    span: tracing::Span,
 }
 
 impl Offered {
-    /// The services `ctx` offers the plugin's call `call`. Must be made on a tokio runtime.
+    /// The services `ctx` offers the plugin's call `call`. Must be made on a tokio runtime, in
+    /// the call's span.
     pub(super) fn new(ctx: &ToolContext, table: &'static PluginV1, call: u64) -> Self {
         Self {
             ctx: ctx.clone(),
             runtime: tokio::runtime::Handle::current(),
             table,
             call,
+            span: tracing::Span::current(),
         }
     }
 
@@ -62,7 +67,8 @@ impl Offered {
 /// Serves one request on the call's runtime and answers it.
 pub(super) fn serve(offered: std::sync::Arc<Offered>, call: ServiceCall) {
     let runtime = offered.runtime.clone();
-    runtime.spawn(async move {
+    let span = offered.span.clone();
+    let serving = async move {
         let answer = perform(&offered, call.request).await;
         let bytes = serde_json::to_vec(&answer).unwrap_or_else(|e| {
             serde_json::to_vec(&ServiceAnswer::Error(format!(
@@ -71,7 +77,8 @@ pub(super) fn serve(offered: std::sync::Arc<Offered>, call: ServiceCall) {
             .unwrap_or_default()
         });
         (offered.table.answer)(offered.call, call.id, bytes.as_ptr(), bytes.len());
-    });
+    };
+    runtime.spawn(serving.instrument(span));
 }
 
 /// Does what `request` asks with the call's services.

@@ -4,8 +4,10 @@
 use super::Chat;
 use crate::event::{AgentEvent, Usage};
 use crate::executor::{CallScope, PendingCall};
-use crate::model::{AssistantContent, FinishReason, ModelError, ModelEvent, ModelRequest};
+use crate::model::{AssistantContent, FinishReason, Message, ModelError, ModelEvent, ModelRequest};
+use crate::telemetry;
 use futures::StreamExt;
+use tracing::Instrument;
 
 /// How one model response ended.
 pub(super) enum StreamEnd {
@@ -23,8 +25,28 @@ pub(super) struct Response {
 }
 
 impl Chat<'_> {
-    /// Streams one model response, announcing tool calls as they arrive.
+    /// Streams one model response, announcing tool calls as they arrive, in the request's span.
     pub(super) async fn stream_response(&self, scope: &CallScope) -> Response {
+        let model = self.session.model.name();
+        let messages: Vec<&Message> = self
+            .session
+            .history
+            .iter()
+            .chain(&self.new_messages)
+            .collect();
+        let span = telemetry::model_span(&self.session.id, &model, &messages);
+        let response = self.request_response(scope).instrument(span.clone()).await;
+        let ended = match &response.end {
+            StreamEnd::Finished(reason) => Ok(*reason),
+            StreamEnd::Cancelled => Err("cancelled"),
+            StreamEnd::Failed(error) => Err(error.kind()),
+        };
+        telemetry::model_ended(&span, ended, response.usage, &response.content);
+        response
+    }
+
+    /// Streams one model response, announcing tool calls as they arrive.
+    async fn request_response(&self, scope: &CallScope) -> Response {
         let mut response = Response {
             content: Vec::new(),
             calls: Vec::new(),

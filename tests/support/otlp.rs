@@ -1,0 +1,162 @@
+//! An OpenTelemetry collector for the tests: an OTLP/HTTP receiver on loopback that decodes
+//! the exported spans (protobuf, with the OpenTelemetry project's `opentelemetry-proto`) and
+//! keeps them for the test to read.
+
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
+use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
+use prost::Message;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One span as received.
+#[derive(Debug, Clone)]
+pub struct ReceivedSpan {
+    /// Its name.
+    pub name: String,
+    /// Its id.
+    pub span_id: Vec<u8>,
+    /// Its parent's id (empty for a root).
+    pub parent_span_id: Vec<u8>,
+    /// Its trace.
+    pub trace_id: Vec<u8>,
+    /// Its kind (OTLP's numbering: 1 internal, 3 client).
+    pub kind: i32,
+    /// Its attributes, each value as text.
+    pub attributes: BTreeMap<String, String>,
+    /// Its status code (OTLP's numbering: 0 unset, 1 ok, 2 error).
+    pub status_code: i32,
+    /// The service that sent it (its resource's `service.name`).
+    pub service: String,
+}
+
+impl ReceivedSpan {
+    /// The attribute `key`, if it has it.
+    pub fn attribute(&self, key: &str) -> Option<&str> {
+        self.attributes.get(key).map(String::as_str)
+    }
+}
+
+/// A receiver of OTLP/HTTP traces on 127.0.0.1, serving until the test ends.
+pub struct OtlpReceiver {
+    url: String,
+    spans: Arc<Mutex<Vec<ReceivedSpan>>>,
+}
+
+impl OtlpReceiver {
+    /// Starts one on a port of its own.
+    pub fn start() -> Self {
+        let spans = Arc::new(Mutex::new(Vec::new()));
+        let kept = spans.clone();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                sender.send(listener.local_addr().unwrap()).unwrap();
+                let app = axum::Router::new().route(
+                    "/v1/traces",
+                    axum::routing::post(move |body: bytes::Bytes| {
+                        let kept = kept.clone();
+                        async move { receive(&kept, &body) }
+                    }),
+                );
+                axum::serve(listener, app).await.unwrap();
+            });
+        });
+        let addr = receiver.recv().unwrap();
+        Self {
+            url: format!("http://{addr}"),
+            spans,
+        }
+    }
+
+    /// The collector's base URL, as `OTEL_EXPORTER_OTLP_ENDPOINT` takes it.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The spans received so far.
+    pub fn spans(&self) -> Vec<ReceivedSpan> {
+        self.spans.lock().unwrap().clone()
+    }
+
+    /// The spans, once at least `count` have come (within ten seconds).
+    pub fn wait_for(&self, count: usize) -> Vec<ReceivedSpan> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let spans = self.spans();
+            if spans.len() >= count || Instant::now() > deadline {
+                return spans;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Decodes one export and keeps its spans; answers as a collector does.
+fn receive(
+    kept: &Mutex<Vec<ReceivedSpan>>,
+    body: &[u8],
+) -> (
+    axum::http::StatusCode,
+    [(&'static str, &'static str); 1],
+    Vec<u8>,
+) {
+    let protobuf = [("content-type", "application/x-protobuf")];
+    let Ok(request) = ExportTraceServiceRequest::decode(body) else {
+        return (axum::http::StatusCode::BAD_REQUEST, protobuf, Vec::new());
+    };
+    let mut spans = kept.lock().unwrap();
+    for resource_spans in request.resource_spans {
+        let service = resource_spans
+            .resource
+            .iter()
+            .flat_map(|resource| &resource.attributes)
+            .find(|attribute| attribute.key == "service.name")
+            .map(|attribute| text(attribute.value.as_ref().and_then(|v| v.value.as_ref())))
+            .unwrap_or_default();
+        for span in resource_spans
+            .scope_spans
+            .into_iter()
+            .flat_map(|scope| scope.spans)
+        {
+            spans.push(ReceivedSpan {
+                name: span.name,
+                span_id: span.span_id,
+                parent_span_id: span.parent_span_id,
+                trace_id: span.trace_id,
+                kind: span.kind,
+                attributes: span
+                    .attributes
+                    .into_iter()
+                    .map(|attribute| {
+                        let value = text(attribute.value.as_ref().and_then(|v| v.value.as_ref()));
+                        (attribute.key, value)
+                    })
+                    .collect(),
+                status_code: span.status.map_or(0, |status| status.code),
+                service: service.clone(),
+            });
+        }
+    }
+    let answer = ExportTraceServiceResponse::default().encode_to_vec();
+    (axum::http::StatusCode::OK, protobuf, answer)
+}
+
+/// An attribute's value as text.
+fn text(value: Option<&AnyValue>) -> String {
+    match value {
+        Some(AnyValue::StringValue(text)) => text.clone(),
+        Some(AnyValue::IntValue(number)) => number.to_string(),
+        Some(AnyValue::DoubleValue(number)) => number.to_string(),
+        Some(AnyValue::BoolValue(flag)) => flag.to_string(),
+        Some(other) => format!("{other:?}"),
+        None => String::new(),
+    }
+}
