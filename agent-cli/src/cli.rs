@@ -346,6 +346,11 @@ pub struct ServeArgs {
     /// default.
     #[arg(long, value_name = "N")]
     pub max_messages_per_second: Option<u32>,
+    /// The most sessions a token may have made and not deleted in this server (it has one
+    /// token, so its clients share them): one more gets `system:error` `too_many_sessions`
+    /// (429 over REST) until one is deleted. No limit by default.
+    #[arg(long, value_name = "N")]
+    pub max_sessions_per_token: Option<usize>,
     /// Serve `GET /metrics` (Prometheus) on this address too, without the token: an address
     /// only the monitoring reaches. `/metrics` on the main address needs the token.
     #[arg(long, value_name = "ADDR")]

@@ -54,6 +54,7 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
             limits: Limits {
                 max_running_chats: args.max_running_chats,
                 max_messages_per_second: args.max_messages_per_second,
+                max_sessions_per_token: args.max_sessions_per_token,
             },
         },
         admission: admission.clone(),

@@ -50,6 +50,10 @@ pub enum ServeError {
     /// The server runs as many chats as it may (`--max-running-chats`, the number).
     #[error("this server runs {0} chats, its most: retry in a moment, or on another instance")]
     Busy(usize),
+    /// A token holds as many open sessions in this server as it may
+    /// (`--max-sessions-per-token`, the number).
+    #[error("this token holds {0} open sessions here, its most: delete one to make another")]
+    TooManySessions(usize),
     /// A connection sent more messages a second than it may.
     #[error("too many messages: this connection may send {0} a second; this one was dropped")]
     RateLimited(u32),
@@ -80,6 +84,7 @@ impl ServeError {
             ServeError::Draining => "draining",
             ServeError::Busy(_) => "busy",
             ServeError::RateLimited(_) => "rate_limited",
+            ServeError::TooManySessions(_) => "too_many_sessions",
             ServeError::LiveEventsInterrupted(_) => "live_events_interrupted",
             ServeError::Internal(_) => "internal",
         }
@@ -97,7 +102,7 @@ impl ServeError {
             ServeError::LiveEventsInterrupted(_) | ServeError::Draining | ServeError::Busy(_) => {
                 503
             }
-            ServeError::RateLimited(_) => 429,
+            ServeError::RateLimited(_) | ServeError::TooManySessions(_) => 429,
             ServeError::Internal(_) => 500,
         }
     }

@@ -198,6 +198,9 @@ pub struct Limits {
     /// The most messages a connection may send a second (a burst of as many is let through):
     /// more get `rate_limited`, and the connection stays.
     pub max_messages_per_second: Option<u32>,
+    /// The most sessions a token may have made and not deleted in this server (a server has
+    /// one token, so its clients share them): one more gets `too_many_sessions`.
+    pub max_sessions_per_token: Option<usize>,
 }
 
 /// The open sessions.
@@ -215,6 +218,10 @@ pub struct Sessions {
     metrics: Arc<ServeMetrics>,
     /// Chats running here, as admitted against [`Limits::max_running_chats`].
     admitted: Arc<std::sync::atomic::AtomicUsize>,
+    /// The sessions made here and not deleted, as counted against
+    /// [`Limits::max_sessions_per_token`]; held while a session is made, so that two made at
+    /// once cannot both take the last place.
+    made: Mutex<std::collections::HashSet<SessionId>>,
 }
 
 impl Sessions {
@@ -235,6 +242,7 @@ impl Sessions {
             draining: std::sync::atomic::AtomicBool::new(false),
             metrics: ServeMetrics::new(),
             admitted: Arc::default(),
+            made: Mutex::default(),
         }
     }
 
@@ -342,6 +350,13 @@ impl Sessions {
                 detail: Some("cwd".to_owned()),
             });
         }
+        let mut made = lock(&self.made);
+        if let Some(most) = self.defaults.limits.max_sessions_per_token
+            && made.len() >= most
+        {
+            self.metrics.refused("too_many_sessions");
+            return Err(ServeError::TooManySessions(most));
+        }
         let mut options = SessionOptions::new(cwd);
         options.policy = policy.unwrap_or_else(|| self.defaults.policy.clone());
         let mut session = self.agent.new_session(options).map_err(ServeError::agent)?;
@@ -356,6 +371,7 @@ impl Sessions {
         };
         let projector = self.project(&session, &[]);
         let live = self.open_live(session, projector, stored_at);
+        made.insert(live.id.clone());
         let mut open = lock(&self.open);
         open.insert(live.id.clone(), live.clone());
         self.count_open(&open);
@@ -454,6 +470,7 @@ impl Sessions {
     /// Forgets the open session `id` and deletes it from the store.
     pub fn delete(&self, id: &str) -> Result<(), ServeError> {
         let id = SessionId::from(id.to_owned());
+        lock(&self.made).remove(&id);
         let open = {
             let mut open = lock(&self.open);
             let removed = open.remove(&id);

@@ -27,7 +27,7 @@ pub struct ServeMetrics {
     pub store_errors: Counter,
     /// Failed calls to the broker (signals, readiness, lost subscriptions).
     pub broker_errors: Counter,
-    /// Requests refused by a limit, by which (`busy`, `rate_limited`).
+    /// Requests refused by a limit, by which (`busy`, `rate_limited`, `too_many_sessions`).
     refusals: Family<Reason, Counter>,
 }
 

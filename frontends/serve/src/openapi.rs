@@ -60,7 +60,7 @@ pub fn document() -> Value {
                     "summary": "Create a session",
                     "requestBody": {"required": false, "content": create},
                     "responses": with(json!({"201": {"description": "Created", "content": created}}),
-                        fails(&[("400", "Unreadable body"), ("422", "Invalid body")])),
+                        fails(&[("400", "Unreadable body"), ("422", "Invalid body"), ("429", "The token holds its most sessions (too_many_sessions)")])),
                 },
                 "get": {
                     "summary": "List the stored sessions",
@@ -102,7 +102,7 @@ pub fn document() -> Value {
                     "parameters": session_id,
                     "requestBody": {"required": true, "content": chat},
                     "responses": with(json!({"200": {"description": "How it ended (chat:end)", "content": end}}),
-                        fails(&[("400", "Unreadable body"), ("404", "No such session"), ("409", "A chat is running, or the session's folder is not on this server"), ("413", "Body too large"), ("422", "Invalid body or answer")])),
+                        fails(&[("400", "Unreadable body"), ("404", "No such session"), ("409", "A chat is running, or the session's folder is not on this server"), ("413", "Body too large"), ("422", "Invalid body or answer"), ("503", "The server runs its most chats (busy) or is stopping (draining)")])),
                 },
             },
             "/api/sessions/{session_id}/cancel": {

@@ -364,3 +364,46 @@ fn a_connection_past_its_message_rate_is_told_rate_limited_and_stays_open() {
     assert_eq!(subscribed + limited.len(), 11, "{:#?}", out.records);
     assert!(out.of_kind("failed").is_empty(), "{:#?}", out.records);
 }
+
+#[test]
+fn past_the_most_sessions_a_token_may_hold_one_more_is_refused_even_when_asked_for_at_once() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([]);
+    let server = Server::start(&sb, &model, &["--max-sessions-per-token", "3"]);
+    let (url, token) = (format!("{}/api/sessions", server.url), server.token.clone());
+    let body = json!({"cwd": sb.project()});
+    let create = || agentry_tests::http::call("POST", &url, Some(&body), token.as_deref());
+    // Eight asked for at once: three places, however the requests interleave.
+    let outcomes: Vec<(u16, serde_json::Value)> = std::thread::scope(|scope| {
+        let asks: Vec<_> = (0..8).map(|_| scope.spawn(create)).collect();
+        asks.into_iter().map(|ask| ask.join().unwrap()).collect()
+    });
+    let made: Vec<&str> = outcomes
+        .iter()
+        .filter(|(status, _)| *status == 201)
+        .map(|(_, body)| body["session_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(made.len(), 3, "{outcomes:#?}");
+    for (status, body) in outcomes.iter().filter(|(status, _)| *status != 201) {
+        assert_eq!(
+            (*status, &body["code"]),
+            (429, &json!("too_many_sessions")),
+            "{body}"
+        );
+    }
+    // Deleting a session that is not one of them frees nothing.
+    let (status, _) = server.call("DELETE", "/api/sessions/sess_not_there", None);
+    assert_eq!(status, 404);
+    assert_eq!(create().0, 429);
+    // Deleting one of them frees its place, once.
+    let (status, _) = server.call("DELETE", &format!("/api/sessions/{}", made[0]), None);
+    assert_eq!(status, 204);
+    assert_eq!(create().0, 201);
+    assert_eq!(create().0, 429);
+    let (_, metrics) = server.call("GET", "/metrics", None);
+    let refusals = format!(
+        "agentry_refused_total{{reason=\"too_many_sessions\"}} {}",
+        5 + 2
+    );
+    assert!(metrics.as_str().unwrap().contains(&refusals), "{metrics}");
+}
