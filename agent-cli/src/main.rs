@@ -18,8 +18,8 @@ mod sandbox;
 mod sections;
 mod serve;
 mod sessions;
-mod telemetry;
 
+use agentry::telemetry::otlp::Traces;
 use clap::Parser;
 use cli::{Cli, Command, LogFormat};
 use exit::CliError;
@@ -88,7 +88,7 @@ fn interactive() -> bool {
 /// during the interactive chat, which owns the terminal: then to `agentry.log` in the data
 /// folder. The ACP library logs every error answer as a warning; the client gets those
 /// answers, so only its errors are shown.
-fn init_logs(to_file: bool, format: LogFormat, traces: Option<&telemetry::Traces>) {
+fn init_logs(to_file: bool, format: LogFormat, traces: Option<&Traces>) {
     let filter = std::env::var("AGENTRY_LOG")
         .ok()
         .filter(|filter| tracing_subscriber::EnvFilter::try_new(filter).is_ok())
@@ -131,19 +131,19 @@ fn init_logs(to_file: bool, format: LogFormat, traces: Option<&telemetry::Traces
     };
     tracing_subscriber::registry()
         .with(logs.with_filter(filter))
-        .with(traces.map(telemetry::Traces::layer))
+        .with(traces.map(Traces::layer))
         .init();
 }
 
 /// The traces `[telemetry]` and the `OTEL_*` variables ask for (the configuration read from
 /// the current folder; a broken one is reported by the command, which reads it again).
-fn traces() -> anyhow::Result<Option<telemetry::Traces>> {
+fn traces() -> Result<Option<Traces>, String> {
     let settings = std::env::current_dir()
         .ok()
         .and_then(|cwd| agentry::config::Config::load_unchecked(&cwd).ok())
         .map(|config| config.telemetry)
         .unwrap_or_default();
-    telemetry::Traces::configured(&settings)
+    Traces::configured(&settings).map_err(|error| error.to_string())
 }
 
 /// Runs a subcommand.

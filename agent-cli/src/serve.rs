@@ -56,6 +56,7 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
                 max_messages_per_second: args.max_messages_per_second,
                 max_sessions_per_token: args.max_sessions_per_token,
             },
+            chat_metrics: true,
         },
         admission: admission.clone(),
         models: Some(std::sync::Arc::new(offered)),

@@ -263,7 +263,10 @@ pub fn start(
         lock(&live.projector).number_after(ownership.first_sequence());
     }
     let fanout = sessions.fanout().clone();
-    let metrics = sessions.metrics().clone();
+    let metrics = sessions
+        .defaults()
+        .chat_metrics
+        .then(|| sessions.metrics().clone());
     tokio::spawn(async move {
         let mut session = live.session.lock().await;
         if let Some(model) = model {
@@ -274,7 +277,9 @@ pub fn start(
         let io = ChatIo {
             events: Arc::new(ProjectedEvents {
                 live: live.clone(),
-                meter: std::sync::Mutex::new(metrics.agent.chat(&session.model().name())),
+                meter: metrics.as_ref().map(|metrics| {
+                    std::sync::Mutex::new(metrics.agent.chat(&session.model().name()))
+                }),
             }),
             permissions: Arc::new(ClientPermissions(live.clone())),
             cancel: cancel.clone(),

@@ -153,13 +153,15 @@ impl Drop for ChatPlace {
 pub struct ProjectedEvents {
     /// The chat's session.
     pub live: Arc<LiveSession>,
-    /// The chat's meter.
-    pub meter: Mutex<ChatMeter>,
+    /// The chat's meter, when chats are counted.
+    pub meter: Option<Mutex<ChatMeter>>,
 }
 
 impl EventSink for ProjectedEvents {
     fn emit(&self, event: AgentEvent) {
-        lock(&self.meter).observe(&event);
+        if let Some(meter) = &self.meter {
+            lock(meter).observe(&event);
+        }
         // Projected and published under one lock: concurrent sub-agents keep the order.
         // `chat:end` is held back until the session takes a new chat (see `chat::start`):
         // a client that answers it at once must not find the chat still running.
@@ -188,6 +190,9 @@ pub struct SessionDefaults {
     pub lease: std::time::Duration,
     /// What one user may take of the server.
     pub limits: Limits,
+    /// Whether chats are counted in the agent's metrics (model requests, tokens, tool calls,
+    /// how chats end); off, `/metrics` has the server's own counts alone. On in `agentry serve`.
+    pub chat_metrics: bool,
 }
 
 /// What one user may take of a server, so that none starves the rest; none by default.

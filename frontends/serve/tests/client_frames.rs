@@ -24,6 +24,7 @@ fn sessions() -> Arc<Sessions> {
         policy: PermissionPolicy::default(),
         lease: agentry_serve::DEFAULT_LEASE,
         limits: Limits::default(),
+        chat_metrics: true,
     };
     Arc::new(Sessions::new(
         agent,

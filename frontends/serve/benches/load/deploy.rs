@@ -30,16 +30,19 @@ pub enum Layout {
     OnOther,
     /// (e) Three instances, each chat's client on the next one.
     Three,
+    /// (f) (a) observed: its chats counted in the metrics, and traced to an OTLP receiver.
+    Observed,
 }
 
 impl Layout {
     /// Every layout, in the order the bench reports them.
-    pub const ALL: [Layout; 5] = [
+    pub const ALL: [Layout; 6] = [
         Layout::Local,
         Layout::Shared,
         Layout::OnOwner,
         Layout::OnOther,
         Layout::Three,
+        Layout::Observed,
     ];
 
     /// Its letter and what it is.
@@ -50,6 +53,7 @@ impl Layout {
             Layout::OnOwner => "(c) 2 instances, client on the owner",
             Layout::OnOther => "(d) 2 instances, client on the other",
             Layout::Three => "(e) 3 instances, client on the next",
+            Layout::Observed => "(f) (a) with chat metrics, and traces to an OTLP receiver",
         }
     }
 
@@ -61,7 +65,7 @@ impl Layout {
     /// How many instances.
     pub fn instances(self) -> usize {
         match self {
-            Layout::Local | Layout::Shared => 1,
+            Layout::Local | Layout::Shared | Layout::Observed => 1,
             Layout::OnOwner | Layout::OnOther => 2,
             Layout::Three => 3,
         }
@@ -69,7 +73,7 @@ impl Layout {
 
     /// Whether the instances share PostgreSQL and Redis.
     pub fn shared(self) -> bool {
-        self != Layout::Local
+        !matches!(self, Layout::Local | Layout::Observed)
     }
 
     /// The instance running chat `i`.
@@ -80,7 +84,7 @@ impl Layout {
     /// The instance chat `i`'s client follows it on.
     pub fn follower(self, i: usize) -> usize {
         match self {
-            Layout::Local | Layout::Shared | Layout::OnOwner => self.owner(i),
+            Layout::Local | Layout::Shared | Layout::OnOwner | Layout::Observed => self.owner(i),
             Layout::OnOther | Layout::Three => (self.owner(i) + 1) % self.instances(),
         }
     }
@@ -174,7 +178,9 @@ pub async fn deploy(
                 Arc::new(LocalFanout::default()),
             ),
         };
-        let instance = start_instance(model_url, store, fanout, folder.path(), lease).await;
+        let observed = layout == Layout::Observed;
+        let instance =
+            start_instance(model_url, store, fanout, folder.path(), lease, observed).await;
         addresses.push(instance.address);
         instances.push(instance);
     }
@@ -212,13 +218,15 @@ impl Instance {
     }
 }
 
-/// One `agentry serve` instance on a free port of 127.0.0.1, on the current runtime.
+/// One `agentry serve` instance on a free port of 127.0.0.1, on the current runtime; its chats
+/// counted in the metrics when `chat_metrics`.
 pub async fn start_instance(
     model_url: &str,
     store: Arc<dyn SessionStore>,
     fanout: Arc<dyn Fanout>,
     cwd: &std::path::Path,
     lease: Duration,
+    chat_metrics: bool,
 ) -> Instance {
     let model = OpenAiModel::new(OpenAiSettings {
         display_name: "openai/gpt-4.1".to_owned(),
@@ -250,6 +258,7 @@ pub async fn start_instance(
             max_message_bytes: 1 << 20,
             lease,
             limits: Limits::default(),
+            chat_metrics,
         },
         admission: Admission::new(None, "127.0.0.1:0".parse().unwrap(), &[], &[]),
         models: None,

@@ -145,5 +145,5 @@ async fn open(
 ) -> Instance {
     let store = Arc::new(PostgresStore::open(database).unwrap());
     let fanout: Arc<dyn Fanout> = Arc::new(RedisFanout::connect(redis).await.unwrap());
-    start_instance(model_url, store, fanout, cwd, lease).await
+    start_instance(model_url, store, fanout, cwd, lease, false).await
 }

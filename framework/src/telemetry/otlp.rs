@@ -1,11 +1,30 @@
-//! OpenTelemetry traces over OTLP (HTTP/protobuf), off unless configured: by the standard
-//! `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), or by `[telemetry]
-//! endpoint` in the configuration. `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none` turn
-//! them off. The spans are the framework's ([`agentry::telemetry`]); this sends them.
+//! The chats' spans sent over OTLP (HTTP/protobuf) to an OpenTelemetry collector, off unless
+//! configured: by the standard `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, with `OTEL_EXPORTER_OTLP_HEADERS` and
+//! `OTEL_SERVICE_NAME`), or by `[telemetry]` in the configuration. `OTEL_SDK_DISABLED=true` or
+//! `OTEL_TRACES_EXPORTER=none` turn them off.
+//!
+//! ```no_run
+//! use agentry::config::TelemetrySettings;
+//! use agentry::telemetry::otlp::Traces;
+//! use tracing_subscriber::layer::SubscriberExt;
+//! use tracing_subscriber::util::SubscriberInitExt;
+//!
+//! // Before any Tokio runtime starts (the exporter's HTTP client blocks).
+//! let traces = Traces::configured(&TelemetrySettings::default())?;
+//! tracing_subscriber::registry()
+//!     .with(traces.as_ref().map(Traces::layer))
+//!     .init();
+//! // … run the agent …
+//! if let Some(traces) = traces {
+//!     traces.shutdown();
+//! }
+//! # Ok::<(), opentelemetry_otlp::ExporterBuildError>(())
+//! ```
 
-use agentry::config::TelemetrySettings;
+use crate::config::TelemetrySettings;
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry_otlp::{ExporterBuildError, Protocol, WithExportConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Level;
@@ -22,7 +41,7 @@ pub struct Traces {
 impl Traces {
     /// The traces the environment and `settings` ask for, or `None` when they are off. Must be
     /// called outside a Tokio runtime (the exporter's HTTP client blocks).
-    pub fn configured(settings: &TelemetrySettings) -> anyhow::Result<Option<Traces>> {
+    pub fn configured(settings: &TelemetrySettings) -> Result<Option<Traces>, ExporterBuildError> {
         let flag = |name: &str| std::env::var(name).ok().map(|v| v.trim().to_lowercase());
         if flag("OTEL_SDK_DISABLED").as_deref() == Some("true")
             || flag("OTEL_TRACES_EXPORTER").as_deref() == Some("none")
@@ -63,27 +82,28 @@ impl Traces {
         }))
     }
 
-    /// The layer that turns agentry's spans into OpenTelemetry spans, what was said in them
-    /// only when `include_content` is set.
+    /// The layer that turns agentry's spans (and the logs in them, from `INFO` up) into
+    /// OpenTelemetry spans, what was said in them only when `include_content` is set.
     pub fn layer<S>(&self) -> impl Layer<S> + use<S>
     where
         S: tracing::Subscriber + for<'span> LookupSpan<'span>,
     {
         let mut targets = Targets::new().with_target("agentry", Level::INFO);
         if self.include_content {
-            targets = targets.with_target(agentry::telemetry::CONTENT_TARGET, Level::TRACE);
+            targets = targets.with_target(super::CONTENT_TARGET, Level::TRACE);
         }
         tracing_opentelemetry::layer()
             .with_tracer(self.provider.tracer("agentry"))
             .with_location(false)
             .with_threads(false)
+            .with_tracked_inactivity(false)
             .with_filter(targets)
     }
 
-    /// Sends the spans not yet sent, and stops.
+    /// Sends the spans not yet sent, and stops. Must be called outside a Tokio runtime.
     pub fn shutdown(self) {
         if let Err(error) = self.provider.shutdown() {
-            eprintln!("agentry: traces not all sent: {error}");
+            tracing::warn!("traces not all sent: {error}");
         }
     }
 }

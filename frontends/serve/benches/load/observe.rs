@@ -1,0 +1,72 @@
+//! Layout (f)'s observation: the agent's chat metrics, and traces sent over OTLP/HTTP to a
+//! receiver on loopback as `agentry serve` sends them when configured
+//! ([`agentry::telemetry::otlp`]). A global subscriber cannot be removed, so a switch filters
+//! its layer: off (every other layout), it lets no span through.
+
+use agentry::config::TelemetrySettings;
+use agentry::telemetry::otlp;
+use agentry_tests::otlp::OtlpReceiver;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+/// Whether spans are traced now.
+static TRACING: AtomicBool = AtomicBool::new(false);
+
+/// Traces on while it lives.
+pub struct Observing;
+
+impl Observing {
+    /// Turns traces on.
+    pub fn start() -> Self {
+        TRACING.store(true, Ordering::SeqCst);
+        // The filter's answers are cached per callsite: they are asked again.
+        tracing::callsite::rebuild_interest_cache();
+        Observing
+    }
+}
+
+impl Drop for Observing {
+    fn drop(&mut self) {
+        TRACING.store(false, Ordering::SeqCst);
+        tracing::callsite::rebuild_interest_cache();
+    }
+}
+
+/// The receiver and the traces feeding it.
+pub struct Traces {
+    pub receiver: OtlpReceiver,
+    traces: otlp::Traces,
+}
+
+impl Traces {
+    /// Installs the global subscriber (traces off until [`Observing::start`]).
+    pub fn install() -> Self {
+        let receiver = OtlpReceiver::start();
+        let settings = TelemetrySettings {
+            endpoint: Some(receiver.url().to_owned()),
+            ..TelemetrySettings::default()
+        };
+        // The exporter's blocking HTTP client is made off the runtime.
+        let traces = std::thread::spawn(move || otlp::Traces::configured(&settings))
+            .join()
+            .unwrap()
+            .unwrap()
+            .expect("an endpoint turns traces on");
+        let switch = tracing_subscriber::filter::filter_fn(|_| TRACING.load(Ordering::Relaxed));
+        tracing_subscriber::registry()
+            .with(traces.layer().with_filter(switch))
+            .init();
+        Self { receiver, traces }
+    }
+
+    /// Sends what is left and stops (off the runtime).
+    pub fn shutdown(self) -> OtlpReceiver {
+        let traces = self.traces;
+        std::thread::spawn(move || traces.shutdown())
+            .join()
+            .unwrap();
+        self.receiver
+    }
+}
