@@ -97,6 +97,9 @@ impl Traces {
             .with_location(false)
             .with_threads(false)
             .with_tracked_inactivity(false)
+            // Nothing else here reads OpenTelemetry's current context: entering a span (each
+            // poll of a chat) need not set it.
+            .with_context_activation(false)
             .with_filter(targets)
     }
 

@@ -42,6 +42,29 @@ fn now_micros() -> u64 {
         .as_micros() as u64
 }
 
+/// The CPU time the whole process (server, clients and mock model) has used, its threads that
+/// ended included (in the clock ticks of `/proc/self/stat`).
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    // The fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+    let fields: Vec<u64> = stat[stat.rfind(')').unwrap() + 2..]
+        .split_whitespace()
+        .map(|field| field.parse().unwrap_or(0))
+        .collect();
+    let ticks = fields[11] + fields[12];
+    Duration::from_millis(ticks * 1000 / clock_ticks_per_second())
+}
+
+/// The kernel's clock ticks per second (`getconf CLK_TCK`).
+fn clock_ticks_per_second() -> u64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok())
+        .unwrap_or(100)
+}
+
 /// The process's resident memory, in KiB.
 fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -79,6 +102,8 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 
 struct Run {
     chats_per_second: f64,
+    /// CPU milliseconds per chat, the whole process's (clients and mock model included).
+    cpu_ms_per_chat: f64,
     latencies: Vec<u64>,
     idle_kib: f64,
     active_kib: f64,
@@ -123,6 +148,7 @@ async fn agentry_run(
         })
     };
     let started = Instant::now();
+    let cpu_before = cpu_time();
     let chats = ids.into_iter().enumerate().map(|(i, id)| {
         let owner = deployment.addresses[layout.owner(i)];
         let follower = deployment.addresses[layout.follower(i)];
@@ -138,6 +164,7 @@ async fn agentry_run(
         .flatten()
         .collect();
     let elapsed = started.elapsed();
+    let cpu = cpu_time() - cpu_before;
     sampler.abort();
     latencies.sort_unstable();
     let peak = peak.load(std::sync::atomic::Ordering::Relaxed);
@@ -156,6 +183,7 @@ async fn agentry_run(
     };
     Run {
         chats_per_second: n as f64 / elapsed.as_secs_f64(),
+        cpu_ms_per_chat: cpu.as_secs_f64() * 1000.0 / n as f64,
         latencies,
         idle_kib: idle.saturating_sub(before) as f64 / n as f64,
         active_kib: peak.saturating_sub(before) as f64 / n as f64,
@@ -432,6 +460,7 @@ async fn report(
 ) {
     struct Figures {
         rates: Vec<f64>,
+        cpus: Vec<f64>,
         p50s: Vec<f64>,
         p99s: Vec<f64>,
         memory: Option<(f64, f64)>,
@@ -442,6 +471,7 @@ async fn report(
         .iter()
         .map(|_| Figures {
             rates: Vec::new(),
+            cpus: Vec::new(),
             p50s: Vec::new(),
             p99s: Vec::new(),
             memory: None,
@@ -454,6 +484,7 @@ async fn report(
         for (layout, figures) in layouts.iter().zip(&mut figures) {
             let run = agentry_run(*layout, n, spread, model_url, backing).await;
             figures.rates.push(run.chats_per_second);
+            figures.cpus.push(run.cpu_ms_per_chat);
             figures.p50s.push(percentile(&run.latencies, 0.5));
             figures.p99s.push(percentile(&run.latencies, 0.99));
             // The first round's memory: read before later runs have grown the heap.
@@ -475,6 +506,7 @@ async fn report(
                 median(figures[at].p50s.clone()),
                 median(figures[at].p99s.clone()),
                 median(figures[at].rates.clone()),
+                median(figures[at].cpus.clone()),
             )
         });
     for (layout, figures) in layouts.iter().zip(figures) {
@@ -482,15 +514,21 @@ async fn report(
         let (idle, active) = figures.memory.unwrap_or_default();
         println!("  {}", layout.name());
         let rate = median(figures.rates);
+        let cpu = median(figures.cpus);
         println!("    chats per second            {rate:.1}");
+        println!("    CPU per chat                {cpu:.3} ms (the whole process)");
         print!("    chunk -> client p50 / p99   {p50:.2} / {p99:.2} ms");
         match baseline {
-            Some((base50, base99, base_rate)) => {
+            Some((base50, base99, base_rate, base_cpu)) => {
                 println!("   ({:.2} / {:.2} x (a))", p50 / base50, p99 / base99);
                 if *layout == Layout::Observed {
                     println!(
                         "    chats per second            {:.2} x (a)",
                         rate / base_rate
+                    );
+                    println!(
+                        "    CPU per chat                {:.2} x (a)",
+                        cpu / base_cpu
                     );
                 }
             }
