@@ -4,7 +4,7 @@
 //! A chat sends the history and the user's content to the model, streams its text, thinking and
 //! tool calls out as events, runs the tool calls through the [`Executor`], sends the results
 //! back, and repeats until the model stops asking for tools. It stops with a
-//! [`StopReason`](crate::event::StopReason): `end_turn`, `max_tokens`, `max_turn_requests`, `refusal` or `cancelled`.
+//! [`StopReason`]: `end_turn`, `max_tokens`, `max_turn_requests`, `refusal` or `cancelled`.
 //! Cancelling stops the model request and every running tool, answers pending permission
 //! questions as cancelled, sends the last updates, and ends the chat with `cancelled` — never
 //! with an error.
@@ -603,7 +603,7 @@ impl Session {
     }
 
     /// Runs one chat (prompt turn) to its stop reason. Errors are for failures (the model, the
-    /// store); a cancelled chat returns `Ok` with [`StopReason::Cancelled`](crate::event::StopReason::Cancelled).
+    /// store); a cancelled chat returns `Ok` with [`StopReason::Cancelled`].
     /// When the last chat paused for an answer, its waiting calls are given up first (the model
     /// reads that the user wrote this instead of answering).
     pub async fn prompt(

@@ -243,7 +243,7 @@ impl Executor {
 
     /// Runs one announced call to its final status and returns what the model reads, unless
     /// it waits for the user's answer.
-    /// It runs in the call's span ([`telemetry`](crate::telemetry)).
+    /// It runs in the call's span ([`telemetry`]).
     pub async fn run(&self, call: PendingCall, scope: &CallScope) -> CallResult {
         let PendingCall {
             mut tracker,
