@@ -685,8 +685,8 @@ impl Session {
     }
 }
 
-/// The span a chat of the main loop runs in (its logs, the sub-agents' too, carry the session's
-/// id and a chat id of its own), its start logged.
+/// The span a chat of the main loop runs in (its logs carry the session's id and a chat id of
+/// its own; a sub-agent's chat has a span of its own inside it), its start logged.
 fn chat_span(session: &Session) -> tracing::Span {
     let span = crate::telemetry::chat_span("agentry", &session.id, &session.model.name());
     span.in_scope(|| tracing::info!("chat started"));
