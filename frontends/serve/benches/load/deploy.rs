@@ -178,7 +178,7 @@ pub async fn deploy(
                 Arc::new(LocalFanout::default()),
             ),
         };
-        let observed = layout == Layout::Observed;
+        let observed = layout == Layout::Observed && super::observe::observes("metrics");
         let instance =
             start_instance(model_url, store, fanout, folder.path(), lease, observed).await;
         addresses.push(instance.address);

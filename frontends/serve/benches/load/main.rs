@@ -120,7 +120,8 @@ async fn agentry_run(
     model_url: &str,
     backing: Option<&Backing>,
 ) -> Run {
-    let _observing = (layout == Layout::Observed).then(observe::Observing::start);
+    let _observing =
+        (layout == Layout::Observed && observe::observes("traces")).then(observe::Observing::start);
     let before = rss_kib();
     let deployment = deploy(layout, model_url, backing, agentry_serve::DEFAULT_LEASE).await;
     let http = reqwest::Client::new();

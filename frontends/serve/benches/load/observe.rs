@@ -11,6 +11,12 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
+/// What (f) observes: `LOAD_OBSERVE=metrics` or `traces` for one of them alone (to tell
+/// their costs apart), both by default.
+pub fn observes(what: &str) -> bool {
+    std::env::var("LOAD_OBSERVE").map_or(true, |chosen| chosen == what)
+}
+
 /// Whether spans are traced now.
 static TRACING: AtomicBool = AtomicBool::new(false);
 
