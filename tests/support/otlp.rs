@@ -9,7 +9,6 @@ use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use prost::Message;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 /// One span as received.
 #[derive(Debug, Clone)]
@@ -85,18 +84,6 @@ impl OtlpReceiver {
     pub fn spans(&self) -> Vec<ReceivedSpan> {
         let exports = self.exports.lock().unwrap().clone();
         exports.iter().flat_map(|export| decode(export)).collect()
-    }
-
-    /// The spans, once at least `count` have come (within ten seconds).
-    pub fn wait_for(&self, count: usize) -> Vec<ReceivedSpan> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let spans = self.spans();
-            if spans.len() >= count || Instant::now() > deadline {
-                return spans;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
     }
 }
 

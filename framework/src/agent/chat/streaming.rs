@@ -24,17 +24,22 @@ pub(super) struct Response {
     pub(super) end: StreamEnd,
 }
 
+/// The conversation a request sends (the history, then this chat's messages), serialized only
+/// when a trace records it.
+struct Conversation<'a>(&'a [Message], &'a [Message]);
+
+impl serde::Serialize for Conversation<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().chain(self.1))
+    }
+}
+
 impl Chat<'_> {
     /// Streams one model response, announcing tool calls as they arrive, in the request's span.
     pub(super) async fn stream_response(&self, scope: &CallScope) -> Response {
         let model = self.session.model.name();
-        let messages: Vec<&Message> = self
-            .session
-            .history
-            .iter()
-            .chain(&self.new_messages)
-            .collect();
-        let span = telemetry::model_span(&self.session.id, &model, &messages);
+        let conversation = Conversation(&self.session.history, &self.new_messages);
+        let span = telemetry::model_span(&self.session.id, &model, &conversation);
         let response = self.request_response(scope).instrument(span.clone()).await;
         let ended = match &response.end {
             StreamEnd::Finished(reason) => Ok(*reason),

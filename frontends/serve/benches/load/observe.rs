@@ -42,7 +42,7 @@ impl Drop for Observing {
 
 /// The receiver and the traces feeding it.
 pub struct Traces {
-    pub receiver: OtlpReceiver,
+    receiver: OtlpReceiver,
     traces: otlp::Traces,
 }
 
