@@ -60,7 +60,10 @@ impl Traces {
             .unwrap()
             .unwrap()
             .expect("an endpoint turns traces on");
-        let switch = tracing_subscriber::filter::filter_fn(|_| TRACING.load(Ordering::Relaxed));
+        // With the level the layer's own filter lets through, as the binary's subscriber has:
+        // without it, every `log` record of the dependencies would be dispatched to be refused.
+        let switch = tracing_subscriber::filter::filter_fn(|_| TRACING.load(Ordering::Relaxed))
+            .with_max_level_hint(tracing::Level::INFO);
         tracing_subscriber::registry()
             .with(traces.layer().with_filter(switch))
             .init();
