@@ -10,8 +10,9 @@
 //! JSON of the call and its output, the plugin's own bookkeeping; target: under 10 µs, as for a
 //! no-op call in `cargo bench -p agentry --bench plugin`). Free, a Read also pays for where its
 //! blocking read lands: the plugin's own blocking pool wakes threads on the other core, which on
-//! a virtual machine costs tens of µs. A Bash call also pays for the fork of a process that
-//! carries two runtimes and two copies of the shared code (more page tables to copy).
+//! a virtual machine costs tens of µs. A Bash call can also pay a little for the fork of a
+//! process that carries two runtimes and two copies of the shared code (more page tables to
+//! copy), within the noise of starting a shell.
 //!
 //! Measures release builds, as a user runs them; build them first:
 //! `scripts/build-plugins --release` (into `target/plugins-release/`), then
