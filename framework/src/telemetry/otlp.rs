@@ -96,6 +96,8 @@ impl Traces {
             .with_tracer(self.provider.tracer("agentry"))
             .with_location(false)
             .with_threads(false)
+            // The module a span was made in says nothing the span's name does not.
+            .with_target(false)
             .with_tracked_inactivity(false)
             // Nothing else here reads OpenTelemetry's current context: entering a span (each
             // poll of a chat) need not set it.
