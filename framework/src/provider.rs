@@ -3,9 +3,9 @@
 use crate::model::ToolDefinition;
 use crate::tool::DynTool;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub use agentry_plugin::provider::{Provider, ProviderOrigin, ProviderStatus, SimpleProvider};
 
@@ -134,6 +134,36 @@ struct ProviderEntry {
     readable_roots: Vec<PathBuf>,
 }
 
+/// Warns, once per process and name, of each name in `disabled` under `provider`'s tool prefix
+/// (an MCP server's `mcp__SERVER__`) that the provider, now ready, does not offer: a typo the
+/// configuration could not catch before the server answered.
+fn warn_of_names_not_offered(
+    provider: &dyn Provider,
+    offered: &[Arc<dyn DynTool>],
+    disabled: &[String],
+) {
+    static WARNED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let Some(prefix) = provider.tool_prefix() else {
+        return;
+    };
+    if !matches!(provider.status(), ProviderStatus::Ready) {
+        return;
+    }
+    let missing = disabled.iter().filter(|name| {
+        name.starts_with(&prefix) && !offered.iter().any(|tool| tool.name() == name.as_str())
+    });
+    for name in missing {
+        if crate::sync::lock(&WARNED).insert(name.clone()) {
+            let names: Vec<&str> = offered.iter().map(|tool| tool.name()).collect();
+            tracing::warn!(
+                "the tool `{name}` is disabled, but `{}` offers no tool of that name (it has: {})",
+                provider.name(),
+                names.join(", ")
+            );
+        }
+    }
+}
+
 /// Every tool an agent can call, by name. Cloning is cheap (the tools are shared).
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
@@ -166,8 +196,9 @@ impl ToolRegistry {
         let provider_name = provider.name().to_owned();
         let checked = matches!(provider.origin(), ProviderOrigin::Plugin { .. });
         let mut staged = Vec::new();
-        let tools = provider
-            .tools()
+        let offered = provider.tools();
+        warn_of_names_not_offered(provider.as_ref(), &offered, disabled);
+        let tools = offered
             .into_iter()
             .filter(|tool| !disabled.iter().any(|name| name == tool.name()));
         for tool in tools {

@@ -264,3 +264,33 @@ fn slash_commands_are_listed_and_run_headless(loading: Loading) {
         missing.stderr
     );
 }
+
+both_ways!(a_disabled_name_the_ready_server_does_not_offer_is_warned_of);
+fn a_disabled_name_the_ready_server_does_not_offer_is_warned_of(loading: Loading) {
+    let sb = loading.sandbox();
+    sb.write("project/.mcp.json", &mcp_json());
+    sb.write(
+        "project/.agentry/config.toml",
+        "[tools]\ndisabled = [\"mcp__everything__echo\", \"mcp__everything__ecko\"]\n",
+    );
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("Hello."))]);
+    let out = run_openai(&sb, &server, &as_strs(&loading.args(&["hi"])));
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let offered = server.requests()[0].body["tools"].to_string();
+    assert!(
+        !offered.contains("\"mcp__everything__echo\"")
+            && offered.contains("mcp__everything__get-sum"),
+        "{offered}"
+    );
+    let warned: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|line| line.contains("offers no tool of that name"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{}", out.stderr);
+    assert!(
+        warned[0].contains("`mcp__everything__ecko` is disabled, but `everything`"),
+        "{}",
+        warned[0]
+    );
+}
