@@ -294,3 +294,17 @@ fn a_disabled_name_the_ready_server_does_not_offer_is_warned_of(loading: Loading
         warned[0]
     );
 }
+
+both_ways!(each_configured_server_is_started_once);
+fn each_configured_server_is_started_once(loading: Loading) {
+    let sb = loading.sandbox();
+    let starts = sb.project().join("starts.log");
+    let command = format!("echo started >> '{}'; exit 1", starts.display());
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"counted": {"command": "sh", "args": ["-c", command]}}}).to_string(),
+    );
+    let out = sb.run(&as_strs(&loading.after(&["providers"])));
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&starts).unwrap(), "started\n");
+}

@@ -31,11 +31,16 @@ fn make(settings: Settings) -> Making {
     let read = || -> Result<_, String> {
         let options = McpOptions::from_section(settings.section(SECTION))?;
         let mut problems = Vec::new();
-        let mut configured =
+        // Settings without a project (a plugin's first making, before the host configures it)
+        // have no `.mcp.json`: the servers start once, when the host's settings come.
+        let mut configured = if settings.project.as_os_str().is_empty() {
+            Default::default()
+        } else {
             read_mcp_json(&settings.project.join(".mcp.json")).unwrap_or_else(|error| {
                 problems.push(error.to_string());
                 Default::default()
-            });
+            })
+        };
         configured.extend(servers_from_section(settings.section(SERVERS_SECTION))?);
         Ok((options, configured, problems))
     };
