@@ -149,12 +149,12 @@ fn warn_of_names_not_offered(
     if !matches!(provider.status(), ProviderStatus::Ready) {
         return;
     }
-    let missing = disabled.iter().filter(|name| {
-        name.starts_with(&prefix) && !offered.iter().any(|tool| tool.name() == name.as_str())
-    });
+    let names: Vec<&str> = offered.iter().map(|tool| tool.name()).collect();
+    let missing = disabled
+        .iter()
+        .filter(|name| name.starts_with(&prefix) && !names.contains(&name.as_str()));
     for name in missing {
         if crate::sync::lock(&WARNED).insert(name.clone()) {
-            let names: Vec<&str> = offered.iter().map(|tool| tool.name()).collect();
             tracing::warn!(
                 "the tool `{name}` is disabled, but `{}` offers no tool of that name (it has: {})",
                 provider.name(),

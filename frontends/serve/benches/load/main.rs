@@ -55,14 +55,17 @@ fn cpu_time() -> Duration {
     Duration::from_millis(ticks * 1000 / clock_ticks_per_second())
 }
 
-/// The kernel's clock ticks per second (`getconf CLK_TCK`).
+/// The kernel's clock ticks per second (`getconf CLK_TCK`), asked once.
 fn clock_ticks_per_second() -> u64 {
-    std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok())
-        .unwrap_or(100)
+    static TICKS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok())
+            .unwrap_or(100)
+    })
 }
 
 /// The process's resident memory, in KiB.
