@@ -126,6 +126,17 @@ fn sessions_are_found_by_title_renamed_and_deleted_and_a_model_and_files_are_cho
     assert_eq!(messages["mode"], "plan");
 }
 
+/// A page script that notes each new text `#state` shows in `window.statesSeen`.
+const WATCH_STATES: &str = "(() => {
+    const state = document.getElementById('state');
+    let last = state.textContent;
+    window.statesSeen = [];
+    new MutationObserver(() => {
+        if (state.textContent !== last) window.statesSeen.push(last = state.textContent);
+    }).observe(state, { childList: true, characterData: true, subtree: true });
+    return 'watching';
+})()";
+
 #[test]
 fn the_page_reconnects_after_a_restart_mid_chat_and_goes_on() {
     let sb = sandbox();
@@ -145,9 +156,12 @@ fn the_page_reconnects_after_a_restart_mid_chat_and_goes_on() {
         {"op": "fill", "selector": "#message", "text": "Long job"},
         {"op": "press", "selector": "#message", "key": "Enter"},
         {"op": "wait_text", "selector": "#state", "text": "Working"},
+        // Every state the page shows from here on is noted: "Reconnecting…" may show for only
+        // the half second before the first retry, shorter than a wait's polling interval.
+        {"op": "eval", "script": WATCH_STATES},
         // The server restarts here (the test does it once the model has been asked).
-        {"op": "wait_text", "selector": "#state", "text": "Reconnecting"},
         {"op": "wait_text", "selector": "#state", "text": "Ready"},
+        {"op": "eval", "script": "window.statesSeen.join(' > ')"},
         {"op": "fill", "selector": "#message", "text": "Go on"},
         {"op": "click", "selector": "#send"},
         {"op": "wait_text", "selector": "#conversation", "text": "After the restart."},
@@ -169,9 +183,15 @@ fn the_page_reconnects_after_a_restart_mid_chat_and_goes_on() {
     std::thread::sleep(Duration::from_millis(300));
     let server = server.restart(&sb, &model);
     let (texts, _) = page.join().unwrap();
-    assert_eq!(texts[0], "Long job | Go on", "each message once");
-    assert_eq!(texts[1], "1", "one answer: {texts:?}");
-    assert_eq!(texts[2], "rgb(23, 24, 27)", "the dark theme");
+    assert_eq!(texts[0], "watching");
+    assert!(
+        texts[1].starts_with("Reconnecting…") && texts[1].ends_with("Ready"),
+        "the page said it was reconnecting, then was ready: {}",
+        texts[1]
+    );
+    assert_eq!(texts[2], "Long job | Go on", "each message once");
+    assert_eq!(texts[3], "1", "one answer: {texts:?}");
+    assert_eq!(texts[4], "rgb(23, 24, 27)", "the dark theme");
     let (_, listed) = server.call("GET", "/api/sessions", None);
     assert_eq!(listed["sessions"].as_array().unwrap().len(), 1);
 }
