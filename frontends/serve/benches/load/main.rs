@@ -13,7 +13,10 @@
 //! starts evenly over T ms instead, an offered load of N / T chats per second with all N
 //! sessions open (chats per second then counts that window too). Layout (f) is (a) observed as
 //! an operator would: chats counted in the metrics and traced over OTLP to a receiver on
-//! loopback; (a) counts and traces nothing, so (f) against (a) is what observation costs.
+//! loopback; (a) counts and traces nothing, so (f) against (a) is what observation costs. With
+//! both, (a) also runs a second time each round, a control: how far apart two runs of one layout
+//! fall on this machine, which (f)'s ratios are read against. Latency percentiles are taken over
+//! every round's samples pooled; ratios of chats per second and CPU are medians of each round's.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod deploy;
@@ -43,29 +46,14 @@ fn now_micros() -> u64 {
 }
 
 /// The CPU time the whole process (server, clients and mock model) has used, its threads that
-/// ended included (in the clock ticks of `/proc/self/stat`).
+/// ended included, to the microsecond (`getrusage`; `/proc/self/stat` counts 10 ms ticks, a
+/// tenth of a small run's time per chat).
 fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    // The fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
-    let fields: Vec<u64> = stat[stat.rfind(')').unwrap() + 2..]
-        .split_whitespace()
-        .map(|field| field.parse().unwrap_or(0))
-        .collect();
-    let ticks = fields[11] + fields[12];
-    Duration::from_millis(ticks * 1000 / clock_ticks_per_second())
-}
-
-/// The kernel's clock ticks per second (`getconf CLK_TCK`), asked once.
-fn clock_ticks_per_second() -> u64 {
-    static TICKS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *TICKS.get_or_init(|| {
-        std::process::Command::new("getconf")
-            .arg("CLK_TCK")
-            .output()
-            .ok()
-            .and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok())
-            .unwrap_or(100)
-    })
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF).unwrap();
+    let micros = |time: nix::sys::time::TimeVal| {
+        Duration::from_secs(time.tv_sec() as u64) + Duration::from_micros(time.tv_usec() as u64)
+    };
+    micros(usage.user_time()) + micros(usage.system_time())
 }
 
 /// The process's resident memory, in KiB.
@@ -420,7 +408,7 @@ async fn main() {
         ms => println!("chat starts spread evenly over {ms} ms (LOAD_SPREAD_MS)"),
     }
     println!(
-        "peer: a bare WebSocket relay of the same mock answers (no agent); medians of {rounds} rounds, layouts alternating"
+        "peer: a bare WebSocket relay of the same mock answers (no agent); {rounds} rounds, layouts alternating; latency percentiles over all rounds' samples"
     );
     println!(
         "shared layouts: one throwaway PostgreSQL and Redis on loopback; every instance in this process"
@@ -452,8 +440,61 @@ async fn main() {
     }
 }
 
+/// What one layout measured over the rounds.
+#[derive(Default)]
+struct Figures {
+    /// Chats per second, one a round.
+    rates: Vec<f64>,
+    /// CPU milliseconds per chat, one a round.
+    cpus: Vec<f64>,
+    /// Every round's chunk -> client latencies, pooled (a round of 100 chats has too few for
+    /// its own p99).
+    latencies: Vec<u64>,
+    memory: Option<(f64, f64)>,
+    postgres: Option<(f64, f64)>,
+    redis: Option<f64>,
+}
+
+impl Figures {
+    fn add(&mut self, run: Run) {
+        self.rates.push(run.chats_per_second);
+        self.cpus.push(run.cpu_ms_per_chat);
+        self.latencies.extend(run.latencies);
+        // The first round's memory: read before later runs have grown the heap.
+        self.memory.get_or_insert((run.idle_kib, run.active_kib));
+        self.postgres = self.postgres.or(run.postgres_per_chat);
+        self.redis = self.redis.or(run.redis_per_chat);
+    }
+
+    /// Pooled chunk -> client p50 and p99, in ms (once the rounds are over and the latencies
+    /// sorted).
+    fn percentiles(&self) -> (f64, f64) {
+        (
+            percentile(&self.latencies, 0.5),
+            percentile(&self.latencies, 0.99),
+        )
+    }
+
+    /// Against `base`, measured in the same rounds: the ratios of pooled p50 and p99, and the
+    /// medians of each round's ratios of chats per second and CPU per chat.
+    fn against(&self, base: &Figures) -> [f64; 4] {
+        let ((p50, p99), (base50, base99)) = (self.percentiles(), base.percentiles());
+        let paired = |ours: &[f64], theirs: &[f64]| {
+            median(ours.iter().zip(theirs).map(|(o, t)| o / t).collect())
+        };
+        [
+            p50 / base50,
+            p99 / base99,
+            paired(&self.rates, &base.rates),
+            paired(&self.cpus, &base.cpus),
+        ]
+    }
+}
+
 /// Runs `rounds` rounds of `n` chats in each of `layouts` (and the relay), and prints the
-/// medians, each layout's latencies also as ratios to (a)'s when (a) ran.
+/// medians, each layout's latencies also as ratios to (a)'s when (a) ran. With (a) and (f), (a)
+/// runs a second time each round, a control: (a) against itself is how far apart two runs of
+/// one layout fall here, the noise (f)'s ratios are read against.
 async fn report(
     n: usize,
     rounds: usize,
@@ -462,78 +503,47 @@ async fn report(
     model_url: &str,
     backing: Option<&Backing>,
 ) {
-    struct Figures {
-        rates: Vec<f64>,
-        cpus: Vec<f64>,
-        p50s: Vec<f64>,
-        p99s: Vec<f64>,
-        memory: Option<(f64, f64)>,
-        postgres: Option<(f64, f64)>,
-        redis: Option<f64>,
-    }
-    let mut figures: Vec<Figures> = layouts
-        .iter()
-        .map(|_| Figures {
-            rates: Vec::new(),
-            cpus: Vec::new(),
-            p50s: Vec::new(),
-            p99s: Vec::new(),
-            memory: None,
-            postgres: None,
-            redis: None,
-        })
-        .collect();
-    let (mut relay50s, mut relay99s) = (Vec::new(), Vec::new());
+    let base = layouts.iter().position(|layout| *layout == Layout::Local);
+    let control = base.filter(|_| layouts.contains(&Layout::Observed));
+    let mut figures: Vec<Figures> = layouts.iter().map(|_| Figures::default()).collect();
+    let mut again = Figures::default();
+    let mut relay = Vec::new();
     for _ in 0..rounds {
         for (layout, figures) in layouts.iter().zip(&mut figures) {
-            let run = agentry_run(*layout, n, spread, model_url, backing).await;
-            figures.rates.push(run.chats_per_second);
-            figures.cpus.push(run.cpu_ms_per_chat);
-            figures.p50s.push(percentile(&run.latencies, 0.5));
-            figures.p99s.push(percentile(&run.latencies, 0.99));
-            // The first round's memory: read before later runs have grown the heap.
-            figures.memory.get_or_insert((run.idle_kib, run.active_kib));
-            figures.postgres = figures.postgres.or(run.postgres_per_chat);
-            figures.redis = figures.redis.or(run.redis_per_chat);
+            figures.add(agentry_run(*layout, n, spread, model_url, backing).await);
         }
-        let relay = relay_run(n, spread, model_url).await;
-        relay50s.push(percentile(&relay, 0.5));
-        relay99s.push(percentile(&relay, 0.99));
+        if control.is_some() {
+            again.add(agentry_run(Layout::Local, n, spread, model_url, backing).await);
+        }
+        relay.extend(relay_run(n, spread, model_url).await);
     }
-    let (relay50, relay99) = (median(relay50s), median(relay99s));
+    relay.sort_unstable();
+    let (relay50, relay99) = (percentile(&relay, 0.5), percentile(&relay, 0.99));
     println!("N = {n}   (relay: chunk -> client p50 / p99 {relay50:.2} / {relay99:.2} ms)");
-    let baseline = layouts
-        .iter()
-        .position(|layout| *layout == Layout::Local)
-        .map(|at| {
-            (
-                median(figures[at].p50s.clone()),
-                median(figures[at].p99s.clone()),
-                median(figures[at].rates.clone()),
-                median(figures[at].cpus.clone()),
-            )
-        });
-    for (layout, figures) in layouts.iter().zip(figures) {
-        let (p50, p99) = (median(figures.p50s), median(figures.p99s));
+    for figures in figures.iter_mut().chain([&mut again]) {
+        figures.latencies.sort_unstable();
+    }
+    let base = base.map(|at| &figures[at]);
+    for (layout, figures) in layouts.iter().zip(&figures) {
+        let (p50, p99) = figures.percentiles();
         let (idle, active) = figures.memory.unwrap_or_default();
         println!("  {}", layout.name());
-        let rate = median(figures.rates);
-        let cpu = median(figures.cpus);
-        println!("    chats per second            {rate:.1}");
-        println!("    CPU per chat                {cpu:.3} ms (the whole process)");
+        println!(
+            "    chats per second            {:.1}",
+            median(figures.rates.clone())
+        );
+        println!(
+            "    CPU per chat                {:.3} ms (the whole process)",
+            median(figures.cpus.clone())
+        );
         print!("    chunk -> client p50 / p99   {p50:.2} / {p99:.2} ms");
-        match baseline {
-            Some((base50, base99, base_rate, base_cpu)) => {
-                println!("   ({:.2} / {:.2} x (a))", p50 / base50, p99 / base99);
+        let ratios = base.filter(|_| *layout != Layout::Local);
+        match ratios.map(|base| figures.against(base)) {
+            Some([p50, p99, rate, cpu]) => {
+                println!("   ({p50:.2} / {p99:.2} x (a))");
                 if *layout == Layout::Observed {
-                    println!(
-                        "    chats per second            {:.2} x (a)",
-                        rate / base_rate
-                    );
-                    println!(
-                        "    CPU per chat                {:.2} x (a)",
-                        cpu / base_cpu
-                    );
+                    println!("    chats per second            {rate:.2} x (a)");
+                    println!("    CPU per chat                {cpu:.2} x (a)");
                 }
             }
             None => println!(),
@@ -548,6 +558,13 @@ async fn report(
         if let Some(commands) = figures.redis {
             println!("    Redis commands per chat     {commands:.1}");
         }
+    }
+    if let Some(base) = base.filter(|_| control.is_some()) {
+        let [p50, p99, rate, cpu] = again.against(base);
+        println!("  control: (a) against itself, run once more each round (the noise)");
+        println!("    chunk -> client p50 / p99   {p50:.2} / {p99:.2} x (a)");
+        println!("    chats per second            {rate:.2} x (a)");
+        println!("    CPU per chat                {cpu:.2} x (a)");
     }
     println!(
         "  targets: p99 < 50 ms at 1,000 sessions; idle session < 50 KiB; (d)'s p99 within 2x (a)'s at 100; (f) within 5% of (a); store statements per chat <= model rounds + 3 (2 rounds here; a client on another instance reads the session besides)"
