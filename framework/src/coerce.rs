@@ -10,6 +10,8 @@
 //!   of the definitions models see.
 //! - **Scalars as strings**: `"5"` where the schema says integer or number, `"true"` /
 //!   `"false"` where it says boolean, at the top level of the input.
+//! - **`null` for a field left out**: a top-level field the schema neither requires nor lets be
+//!   `null` is dropped when it is `null` (models taught that optional means nullable send it so).
 //!
 //! Unknown fields stay an error; [`expected_fields`] names what the tool takes, for the message.
 
@@ -27,6 +29,15 @@ pub fn coerce(schema: &Value, mut input: Value) -> Value {
         rename_aliases(fields, aliases);
     }
     if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        let required = |name: &str| {
+            schema
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|required| required.iter().any(|field| field == name))
+        };
+        fields.retain(|name, value| {
+            !value.is_null() || required(name) || properties.get(name).is_none_or(allows_null)
+        });
         for (name, value) in fields.iter_mut() {
             if let (Some(text), Some(property)) = (value.as_str(), properties.get(name))
                 && let Some(read) = scalar_from_text(text, property)
@@ -105,6 +116,12 @@ fn allowed_types(property: &Value) -> Vec<&str> {
         .flatten()
         .flat_map(allowed_types);
     own.into_iter().chain(alternatives).collect()
+}
+
+/// Whether a property's schema takes `null` (or says nothing of its type).
+fn allows_null(property: &Value) -> bool {
+    let types = allowed_types(property);
+    types.is_empty() || types.contains(&"null")
 }
 
 /// `text` as the scalar its property wants, when the property does not take a string.
@@ -186,6 +203,18 @@ mod tests {
         );
         assert_eq!(coerce(json!({"task_id": "b1"})), json!({"task_id": "b1"}));
         assert_eq!(coerce(json!({"shell_id": "b1"})), json!({"task_id": "b1"}));
+    }
+
+    #[test]
+    fn null_for_an_optional_field_that_takes_no_null_is_a_field_left_out() {
+        let mut schema = schema();
+        schema["required"] = json!(["pattern", "name"]);
+        let input = json!({"pattern": "x", "-i": null, "-C": null, "ratio": null, "name": null});
+        // "-C" and "ratio" take null; "name" is required, so its null is for validation.
+        assert_eq!(
+            coerce(&schema, input),
+            json!({"pattern": "x", "-C": null, "ratio": null, "name": null})
+        );
     }
 
     #[test]

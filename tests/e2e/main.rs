@@ -148,6 +148,7 @@ mod docs;
 mod hooks;
 mod loading;
 mod mcp;
+mod mcp_conformance;
 mod mcp_serve;
 mod model_faults;
 mod models;

@@ -9,27 +9,66 @@
 //! send the matching `list_changed`), `flood {count}` (sends `count` progress notifications and
 //! `count` of each `list_changed` before it answers) and `tool_lists` (how many times the tool
 //! list was fetched). When the file named by `MCP_TEST_REFUSE_START` exists,
-//! it exits before answering anything (a server that cannot be restarted).
+//! it exits before answering anything (a server that cannot be restarted). Over HTTP every
+//! session shares one state, and a client of the 2026-07-28 revision hears of list changes on
+//! its `subscriptions/listen` stream.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, Prompt, PromptMessage,
-    Role, ServerCapabilities, ServerConfig, Tool,
+    Role, ServerCapabilities, ServerConfig, ServerNotification, SubscriptionFilter, Tool,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct TestServer {
     added_tools: Arc<Mutex<Vec<String>>>,
     added_prompts: Arc<Mutex<Vec<String>>>,
+    /// Each list change, for the `subscriptions/listen` streams open.
+    changes: tokio::sync::broadcast::Sender<ServerNotification>,
     /// How many times the tool list was fetched from its first page.
     tool_lists: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Default for TestServer {
+    fn default() -> Self {
+        Self {
+            added_tools: Arc::default(),
+            added_prompts: Arc::default(),
+            changes: tokio::sync::broadcast::channel(4096).0,
+            tool_lists: Arc::default(),
+        }
+    }
+}
+
+impl TestServer {
+    /// Tells the client a list changed: as a notification of the connection (a client of an
+    /// earlier revision), and on the listen streams (one of the 2026-07-28 revision).
+    async fn changed(&self, peer: &rmcp::Peer<RoleServer>, change: ServerNotification) {
+        let _ = self.changes.send(change.clone());
+        let _ = match change {
+            ServerNotification::ToolListChangedNotification(_) => {
+                peer.notify_tool_list_changed().await
+            }
+            _ => peer.notify_prompt_list_changed().await,
+        };
+    }
+}
+
+/// A change of the tool list, as a notification.
+fn tools_changed() -> ServerNotification {
+    ServerNotification::ToolListChangedNotification(Default::default())
+}
+
+/// A change of the prompt list, as a notification.
+fn prompts_changed() -> ServerNotification {
+    ServerNotification::PromptListChangedNotification(Default::default())
 }
 
 fn schema(properties: serde_json::Value) -> Arc<JsonObject> {
@@ -69,11 +108,39 @@ fn page<T>(items: Vec<T>, request: Option<&PaginatedRequestParams>) -> (Vec<T>, 
 
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
-        let mut capabilities = ServerCapabilities::default();
-        capabilities.tools = Some(Default::default());
-        capabilities.prompts = Some(Default::default());
+        // It says its lists change: on the 2026-07-28 revision a client hears of changes only
+        // from a server that does.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("mcp-test-server", "1.0.0"))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.changes.subscribe();
+        loop {
+            tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                change = changes.recv() => match change {
+                    Ok(change) => {
+                        let _ = subscription.sink().send(change).await;
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
     }
 
     async fn list_tools(
@@ -141,13 +208,13 @@ impl ServerHandler for TestServer {
             "add_tool" => {
                 let name = argument(&request, "name");
                 self.added_tools.lock().unwrap().push(name.clone());
-                let _ = context.peer.notify_tool_list_changed().await;
+                self.changed(&context.peer, tools_changed()).await;
                 Ok(text(format!("added tool {name}")))
             }
             "add_prompt" => {
                 let name = argument(&request, "name");
                 self.added_prompts.lock().unwrap().push(name.clone());
-                let _ = context.peer.notify_prompt_list_changed().await;
+                self.changed(&context.peer, prompts_changed()).await;
                 Ok(text(format!("added prompt {name}")))
             }
             "flood" => {
@@ -164,8 +231,8 @@ impl ServerHandler for TestServer {
                             .with_total(count as f64);
                         let _ = context.peer.notify_progress(progress).await;
                     }
-                    let _ = context.peer.notify_tool_list_changed().await;
-                    let _ = context.peer.notify_prompt_list_changed().await;
+                    self.changed(&context.peer, tools_changed()).await;
+                    self.changed(&context.peer, prompts_changed()).await;
                 }
                 Ok(text(format!("sent {count} of each notification")))
             }
@@ -247,8 +314,9 @@ async fn serve_http(address: &str) {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
+    let server = TestServer::default();
     let service = StreamableHttpService::new(
-        || Ok(TestServer::default()),
+        move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );

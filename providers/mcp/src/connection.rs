@@ -11,11 +11,12 @@ use agentry::provider::{Provider, ProviderOrigin, ProviderStatus};
 use agentry::sync::lock;
 use agentry::tool::DynTool;
 use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::RoleClient;
-use rmcp::ServiceExt;
+use rmcp::model::ProtocolVersion;
+use rmcp::service::ClientInitializeError;
 use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -288,11 +289,30 @@ async fn connect_http(
             .map_err(|e| start_error(format!("the value of header `{header}`: {e}")))?;
         headers.insert(header, value);
     }
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(server.url.as_str()).custom_headers(headers),
-    );
-    handler
-        .serve(transport)
-        .await
-        .map_err(|e| start_error(format!("{} did not answer initialize: {e}", server.url)))
+    let connect = |lifecycle: ClientLifecycleMode| {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(server.url.as_str())
+                .custom_headers(headers.clone()),
+        );
+        handler.clone().serve_with_lifecycle(transport, lifecycle)
+    };
+    let connected = match connect(lifecycle()).await {
+        // A server of an earlier revision that answered `server/discover` as if it knew it:
+        // asked again the earlier way.
+        Err(ClientInitializeError::ExpectedInitResult(_)) => {
+            connect(ClientLifecycleMode::Initialize).await
+        }
+        other => other,
+    };
+    connected.map_err(|e| start_error(format!("{} did not answer initialize: {e}", server.url)))
+}
+
+/// How a connection to a server over HTTP starts: with `server/discover` (the 2026-07-28
+/// revision's stateless lifecycle, each request carrying its own `_meta`), falling back to
+/// `initialize` for a server of an earlier revision.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::LATEST],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    }
 }

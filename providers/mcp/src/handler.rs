@@ -1,5 +1,7 @@
-//! agentry's side of an MCP connection: what it tells the server about itself, and what it
-//! does with the server's notifications (progress, changed tool and prompt lists).
+//! agentry's side of an MCP connection: what it tells the server about itself, what it does
+//! with the server's notifications (progress, changed tool and prompt lists), and how it
+//! answers what the server asks of it, as a request of its own or inside a result that needs
+//! more input (the 2026-07-28 revision's multi-round-trip requests).
 //!
 //! It offers the project folder as its root: roots are deprecated in the newest protocol
 //! version (SEP-2577), but servers on the earlier versions still ask for them.
@@ -9,8 +11,8 @@ use rmcp::ClientHandler;
 use rmcp::ErrorData;
 use rmcp::handler::client::progress::ProgressDispatcher;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ListRootsResult, ProgressNotificationParam,
-    Root, RootsCapabilities,
+    ClientCapabilities, ClientConfig, ElicitResult, ElicitationAction, Implementation,
+    InputRequest, ListRootsResult, ProgressNotificationParam, Root, RootsCapabilities,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use std::path::Path;
@@ -26,6 +28,7 @@ pub(crate) enum Changed {
 }
 
 /// The client half of one connection.
+#[derive(Clone)]
 pub(crate) struct Handler {
     /// Hands each progress notification to the call waiting for it.
     pub(crate) progress: ProgressDispatcher,
@@ -68,6 +71,26 @@ impl ClientHandler for Handler {
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.changes.send(Changed::Prompts);
     }
+}
+
+/// agentry's answer to `request`, one of the inputs a server's result asked for, as the retry
+/// carries it; or why there is none. `roots` are the connection's.
+pub(crate) fn input_response(
+    request: &InputRequest,
+    roots: &[Root],
+) -> Result<serde_json::Value, String> {
+    let answer = match request {
+        InputRequest::ListRoots(_) => serde_json::to_value(ListRootsResult::new(roots.to_vec())),
+        // Nobody is asked yet: the question is declined, as a person may.
+        InputRequest::Elicitation(_) => {
+            serde_json::to_value(ElicitResult::new(ElicitationAction::Decline))
+        }
+        InputRequest::CreateMessage(_) => {
+            return Err("it asked for a message from agentry's model (sampling), which agentry does not answer yet".to_owned());
+        }
+        _ => return Err("it asked for an input agentry does not know".to_owned()),
+    };
+    answer.map_err(|error| error.to_string())
 }
 
 /// A folder as an MCP root (a `file://` URI, named after the folder).

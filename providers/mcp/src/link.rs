@@ -2,6 +2,10 @@
 //! and the supervisor that lists again when the server says its lists changed and restarts it
 //! (with backoff) when it dies.
 
+// The roots it offers are deprecated in the newest protocol version (SEP-2577), but servers on
+// the earlier versions still ask for them (see `handler`).
+#![allow(deprecated)]
+
 use crate::McpError;
 use crate::McpOptions;
 use crate::config::McpServerConfig;
@@ -10,6 +14,7 @@ use crate::handler::{Changed, Handler, root};
 use agentry::provider::ProviderStatus;
 use rmcp::RoleClient;
 use rmcp::handler::client::progress::ProgressDispatcher;
+use rmcp::model::{Root, ServerNotification, SubscriptionFilter};
 use rmcp::service::Peer;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,6 +56,8 @@ pub(crate) struct Link {
     pub(crate) server: String,
     pub(crate) options: McpOptions,
     pub(crate) progress: ProgressDispatcher,
+    /// The folders the server may work in (`roots/list`): the project's.
+    pub(crate) roots: Vec<Root>,
     state: RwLock<State>,
     /// Bumped whenever the tool list changes (the registry re-reads the tools then).
     tools_revision: AtomicU64,
@@ -128,6 +135,7 @@ impl Link {
             server: name.to_owned(),
             options: origin.options.clone(),
             progress: ProgressDispatcher::new(),
+            roots: vec![root(&origin.project)],
             state: RwLock::new(State {
                 peer: None,
                 status: ProviderStatus::Starting,
@@ -141,6 +149,7 @@ impl Link {
         let supervisor = Supervisor {
             link: Arc::downgrade(&link),
             progress: link.progress.clone(),
+            roots: link.roots.clone(),
             stop: link.stop.clone(),
             origin,
             changes,
@@ -265,6 +274,7 @@ pub(crate) async fn list(name: &str, peer: &Peer<RoleClient>) -> Result<Offer, M
 struct Supervisor {
     link: Weak<Link>,
     progress: ProgressDispatcher,
+    roots: Vec<Root>,
     stop: CancellationToken,
     origin: Origin,
     changes: mpsc::UnboundedSender<Changed>,
@@ -277,7 +287,7 @@ impl Supervisor {
         let handler = Handler {
             progress: self.progress.clone(),
             changes: self.changes.clone(),
-            roots: vec![root(&self.origin.project)],
+            roots: self.roots.clone(),
         };
         start(name, &self.origin.config, &self.origin.project, handler).await
     }
@@ -307,6 +317,12 @@ impl Supervisor {
     async fn watch(&mut self, service: Service) -> Option<String> {
         let peer = service.peer().clone();
         let closing = service.cancellation_token();
+        let _listening = modern(&peer).then(|| {
+            AbortOnDrop(tokio::spawn(listen_for_changes(
+                peer.clone(),
+                self.changes.clone(),
+            )))
+        });
         let quit = service.waiting();
         tokio::pin!(quit);
         loop {
@@ -396,5 +412,48 @@ impl Supervisor {
             }
         });
         None
+    }
+}
+
+/// Whether the connection speaks the 2026-07-28 revision or later (started with
+/// `server/discover`, no `initialize`).
+fn modern(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info()
+        .is_some_and(|info| !info.protocol_version.has_initialize())
+}
+
+/// On a connection of the 2026-07-28 revision, a server's list changes come on a
+/// `subscriptions/listen` stream rather than by themselves: passed on to the supervisor as
+/// they come, until the stream or the connection ends.
+async fn listen_for_changes(peer: Peer<RoleClient>, changes: mpsc::UnboundedSender<Changed>) {
+    let filter = SubscriptionFilter::builder()
+        .tools_list_changed()
+        .prompts_list_changed()
+        .build();
+    let mut subscription = match peer.listen(filter).await {
+        Ok(subscription) => subscription,
+        Err(error) => {
+            tracing::debug!("no subscription to list changes: {error}");
+            return;
+        }
+    };
+    while let Ok(Some(notification)) = subscription.next().await {
+        let change = match notification {
+            ServerNotification::ToolListChangedNotification(_) => Changed::Tools,
+            ServerNotification::PromptListChangedNotification(_) => Changed::Prompts,
+            _ => continue,
+        };
+        if changes.send(change).is_err() {
+            return;
+        }
+    }
+}
+
+/// A task stopped when its handle is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }

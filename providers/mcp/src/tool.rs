@@ -1,6 +1,7 @@
 //! One MCP tool as an agentry tool.
 
 use crate::content::tool_output;
+use crate::handler::input_response;
 use crate::link::Link;
 use agentry::tool::{
     DynTool, PreparedCall, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind,
@@ -8,11 +9,13 @@ use agentry::tool::{
 };
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
+use rmcp::RoleClient;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, JsonObject,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    DEFAULT_MRTR_MAX_ROUNDS, InputRequiredResult, InputResponses, JsonObject,
     ProgressNotificationParam, ServerResult, ToolAnnotations,
 };
-use rmcp::service::{PeerRequestOptions, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
@@ -139,56 +142,108 @@ impl PreparedCall for McpCall {
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let peer = self.link.peer().map_err(ToolError::failed)?;
-            let params = CallToolRequestParams::new(self.remote_name.clone())
+            let mut params = CallToolRequestParams::new(self.remote_name.clone())
                 .with_arguments(self.arguments.clone());
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-            let options = PeerRequestOptions::with_timeout(self.link.options.tool_timeout)
-                .reset_timeout_on_progress();
-            let sent = peer
-                .send_request_with_option(request, options)
-                .await
-                .map_err(|e| self.failure(e))?;
-            let id = sent.id.clone();
-            let mut progress = self
-                .link
-                .progress
-                .subscribe(sent.progress_token.clone())
-                .await;
-            let response = sent.await_response();
-            tokio::pin!(response);
-            let response = loop {
-                tokio::select! {
-                    response = &mut response => {
-                        // Reports that came in just before the answer still count.
-                        while let Some(Some(report)) = progress.next().now_or_never() {
-                            ctx.progress.report(progress_content(&report));
-                        }
-                        break response;
+            for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+                match self.ask(&peer, params.clone(), &ctx).await? {
+                    ServerResult::CallToolResult(result) => return tool_output(result),
+                    ServerResult::InputRequiredResult(needs) => {
+                        let (responses, state) = self.inputs(needs)?;
+                        params.input_responses = responses;
+                        params.request_state = state;
                     }
-                    Some(report) = progress.next() => ctx.progress.report(progress_content(&report)),
-                    () = ctx.cancel.cancelled() => {
-                        // The server is told, so it can stop the work.
-                        let cancelled = CancelledNotificationParam::new(
-                            Some(id),
-                            Some("the user cancelled the tool call".to_owned()),
-                        );
-                        let _ = peer.notify_cancelled(cancelled).await;
-                        return Err(ToolError::Cancelled);
+                    _ => {
+                        return Err(ToolError::failed(format!(
+                            "`{}` started a background task, which agentry does not support yet",
+                            self.remote_name
+                        )));
                     }
                 }
-            };
-            match response.map_err(|e| self.failure(e))? {
-                ServerResult::CallToolResult(result) => tool_output(result),
-                _ => Err(ToolError::failed(format!(
-                    "`{}` asked for more input or started a background task, which agentry does not support yet",
-                    self.remote_name
-                ))),
             }
+            Err(ToolError::failed(format!(
+                "`{}` still needed more input after {DEFAULT_MRTR_MAX_ROUNDS} rounds, so the call was given up",
+                self.remote_name
+            )))
         })
     }
 }
 
 impl McpCall {
+    /// Sends one round of the call and waits for its answer, passing progress reports on and
+    /// telling the server when the user cancels.
+    async fn ask(
+        &self,
+        peer: &Peer<RoleClient>,
+        params: CallToolRequestParams,
+        ctx: &ToolContext,
+    ) -> Result<ServerResult, ToolError> {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let options = PeerRequestOptions::with_timeout(self.link.options.tool_timeout)
+            .reset_timeout_on_progress();
+        let sent = peer
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|e| self.failure(e))?;
+        let id = sent.id.clone();
+        let mut progress = self
+            .link
+            .progress
+            .subscribe(sent.progress_token.clone())
+            .await;
+        let response = sent.await_response();
+        tokio::pin!(response);
+        let response = loop {
+            tokio::select! {
+                response = &mut response => {
+                    // Reports that came in just before the answer still count.
+                    while let Some(Some(report)) = progress.next().now_or_never() {
+                        ctx.progress.report(progress_content(&report));
+                    }
+                    break response;
+                }
+                Some(report) = progress.next() => ctx.progress.report(progress_content(&report)),
+                () = ctx.cancel.cancelled() => {
+                    // The server is told, so it can stop the work.
+                    let cancelled = CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the user cancelled the tool call".to_owned()),
+                    );
+                    let _ = peer.notify_cancelled(cancelled).await;
+                    return Err(ToolError::Cancelled);
+                }
+            }
+        };
+        response.map_err(|e| self.failure(e))
+    }
+
+    /// The answers to what a round's result asked for, and the state to echo, for the next
+    /// round. A result that asks for nothing and keeps no state cannot be retried.
+    fn inputs(
+        &self,
+        needs: InputRequiredResult,
+    ) -> Result<(Option<InputResponses>, Option<String>), ToolError> {
+        let requests = needs.input_requests.unwrap_or_default();
+        if requests.is_empty() && needs.request_state.is_none() {
+            return Err(ToolError::failed(format!(
+                "`{}` asked for more input but named none",
+                self.remote_name
+            )));
+        }
+        let responses = requests
+            .iter()
+            .map(|(key, request)| {
+                let answer = input_response(request, &self.link.roots).map_err(|why| {
+                    ToolError::failed(format!("`{}` could not go on: {why}", self.remote_name))
+                })?;
+                Ok((key.clone(), answer))
+            })
+            .collect::<Result<InputResponses, ToolError>>()?;
+        Ok((
+            (!responses.is_empty()).then_some(responses),
+            needs.request_state,
+        ))
+    }
+
     /// Why the call failed, for the model.
     fn failure(&self, error: ServiceError) -> ToolError {
         let server = &self.link.server;
