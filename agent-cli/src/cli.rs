@@ -229,6 +229,17 @@ pub enum McpCommand {
         #[arg(long, value_enum, default_value = "project")]
         scope: ConfigScope,
     },
+    /// Log in to a server behind OAuth: opens the authorization page (with `$BROWSER`, else the
+    /// system's opener; the address is printed too) and keeps the tokens it gives.
+    Login {
+        /// The server's name.
+        name: String,
+    },
+    /// Forget the tokens of a server logged in to.
+    Logout {
+        /// The server's name.
+        name: String,
+    },
     /// Serve agentry's prompt templates (and the agent, as the tool `agentry_run`) over MCP,
     /// on stdio or, with `--listen`, streamable HTTP.
     Serve(McpServeArgs),

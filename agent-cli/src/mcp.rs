@@ -1,6 +1,7 @@
-//! `agentry mcp list | add | remove | serve`: the MCP servers agentry uses, and agentry as one.
-//! `add` and `remove` edit the TOML configuration in place (comments and layout kept); `list`
-//! starts every server to show whether it works and what it offers; `serve` offers agentry's
+//! `agentry mcp list | add | remove | login | logout | serve`: the MCP servers agentry uses,
+//! and agentry as one. `add` and `remove` edit the TOML configuration in place (comments and
+//! layout kept); `list` starts every server to show whether it works and what it offers;
+//! `login` and `logout` keep and forget a server's OAuth tokens; `serve` offers agentry's
 //! prompt templates and the agent itself over MCP.
 
 use crate::cli::{ConfigScope, McpAddArgs, McpArgs, McpCommand, McpServeArgs};
@@ -31,7 +32,111 @@ pub async fn mcp(args: McpArgs) -> Result<Exit, CliError> {
             println!("Removed MCP server `{name}` from {}", file.display());
             Ok(Exit::EndTurn)
         }
+        McpCommand::Login { name } => login(&project, &name).await,
+        McpCommand::Logout { name } => logout(&project, &name),
         McpCommand::Serve(args) => serve(&project, args).await,
+    }
+}
+
+/// `agentry mcp login NAME`.
+#[cfg(feature = "mcp")]
+async fn login(project: &Path, name: &str) -> Result<Exit, CliError> {
+    let server = http_server(project, name)?;
+    agentry_mcp::login(name, &server, &agentry_mcp::token_folder(), open_in_browser)
+        .await
+        .map_err(|e| CliError::usage(anyhow!(e)))?;
+    println!("Logged in to MCP server `{name}`");
+    Ok(Exit::EndTurn)
+}
+
+/// `agentry mcp logout NAME`.
+#[cfg(feature = "mcp")]
+fn logout(project: &Path, name: &str) -> Result<Exit, CliError> {
+    let server = http_server(project, name)?;
+    let folder = agentry_mcp::token_folder();
+    match agentry_mcp::logout(name, &server.url, &folder)
+        .map_err(|e| CliError::usage(anyhow!(e)))?
+    {
+        true => println!("Logged out of MCP server `{name}`"),
+        false => println!("MCP server `{name}` was not logged in to"),
+    }
+    Ok(Exit::EndTurn)
+}
+
+/// The configured server `name`, which must be reached over HTTP (only those log in).
+#[cfg(feature = "mcp")]
+fn http_server(project: &Path, name: &str) -> Result<agentry_mcp::HttpServer, CliError> {
+    let config = crate::assemble::load_config(project)?;
+    let section = config.sections.get(agentry_mcp::SERVERS_SECTION);
+    let servers = agentry_mcp::configured_servers(project, section)
+        .map_err(|e| CliError::usage(anyhow!("invalid configuration: {e}")))?;
+    match servers.get(name) {
+        Some(agentry_mcp::McpServerConfig::Http(server)) => Ok(server.clone()),
+        Some(_) => Err(CliError::usage(anyhow!(
+            "MCP server `{name}` runs as a command: only a server reached over HTTP logs in"
+        ))),
+        None => Err(CliError::usage(anyhow!(
+            "there is no MCP server `{name}` (see `agentry mcp list`)"
+        ))),
+    }
+}
+
+/// Without the MCP client linked there is no server to log in to.
+#[cfg(not(feature = "mcp"))]
+async fn login(_project: &Path, _name: &str) -> Result<Exit, CliError> {
+    Err(without_mcp_client())
+}
+
+/// Without the MCP client linked there is no server to log out of.
+#[cfg(not(feature = "mcp"))]
+fn logout(_project: &Path, _name: &str) -> Result<Exit, CliError> {
+    Err(without_mcp_client())
+}
+
+#[cfg(not(feature = "mcp"))]
+fn without_mcp_client() -> CliError {
+    CliError::usage(anyhow!(
+        "this agentry links no MCP client: `mcp login` and `mcp logout` need the full build"
+    ))
+}
+
+/// Shows the user `url`: printed on standard error, and opened with `$BROWSER` (a `:`-separated
+/// list of commands, `%s` standing for the address, else it is appended) or, without one, the
+/// system's opener (`xdg-open`, `open` on macOS). The command is not waited for.
+#[cfg(feature = "mcp")]
+fn open_in_browser(url: &str) {
+    eprintln!("Open this address to log in:\n  {url}");
+    let browser = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty());
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let commands: Vec<String> = match browser {
+        Some(browser) => browser.split(':').map(str::to_owned).collect(),
+        None => vec![opener.to_owned()],
+    };
+    for command in commands {
+        let mut words = command
+            .split_whitespace()
+            .map(|word| word.replace("%s", url));
+        let Some(program) = words.next() else {
+            continue;
+        };
+        let mut args: Vec<String> = words.collect();
+        if !command.contains("%s") {
+            args.push(url.to_owned());
+        }
+        let started = std::process::Command::new(&program)
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .spawn();
+        if started.is_ok() {
+            return;
+        }
     }
 }
 
@@ -240,6 +345,9 @@ async fn list(project: &Path, as_json: bool, plugin_flags: &[PathBuf]) -> Result
             ProviderStatus::Failed { reason } => {
                 json!({"name": server.name(), "status": "failed", "error": reason})
             }
+            ProviderStatus::NeedsLogin { how } => {
+                json!({"name": server.name(), "status": "needs login", "how": how})
+            }
             other => json!({"name": server.name(), "status": other.to_string()}),
         })
         .collect();
@@ -272,6 +380,10 @@ async fn list(project: &Path, as_json: bool, plugin_flags: &[PathBuf]) -> Result
             Some("failed") => println!(
                 "{name}: failed — {}",
                 row["error"].as_str().unwrap_or_default()
+            ),
+            Some("needs login") => println!(
+                "{name}: needs login — {}",
+                row["how"].as_str().unwrap_or_default()
             ),
             status => println!("{name}: {}", status.unwrap_or_default()),
         }

@@ -149,6 +149,7 @@ mod hooks;
 mod loading;
 mod mcp;
 mod mcp_conformance;
+mod mcp_login;
 mod mcp_serve;
 mod model_faults;
 mod models;

@@ -220,6 +220,7 @@ async fn streamable_http_servers_are_reached_by_url() {
     let config = McpServerConfig::Http(HttpServer {
         url,
         headers: BTreeMap::from([("Authorization".to_owned(), "Bearer test".to_owned())]),
+        oauth: None,
     });
     let provider = connected(&config, &McpOptions::default()).await;
     let (failed, text) = call(&provider, "mcp__test__echo", json!({"text": "over HTTP"})).await;

@@ -9,14 +9,25 @@
 // server as `conformance` in the project's `.mcp.json` (the working folder) and runs
 // `$AGENTRY_BIN run` with the model the test set up (OPENAI_BASE_URL): the prompt says which
 // tools to call (as the context lists them, or every tool the server offers), and the test's
-// mock model calls them. Its exit code is agentry's.
+// mock model calls them. For an `auth/` scenario it first runs `agentry mcp login conformance`
+// with `$BROWSER` set to headless-browser.mjs, a client registered ahead of time (the
+// context's `client_id`, `client_secret`) configured as the server's `oauth`. Its exit code is
+// agentry's (the login's when that fails).
 import { writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 const url = process.argv[process.argv.length - 1];
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
 
 const server = { type: "http", url };
+if (context.client_id) {
+  server.oauth = { clientId: context.client_id, clientSecret: context.client_secret };
+} else if (process.env.MCP_CONFORMANCE_SCENARIO?.startsWith("auth/")) {
+  // Where a team would host agentry's client metadata document (the suite's authorization
+  // server takes this address as given and fetches nothing).
+  server.oauth = { clientMetadataUrl: "https://conformance-test.local/client-metadata.json" };
+}
 writeFileSync(".mcp.json", JSON.stringify({ mcpServers: { conformance: server } }, null, 2));
 
 // What a scenario asks of the client beyond calling each tool once. `{"$inputSchemaOf": TOOL}`
@@ -30,9 +41,15 @@ const calls = context.toolCalls ?? context.tool_calls ?? scenarioCalls[process.e
 const prompt = calls
   ? `Call these tools: ${JSON.stringify(calls)}`
   : "Call every tool of the conformance server.";
-const run = spawnSync(
-  process.env.AGENTRY_BIN,
-  ["run", "--model", "openai/gpt-4.1", "--allow", "mcp__conformance__*", "--output-format", "stream-json", prompt],
-  { stdio: "inherit" },
-);
+const agentry = (args, env = {}) =>
+  spawnSync(process.env.AGENTRY_BIN, args, { stdio: "inherit", env: { ...process.env, ...env } });
+
+if (process.env.MCP_CONFORMANCE_SCENARIO?.startsWith("auth/")) {
+  const browser = fileURLToPath(new URL("headless-browser.mjs", import.meta.url));
+  const login = agentry(["mcp", "login", "conformance"], { BROWSER: `${process.execPath} ${browser}` });
+  if (login.status !== 0) process.exit(login.status ?? 1);
+}
+const run = agentry([
+  "run", "--model", "openai/gpt-4.1", "--allow", "mcp__conformance__*", "--output-format", "stream-json", prompt,
+]);
 process.exit(run.status ?? 1);

@@ -40,6 +40,12 @@ pub fn mcp_conformance() -> (PathBuf, Vec<String>, String) {
     (node, vec![suite.display().to_string()], client)
 }
 
+/// The `$BROWSER` of the login tests: `node …/headless-browser.mjs`, which follows the
+/// authorization server's redirects to agentry's loopback callback as a browser would.
+pub fn headless_browser() -> String {
+    format!("node {}", peers().join("headless-browser.mjs").display())
+}
+
 /// The `schemathesis` command (installed in `tests/peers/.venv` by `scripts/test`).
 pub fn schemathesis() -> PathBuf {
     let path = peers().join(".venv/bin/schemathesis");

@@ -90,6 +90,11 @@ pub enum ProviderStatus {
         /// Why.
         reason: String,
     },
+    /// It answers only once the user has logged in to it (an MCP server behind OAuth).
+    NeedsLogin {
+        /// How to log in.
+        how: String,
+    },
 }
 
 impl std::fmt::Display for ProviderStatus {
@@ -101,6 +106,7 @@ impl std::fmt::Display for ProviderStatus {
                 write!(f, "restarting (attempt {attempt}) after: {reason}")
             }
             ProviderStatus::Failed { reason } => write!(f, "failed: {reason}"),
+            ProviderStatus::NeedsLogin { how } => write!(f, "needs login: {how}"),
         }
     }
 }

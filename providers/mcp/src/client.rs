@@ -71,6 +71,9 @@ fn make(settings: Settings) -> Making {
             futures::future::join_all(servers.iter().map(|server| server.settled())).await;
             problems.extend(servers.iter().filter_map(|server| match server.status() {
                 ProviderStatus::Failed { reason } => Some(reason),
+                ProviderStatus::NeedsLogin { how } => {
+                    Some(format!("MCP server `{}` needs login: {how}", server.name()))
+                }
                 _ => None,
             }));
         }

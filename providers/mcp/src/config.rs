@@ -95,6 +95,39 @@ pub struct HttpServer {
     /// Headers sent with every request (`Authorization`, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
+    /// How agentry logs in to it when it sits behind OAuth (`agentry mcp login NAME`); it
+    /// registers itself with the authorization server when this is absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuthClient>,
+}
+
+/// A client registered with a server's authorization server ahead of time, as `.mcp.json`
+/// (`"oauth": {"clientId": …}`) or the TOML (`oauth = { client_id = … }`) names it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthClient {
+    /// The client's id.
+    #[serde(default, alias = "clientId", skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client.
+    #[serde(
+        default,
+        alias = "clientSecret",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_secret: Option<String>,
+    /// The scopes to ask for (else those the server's challenge or metadata name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// The HTTPS address where the team hosts agentry's client metadata document: used as the
+    /// client id with an authorization server that accepts such documents (instead of
+    /// registering agentry with it).
+    #[serde(
+        default,
+        alias = "clientMetadataUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_metadata_url: Option<String>,
 }
 
 /// Every field either shape may have, checked into one of them (for a clear error instead of
@@ -113,6 +146,7 @@ struct RawServer {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    oauth: Option<OAuthClient>,
 }
 
 impl TryFrom<RawServer> for McpServerConfig {
@@ -140,6 +174,7 @@ impl TryFrom<RawServer> for McpServerConfig {
             (None, Some(url)) => Ok(McpServerConfig::Http(HttpServer {
                 url,
                 headers: raw.headers,
+                oauth: raw.oauth,
             })),
             (Some(_), Some(_)) => Err(
                 "a server has either `command` (stdio) or `url` (streamable HTTP), not both"
@@ -150,6 +185,17 @@ impl TryFrom<RawServer> for McpServerConfig {
             }
         }
     }
+}
+
+/// The servers configured for `project`: its `.mcp.json`, then the `[mcp_servers]` section,
+/// which wins on a shared name.
+pub fn configured_servers(
+    project: &Path,
+    section: Option<&serde_json::Value>,
+) -> Result<BTreeMap<String, McpServerConfig>, String> {
+    let mut servers = read_mcp_json(&project.join(".mcp.json")).map_err(|e| e.to_string())?;
+    servers.extend(servers_from_section(section)?);
+    Ok(servers)
 }
 
 /// The servers of a `.mcp.json` file (`{"mcpServers": {"NAME": {…}}}`); an absent file has
@@ -232,7 +278,7 @@ mod tests {
             json!({"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer x"}}),
         );
         assert!(
-            matches!(http, Ok(McpServerConfig::Http(HttpServer { ref url, ref headers })) if url.ends_with("/mcp") && headers.len() == 1)
+            matches!(http, Ok(McpServerConfig::Http(HttpServer { ref url, ref headers, .. })) if url.ends_with("/mcp") && headers.len() == 1)
         );
     }
 

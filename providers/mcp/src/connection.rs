@@ -1,6 +1,7 @@
 //! Starting MCP servers and turning each into a provider.
 
 use crate::McpError;
+use crate::auth::token_folder;
 use crate::config::{HttpServer, McpServerConfig, StdioServer};
 use crate::handler::Handler;
 use crate::link::{Link, Origin};
@@ -14,7 +15,9 @@ use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ProtocolVersion;
 use rmcp::service::ClientInitializeError;
 use rmcp::service::RunningService;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -289,22 +292,55 @@ async fn connect_http(
             .map_err(|e| start_error(format!("the value of header `{header}`: {e}")))?;
         headers.insert(header, value);
     }
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(server.url.as_str()).custom_headers(headers);
+    let connected = match crate::auth::authorized_client(name, server, &token_folder()).await {
+        Some(client) => connect_through(client, config, handler).await,
+        None => connect_through(reqwest::Client::new(), config, handler).await,
+    };
+    connected.map_err(|error| match needs_login(&error) {
+        true => McpError::NeedsLogin {
+            server: name.to_owned(),
+        },
+        false => start_error(format!("{} did not answer initialize: {error}", server.url)),
+    })
+}
+
+/// Connects through `client` (plain, or sending kept tokens), the newest revision first.
+async fn connect_through<C>(
+    client: C,
+    config: StreamableHttpClientTransportConfig,
+    handler: Handler,
+) -> Result<Service, ClientInitializeError>
+where
+    C: StreamableHttpClient + Clone + Send + Sync + 'static,
+{
     let connect = |lifecycle: ClientLifecycleMode| {
-        let transport = StreamableHttpClientTransport::from_config(
-            StreamableHttpClientTransportConfig::with_uri(server.url.as_str())
-                .custom_headers(headers.clone()),
-        );
+        let transport = StreamableHttpClientTransport::with_client(client.clone(), config.clone());
         handler.clone().serve_with_lifecycle(transport, lifecycle)
     };
-    let connected = match connect(lifecycle()).await {
+    match connect(lifecycle()).await {
         // A server of an earlier revision that answered `server/discover` as if it knew it:
         // asked again the earlier way.
         Err(ClientInitializeError::ExpectedInitResult(_)) => {
             connect(ClientLifecycleMode::Initialize).await
         }
         other => other,
-    };
-    connected.map_err(|e| start_error(format!("{} did not answer initialize: {e}", server.url)))
+    }
+}
+
+/// Whether a connection failed because the server wants a login (HTTP 401).
+fn needs_login(error: &ClientInitializeError) -> bool {
+    match error {
+        ClientInitializeError::TransportError { error, .. } => matches!(
+            error.error.downcast_ref(),
+            Some(StreamableHttpError::<reqwest::Error>::AuthRequired(_))
+        ),
+        ClientInitializeError::LegacyFallbackFailed { discover, fallback } => {
+            needs_login(discover) || needs_login(fallback)
+        }
+        _ => false,
+    }
 }
 
 /// How a connection to a server over HTTP starts: with `server/discover` (the 2026-07-28

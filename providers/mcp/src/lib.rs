@@ -44,6 +44,7 @@
 //! # Ok(()) }
 //! ```
 
+mod auth;
 mod client;
 mod config;
 mod connection;
@@ -54,10 +55,11 @@ mod prompts;
 mod session_servers;
 mod tool;
 
+pub use auth::{login, logout, token_folder};
 pub use client::RECIPE;
 pub use config::{
-    HttpServer, McpServerConfig, SECTION, SERVERS_SECTION, StdioServer, parse_mcp_json,
-    read_mcp_json, servers_from_section,
+    HttpServer, McpServerConfig, OAuthClient, SECTION, SERVERS_SECTION, StdioServer,
+    configured_servers, parse_mcp_json, read_mcp_json, servers_from_section,
 };
 pub use connection::{
     McpOptions, McpProvider, connect, connect_all, connect_in_background, connect_with,
@@ -86,6 +88,20 @@ pub enum McpError {
         server: String,
         /// What went wrong (with the end of its stderr, for a child process).
         message: String,
+    },
+    /// Logging in to the server failed.
+    #[error("cannot log in to MCP server `{server}`: {message}")]
+    Login {
+        /// The server's name.
+        server: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The server asks for a login agentry has not had (`agentry mcp login NAME`).
+    #[error("MCP server `{server}` needs login: run `agentry mcp login {server}`")]
+    NeedsLogin {
+        /// The server's name.
+        server: String,
     },
     /// The server started but listing its tools or prompts failed.
     #[error("MCP server `{server}` could not be listed: {message}")]

@@ -115,6 +115,15 @@ impl Link {
                     drop(link);
                     supervisor.run(service).await;
                 }
+                Err(McpError::NeedsLogin { server }) => {
+                    // Nothing is wrong: the user logs in when they want the server's tools.
+                    tracing::info!("MCP server `{server}` needs login");
+                    link.write(|state| {
+                        state.status = ProviderStatus::NeedsLogin {
+                            how: format!("run `agentry mcp login {server}`"),
+                        }
+                    });
+                }
                 Err(error) => {
                     tracing::warn!("{error}");
                     link.write(|state| {

@@ -36,6 +36,7 @@ fn config(server: &ServerSpec) -> Result<McpServerConfig, String> {
         ServerSpec::Http { url, headers, .. } => Ok(McpServerConfig::Http(HttpServer {
             url: url.clone(),
             headers: headers.iter().cloned().collect(),
+            oauth: None,
         })),
         other => Err(format!(
             "MCP server `{}` uses a transport agentry does not speak",

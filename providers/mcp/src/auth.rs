@@ -1,0 +1,320 @@
+//! Logging in to MCP servers behind OAuth, as the MCP authorization spec says, on rmcp's `auth`
+//! support: discovery from the server's `401` challenge and metadata, registration (a
+//! configured client, or dynamic registration), the authorization code with PKCE and the
+//! resource indicator, the issuer checks, and refreshing.
+//!
+//! [`login`] opens the authorization URL with the system's opener (`$BROWSER` first, printed
+//! when there is none) and takes the redirect on a loopback port; the tokens are kept in a
+//! file of their own under the data folder, readable by the user alone ([`token_folder`]). A
+//! connection to a server with kept tokens sends them and refreshes them when the server
+//! rejects them; a server that asks for a login it has not had is reported as needing one.
+
+use crate::McpError;
+use crate::config::HttpServer;
+use rmcp::transport::auth::{
+    AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
+    CredentialStore, OAuthState, StoredCredentials,
+};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The name agentry registers itself under with an authorization server.
+const CLIENT_NAME: &str = "agentry";
+
+/// The folder that keeps each server's tokens: `mcp-auth` in agentry's data folder.
+pub fn token_folder() -> PathBuf {
+    agentry::session::data_dir().join("mcp-auth")
+}
+
+/// One server's tokens on disk: `FOLDER/NAME.json`, kept with the URL they were given for (a
+/// server whose URL changed needs a new login).
+#[derive(Clone)]
+pub(crate) struct TokenFile {
+    path: PathBuf,
+    url: String,
+}
+
+/// What a token file holds.
+#[derive(Serialize, Deserialize)]
+struct Kept {
+    url: String,
+    credentials: StoredCredentials,
+}
+
+impl TokenFile {
+    /// The token file of server `name` reached at `url`, in `folder`.
+    pub(crate) fn new(folder: &Path, name: &str, url: &str) -> Self {
+        let file: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        Self {
+            path: folder.join(format!("{file}.json")),
+            url: url.to_owned(),
+        }
+    }
+
+    /// Whether tokens are kept for this server at this URL.
+    pub(crate) fn exists(&self) -> bool {
+        self.read().is_some()
+    }
+
+    fn read(&self) -> Option<StoredCredentials> {
+        let text = std::fs::read_to_string(&self.path).ok()?;
+        let kept: Kept = serde_json::from_str(&text).ok()?;
+        (kept.url == self.url).then_some(kept.credentials)
+    }
+
+    /// Writes the tokens whole or not at all (a file beside it, renamed over it).
+    fn write(&self, credentials: StoredCredentials) -> std::io::Result<()> {
+        let folder = self.path.parent().unwrap_or(Path::new("."));
+        agentry::private::folder(folder)?;
+        let kept = Kept {
+            url: self.url.clone(),
+            credentials,
+        };
+        let text = serde_json::to_vec_pretty(&kept).map_err(std::io::Error::other)?;
+        let partial = self.path.with_extension("json.partial");
+        let mut file = agentry::private::file_options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&partial)?;
+        file.write_all(&text)?;
+        file.sync_all()?;
+        std::fs::rename(&partial, &self.path)
+    }
+
+    /// Forgets the tokens; whether there were any.
+    pub(crate) fn remove(&self) -> std::io::Result<bool> {
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => Ok(true),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for TokenFile {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        Ok(self.read())
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.write(credentials)
+            .map_err(|error| AuthError::InternalError(format!("cannot keep the tokens: {error}")))
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.remove()
+            .map(drop)
+            .map_err(|error| AuthError::InternalError(format!("cannot forget the tokens: {error}")))
+    }
+}
+
+/// Logs in to server `name` (in `folder`, [`token_folder`] by default): asks the server who
+/// authorizes it, registers agentry if it has no configured client, has `open` show the
+/// authorization URL to the user and waits for the redirect on a loopback port; the tokens are
+/// kept for the server's connections.
+pub async fn login(
+    name: &str,
+    server: &HttpServer,
+    folder: &Path,
+    open: impl FnOnce(&str),
+) -> Result<(), McpError> {
+    let failed = |message: String| McpError::Login {
+        server: name.to_owned(),
+        message,
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| failed(format!("cannot listen for the redirect on loopback: {e}")))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| failed(e.to_string()))?
+        .port();
+    let redirect = format!("http://127.0.0.1:{port}/callback");
+    let mut request = AuthorizationRequest::new(&redirect)
+        .with_initial_scope_selection()
+        .with_client_name(CLIENT_NAME);
+    if let Some(challenge) = challenge(server).await {
+        request = request.with_challenge(challenge);
+    }
+    if let Some(client) = &server.oauth {
+        if !client.scopes.is_empty() {
+            request = request.with_scopes(client.scopes.iter().cloned());
+        }
+        if let Some(id) = &client.client_id {
+            request = request.with_preregistered_client(id);
+        }
+        if let Some(secret) = &client.client_secret {
+            request = request.with_client_secret(secret);
+        }
+        if let Some(document) = &client.client_metadata_url {
+            request = request.with_client_metadata_url(document);
+        }
+    }
+    let store = TokenFile::new(folder, name, &server.url);
+    let mut manager = AuthorizationManager::new(server.url.as_str())
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    manager.set_credential_store(store);
+    let mut state = OAuthState::Unauthorized(manager);
+    state
+        .start_authorization(request)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    let url = state
+        .get_authorization_url()
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    open(&url);
+    let callback = redirect_to(&listener, port)
+        .await
+        .map_err(|e| failed(format!("the redirect did not come: {e}")))?;
+    let callback =
+        AuthorizationCallback::from_redirect_url(&callback).map_err(|e| failed(e.to_string()))?;
+    state
+        .handle_callback_with_issuer(
+            &callback.code,
+            &callback.csrf_token,
+            callback.issuer.as_deref(),
+        )
+        .await
+        .map_err(|e| failed(e.to_string()))
+}
+
+/// Forgets the tokens of server `name` reached at `url`; whether there were any.
+pub fn logout(name: &str, url: &str, folder: &Path) -> Result<bool, McpError> {
+    TokenFile::new(folder, name, url)
+        .remove()
+        .map_err(|e| McpError::Login {
+            server: name.to_owned(),
+            message: format!("cannot forget its tokens: {e}"),
+        })
+}
+
+/// An HTTP client that sends server `name`'s kept tokens (refreshing them when the server
+/// rejects them), when there are any.
+pub(crate) async fn authorized_client(
+    name: &str,
+    server: &HttpServer,
+    folder: &Path,
+) -> Option<AuthClient<reqwest::Client>> {
+    let store = TokenFile::new(folder, name, &server.url);
+    if !store.exists() {
+        return None;
+    }
+    let mut manager = AuthorizationManager::new(server.url.as_str()).await.ok()?;
+    manager.set_credential_store(store);
+    match manager.initialize_from_store().await {
+        Ok(true) => Some(AuthClient::new(reqwest::Client::new(), manager)),
+        Ok(false) => None,
+        Err(error) => {
+            tracing::warn!("MCP server `{name}`: its kept tokens cannot be used: {error}");
+            None
+        }
+    }
+}
+
+/// The `WWW-Authenticate` challenge the server answers an unauthorized `initialize` with, if
+/// it does: it may name the scopes to ask for and where the resource's metadata is.
+async fn challenge(server: &HttpServer) -> Option<String> {
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {
+            "protocolVersion": rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE,
+            "capabilities": {},
+            "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}
+        }
+    });
+    let response = reqwest::Client::new()
+        .post(&server.url)
+        .header("Accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .ok()?;
+    let header = response.headers().get(reqwest::header::WWW_AUTHENTICATE)?;
+    header.to_str().ok().map(str::to_owned)
+}
+
+/// Waits for the browser's redirect to the loopback callback: its full URL. It is thanked with
+/// a short page; any other request is answered 404 and waited past.
+async fn redirect_to(listener: &tokio::net::TcpListener, port: u16) -> std::io::Result<String> {
+    let wait = async {
+        loop {
+            let (mut connection, _) = listener.accept().await?;
+            let mut head = Vec::new();
+            let mut buffer = [0u8; 4096];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 64 * 1024 {
+                let read = connection.read(&mut buffer).await?;
+                if read == 0 {
+                    break;
+                }
+                head.extend_from_slice(&buffer[..read]);
+            }
+            let head = String::from_utf8_lossy(&head);
+            let target = head
+                .lines()
+                .next()
+                .and_then(|line| line.strip_prefix("GET "))
+                .and_then(|rest| rest.split(' ').next())
+                .filter(|target| target.starts_with("/callback"));
+            let (status, body) = match target {
+                Some(_) => (
+                    "200 OK",
+                    "Logged in: agentry has the server's tokens. You can close this page.",
+                ),
+                None => ("404 Not Found", "Not found."),
+            };
+            let answer = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            connection.write_all(answer.as_bytes()).await?;
+            if let Some(target) = target {
+                return Ok(format!("http://127.0.0.1:{port}{target}"));
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(300), wait)
+        .await
+        .map_err(|_| std::io::Error::other("no redirect in 5 minutes"))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_kept_for_the_url_they_were_given_for_and_written_whole() {
+        let folder = tempfile::tempdir().unwrap();
+        let kept = TokenFile::new(folder.path(), "docs/v2", "https://docs.example/mcp");
+        assert!(!kept.exists());
+        let credentials = StoredCredentials::new("agentry-client".to_owned(), None, vec![], None);
+        kept.write(credentials).unwrap();
+        assert!(kept.exists());
+        assert!(
+            folder.path().join("docs_v2.json").exists(),
+            "a name is a file name"
+        );
+        assert!(!folder.path().join("docs_v2.json.partial").exists());
+        let moved = TokenFile::new(folder.path(), "docs/v2", "https://elsewhere.example/mcp");
+        assert!(
+            !moved.exists(),
+            "a server whose URL changed needs a new login"
+        );
+        assert!(kept.remove().unwrap());
+        assert!(!kept.remove().unwrap());
+    }
+}

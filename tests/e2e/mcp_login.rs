@@ -1,0 +1,143 @@
+//! Logging in to an MCP server behind OAuth through the binary: the server is one of the MCP
+//! conformance suite's authorization scenarios, run on its own (its authorization server
+//! approves at once), and `$BROWSER` is a headless stand-in that follows the redirects to
+//! agentry's loopback callback, as the suite's reference clients are tested.
+
+use crate::sandbox;
+use agentry_tests::peers;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// A scenario server of the conformance suite, stopped when dropped.
+struct ScenarioServer {
+    child: Child,
+    url: String,
+}
+
+impl ScenarioServer {
+    /// Starts `scenario`'s server and reads its address.
+    fn start(scenario: &str) -> Self {
+        let (node, suite, _) = peers::mcp_conformance();
+        let mut child = Command::new(node)
+            .args(suite)
+            .args(["client", "--scenario", scenario])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = BufReader::new(child.stderr.take().unwrap());
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (found, lines) = std::sync::mpsc::channel();
+        for reader in [
+            Box::new(stderr) as Box<dyn BufRead + Send>,
+            Box::new(stdout),
+        ] {
+            let found = found.clone();
+            std::thread::spawn(move || {
+                for line in reader.lines().map_while(Result::ok) {
+                    if let Some(url) = line.strip_prefix("Server URL: ") {
+                        let _ = found.send(url.trim().to_owned());
+                    }
+                }
+            });
+        }
+        let url = lines
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the scenario server's address");
+        Self { child, url }
+    }
+}
+
+impl Drop for ScenarioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `agentry mcp list --json`'s row for the server `docs`.
+fn listed(sb: &agentry_tests::Sandbox) -> Value {
+    let out = sb.run(&["mcp", "list", "--json"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let rows: Value = serde_json::from_str(&out.stdout).unwrap();
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["name"] == "docs")
+        .cloned()
+        .unwrap()
+}
+
+#[test]
+fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
+    let sb = sandbox();
+    let server = ScenarioServer::start("auth/metadata-default");
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"docs": {"type": "http", "url": server.url}}}).to_string(),
+    );
+    let before = listed(&sb);
+    assert_eq!(before["status"], "needs login", "{before}");
+    assert_eq!(before["how"], "run `agentry mcp login docs`");
+
+    let browser = peers::headless_browser();
+    let login = sb.run_with_env(&["mcp", "login", "docs"], &[("BROWSER", &browser)]);
+    assert_eq!(login.code, Some(0), "{login:?}");
+    assert!(
+        login.stdout.contains("Logged in to MCP server `docs`"),
+        "{login:?}"
+    );
+    assert!(
+        login.stderr.contains("Open this address to log in:"),
+        "{login:?}"
+    );
+    let tokens = sb.project().join("../data/mcp-auth/docs.json");
+    let kept: Value = serde_json::from_str(&std::fs::read_to_string(&tokens).unwrap()).unwrap();
+    assert_eq!(kept["url"], server.url.as_str());
+    assert!(
+        kept["credentials"]["token_response"]["access_token"].is_string(),
+        "{kept}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&tokens).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the tokens are the user's alone");
+    }
+
+    let after = listed(&sb);
+    assert_eq!(after["status"], "connected", "{after}");
+    assert!(after["tools"].as_u64().unwrap() > 0, "{after}");
+
+    let logout = sb.run(&["mcp", "logout", "docs"]);
+    assert_eq!(logout.code, Some(0), "{logout:?}");
+    assert!(!tokens.exists());
+    assert_eq!(listed(&sb)["status"], "needs login");
+    let again = sb.run(&["mcp", "logout", "docs"]);
+    assert!(again.stdout.contains("was not logged in to"), "{again:?}");
+}
+
+#[test]
+fn login_is_refused_for_a_server_that_is_not_configured_or_runs_as_a_command() {
+    let sb = sandbox();
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"local": {"command": "true"}}}).to_string(),
+    );
+    let missing = sb.run(&["mcp", "login", "docs"]);
+    assert_ne!(missing.code, Some(0));
+    assert!(
+        missing.stderr.contains("there is no MCP server `docs`"),
+        "{missing:?}"
+    );
+    let command = sb.run(&["mcp", "login", "local"]);
+    assert_ne!(command.code, Some(0));
+    assert!(
+        command
+            .stderr
+            .contains("only a server reached over HTTP logs in"),
+        "{command:?}"
+    );
+}
