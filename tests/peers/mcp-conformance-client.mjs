@@ -7,7 +7,8 @@
 // MCP_CONFORMANCE_SCENARIO and, for some, a JSON context in MCP_CONFORMANCE_CONTEXT (tools to
 // call with their arguments, pre-registered client credentials). This script configures the
 // server as `conformance` in the project's `.mcp.json` (the working folder) and runs
-// `$AGENTRY_BIN run` with the model the test set up (OPENAI_BASE_URL): the prompt says which
+// `$AGENTRY_BIN run` with the model the test set up (OPENAI_BASE_URL) and `--answers` that
+// take the first option of every question the server asks: the prompt says which
 // tools to call (as the context lists them, or every tool the server offers), and the test's
 // mock model calls them. For an `auth/` scenario it first runs `agentry mcp login conformance`
 // with `$BROWSER` set to headless-browser.mjs, a client registered ahead of time (the
@@ -41,6 +42,10 @@ const calls = context.toolCalls ?? context.tool_calls ?? scenarioCalls[process.e
 const prompt = calls
   ? `Call these tools: ${JSON.stringify(calls)}`
   : "Call every tool of the conformance server.";
+// The user's answers to the server's questions: each time, the first option of every
+// question, which is a field's default where it has one (a person accepting what is proposed).
+const firstOptions = { selections: { 0: [0], 1: [0], 2: [0], 3: [0] } };
+writeFileSync("answers.json", JSON.stringify(Array(8).fill(firstOptions)));
 const agentry = (args, env = {}) =>
   spawnSync(process.env.AGENTRY_BIN, args, { stdio: "inherit", env: { ...process.env, ...env } });
 
@@ -50,6 +55,7 @@ if (process.env.MCP_CONFORMANCE_SCENARIO?.startsWith("auth/")) {
   if (login.status !== 0) process.exit(login.status ?? 1);
 }
 const run = agentry([
-  "run", "--model", "openai/gpt-4.1", "--allow", "mcp__conformance__*", "--output-format", "stream-json", prompt,
+  "run", "--model", "openai/gpt-4.1", "--allow", "mcp__conformance__*", "--answers", "answers.json",
+  "--output-format", "stream-json", prompt,
 ]);
 process.exit(run.status ?? 1);

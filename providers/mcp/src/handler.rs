@@ -7,15 +7,18 @@
 //! version (SEP-2577), but servers on the earlier versions still ask for them.
 #![allow(deprecated)]
 
+use agentry::tool::{ToolContext, ToolError};
 use rmcp::ClientHandler;
 use rmcp::ErrorData;
 use rmcp::handler::client::progress::ProgressDispatcher;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitResult, ElicitationAction, Implementation,
-    InputRequest, ListRootsResult, ProgressNotificationParam, Root, RootsCapabilities,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation, InputRequest,
+    ListRootsResult, ProgressNotificationParam, Root, RootsCapabilities, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 /// A list the server said has changed.
@@ -36,12 +39,81 @@ pub(crate) struct Handler {
     pub(crate) changes: mpsc::UnboundedSender<Changed>,
     /// The folders the server may work in (`roots/list`): the project's.
     pub(crate) roots: Vec<Root>,
+    /// The server's name, to tell the user who asks.
+    pub(crate) server: String,
+    /// The tool calls waiting for the server: a question it asks goes to the user of the
+    /// latest.
+    pub(crate) calls: Arc<CallsInFlight>,
+}
+
+/// The contexts of a server's tool calls that are waiting for it, latest last, each with how
+/// a question the server asked during it ended the asking (when it did not get an answer).
+#[derive(Default)]
+pub(crate) struct CallsInFlight(Mutex<Vec<(ToolContext, AskingEnded)>>);
+
+/// Where a call notes how a question asked during it ended the asking.
+type AskingEnded = Arc<Mutex<Option<ToolError>>>;
+
+impl CallsInFlight {
+    /// Notes `ctx` as waiting until the guard is dropped.
+    pub(crate) fn enter(self: &Arc<Self>, ctx: &ToolContext) -> InFlight {
+        let unanswered = Arc::new(Mutex::new(None));
+        agentry::sync::lock(&self.0).push((ctx.clone(), unanswered.clone()));
+        InFlight {
+            calls: self.clone(),
+            id: ctx.tool_call_id.clone(),
+            unanswered,
+        }
+    }
+
+    /// The latest call waiting, and where to note a question it left unanswered.
+    fn latest(&self) -> Option<(ToolContext, AskingEnded)> {
+        agentry::sync::lock(&self.0).last().cloned()
+    }
+}
+
+/// A call noted as waiting for its server.
+pub(crate) struct InFlight {
+    calls: Arc<CallsInFlight>,
+    id: agentry::ids::ToolCallId,
+    unanswered: AskingEnded,
+}
+
+impl InFlight {
+    /// How a question the server asked during the call ended the asking, if one did (the
+    /// chat pauses for the answer, or the call was cancelled): the call ends so too.
+    pub(crate) fn unanswered(&self) -> Option<ToolError> {
+        agentry::sync::lock(&self.unanswered).take()
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        agentry::sync::lock(&self.calls.0).retain(|(ctx, _)| ctx.tool_call_id != self.id);
+    }
+}
+
+/// The server's answer to an elicitation asked during a call: a question the user could not
+/// answer now is noted for the call in `unanswered` and cancelled for the server.
+fn answered(
+    asked: Result<ElicitResult, ToolError>,
+    unanswered: &Mutex<Option<ToolError>>,
+) -> ElicitResult {
+    asked.unwrap_or_else(|error| {
+        *agentry::sync::lock(unanswered) = Some(error);
+        ElicitResult::new(ElicitationAction::Cancel)
+    })
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
         capabilities.roots = Some(RootsCapabilities::default());
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::default())
+                .with_url(UrlElicitationCapability::default()),
+        );
         ClientConfig::new(
             capabilities,
             Implementation::new("agentry", env!("CARGO_PKG_VERSION")),
@@ -53,6 +125,21 @@ impl ClientHandler for Handler {
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         Ok(ListRootsResult::new(self.roots.clone()))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Ok(match self.calls.latest() {
+            Some((ctx, unanswered)) => answered(
+                crate::elicitation::ask(&self.server, &request, &ctx).await,
+                &unanswered,
+            ),
+            // Asked outside a tool call: there is nobody to put it to.
+            None => ElicitResult::new(ElicitationAction::Decline),
+        })
     }
 
     async fn on_progress(
@@ -73,24 +160,40 @@ impl ClientHandler for Handler {
     }
 }
 
-/// agentry's answer to `request`, one of the inputs a server's result asked for, as the retry
-/// carries it; or why there is none. `roots` are the connection's.
-pub(crate) fn input_response(
+/// Why an input a server's result asked for has no answer.
+pub(crate) enum Unanswered {
+    /// agentry cannot give it.
+    Unsupported(String),
+    /// The asking ended the call (the chat pauses for the answer, or it was cancelled).
+    Ended(ToolError),
+}
+
+/// agentry's answer to `request`, one of the inputs the result of call `ctx` of `server` asked
+/// for, as the retry carries it; or why there is none. `roots` are the connection's.
+pub(crate) async fn input_response(
+    server: &str,
     request: &InputRequest,
     roots: &[Root],
-) -> Result<serde_json::Value, String> {
+    ctx: &ToolContext,
+) -> Result<serde_json::Value, Unanswered> {
     let answer = match request {
         InputRequest::ListRoots(_) => serde_json::to_value(ListRootsResult::new(roots.to_vec())),
-        // Nobody is asked yet: the question is declined, as a person may.
-        InputRequest::Elicitation(_) => {
-            serde_json::to_value(ElicitResult::new(ElicitationAction::Decline))
+        InputRequest::Elicitation(request) => {
+            match crate::elicitation::ask(server, &request.params, ctx).await {
+                Ok(answer) => serde_json::to_value(answer),
+                Err(error) => return Err(Unanswered::Ended(error)),
+            }
         }
         InputRequest::CreateMessage(_) => {
-            return Err("it asked for a message from agentry's model (sampling), which agentry does not answer yet".to_owned());
+            return Err(Unanswered::Unsupported("it asked for a message from agentry's model (sampling), which agentry does not answer yet".to_owned()));
         }
-        _ => return Err("it asked for an input agentry does not know".to_owned()),
+        _ => {
+            return Err(Unanswered::Unsupported(
+                "it asked for an input agentry does not know".to_owned(),
+            ));
+        }
     };
-    answer.map_err(|error| error.to_string())
+    answer.map_err(|error| Unanswered::Unsupported(error.to_string()))
 }
 
 /// A folder as an MCP root (a `file://` URI, named after the folder).

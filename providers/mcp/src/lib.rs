@@ -49,6 +49,7 @@ mod client;
 mod config;
 mod connection;
 mod content;
+mod elicitation;
 mod handler;
 mod link;
 mod prompts;

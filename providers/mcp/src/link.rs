@@ -10,7 +10,7 @@ use crate::McpError;
 use crate::McpOptions;
 use crate::config::McpServerConfig;
 use crate::connection::{Service, start};
-use crate::handler::{Changed, Handler, root};
+use crate::handler::{CallsInFlight, Changed, Handler, root};
 use agentry::provider::ProviderStatus;
 use rmcp::RoleClient;
 use rmcp::handler::client::progress::ProgressDispatcher;
@@ -58,6 +58,8 @@ pub(crate) struct Link {
     pub(crate) progress: ProgressDispatcher,
     /// The folders the server may work in (`roots/list`): the project's.
     pub(crate) roots: Vec<Root>,
+    /// Its tool calls waiting for it (the server's questions go to their user).
+    pub(crate) calls: Arc<CallsInFlight>,
     state: RwLock<State>,
     /// Bumped whenever the tool list changes (the registry re-reads the tools then).
     tools_revision: AtomicU64,
@@ -145,6 +147,7 @@ impl Link {
             options: origin.options.clone(),
             progress: ProgressDispatcher::new(),
             roots: vec![root(&origin.project)],
+            calls: Arc::default(),
             state: RwLock::new(State {
                 peer: None,
                 status: ProviderStatus::Starting,
@@ -159,6 +162,8 @@ impl Link {
             link: Arc::downgrade(&link),
             progress: link.progress.clone(),
             roots: link.roots.clone(),
+            calls: link.calls.clone(),
+            server: name.to_owned(),
             stop: link.stop.clone(),
             origin,
             changes,
@@ -284,6 +289,8 @@ struct Supervisor {
     link: Weak<Link>,
     progress: ProgressDispatcher,
     roots: Vec<Root>,
+    calls: Arc<CallsInFlight>,
+    server: String,
     stop: CancellationToken,
     origin: Origin,
     changes: mpsc::UnboundedSender<Changed>,
@@ -297,6 +304,8 @@ impl Supervisor {
             progress: self.progress.clone(),
             changes: self.changes.clone(),
             roots: self.roots.clone(),
+            server: self.server.clone(),
+            calls: self.calls.clone(),
         };
         start(name, &self.origin.config, &self.origin.project, handler).await
     }

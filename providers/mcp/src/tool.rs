@@ -1,7 +1,7 @@
 //! One MCP tool as an agentry tool.
 
 use crate::content::tool_output;
-use crate::handler::input_response;
+use crate::handler::{Unanswered, input_response};
 use crate::link::Link;
 use agentry::tool::{
     DynTool, PreparedCall, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind,
@@ -142,13 +142,20 @@ impl PreparedCall for McpCall {
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let peer = self.link.peer().map_err(ToolError::failed)?;
+            let waiting = self.link.calls.enter(&ctx);
             let mut params = CallToolRequestParams::new(self.remote_name.clone())
                 .with_arguments(self.arguments.clone());
             for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
-                match self.ask(&peer, params.clone(), &ctx).await? {
+                let answer = self.ask(&peer, params.clone(), &ctx).await;
+                // A question the server asked meanwhile that the user answers later (or the
+                // call was cancelled while asking) ends the call so.
+                if let Some(unanswered) = waiting.unanswered() {
+                    return Err(unanswered);
+                }
+                match answer? {
                     ServerResult::CallToolResult(result) => return tool_output(result),
                     ServerResult::InputRequiredResult(needs) => {
-                        let (responses, state) = self.inputs(needs)?;
+                        let (responses, state) = self.inputs(needs, &ctx).await?;
                         params.input_responses = responses;
                         params.request_state = state;
                     }
@@ -218,9 +225,10 @@ impl McpCall {
 
     /// The answers to what a round's result asked for, and the state to echo, for the next
     /// round. A result that asks for nothing and keeps no state cannot be retried.
-    fn inputs(
+    async fn inputs(
         &self,
         needs: InputRequiredResult,
+        ctx: &ToolContext,
     ) -> Result<(Option<InputResponses>, Option<String>), ToolError> {
         let requests = needs.input_requests.unwrap_or_default();
         if requests.is_empty() && needs.request_state.is_none() {
@@ -229,15 +237,19 @@ impl McpCall {
                 self.remote_name
             )));
         }
-        let responses = requests
-            .iter()
-            .map(|(key, request)| {
-                let answer = input_response(request, &self.link.roots).map_err(|why| {
-                    ToolError::failed(format!("`{}` could not go on: {why}", self.remote_name))
+        let mut responses = InputResponses::new();
+        for (key, request) in &requests {
+            let server = &self.link.server;
+            let answer = input_response(server, request, &self.link.roots, ctx)
+                .await
+                .map_err(|why| match why {
+                    Unanswered::Unsupported(why) => {
+                        ToolError::failed(format!("`{}` could not go on: {why}", self.remote_name))
+                    }
+                    Unanswered::Ended(error) => error,
                 })?;
-                Ok((key.clone(), answer))
-            })
-            .collect::<Result<InputResponses, ToolError>>()?;
+            responses.insert(key.clone(), answer);
+        }
         Ok((
             (!responses.is_empty()).then_some(responses),
             needs.request_state,

@@ -166,6 +166,7 @@ pub(super) fn with_everything_server(
 mod cancellation;
 mod client_services;
 mod commands;
+mod mcp_questions;
 mod permissions;
 mod questions;
 mod sessions;

@@ -6,6 +6,8 @@ use super::{Server, deploy_question, events, on_both_transports, outline, send, 
 use crate::sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 #[test]
 fn a_plain_answer_streams_in_the_protocols_order_on_both_transports() {
@@ -196,4 +198,115 @@ fn permission(transport: &str) {
     );
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello\n");
     assert_eq!(events(&out, "chat:end")[0]["result"]["output"], "Written.");
+}
+
+#[test]
+fn an_mcp_servers_questions_pause_the_chat_and_each_answer_resumes_it() {
+    let sb = sandbox();
+    let (command, args) = agentry_tests::peers::everything_server();
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"everything": {"command": command, "args": args}}}).to_string(),
+    );
+    // Asked to, the model calls the server's question tool; told its result, it thanks; any
+    // other message (a probe for whether the server is up) gets a word.
+    // (A responding mock keeps no requests: it notes what the test reads.)
+    let offered = Arc::new(AtomicBool::new(false));
+    let told = Arc::new(Mutex::new(String::new()));
+    let (noted, kept) = (offered.clone(), told.clone());
+    let model = MockModelServer::start_responding_blocking(Box::new(move |body: &Value| {
+        let tools = body["tools"].to_string();
+        if tools.contains("trigger-elicitation-request") {
+            noted.store(true, Ordering::SeqCst);
+        }
+        let messages = body["messages"].as_array().cloned().unwrap_or_default();
+        let last = messages.last().cloned().unwrap_or_default();
+        if last["role"] == "tool" {
+            *kept.lock().unwrap() = body["messages"].to_string();
+            return MockTurn::Reply(MockReply::text("Thanks."));
+        }
+        if crate::user_text(&last["content"]) == "Ask me" {
+            return MockTurn::Reply(MockReply::tool_call(
+                "ask",
+                "mcp__everything__trigger-elicitation-request",
+                json!({}),
+            ));
+        }
+        MockTurn::Reply(MockReply::text("pong"))
+    }));
+    let server = Server::start(&sb, &model, &["--allow", "mcp__everything__*"]);
+    // The server's tools join the agent's once it has started: probed with headless chats of
+    // a session of their own until a model request offers them.
+    let probe = server.new_session(&sb);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (status, end) = server.call(
+            "POST",
+            &format!("/api/sessions/{probe}/chat"),
+            Some(json!({"message": "ping", "headless": true})),
+        );
+        assert_eq!(status, 200, "{end}");
+        if offered.load(Ordering::SeqCst) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the MCP server never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let id = server.new_session(&sb);
+    let answer = |selections: Value, custom: Value| {
+        send(
+            "chat:send",
+            json!({"session_id": id, "message": "", "askuser_answer": {
+                "tool_call_id": "$answer_call", "selections": selections, "custom": custom}}),
+        )
+    };
+    // The server's thirteen fields come four a question round, required first, then by name;
+    // each round pauses the chat, and its answer runs the call again up to the next round.
+    let out = server.client_over(
+        &sb,
+        "ws",
+        vec![
+            send("chat:send", json!({"session_id": id, "message": "Ask me"})),
+            wait_for("chat:end", 1),
+            // name (typed), birthdate (left empty), check (yes), email (left empty)
+            answer(
+                json!({"1": [0], "2": [0], "3": [0]}),
+                json!({"0": "Ada Lovelace"}),
+            ),
+            wait_for("chat:end", 2),
+            // firstLine (default), homepage (empty), integer (default), legacyTitledEnum (Dogs)
+            answer(json!({"0": [0], "1": [0], "2": [0], "3": [1]}), json!({})),
+            wait_for("chat:end", 3),
+            // number, the two multiple choices and the titled single choice: their defaults
+            answer(json!({"0": [0], "1": [0], "2": [0], "3": [0]}), json!({})),
+            wait_for("chat:end", 4),
+            // untitledSingleSelectEnum (its default)
+            answer(json!({"0": [0]}), json!({})),
+            wait_for("chat:end", 5),
+        ],
+    );
+    let ends = events(&out, "chat:end");
+    let outline = outline(&out);
+    assert!(
+        ends.len() == 5,
+        "{outline:#?}\n{:#?}",
+        events(&out, "turn:patch")
+    );
+    for paused in &ends[..4] {
+        assert_eq!(paused["finish_reason"], "paused", "{paused}");
+    }
+    assert_eq!(ends[4]["result"]["output"], "Thanks.", "{}", ends[4]);
+    let sent = told.lock().unwrap().clone();
+    for expected in [
+        "- Name: Ada Lovelace",
+        "- Agreed to terms: true",
+        "- Favorite Integer: 42",
+        r#"\"legacyTitledEnum\": \"pet-2\""#,
+        r#"\"untitledSingleSelectEnum\": \"Monica\""#,
+    ] {
+        assert!(sent.contains(expected), "{expected} in {sent}");
+    }
 }
