@@ -72,6 +72,16 @@ fn run_openai_with_env(
     sb.run_with_env(&command, &env)
 }
 
+/// Configures the reference MCP server as `everything` in the sandbox project's `.mcp.json`.
+pub(crate) fn configure_everything_server(sb: &Sandbox) {
+    let (command, args) = agentry_tests::peers::everything_server();
+    sb.write(
+        "project/.mcp.json",
+        &serde_json::json!({"mcpServers": {"everything": {"command": command, "args": args}}})
+            .to_string(),
+    );
+}
+
 /// The text of a user message as an OpenAI request carries it, without the environment block
 /// that heads the conversation's first user message.
 pub(crate) fn user_text(content: &serde_json::Value) -> String {

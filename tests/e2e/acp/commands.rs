@@ -178,11 +178,7 @@ fn a_servers_new_prompts_are_announced_again(loading: Loading) {
 both_ways!(the_configured_servers_prompts_are_slash_commands_too);
 fn the_configured_servers_prompts_are_slash_commands_too(loading: Loading) {
     let sb = loading.sandbox();
-    let (command, args) = agentry_tests::peers::everything_server();
-    sb.write(
-        "project/.mcp.json",
-        &json!({"mcpServers": {"everything": {"command": command, "args": args}}}).to_string(),
-    );
+    crate::configure_everything_server(&sb);
     let (server, out) = answering_with(
         &sb,
         &as_strs(&loading.args(&[])),

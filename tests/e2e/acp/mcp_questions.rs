@@ -10,11 +10,7 @@ use crate::loading::{Loading, as_strs};
 both_ways!(an_mcp_servers_questions_are_the_editors_forms_and_its_defaults_count);
 fn an_mcp_servers_questions_are_the_editors_forms_and_its_defaults_count(loading: Loading) {
     let sb = loading.sandbox();
-    let (command, args) = agentry_tests::peers::everything_server();
-    sb.write(
-        "project/.mcp.json",
-        &json!({"mcpServers": {"everything": {"command": command, "args": args}}}).to_string(),
-    );
+    crate::configure_everything_server(&sb);
     let server = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
             "ask",

@@ -203,11 +203,7 @@ fn permission(transport: &str) {
 #[test]
 fn an_mcp_servers_questions_pause_the_chat_and_each_answer_resumes_it() {
     let sb = sandbox();
-    let (command, args) = agentry_tests::peers::everything_server();
-    sb.write(
-        "project/.mcp.json",
-        &json!({"mcpServers": {"everything": {"command": command, "args": args}}}).to_string(),
-    );
+    crate::configure_everything_server(&sb);
     // Asked to, the model calls the server's question tool; told its result, it thanks; any
     // other message (a probe for whether the server is up) gets a word.
     // (A responding mock keeps no requests: it notes what the test reads.)
