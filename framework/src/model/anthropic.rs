@@ -79,11 +79,10 @@ impl Model for AnthropicModel {
     }
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
-        let body = messages_body(
-            &self.settings.model,
-            &request,
-            self.settings.max_output_tokens,
-        );
+        let limit = request
+            .output_limit(Some(self.settings.max_output_tokens))
+            .unwrap_or(self.settings.max_output_tokens);
+        let body = messages_body(&self.settings.model, &request, limit);
         Ok(self.endpoint.clone().stream(body, anthropic::Decoder::new))
     }
 }

@@ -183,6 +183,10 @@ pub struct ModelRequest {
     /// system prompt and the tools, so that the cached prefix holds across folders and days.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<String>,
+    /// The most tokens this request's answer may have (a side question's limit); the model's
+    /// own limit applies when it is lower or this is absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
 }
 
 impl ModelRequest {
@@ -203,6 +207,23 @@ impl ModelRequest {
             },
             tools,
             environment: None,
+            max_output_tokens: None,
+        }
+    }
+
+    /// The same request with its answer limited to `max` tokens.
+    pub fn with_max_output_tokens(self, max: u32) -> Self {
+        Self {
+            max_output_tokens: Some(max),
+            ..self
+        }
+    }
+
+    /// The output limit of this request for a model whose own is `model_limit`: the lower.
+    pub fn output_limit(&self, model_limit: Option<u32>) -> Option<u32> {
+        match (self.max_output_tokens, model_limit) {
+            (Some(asked), Some(own)) => Some(asked.min(own)),
+            (asked, own) => asked.or(own),
         }
     }
 
@@ -455,5 +476,30 @@ pub fn resource_text(block: &ContentBlock) -> String {
             Ok(json) => json,
             Err(_) => "(content this model cannot read)".to_owned(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_requests_output_limit_is_the_lower_of_its_own_and_the_models() {
+        let request = ModelRequest {
+            system: String::new(),
+            messages: Vec::new(),
+            tools: Vec::new(),
+            environment: None,
+            max_output_tokens: None,
+        };
+        assert_eq!(request.output_limit(None), None);
+        assert_eq!(request.output_limit(Some(4096)), Some(4096));
+        let limited = request.with_max_output_tokens(50);
+        assert_eq!(limited.output_limit(Some(4096)), Some(50));
+        assert_eq!(limited.output_limit(Some(20)), Some(20));
+        assert_eq!(limited.output_limit(None), Some(50));
+        let body =
+            anthropic::messages_body("m", &limited, limited.output_limit(Some(4096)).unwrap());
+        assert_eq!(body["max_tokens"], 50);
     }
 }

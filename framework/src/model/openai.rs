@@ -87,13 +87,14 @@ impl Model for OpenAiModel {
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
         let settings = &self.settings;
         let endpoint = self.endpoint.clone();
+        let limit = request.output_limit(settings.max_output_tokens);
         Ok(match settings.api {
             OpenAiApi::ChatCompletions => endpoint.stream(
-                chat_body(&settings.model, &request, settings.max_output_tokens),
+                chat_body(&settings.model, &request, limit),
                 openai_chat::Decoder::new,
             ),
             OpenAiApi::Responses => endpoint.stream(
-                responses_body(&settings.model, &request, settings.max_output_tokens),
+                responses_body(&settings.model, &request, limit),
                 openai_responses::Decoder::new,
             ),
         })

@@ -358,6 +358,7 @@ mod tests {
             messages: vec![Message::user_text(text)],
             tools: Vec::new(),
             environment: None,
+            max_output_tokens: None,
         }
     }
 

@@ -334,6 +334,7 @@ mod tests {
             messages: vec![],
             tools: vec![],
             environment: None,
+            max_output_tokens: None,
         }
     }
 

@@ -52,9 +52,14 @@ impl SideQuestions for SessionModel {
         let model = self.model_for(&question);
         Box::pin(async move {
             let model = model?;
-            let (text, usage) = ask(model.as_ref(), &question.system, question.question)
-                .await
-                .map_err(|e| e.to_string())?;
+            let (text, usage) = ask(
+                model.as_ref(),
+                &question.system,
+                question.question,
+                question.max_tokens,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
             Ok(SideAnswer {
                 text,
                 model: model.name().to_owned(),
@@ -64,19 +69,23 @@ impl SideQuestions for SessionModel {
     }
 }
 
-/// Asks `model` one question (`question` under the `system` prompt, no tools) and returns its
-/// answer's text and the tokens it used.
+/// Asks `model` one question (`question` under the `system` prompt, no tools; its answer
+/// within `max_tokens` when given) and returns its answer's text and the tokens it used.
 pub async fn ask(
     model: &dyn Model,
     system: &str,
     question: String,
+    max_tokens: Option<u32>,
 ) -> Result<(String, Usage), ModelError> {
-    let request = ModelRequest::for_model(
+    let mut request = ModelRequest::for_model(
         model,
         system.to_owned(),
         [Message::user_text(question)],
         Vec::new(),
     );
+    if let Some(max) = max_tokens {
+        request = request.with_max_output_tokens(max);
+    }
     let mut usage = Usage::default();
     let text = answer_text(model, request, &mut usage).await?;
     Ok((text, usage))

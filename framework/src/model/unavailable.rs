@@ -48,6 +48,7 @@ mod tests {
                 messages: Vec::new(),
                 tools: Vec::new(),
                 environment: None,
+                max_output_tokens: None,
             })
             .await
             .err()

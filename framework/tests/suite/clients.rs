@@ -73,6 +73,7 @@ fn request(messages: Vec<Message>) -> ModelRequest {
             },
         ],
         environment: None,
+        max_output_tokens: None,
     }
 }
 

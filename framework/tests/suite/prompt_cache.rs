@@ -94,6 +94,7 @@ fn a_conversation_that_does_not_start_with_the_user_gets_the_block_as_its_own_me
         }],
         tools: Vec::new(),
         environment: Some("# Environment".to_owned()),
+        max_output_tokens: None,
     };
     let conversation = request.conversation();
     assert_eq!(conversation.len(), 2);

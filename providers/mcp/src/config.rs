@@ -33,28 +33,35 @@ pub fn servers_from_section(
 }
 
 impl McpOptions {
-    /// The defaults with an `[mcp]` section's timeouts over them (`startup_timeout_secs`, 30 by
-    /// default; `tool_timeout_secs`, 120 by default).
+    /// The defaults with an `[mcp]` section over them: `startup_timeout_secs` (30 by default),
+    /// `tool_timeout_secs` (120), `sampling_allowed` (servers whose sampling is not asked
+    /// about; none) and `sampling_max_tokens` (4096).
     pub fn from_section(section: Option<&serde_json::Value>) -> Result<Self, String> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
-        struct Timeouts {
+        struct Section {
             startup_timeout_secs: Option<u64>,
             tool_timeout_secs: Option<u64>,
+            sampling_allowed: Option<Vec<String>>,
+            sampling_max_tokens: Option<u32>,
         }
         let defaults = Self::default();
         let Some(section) = section else {
             return Ok(defaults);
         };
-        let timeouts: Timeouts =
+        let section: Section =
             serde_json::from_value(section.clone()).map_err(|e| format!("[{SECTION}]: {e}"))?;
         Ok(Self {
-            startup_timeout: timeouts
+            startup_timeout: section
                 .startup_timeout_secs
                 .map_or(defaults.startup_timeout, Duration::from_secs),
-            tool_timeout: timeouts
+            tool_timeout: section
                 .tool_timeout_secs
                 .map_or(defaults.tool_timeout, Duration::from_secs),
+            sampling_allowed: section.sampling_allowed.unwrap_or_default(),
+            sampling_max_tokens: section
+                .sampling_max_tokens
+                .unwrap_or(defaults.sampling_max_tokens),
             ..defaults
         })
     }

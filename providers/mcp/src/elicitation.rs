@@ -110,7 +110,7 @@ pub(crate) async fn ask(
 struct Given(Mutex<HashMap<String, Answers>>);
 
 /// Asks `questions` for `ctx`'s call, unless the user answered the same ones for it already.
-async fn remembered(
+pub(crate) async fn remembered(
     asker: &dyn AskUser,
     ctx: &ToolContext,
     questions: Vec<Question>,

@@ -7,14 +7,16 @@
 //! version (SEP-2577), but servers on the earlier versions still ask for them.
 #![allow(deprecated)]
 
+use crate::sampling::{Refused, SamplingPolicy};
 use agentry::tool::{ToolContext, ToolError};
 use rmcp::ClientHandler;
 use rmcp::ErrorData;
 use rmcp::handler::client::progress::ProgressDispatcher;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, InputRequest,
-    ListRootsResult, ProgressNotificationParam, Root, RootsCapabilities, UrlElicitationCapability,
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    FormElicitationCapability, Implementation, InputRequest, ListRootsResult,
+    ProgressNotificationParam, Root, RootsCapabilities, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use std::path::Path;
@@ -41,6 +43,8 @@ pub(crate) struct Handler {
     pub(crate) roots: Vec<Root>,
     /// The server's name, to tell the user who asks.
     pub(crate) server: String,
+    /// Whether and how far the session's model answers the server.
+    pub(crate) sampling: SamplingPolicy,
     /// The tool calls waiting for the server: a question it asks goes to the user of the
     /// latest.
     pub(crate) calls: Arc<CallsInFlight>,
@@ -109,6 +113,7 @@ impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
         capabilities.roots = Some(RootsCapabilities::default());
+        capabilities.sampling = Some(Default::default());
         capabilities.elicitation = Some(
             ElicitationCapability::new()
                 .with_form(FormElicitationCapability::default())
@@ -140,6 +145,30 @@ impl ClientHandler for Handler {
             // Asked outside a tool call: there is nobody to put it to.
             None => ElicitResult::new(ElicitationAction::Decline),
         })
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some((ctx, unanswered)) = self.calls.latest() else {
+            return Err(ErrorData::invalid_request(
+                "agentry answers sampling only during a tool call of this server",
+                None,
+            ));
+        };
+        match crate::sampling::answer(&self.server, &params, &ctx, &self.sampling).await {
+            Ok(result) => Ok(result),
+            Err(Refused::Said(why)) => Err(ErrorData::invalid_request(why, None)),
+            Err(Refused::Ended(error)) => {
+                *agentry::sync::lock(&unanswered) = Some(error);
+                Err(ErrorData::invalid_request(
+                    "the user has not answered yet",
+                    None,
+                ))
+            }
+        }
     }
 
     async fn on_progress(
@@ -175,6 +204,7 @@ pub(crate) async fn input_response(
     request: &InputRequest,
     roots: &[Root],
     ctx: &ToolContext,
+    sampling: &SamplingPolicy,
 ) -> Result<serde_json::Value, Unanswered> {
     let answer = match request {
         InputRequest::ListRoots(_) => serde_json::to_value(ListRootsResult::new(roots.to_vec())),
@@ -184,8 +214,12 @@ pub(crate) async fn input_response(
                 Err(error) => return Err(Unanswered::Ended(error)),
             }
         }
-        InputRequest::CreateMessage(_) => {
-            return Err(Unanswered::Unsupported("it asked for a message from agentry's model (sampling), which agentry does not answer yet".to_owned()));
+        InputRequest::CreateMessage(request) => {
+            match crate::sampling::answer(server, &request.params, ctx, sampling).await {
+                Ok(result) => serde_json::to_value(result),
+                Err(Refused::Said(why)) => return Err(Unanswered::Unsupported(why)),
+                Err(Refused::Ended(error)) => return Err(Unanswered::Ended(error)),
+            }
         }
         _ => {
             return Err(Unanswered::Unsupported(

@@ -53,6 +53,7 @@ mod elicitation;
 mod handler;
 mod link;
 mod prompts;
+mod sampling;
 mod session_servers;
 mod tool;
 

@@ -11,6 +11,7 @@ use crate::McpOptions;
 use crate::config::McpServerConfig;
 use crate::connection::{Service, start};
 use crate::handler::{CallsInFlight, Changed, Handler, root};
+use crate::sampling::SamplingPolicy;
 use agentry::provider::ProviderStatus;
 use rmcp::RoleClient;
 use rmcp::handler::client::progress::ProgressDispatcher;
@@ -306,6 +307,7 @@ impl Supervisor {
             roots: self.roots.clone(),
             server: self.server.clone(),
             calls: self.calls.clone(),
+            sampling: SamplingPolicy::of(&self.origin.options, &self.server),
         };
         start(name, &self.origin.config, &self.origin.project, handler).await
     }

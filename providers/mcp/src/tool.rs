@@ -3,6 +3,7 @@
 use crate::content::tool_output;
 use crate::handler::{Unanswered, input_response};
 use crate::link::Link;
+use crate::sampling::SamplingPolicy;
 use agentry::tool::{
     DynTool, PreparedCall, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind,
     ToolOutput, ToolProgress,
@@ -240,7 +241,8 @@ impl McpCall {
         let mut responses = InputResponses::new();
         for (key, request) in &requests {
             let server = &self.link.server;
-            let answer = input_response(server, request, &self.link.roots, ctx)
+            let sampling = SamplingPolicy::of(&self.link.options, server);
+            let answer = input_response(server, request, &self.link.roots, ctx, &sampling)
                 .await
                 .map_err(|why| match why {
                     Unanswered::Unsupported(why) => {

@@ -1,7 +1,8 @@
 //! An MCP server's questions in an editor: the reference server's `trigger-elicitation-request`
 //! asks for a form of thirteen fields during a tool call; agentry puts them to the ACP client
 //! as its own question forms (four fields a form) and the server gets the answers, each field's
-//! default where the user took it. Linked and from the MCP plugin.
+//! default where the user took it; and its sampling requests, answered by the session's model once
+//! the user allows them. Linked and from the MCP plugin.
 
 use super::*;
 use crate::both_ways;
@@ -79,4 +80,83 @@ fn an_mcp_servers_questions_are_the_editors_forms_and_its_defaults_count(loading
         !messages.contains("birthdate"),
         "a field left empty is left out: {messages}"
     );
+}
+
+/// A model that calls the reference server's sampling tool, answers the server's request (the
+/// one without tools) and then ends.
+fn sampling_model() -> MockModelServer {
+    MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "sample",
+            "mcp__everything__trigger-sampling-request",
+            json!({"prompt": "Name a colour", "maxTokens": 50}),
+        )),
+        MockTurn::Reply(MockReply::text("Teal.")),
+        MockTurn::Reply(MockReply::text("done")),
+    ])
+}
+
+both_ways!(an_mcp_servers_sampling_is_answered_by_the_sessions_model_once_the_user_allows_it);
+fn an_mcp_servers_sampling_is_answered_by_the_sessions_model_once_the_user_allows_it(
+    loading: Loading,
+) {
+    let sb = loading.sandbox();
+    crate::configure_everything_server(&sb);
+    for (choice, answered) in [("0", true), ("2", false)] {
+        let server = sampling_model();
+        let out = acp_with_model(
+            &sb,
+            &server,
+            &as_strs(&loading.args(&["--allow", "mcp__everything__*"])),
+            json!({
+                "clientCapabilities": {"elicitation": {"form": {}}},
+                "elicitations": [{"action": "accept", "content": {"q0": choice}}],
+                "steps": session_steps(&sb, vec![
+                    json!({"op": "wait_for_command", "name": "simple-prompt"}),
+                    prompt("sample"),
+                ]),
+            }),
+        );
+        assert_eq!(out.result(3)["stopReason"], "end_turn");
+        let asked = out.of_kind("elicitation");
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        let message = asked[0]["params"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("The MCP server `everything` asks the session's model to answer")
+                && message.contains("Name a colour"),
+            "{message}"
+        );
+        let requests = server.requests();
+        if answered {
+            let side = &requests[1].body;
+            assert_eq!(side["max_completion_tokens"], 50, "the server's limit");
+            assert!(side.get("tools").is_none(), "{side}");
+            assert!(side.to_string().contains("You are a helpful test server."));
+            let result = requests[2].body["messages"].to_string();
+            assert!(result.contains("Teal."), "{result}");
+        } else {
+            assert_eq!(requests.len(), 2, "the model was not asked for the server");
+            let result = requests[1].body["messages"].to_string();
+            assert!(result.contains("did not let"), "{result}");
+        }
+    }
+}
+
+#[test]
+fn a_server_allowed_in_the_configuration_is_answered_without_asking_in_a_headless_run() {
+    let sb = sandbox();
+    crate::configure_everything_server(&sb);
+    sb.write(
+        "project/.agentry/config.toml",
+        "[mcp]\nsampling_allowed = [\"everything\"]\nsampling_max_tokens = 20\n",
+    );
+    let server = sampling_model();
+    let out = crate::run_openai(&sb, &server, &["--allow", "mcp__everything__*", "sample"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let requests = server.requests();
+    assert_eq!(
+        requests[1].body["max_completion_tokens"], 20,
+        "the configured limit"
+    );
+    assert!(requests[2].body["messages"].to_string().contains("Teal."));
 }

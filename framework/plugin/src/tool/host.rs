@@ -46,6 +46,9 @@ pub struct SideQuestion {
     /// session's when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The most tokens the answer may have; the model's own limit when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
 }
 
 impl SideQuestion {
@@ -55,12 +58,19 @@ impl SideQuestion {
             system: system.into(),
             question: question.into(),
             model: None,
+            max_tokens: None,
         }
     }
 
     /// To `model` (as the configuration names models) instead of the session's.
     pub fn to_model(mut self, model: Option<String>) -> Self {
         self.model = model;
+        self
+    }
+
+    /// With its answer limited to `max_tokens`.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
         self
     }
 }
