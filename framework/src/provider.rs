@@ -319,6 +319,15 @@ impl ToolRegistry {
         self.providers.iter().map(|entry| &entry.info).collect()
     }
 
+    /// Each provider's summary with how it is doing now ([`Provider::status`]): an MCP server
+    /// that is down or needs login offers no tools, and says why.
+    pub fn provider_statuses(&self) -> Vec<(&ProviderInfo, ProviderStatus)> {
+        self.providers
+            .iter()
+            .map(|entry| (&entry.info, entry.provider.status()))
+            .collect()
+    }
+
     /// The registry read again from its providers when one of them changed its tools since
     /// (see [`Provider::revision`]); `None` when nothing changed. A provider whose new tools
     /// are rejected (a name clash) is left out, and the reason logged.

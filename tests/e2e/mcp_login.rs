@@ -141,3 +141,35 @@ fn login_is_refused_for_a_server_that_is_not_configured_or_runs_as_a_command() {
         "{command:?}"
     );
 }
+
+#[test]
+fn the_terminals_mcp_command_shows_a_server_that_needs_login_beside_a_connected_one() {
+    let sb = sandbox();
+    let server = ScenarioServer::start("auth/metadata-default");
+    let (command, args) = peers::everything_server();
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {
+            "docs": {"type": "http", "url": server.url},
+            "everything": {"command": command, "args": args},
+        }})
+        .to_string(),
+    );
+    let model = agentry_tests::mock_model::MockModelServer::start_blocking([]);
+    let tmux = crate::tui::chat(&sb, &model, &[], &[]);
+    // The servers start in the background: /mcp is asked until both have settled.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        tmux.type_text("/mcp");
+        tmux.keys(&["Enter"]);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let screen = tmux.screen();
+        if screen.contains("docs  needs login: run `agentry mcp login docs`")
+            && screen.contains("everything  ")
+            && screen.contains(" tools")
+        {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{screen}");
+    }
+}

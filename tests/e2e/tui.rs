@@ -13,7 +13,12 @@ mod scrollback;
 const SIZE: (u16, u16) = (80, 30);
 
 /// `agentry --model openai/gpt-4.1 ARGS…` in tmux, against `server`, with `env` added.
-fn chat(sb: &Sandbox, server: &MockModelServer, args: &[&str], env: &[(&str, &str)]) -> Tmux {
+pub(crate) fn chat(
+    sb: &Sandbox,
+    server: &MockModelServer,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Tmux {
     chat_in(sb, server, args, env, SIZE)
 }
 

@@ -5,6 +5,7 @@ use super::App;
 use crate::commands::{Builtin, KEYS};
 use crate::overlay::{model_picker, session_picker};
 use agentry::permission::PermissionMode;
+use agentry::provider::{ProviderOrigin, ProviderStatus};
 use agentry::tool::SandboxMode;
 use ratatui::style::Color;
 use ratatui::text::{Line, Span};
@@ -239,23 +240,27 @@ impl App {
         let Some(session) = &self.session else { return };
         let registry = session.registry().clone();
         let mut lines = vec![Line::default()];
-        for provider in registry.providers() {
-            let is_mcp = provider.tools.iter().any(|t| t.starts_with("mcp__"));
+        for (provider, status) in registry.provider_statuses() {
+            let is_mcp = matches!(provider.origin, ProviderOrigin::McpServer { .. });
             if mcp_only && !is_mcp {
                 continue;
             }
+            // A server that is not ready says why (and how to log in, when it needs that).
+            let state = match status {
+                ProviderStatus::Ready => format!("  {} tools", provider.tools.len()),
+                other => format!("  {other}"),
+            };
             lines.push(Line::from(vec![
                 Span::styled(format!("  {}", provider.name), self.palette.bold()),
-                Span::styled(
-                    format!("  {} tools", provider.tools.len()),
-                    self.palette.dim(),
-                ),
+                Span::styled(state, self.palette.dim()),
             ]));
-            let tools = provider.tools.join(", ");
-            lines.push(Line::from(Span::styled(
-                format!("    {tools}"),
-                self.palette.dim(),
-            )));
+            if !provider.tools.is_empty() {
+                let tools = provider.tools.join(", ");
+                lines.push(Line::from(Span::styled(
+                    format!("    {tools}"),
+                    self.palette.dim(),
+                )));
+            }
         }
         if mcp_only {
             let prompts: Vec<String> = self
