@@ -8,6 +8,30 @@ use super::*;
 use crate::both_ways;
 use crate::loading::{Loading, as_strs};
 
+/// Runs one prompt in an editor that renders forms and answers them with `elicitations`, once
+/// the reference server (configured for the project) has started, its tools allowed.
+fn in_an_editor(
+    sb: &Sandbox,
+    loading: &Loading,
+    model: &MockModelServer,
+    elicitations: Value,
+    text: &str,
+) -> Transcript {
+    acp_with_model(
+        sb,
+        model,
+        &as_strs(&loading.args(&["--allow", "mcp__everything__*"])),
+        json!({
+            "clientCapabilities": {"elicitation": {"form": {}}},
+            "elicitations": elicitations,
+            "steps": session_steps(sb, vec![
+                json!({"op": "wait_for_command", "name": "simple-prompt"}),
+                prompt(text),
+            ]),
+        }),
+    )
+}
+
 both_ways!(an_mcp_servers_questions_are_the_editors_forms_and_its_defaults_count);
 fn an_mcp_servers_questions_are_the_editors_forms_and_its_defaults_count(loading: Loading) {
     let sb = loading.sandbox();
@@ -23,28 +47,17 @@ fn an_mcp_servers_questions_are_the_editors_forms_and_its_defaults_count(loading
     // The fields come required first, then in name order, four a form. The first option is a
     // field's default (or "Leave it empty" for an optional field without one); `name` is
     // required and typed.
-    let out = acp_with_model(
-        &sb,
-        &server,
-        &as_strs(&loading.args(&["--allow", "mcp__everything__*"])),
-        json!({
-            "clientCapabilities": {"elicitation": {"form": {}}},
-            "elicitations": [
-                // name, birthdate, check, email
-                {"action": "accept", "content": {"q0_other": "Ada Lovelace", "q1": "0", "q2": "0", "q3": "0"}},
-                // firstLine, homepage, integer, legacyTitledEnum
-                {"action": "accept", "content": {"q0": "0", "q1": "0", "q2": "0", "q3": "1"}},
-                // number, titledMultipleSelectEnum, titledSingleSelectEnum, untitledMultipleSelectEnum
-                {"action": "accept", "content": {"q0": "0", "q1": ["0"], "q2": "0", "q3": ["0", "1"]}},
-                // untitledSingleSelectEnum
-                {"action": "accept", "content": {"q0": "0"}},
-            ],
-            "steps": session_steps(&sb, vec![
-                json!({"op": "wait_for_command", "name": "simple-prompt"}),
-                prompt("ask me"),
-            ]),
-        }),
-    );
+    let answers = json!([
+        // name, birthdate, check, email
+        {"action": "accept", "content": {"q0_other": "Ada Lovelace", "q1": "0", "q2": "0", "q3": "0"}},
+        // firstLine, homepage, integer, legacyTitledEnum
+        {"action": "accept", "content": {"q0": "0", "q1": "0", "q2": "0", "q3": "1"}},
+        // number, titledMultipleSelectEnum, titledSingleSelectEnum, untitledMultipleSelectEnum
+        {"action": "accept", "content": {"q0": "0", "q1": ["0"], "q2": "0", "q3": ["0", "1"]}},
+        // untitledSingleSelectEnum
+        {"action": "accept", "content": {"q0": "0"}},
+    ]);
+    let out = in_an_editor(&sb, &loading, &server, answers, "ask me");
     assert_eq!(
         out.result(3)["stopReason"],
         "end_turn",
@@ -104,19 +117,8 @@ fn an_mcp_servers_sampling_is_answered_by_the_sessions_model_once_the_user_allow
     crate::configure_everything_server(&sb);
     for (choice, answered) in [("0", true), ("2", false)] {
         let server = sampling_model();
-        let out = acp_with_model(
-            &sb,
-            &server,
-            &as_strs(&loading.args(&["--allow", "mcp__everything__*"])),
-            json!({
-                "clientCapabilities": {"elicitation": {"form": {}}},
-                "elicitations": [{"action": "accept", "content": {"q0": choice}}],
-                "steps": session_steps(&sb, vec![
-                    json!({"op": "wait_for_command", "name": "simple-prompt"}),
-                    prompt("sample"),
-                ]),
-            }),
-        );
+        let answer = json!([{"action": "accept", "content": {"q0": choice}}]);
+        let out = in_an_editor(&sb, &loading, &server, answer, "sample");
         assert_eq!(out.result(3)["stopReason"], "end_turn");
         let asked = out.of_kind("elicitation");
         assert_eq!(asked.len(), 1, "{asked:?}");
