@@ -100,44 +100,12 @@ fn without_mcp_client() -> CliError {
     ))
 }
 
-/// Shows the user `url`: printed on standard error, and opened with `$BROWSER` (a `:`-separated
-/// list of commands, `%s` standing for the address, else it is appended) or, without one, the
-/// system's opener (`xdg-open`, `open` on macOS). The command is not waited for.
+/// Shows the user `url`: printed on standard error, and opened in the browser
+/// ([`agentry_mcp::open_in_browser`]).
 #[cfg(feature = "mcp")]
 fn open_in_browser(url: &str) {
     eprintln!("Open this address to log in:\n  {url}");
-    let browser = std::env::var("BROWSER")
-        .ok()
-        .filter(|b| !b.trim().is_empty());
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    let commands: Vec<String> = match browser {
-        Some(browser) => browser.split(':').map(str::to_owned).collect(),
-        None => vec![opener.to_owned()],
-    };
-    for command in commands {
-        let mut words = command
-            .split_whitespace()
-            .map(|word| word.replace("%s", url));
-        let Some(program) = words.next() else {
-            continue;
-        };
-        let mut args: Vec<String> = words.collect();
-        if !command.contains("%s") {
-            args.push(url.to_owned());
-        }
-        let started = std::process::Command::new(&program)
-            .args(&args)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .spawn();
-        if started.is_ok() {
-            return;
-        }
-    }
+    agentry_mcp::open_in_browser(url);
 }
 
 /// `agentry mcp serve`: the prompt templates, and the agent as `agentry_run`. Without a usable

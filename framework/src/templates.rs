@@ -94,6 +94,19 @@ pub struct PromptTemplate {
     body: String,
 }
 
+/// The longest description taken from a template's text, in characters.
+const SUMMARY_CHARS: usize = 100;
+
+/// What a template without a `description` says it does: its first line of text, cut at
+/// [`SUMMARY_CHARS`] (as editors and MCP clients list a command with a description).
+fn summary(body: &str) -> Option<String> {
+    let line = body.lines().map(str::trim).find(|line| !line.is_empty())?;
+    Some(match line.char_indices().nth(SUMMARY_CHARS) {
+        Some((cut, _)) => format!("{}…", line[..cut].trim_end()),
+        None => line.to_owned(),
+    })
+}
+
 impl PromptTemplate {
     /// Reads a template from the text of `path`.
     pub fn parse(path: &Path, text: &str) -> Result<Self, TemplateError> {
@@ -117,7 +130,7 @@ impl PromptTemplate {
         }
         Ok(Self {
             name,
-            description: front.description,
+            description: front.description.or_else(|| summary(body)),
             arguments: front.arguments,
             path: path.to_path_buf(),
             body: body.to_owned(),
@@ -354,6 +367,24 @@ mod tests {
             argument_hint(&template.arguments).as_deref(),
             Some("<target> [focus]")
         );
+    }
+
+    #[test]
+    fn a_template_without_a_description_is_described_by_its_first_line() {
+        let plain = PromptTemplate::parse(
+            Path::new("/p/fix.md"),
+            "\n  Fix the failing test.\nThen run it.\n",
+        );
+        assert_eq!(
+            plain.unwrap().description.as_deref(),
+            Some("Fix the failing test.")
+        );
+        let long = format!("{}\n", "word ".repeat(40));
+        let cut = PromptTemplate::parse(Path::new("/p/long.md"), &long).unwrap();
+        let description = cut.description.unwrap();
+        assert!(description.ends_with('…') && description.chars().count() <= SUMMARY_CHARS + 1);
+        let empty = PromptTemplate::parse(Path::new("/p/empty.md"), "---\nname: empty\n---\n");
+        assert_eq!(empty.unwrap().description, None);
     }
 
     #[test]

@@ -6,6 +6,10 @@
 //! judges what the client did on the wire. Scenarios agentry cannot pass yet are listed, each
 //! with its reason, in `tests/peers/mcp-conformance-expected-failures.yaml`: the suite fails a
 //! run on a listed scenario that passes as well as on an unlisted one that fails.
+//!
+//! The suite's server scenarios that apply to `agentry mcp serve` (it serves prompt templates
+//! and the `agentry_run` tool, not the suite's own test tools and resources) run against it over
+//! streamable HTTP on loopback, with the project's templates.
 
 use crate::{repository, sandbox};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Stop};
@@ -141,6 +145,35 @@ fn passes(scenario: &str) {
     );
 }
 
+/// Runs the suite's server `scenario` against `agentry mcp serve --listen` on loopback, failing
+/// the test with the suite's report unless it passes (or fails only as the expected-failures
+/// file says).
+fn serves(scenario: &str) {
+    let sb = sandbox();
+    crate::mcp_serve::with_templates(&sb);
+    // The suite sends no token: on loopback, `--no-auth`.
+    let mut server = sb.spawn(&["mcp", "serve", "--listen", "127.0.0.1:0", "--no-auth"]);
+    let url = server.wait_for_line(|line| line.starts_with("http://"));
+    let (node, suite, _) = peers::mcp_conformance();
+    let expected = repository().join("tests/peers/mcp-conformance-expected-failures.yaml");
+    let output = Command::new(node)
+        .args(suite)
+        .args(["server", "--url", &url, "--scenario", scenario])
+        .arg("--expected-failures")
+        .arg(&expected)
+        .current_dir(sb.project())
+        .output()
+        .unwrap();
+    let _ = server.child.kill();
+    server.wait();
+    assert!(
+        output.status.success(),
+        "server scenario {scenario}:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+}
+
 /// What the client wrote, as the suite saved it under `results`.
 fn client_output(results: &std::path::Path) -> String {
     let runs = std::fs::read_dir(results).into_iter().flatten().flatten();
@@ -150,6 +183,32 @@ fn client_output(results: &std::path::Path) -> String {
     .flatten()
     .collect::<Vec<_>>()
     .join("\n")
+}
+
+/// One test per server scenario that applies to `agentry mcp serve`.
+macro_rules! server_scenarios {
+    ($($test:ident => $scenario:literal),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                serves($scenario);
+            }
+        )*
+    };
+}
+
+server_scenarios! {
+    server_initialize => "server-initialize",
+    server_session_lifecycle => "server-session-lifecycle",
+    server_ping => "ping",
+    server_tools_list => "tools-list",
+    server_prompts_list => "prompts-list",
+    server_completion => "completion-complete",
+    server_caching => "caching",
+    server_http_header_validation => "http-header-validation",
+    server_dns_rebinding_protection => "dns-rebinding-protection",
+    server_sse_polling => "server-sse-polling",
+    server_sse_multiple_streams => "server-sse-multiple-streams",
 }
 
 /// One test per client scenario of the 2025-06-18, 2025-11-25 and 2026-07-28 revisions (each

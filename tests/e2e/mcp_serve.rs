@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 /// Five project templates and one of the user's, which the project's `review` replaces.
-fn with_templates(sb: &Sandbox) {
+pub(crate) fn with_templates(sb: &Sandbox) {
     sb.write(
         "config/agentry/prompts/review.md",
         "---\ndescription: the user's review\n---\nUser review.\n",

@@ -49,13 +49,15 @@ writeFileSync("answers.json", JSON.stringify(Array(8).fill(firstOptions)));
 const agentry = (args, env = {}) =>
   spawnSync(process.env.AGENTRY_BIN, args, { stdio: "inherit", env: { ...process.env, ...env } });
 
+// The headless browser stays the user's for the chat too: a server that asks for more scope
+// mid-chat (step-up) is logged in to again.
+const browser = { BROWSER: `${process.execPath} ${fileURLToPath(new URL("headless-browser.mjs", import.meta.url))}` };
 if (process.env.MCP_CONFORMANCE_SCENARIO?.startsWith("auth/")) {
-  const browser = fileURLToPath(new URL("headless-browser.mjs", import.meta.url));
-  const login = agentry(["mcp", "login", "conformance"], { BROWSER: `${process.execPath} ${browser}` });
+  const login = agentry(["mcp", "login", "conformance"], browser);
   if (login.status !== 0) process.exit(login.status ?? 1);
 }
 const run = agentry([
   "run", "--model", "openai/gpt-4.1", "--allow", "mcp__conformance__*", "--answers", "answers.json",
   "--output-format", "stream-json", prompt,
-]);
+], browser);
 process.exit(run.status ?? 1);

@@ -131,6 +131,66 @@ pub async fn login(
     folder: &Path,
     open: impl FnOnce(&str),
 ) -> Result<(), McpError> {
+    let scopes = configured_scopes(server);
+    authorize(name, server, folder, challenge(server).await, scopes, open).await
+}
+
+/// Logs in to server `name` again after it refused a request with `403 insufficient_scope`
+/// and `challenge` (its `WWW-Authenticate`): for the scopes granted so far, the configured
+/// ones and those the challenge names, as the MCP authorization spec's step-up asks.
+pub(crate) async fn step_up(
+    name: &str,
+    server: &HttpServer,
+    folder: &Path,
+    challenge: String,
+    open: impl FnOnce(&str),
+) -> Result<(), McpError> {
+    let granted = TokenFile::new(folder, name, &server.url)
+        .read()
+        .map(|kept| kept.granted_scopes)
+        .unwrap_or_default();
+    let challenged = challenged_scopes(&challenge);
+    let mut scopes = granted;
+    for scope in configured_scopes(server).into_iter().chain(challenged) {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    authorize(name, server, folder, Some(challenge), scopes, open).await
+}
+
+/// The scopes the configuration asks for (none: the server's choice).
+fn configured_scopes(server: &HttpServer) -> Vec<String> {
+    server
+        .oauth
+        .as_ref()
+        .map(|client| client.scopes.clone())
+        .unwrap_or_default()
+}
+
+/// The scopes a `WWW-Authenticate` challenge names (its `scope` parameter).
+fn challenged_scopes(challenge: &str) -> Vec<String> {
+    let Some((_, rest)) = challenge.split_once("scope=") else {
+        return Vec::new();
+    };
+    let value = match rest.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next().unwrap_or_default(),
+        None => rest.split([',', ' ']).next().unwrap_or_default(),
+    };
+    value.split_whitespace().map(str::to_owned).collect()
+}
+
+/// The authorization code flow with server `name`: discovery (from `challenge` when the
+/// server gave one), registration, `open` showing the authorization URL for `scopes` (the
+/// server's choice when empty), the redirect on a loopback port, and the tokens kept.
+async fn authorize(
+    name: &str,
+    server: &HttpServer,
+    folder: &Path,
+    challenge: Option<String>,
+    scopes: Vec<String>,
+    open: impl FnOnce(&str),
+) -> Result<(), McpError> {
     let failed = |message: String| McpError::Login {
         server: name.to_owned(),
         message,
@@ -146,13 +206,13 @@ pub async fn login(
     let mut request = AuthorizationRequest::new(&redirect)
         .with_initial_scope_selection()
         .with_client_name(CLIENT_NAME);
-    if let Some(challenge) = challenge(server).await {
+    if let Some(challenge) = challenge {
         request = request.with_challenge(challenge);
     }
+    if !scopes.is_empty() {
+        request = request.with_scopes(scopes);
+    }
     if let Some(client) = &server.oauth {
-        if !client.scopes.is_empty() {
-            request = request.with_scopes(client.scopes.iter().cloned());
-        }
         if let Some(id) = &client.client_id {
             request = request.with_preregistered_client(id);
         }
@@ -193,6 +253,59 @@ pub async fn login(
         .map_err(|e| failed(e.to_string()))
 }
 
+/// Opens `url` with `$BROWSER` (a `:`-separated list of commands, `%s` standing for the
+/// address, else it is appended) or, without one, the system's opener (`xdg-open`, `open` on
+/// macOS); whether one started. It is not waited for.
+pub fn open_in_browser(url: &str) -> bool {
+    let browser = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty());
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let commands: Vec<String> = match browser {
+        Some(browser) => browser.split(':').map(str::to_owned).collect(),
+        None => vec![opener.to_owned()],
+    };
+    commands.iter().any(|command| {
+        let mut words = command
+            .split_whitespace()
+            .map(|word| word.replace("%s", url));
+        let Some(program) = words.next() else {
+            return false;
+        };
+        let mut args: Vec<String> = words.collect();
+        if !command.contains("%s") {
+            args.push(url.to_owned());
+        }
+        std::process::Command::new(&program)
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .is_ok()
+    })
+}
+
+/// The challenge of a request the server refused for want of scope (`403 insufficient_scope`),
+/// if that is why `error` happened.
+pub(crate) fn scope_challenge(error: &rmcp::ServiceError) -> Option<String> {
+    use rmcp::transport::streamable_http_client::InsufficientScopeError;
+    let rmcp::ServiceError::TransportSend(error) = error else {
+        return None;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if let Some(refused) = current.downcast_ref::<InsufficientScopeError>() {
+            return Some(refused.www_authenticate_header.clone());
+        }
+        source = current.source();
+    }
+    None
+}
+
 /// Forgets the tokens of server `name` reached at `url`; whether there were any.
 pub fn logout(name: &str, url: &str, folder: &Path) -> Result<bool, McpError> {
     TokenFile::new(folder, name, url)
@@ -226,9 +339,17 @@ pub(crate) async fn authorized_client(
     }
 }
 
-/// The `WWW-Authenticate` challenge the server answers an unauthorized `initialize` with, if
-/// it does: it may name the scopes to ask for and where the resource's metadata is.
+/// The `WWW-Authenticate` challenge the server answers an unauthorized first request with, if
+/// it does: it may name the scopes to ask for and where the resource's metadata is. Both ways a
+/// connection can start are tried, the newest revision's `server/discover` first: a server may
+/// let `initialize` through unauthorized and guard the rest.
 async fn challenge(server: &HttpServer) -> Option<String> {
+    let discover = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "server/discover",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": rmcp::model::ProtocolVersion::LATEST,
+        }}
+    });
     let initialize = serde_json::json!({
         "jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {
@@ -237,15 +358,22 @@ async fn challenge(server: &HttpServer) -> Option<String> {
             "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}
         }
     });
-    let response = reqwest::Client::new()
-        .post(&server.url)
-        .header("Accept", "application/json, text/event-stream")
-        .json(&initialize)
-        .send()
-        .await
-        .ok()?;
-    let header = response.headers().get(reqwest::header::WWW_AUTHENTICATE)?;
-    header.to_str().ok().map(str::to_owned)
+    for request in [discover, initialize] {
+        let Ok(response) = reqwest::Client::new()
+            .post(&server.url)
+            .header("Accept", "application/json, text/event-stream")
+            .json(&request)
+            .send()
+            .await
+        else {
+            continue;
+        };
+        let header = response.headers().get(reqwest::header::WWW_AUTHENTICATE);
+        if let Some(challenge) = header.and_then(|value| value.to_str().ok()) {
+            return Some(challenge.to_owned());
+        }
+    }
+    None
 }
 
 /// Waits for the browser's redirect to the loopback callback: its full URL. It is thanked with
@@ -316,5 +444,16 @@ mod tests {
         );
         assert!(kept.remove().unwrap());
         assert!(!kept.remove().unwrap());
+    }
+
+    #[test]
+    fn a_challenge_names_its_scopes_quoted_or_not() {
+        let quoted = r#"Bearer error="insufficient_scope", scope="mcp:basic mcp:write", resource_metadata="https://x/.well-known/oauth-protected-resource""#;
+        assert_eq!(challenged_scopes(quoted), ["mcp:basic", "mcp:write"]);
+        assert_eq!(
+            challenged_scopes("Bearer scope=files:read, error=insufficient_scope"),
+            ["files:read"]
+        );
+        assert!(challenged_scopes(r#"Bearer error="insufficient_scope""#).is_empty());
     }
 }

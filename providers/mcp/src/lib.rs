@@ -57,7 +57,7 @@ mod sampling;
 mod session_servers;
 mod tool;
 
-pub use auth::{login, logout, token_folder};
+pub use auth::{login, logout, open_in_browser, token_folder};
 pub use client::RECIPE;
 pub use config::{
     HttpServer, McpServerConfig, OAuthClient, SECTION, SERVERS_SECTION, StdioServer,

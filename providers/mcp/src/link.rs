@@ -8,7 +8,7 @@
 
 use crate::McpError;
 use crate::McpOptions;
-use crate::config::McpServerConfig;
+use crate::config::{HttpServer, McpServerConfig};
 use crate::connection::{Service, start};
 use crate::handler::{CallsInFlight, Changed, Handler, root};
 use crate::sampling::SamplingPolicy;
@@ -61,6 +61,9 @@ pub(crate) struct Link {
     pub(crate) roots: Vec<Root>,
     /// Its tool calls waiting for it (the server's questions go to their user).
     pub(crate) calls: Arc<CallsInFlight>,
+    /// Where it is reached, for a server over HTTP (its tools log in again when it asks for
+    /// more scope).
+    pub(crate) http: Option<HttpServer>,
     state: RwLock<State>,
     /// Bumped whenever the tool list changes (the registry re-reads the tools then).
     tools_revision: AtomicU64,
@@ -149,6 +152,10 @@ impl Link {
             progress: ProgressDispatcher::new(),
             roots: vec![root(&origin.project)],
             calls: Arc::default(),
+            http: match &origin.config {
+                McpServerConfig::Http(server) => Some(server.clone()),
+                McpServerConfig::Stdio(_) => None,
+            },
             state: RwLock::new(State {
                 peer: None,
                 status: ProviderStatus::Starting,

@@ -1,5 +1,6 @@
 //! One MCP tool as an agentry tool.
 
+use crate::auth::{open_in_browser, token_folder};
 use crate::content::tool_output;
 use crate::handler::{Unanswered, input_response};
 use crate::link::Link;
@@ -146,8 +147,20 @@ impl PreparedCall for McpCall {
             let waiting = self.link.calls.enter(&ctx);
             let mut params = CallToolRequestParams::new(self.remote_name.clone())
                 .with_arguments(self.arguments.clone());
+            let mut logged_in_again = false;
             for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
-                let answer = self.ask(&peer, params.clone(), &ctx).await;
+                let answer = match self.ask(&peer, params.clone(), &ctx).await {
+                    Ok(result) => Ok(result),
+                    // Asked once per call for more scope: logged in again, and the round sent
+                    // again.
+                    Err(RoundFailed::NeedsScope(challenge)) if !logged_in_again => {
+                        logged_in_again = true;
+                        self.log_in_again(challenge, &ctx).await?;
+                        continue;
+                    }
+                    Err(RoundFailed::NeedsScope(_)) => Err(self.short_of_scope()),
+                    Err(RoundFailed::Other(error)) => Err(error),
+                };
                 // A question the server asked meanwhile that the user answers later (or the
                 // call was cancelled while asking) ends the call so.
                 if let Some(unanswered) = waiting.unanswered() {
@@ -176,6 +189,20 @@ impl PreparedCall for McpCall {
     }
 }
 
+/// Why a round of a call got no answer.
+enum RoundFailed {
+    /// The server refused it for want of scope (`403 insufficient_scope`): its challenge.
+    NeedsScope(String),
+    /// Any other reason, as the model reads it.
+    Other(ToolError),
+}
+
+impl From<ToolError> for RoundFailed {
+    fn from(error: ToolError) -> Self {
+        RoundFailed::Other(error)
+    }
+}
+
 impl McpCall {
     /// Sends one round of the call and waits for its answer, passing progress reports on and
     /// telling the server when the user cancels.
@@ -184,7 +211,7 @@ impl McpCall {
         peer: &Peer<RoleClient>,
         params: CallToolRequestParams,
         ctx: &ToolContext,
-    ) -> Result<ServerResult, ToolError> {
+    ) -> Result<ServerResult, RoundFailed> {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let options = PeerRequestOptions::with_timeout(self.link.options.tool_timeout)
             .reset_timeout_on_progress();
@@ -217,7 +244,7 @@ impl McpCall {
                         Some("the user cancelled the tool call".to_owned()),
                     );
                     let _ = peer.notify_cancelled(cancelled).await;
-                    return Err(ToolError::Cancelled);
+                    return Err(ToolError::Cancelled.into());
                 }
             }
         };
@@ -258,11 +285,47 @@ impl McpCall {
         ))
     }
 
-    /// Why the call failed, for the model.
-    fn failure(&self, error: ServiceError) -> ToolError {
+    /// Logs in to the server again for the scope its `challenge` names (the user shown where,
+    /// in the call's progress, and a browser opened), as long as the user does not cancel.
+    async fn log_in_again(&self, challenge: String, ctx: &ToolContext) -> Result<(), ToolError> {
+        let Some(server) = &self.link.http else {
+            return Err(self.short_of_scope());
+        };
+        let name = &self.link.server;
+        let folder = token_folder();
+        let login = crate::auth::step_up(name, server, &folder, challenge, |url| {
+            let opened = match open_in_browser(url) {
+                true => "; a browser was opened",
+                false => "",
+            };
+            let text = format!(
+                "The MCP server `{name}` asks for more access than agentry's login has. Log in at {url}{opened}."
+            );
+            ctx.progress
+                .report(ToolProgress::Content(vec![ToolContent::text(text)]));
+        });
+        tokio::select! {
+            logged_in = login => logged_in.map_err(|error| ToolError::failed(error.to_string())),
+            () = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
+        }
+    }
+
+    /// The call refused for want of scope even after logging in again, for the model.
+    fn short_of_scope(&self) -> ToolError {
+        ToolError::failed(format!(
+            "the MCP server `{}` refused `{}`: it needs more access (scope) than agentry's login to it has",
+            self.link.server, self.remote_name
+        ))
+    }
+
+    /// Why a round failed: for want of scope, or otherwise (as the model reads it).
+    fn failure(&self, error: ServiceError) -> RoundFailed {
+        if let Some(challenge) = crate::auth::scope_challenge(&error) {
+            return RoundFailed::NeedsScope(challenge);
+        }
         let server = &self.link.server;
         let tool = &self.remote_name;
-        ToolError::failed(match error {
+        RoundFailed::Other(ToolError::failed(match error {
             ServiceError::Timeout { timeout } => format!(
                 "`{tool}` on the MCP server `{server}` neither answered nor reported progress for {} s, so the call was cancelled",
                 timeout.as_secs_f32()
@@ -271,7 +334,7 @@ impl McpCall {
                 "the MCP server `{server}` stopped before `{tool}` answered; agentry is restarting it"
             ),
             error => format!("the MCP server `{server}` failed the call of `{tool}`: {error}"),
-        })
+        }))
     }
 }
 

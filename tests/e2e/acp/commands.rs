@@ -74,7 +74,7 @@ fn prompt_templates_are_slash_commands() {
     assert_eq!(
         announced["availableCommands"],
         json!([
-            {"name": "explain", "description": "Run the explain prompt"},
+            {"name": "explain", "description": "Explain the project."},
             {"name": "review", "description": "Review a file", "input": {"hint": "<file> [focus]"}},
         ])
     );
