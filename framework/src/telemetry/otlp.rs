@@ -26,7 +26,10 @@ use crate::config::TelemetrySettings;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{ExporterBuildError, Protocol, WithExportConfig};
 use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
+use std::sync::Once;
+use std::time::Duration;
 use tracing::Level;
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::Targets;
@@ -73,7 +76,7 @@ impl Traces {
             resource = resource.with_service_name(name.to_owned());
         }
         let provider = SdkTracerProvider::builder()
-            .with_batch_exporter(exporter)
+            .with_batch_exporter(InBackground::new(exporter))
             .with_resource(resource.build())
             .build();
         Ok(Some(Traces {
@@ -110,5 +113,100 @@ impl Traces {
         if let Err(error) = self.provider.shutdown() {
             tracing::warn!("traces not all sent: {error}");
         }
+    }
+}
+
+/// How much less the exporter's thread counts to the scheduler than the chats' threads (a nice
+/// value): with the cores busy, a chat's next chunk goes out before a batch of finished spans.
+const EXPORT_NICENESS: i32 = 10;
+
+/// An exporter run in the background: the thread it exports on (the batch processor's own)
+/// lowers its scheduling priority before its first export, so that turning traces on costs the
+/// chats CPU time only where it is spare.
+#[derive(Debug)]
+struct InBackground<E> {
+    exporter: E,
+    lowered: Once,
+}
+
+impl<E> InBackground<E> {
+    fn new(exporter: E) -> Self {
+        Self {
+            exporter,
+            lowered: Once::new(),
+        }
+    }
+}
+
+impl<E: SpanExporter> SpanExporter for InBackground<E> {
+    fn export(
+        &self,
+        batch: Vec<SpanData>,
+    ) -> impl std::future::Future<Output = OTelSdkResult> + Send {
+        self.lowered.call_once(lower_this_threads_priority);
+        self.exporter.export(batch)
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.exporter.shutdown_with_timeout(timeout)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.exporter.force_flush()
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.exporter.set_resource(resource);
+    }
+}
+
+/// Lowers the calling thread's scheduling priority by [`EXPORT_NICENESS`] (Linux: a thread's
+/// nice value is its own); elsewhere, leaves it.
+#[allow(unsafe_code)]
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `gettid` and `setpriority` take and return plain integers; `PRIO_PROCESS`
+        // with a thread id changes that one thread's nice value, which touches no memory of
+        // ours. A failure (not allowed to) leaves the priority as it was.
+        let lowered = unsafe {
+            let thread = libc::gettid();
+            let now = libc::getpriority(libc::PRIO_PROCESS as _, thread as libc::id_t);
+            libc::setpriority(
+                libc::PRIO_PROCESS as _,
+                thread as libc::id_t,
+                now.saturating_add(EXPORT_NICENESS),
+            )
+        };
+        if lowered != 0 {
+            tracing::debug!("the trace exporter's priority stays as it was");
+        }
+    }
+}
+
+#[cfg(test)]
+#[cfg(target_os = "linux")]
+mod tests {
+    use super::*;
+
+    /// The nice value of the calling thread, from `/proc`.
+    fn niceness() -> i64 {
+        let thread = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+        // The fields after the command's closing parenthesis; nice is the 19th field overall.
+        let after = thread.rsplit_once(')').unwrap().1;
+        after.split_whitespace().nth(16).unwrap().parse().unwrap()
+    }
+
+    #[test]
+    fn the_exporting_thread_alone_is_lowered() {
+        let before = niceness();
+        let lowered = std::thread::spawn(|| {
+            lower_this_threads_priority();
+            niceness()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(lowered, (before + i64::from(EXPORT_NICENESS)).min(19));
+        assert_eq!(niceness(), before, "other threads keep theirs");
     }
 }
