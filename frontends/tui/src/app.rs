@@ -247,8 +247,23 @@ impl App {
             .map_or(Duration::ZERO, |started| started.elapsed())
     }
 
-    /// Draws one frame.
+    /// Lays out for the terminal's size now, or `fallback` when it cannot be read. A resize
+    /// event may have waited while the terminal changed again, and a frame laid out for a size
+    /// the terminal has left moves the cursor by the wrong number of rows: over lines of the
+    /// scrollback, which it would erase.
+    fn follow_terminal_size(&mut self, fallback: (u16, u16)) {
+        // A terminal that reports no size (0 × 0) has none to follow.
+        let (width, height) = crossterm::terminal::window_size()
+            .ok()
+            .filter(|size| size.columns > 0 && size.rows > 0)
+            .map_or(fallback, |size| (size.columns, size.rows));
+        self.screen.resize(width, height);
+        self.conversation.set_width(width);
+    }
+
+    /// Draws one frame, laid out for the terminal's size as it is now.
     fn draw(&mut self) -> std::io::Result<()> {
+        self.follow_terminal_size(self.screen.size());
         let width = self.screen.width();
         let keep = self.conversation.take_done();
         let mut live = self.conversation.live(self.since());
@@ -362,13 +377,7 @@ impl App {
                     self.refresh_completion();
                 }
             }
-            Event::Resize(width, height) => {
-                // The event may have waited while the terminal changed again: its size now is
-                // the one the next frame meets.
-                let (width, height) = crossterm::terminal::size().unwrap_or((width, height));
-                self.screen.resize(width, height);
-                self.conversation.set_width(width);
-            }
+            Event::Resize(width, height) => self.follow_terminal_size((width, height)),
             _ => {}
         }
     }

@@ -59,6 +59,11 @@ impl<W: Write> Screen<W> {
         self.width
     }
 
+    /// The size lines are laid out for: columns and rows.
+    pub fn size(&self) -> (u16, u16) {
+        (self.width, self.height)
+    }
+
     /// The most rows the live area may take (the rest of the screen shows the scrollback).
     pub fn live_rows(&self) -> usize {
         usize::from(self.height).saturating_sub(1).max(1)
