@@ -143,7 +143,7 @@ fn login_is_refused_for_a_server_that_is_not_configured_or_runs_as_a_command() {
 }
 
 #[test]
-fn the_terminals_mcp_command_shows_a_server_that_needs_login_beside_a_connected_one() {
+fn the_terminals_mcp_command_shows_a_server_that_needs_login_which_connects_once_logged_in() {
     let sb = sandbox();
     let server = ScenarioServer::start("auth/metadata-default");
     let (command, args) = peers::everything_server();
@@ -158,18 +158,35 @@ fn the_terminals_mcp_command_shows_a_server_that_needs_login_beside_a_connected_
     let model = agentry_tests::mock_model::MockModelServer::start_blocking([]);
     let tmux = crate::tui::chat(&sb, &model, &[], &[]);
     // The servers start in the background: /mcp is asked until both have settled.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        tmux.type_text("/mcp");
-        tmux.keys(&["Enter"]);
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        let screen = tmux.screen();
-        if screen.contains("docs  needs login: run `agentry mcp login docs`")
-            && screen.contains("everything  ")
-            && screen.contains(" tools")
-        {
-            break;
+    let shown = |wanted: &dyn Fn(&str) -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            tmux.type_text("/mcp");
+            tmux.keys(&["Enter"]);
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            let screen = tmux.screen();
+            if wanted(&screen) {
+                return;
+            }
+            assert!(std::time::Instant::now() < deadline, "{screen}");
         }
-        assert!(std::time::Instant::now() < deadline, "{screen}");
-    }
+    };
+    // The last answer's row for `server`.
+    let row = |screen: &str, server: &str| {
+        let row = screen
+            .lines()
+            .rev()
+            .find(|line| line.trim_start().starts_with(&format!("{server}  ")));
+        row.map(str::to_owned).unwrap_or_default()
+    };
+    let has_tools = |row: String| row.trim_end().ends_with(" tools") && !row.contains("  0 tools");
+    shown(&|screen| {
+        row(screen, "docs").contains("needs login: run `agentry mcp login docs`")
+            && has_tools(row(screen, "everything"))
+    });
+    // Logged in from another terminal: the running chat's server connects by itself.
+    let browser = peers::headless_browser();
+    let login = sb.run_with_env(&["mcp", "login", "docs"], &[("BROWSER", &browser)]);
+    assert_eq!(login.code, Some(0), "{login:?}");
+    shown(&|screen| has_tools(row(screen, "docs")) && screen.contains("test-tool"));
 }

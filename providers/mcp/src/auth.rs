@@ -67,6 +67,13 @@ impl TokenFile {
         self.read().is_some()
     }
 
+    /// When the tokens were last written, if they are kept.
+    pub(crate) fn written_at(&self) -> Option<std::time::SystemTime> {
+        std::fs::metadata(&self.path)
+            .and_then(|m| m.modified())
+            .ok()
+    }
+
     fn read(&self) -> Option<StoredCredentials> {
         let text = std::fs::read_to_string(&self.path).ok()?;
         let kept: Kept = serde_json::from_str(&text).ok()?;

@@ -8,6 +8,7 @@
 
 use crate::McpError;
 use crate::McpOptions;
+use crate::auth::{TokenFile, token_folder};
 use crate::config::{HttpServer, McpServerConfig};
 use crate::connection::{Service, start};
 use crate::handler::{CallsInFlight, Changed, Handler, root};
@@ -25,6 +26,10 @@ use tokio_util::sync::CancellationToken;
 
 /// How long a restarted server must stay up for its next death to start the backoff afresh.
 const STABLE_UPTIME: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How often a server that needs a login looks for its tokens (written by `agentry mcp login`,
+/// perhaps from another terminal).
+const LOGIN_LOOK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How long a list change waits for the ones that follow it before the lists are fetched again.
 const LIST_CHANGES_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
@@ -92,51 +97,49 @@ impl Link {
     }
 
     /// A link to a server being started in the background: its tools and prompts come when it
-    /// answers (the revisions say so); if it does not start, its status says why.
+    /// answers (the revisions say so); if it does not start, its status says why. A server that
+    /// needs a login is started again once its tokens are written anew (`agentry mcp login`,
+    /// from any terminal).
     pub(crate) fn open_in_background(name: &str, origin: Origin) -> Arc<Link> {
         let (link, supervisor) = Link::new(name, origin);
         let server = name.to_owned();
         let weak = Arc::downgrade(&link);
         tokio::spawn(async move {
-            let timeout = supervisor.origin.options.startup_timeout;
-            let starting = tokio::time::timeout(timeout, async {
-                let service = supervisor.start(&server).await?;
-                let offer = list(&server, service.peer()).await?;
-                Ok::<_, McpError>((service, offer))
-            });
-            let started = tokio::select! {
-                // Nobody wants the server any more: dropping the start stops it.
-                () = supervisor.stop.cancelled() => return,
-                started = starting => started.unwrap_or_else(|_| {
-                    Err(McpError::Start {
-                        server: server.clone(),
-                        message: format!("no answer within {} s", timeout.as_secs_f32()),
-                    })
-                }),
-            };
-            let Some(link) = weak.upgrade() else { return };
-            match started {
-                Ok((service, offer)) => {
-                    link.connected(service.peer().clone(), offer);
-                    drop(link);
-                    supervisor.run(service).await;
-                }
-                Err(McpError::NeedsLogin { server }) => {
-                    // Nothing is wrong: the user logs in when they want the server's tools.
-                    tracing::info!("MCP server `{server}` needs login");
-                    link.write(|state| {
-                        state.status = ProviderStatus::NeedsLogin {
-                            how: format!("run `agentry mcp login {server}`"),
+            loop {
+                let Some(started) = supervisor.start_in_time(&server).await else {
+                    return;
+                };
+                let Some(link) = weak.upgrade() else { return };
+                match started {
+                    Ok((service, offer)) => {
+                        link.connected(service.peer().clone(), offer);
+                        drop(link);
+                        return supervisor.run(service).await;
+                    }
+                    Err(McpError::NeedsLogin { server }) => {
+                        // Nothing is wrong: the user logs in when they want the server's tools.
+                        tracing::info!("MCP server `{server}` needs login");
+                        link.write(|state| {
+                            state.status = ProviderStatus::NeedsLogin {
+                                how: format!("run `agentry mcp login {server}`"),
+                            }
+                        });
+                        drop(link);
+                        if !supervisor.logged_in_anew().await {
+                            return;
                         }
-                    });
-                }
-                Err(error) => {
-                    tracing::warn!("{error}");
-                    link.write(|state| {
-                        state.status = ProviderStatus::Failed {
-                            reason: error.to_string(),
-                        }
-                    });
+                        let Some(link) = weak.upgrade() else { return };
+                        link.write(|state| state.status = ProviderStatus::Starting);
+                    }
+                    Err(error) => {
+                        tracing::warn!("{error}");
+                        link.write(|state| {
+                            state.status = ProviderStatus::Failed {
+                                reason: error.to_string(),
+                            }
+                        });
+                        return;
+                    }
                 }
             }
         });
@@ -317,6 +320,47 @@ impl Supervisor {
             sampling: SamplingPolicy::of(&self.origin.options, &self.server),
         };
         start(name, &self.origin.config, &self.origin.project, handler).await
+    }
+
+    /// Starts the server and lists what it offers, within the start-up timeout; `None` when
+    /// nobody wants the server any more (dropping the start stops it).
+    async fn start_in_time(&self, server: &str) -> Option<Result<(Service, Offer), McpError>> {
+        let timeout = self.origin.options.startup_timeout;
+        let starting = tokio::time::timeout(timeout, async {
+            let service = self.start(server).await?;
+            let offer = list(server, service.peer()).await?;
+            Ok::<_, McpError>((service, offer))
+        });
+        tokio::select! {
+            () = self.stop.cancelled() => None,
+            started = starting => Some(started.unwrap_or_else(|_| {
+                Err(McpError::Start {
+                    server: server.to_owned(),
+                    message: format!("no answer within {} s", timeout.as_secs_f32()),
+                })
+            })),
+        }
+    }
+
+    /// Waits until the server's tokens are written anew (a login), looking every
+    /// [`LOGIN_LOOK_EVERY`]; false when nobody wants the server any more, or it is not one
+    /// that logs in.
+    async fn logged_in_anew(&self) -> bool {
+        let McpServerConfig::Http(server) = &self.origin.config else {
+            return false;
+        };
+        let tokens = TokenFile::new(&token_folder(), &self.server, &server.url);
+        let before = tokens.written_at();
+        loop {
+            tokio::select! {
+                () = self.stop.cancelled() => return false,
+                () = tokio::time::sleep(LOGIN_LOOK_EVERY) => {}
+            }
+            let now = tokens.written_at();
+            if now.is_some() && now != before {
+                return true;
+            }
+        }
     }
 
     async fn run(mut self, mut service: Service) {

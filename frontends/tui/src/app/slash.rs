@@ -238,7 +238,12 @@ impl App {
     /// `mcp__SERVER__TOOL`) and prompts.
     fn list_tools(&mut self, mcp_only: bool) {
         let Some(session) = &self.session else { return };
-        let registry = session.registry().clone();
+        // As the providers are now: a server that came up since the session's tools were last
+        // read (they are read again when a chat starts) shows its tools already.
+        let current = session.registry();
+        let registry = current
+            .refreshed()
+            .map_or_else(|| current.clone(), std::sync::Arc::new);
         let mut lines = vec![Line::default()];
         for (provider, status) in registry.provider_statuses() {
             let is_mcp = matches!(provider.origin, ProviderOrigin::McpServer { .. });
