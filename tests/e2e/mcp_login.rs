@@ -182,6 +182,7 @@ fn the_terminals_mcp_command_shows_a_server_that_needs_login_which_connects_once
     let has_tools = |row: String| row.trim_end().ends_with(" tools") && !row.contains("  0 tools");
     shown(&|screen| {
         row(screen, "docs").contains("needs login: run `agentry mcp login docs`")
+            && screen.contains("or here: /mcp login docs")
             && has_tools(row(screen, "everything"))
     });
     // Logged in from another terminal: the running chat's server connects by itself.
@@ -189,4 +190,39 @@ fn the_terminals_mcp_command_shows_a_server_that_needs_login_which_connects_once
     let login = sb.run_with_env(&["mcp", "login", "docs"], &[("BROWSER", &browser)]);
     assert_eq!(login.code, Some(0), "{login:?}");
     shown(&|screen| has_tools(row(screen, "docs")) && screen.contains("test-tool"));
+}
+
+#[test]
+fn the_terminal_logs_in_to_a_server_that_needs_it() {
+    let sb = sandbox();
+    let server = ScenarioServer::start("auth/metadata-default");
+    sb.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"docs": {"type": "http", "url": server.url}}}).to_string(),
+    );
+    let model = agentry_tests::mock_model::MockModelServer::start_blocking([]);
+    let browser = peers::headless_browser();
+    let tmux = crate::tui::chat(&sb, &model, &[], &[("BROWSER", &browser)]);
+    tmux.type_text("/mcp");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_text("or here: /mcp login docs");
+    tmux.type_text("/mcp login docs");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_text("Logged in to MCP server `docs`");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        tmux.type_text("/mcp");
+        tmux.keys(&["Enter"]);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let screen = tmux.screen();
+        if screen.contains("test-tool") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{screen}");
+    }
+    let kept = sb.project().join("../data/mcp-auth/docs.json");
+    assert!(
+        kept.exists(),
+        "the tokens are kept as `agentry mcp login` keeps them"
+    );
 }

@@ -73,7 +73,7 @@ impl Builtin {
             Builtin::Resume => "take up a stored session: /resume [ID]",
             Builtin::Compact => "replace the conversation by a summary, to free the context",
             Builtin::Tools => "the tools the agent has, by provider",
-            Builtin::Mcp => "the MCP servers, with their tools and prompts",
+            Builtin::Mcp => "the MCP servers and their tools; /mcp login NAME logs in",
             Builtin::Exit => "leave (Ctrl-D does too)",
         }
     }

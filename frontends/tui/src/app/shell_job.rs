@@ -1,5 +1,6 @@
 //! A `!command` typed at the prompt: run in the session's folder beside the chat, its output
 //! shown in the conversation (its last 20 lines) and passed to the model with the next message.
+//! The terminal runs its own commands this way too (`/mcp login`), kept from the model.
 
 use super::App;
 use crate::shell::ShellRun;
@@ -14,6 +15,8 @@ pub(super) struct ShellJob {
     pub(super) task: JoinHandle<std::io::Result<ShellRun>>,
     pub(super) stop: CancellationToken,
     pub(super) started: Instant,
+    /// Whether the model reads its output with the next message (the user's `!command`).
+    pub(super) for_model: bool,
 }
 
 impl App {
@@ -28,6 +31,12 @@ impl App {
                 Span::styled(command.clone(), self.palette.bold()),
             ]),
         ]);
+        self.run_shell(command, true);
+    }
+
+    /// Runs `command` beside the chat, its output shown and, when `for_model`, passed to the
+    /// model with the next message.
+    pub(super) fn run_shell(&mut self, command: String, for_model: bool) {
         let stop = CancellationToken::new();
         let cwd = self.settings.cwd.clone();
         let token = stop.clone();
@@ -36,6 +45,7 @@ impl App {
             task,
             stop,
             started: Instant::now(),
+            for_model,
         });
     }
 
@@ -43,7 +53,7 @@ impl App {
         &mut self,
         finished: Result<std::io::Result<ShellRun>, tokio::task::JoinError>,
     ) {
-        self.shell = None;
+        let for_model = self.shell.take().is_some_and(|job| job.for_model);
         match finished {
             Ok(Ok(run)) => {
                 let mut lines: Vec<Line<'static>> = Vec::new();
@@ -79,7 +89,9 @@ impl App {
                     )));
                 }
                 self.conversation.note(lines);
-                self.context.push(run.for_model());
+                if for_model {
+                    self.context.push(run.for_model());
+                }
             }
             Ok(Err(error)) => self.note_error(&format!("The command could not run: {error}")),
             Err(error) => self.note_error(&format!("The command stopped: {error}")),

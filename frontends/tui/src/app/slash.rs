@@ -33,8 +33,33 @@ impl App {
             }
             Builtin::Compact => self.compact().await,
             Builtin::Tools => self.list_tools(false),
-            Builtin::Mcp => self.list_tools(true),
+            Builtin::Mcp => match rest.strip_prefix("login") {
+                Some(name) if !name.trim().is_empty() => self.mcp_login(name.trim()),
+                _ => self.list_tools(true),
+            },
         }
+    }
+
+    /// `/mcp login NAME`: this agentry's own `mcp login NAME`, run beside the chat (its
+    /// address shown, the browser opened); the server connects by itself once logged in.
+    fn mcp_login(&mut self, name: &str) {
+        if self.shell.is_some() {
+            return self.note_error("A command is already running: wait for it, or Ctrl-C.");
+        }
+        let program = std::env::current_exe().map(|path| path.display().to_string());
+        let words = [
+            program.as_deref().unwrap_or("agentry"),
+            "mcp",
+            "login",
+            name,
+        ];
+        let Ok(command) = shlex::try_join(words) else {
+            return self.note_error(&format!("`{name}` is not a server's name"));
+        };
+        self.note_dim(&format!(
+            "Logging in to MCP server `{name}`: the authorization page opens in the browser."
+        ));
+        self.run_shell(command, false);
     }
 
     fn help(&mut self) {
@@ -251,7 +276,7 @@ impl App {
                 continue;
             }
             // A server that is not ready says why (and how to log in, when it needs that).
-            let state = match status {
+            let state = match &status {
                 ProviderStatus::Ready => format!("  {} tools", provider.tools.len()),
                 other => format!("  {other}"),
             };
@@ -259,6 +284,12 @@ impl App {
                 Span::styled(format!("  {}", provider.name), self.palette.bold()),
                 Span::styled(state, self.palette.dim()),
             ]));
+            if matches!(status, ProviderStatus::NeedsLogin { .. }) {
+                lines.push(Line::from(Span::styled(
+                    format!("    or here: /mcp login {}", provider.name),
+                    self.palette.dim(),
+                )));
+            }
             if !provider.tools.is_empty() {
                 let tools = provider.tools.join(", ");
                 lines.push(Line::from(Span::styled(
