@@ -70,14 +70,36 @@ fn listed(sb: &agentry_tests::Sandbox) -> Value {
         .unwrap()
 }
 
-#[test]
-fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
+/// A sandbox whose project configures `docs`, a scenario server behind OAuth.
+fn with_docs_behind_oauth() -> (agentry_tests::Sandbox, ScenarioServer) {
     let sb = sandbox();
     let server = ScenarioServer::start("auth/metadata-default");
     sb.write(
         "project/.mcp.json",
         &json!({"mcpServers": {"docs": {"type": "http", "url": server.url}}}).to_string(),
     );
+    (sb, server)
+}
+
+/// Asks the terminal's `/mcp` (every half second, for at most 30 s) until its screen shows
+/// what `wanted` looks for; the servers start and log in in the background.
+fn mcp_shows(tmux: &agentry_tests::tmux::Tmux, wanted: &dyn Fn(&str) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        tmux.type_text("/mcp");
+        tmux.keys(&["Enter"]);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let screen = tmux.screen();
+        if wanted(&screen) {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{screen}");
+    }
+}
+
+#[test]
+fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
+    let (sb, server) = with_docs_behind_oauth();
     let before = listed(&sb);
     assert_eq!(before["status"], "needs login", "{before}");
     assert_eq!(before["how"], "run `agentry mcp login docs`");
@@ -157,20 +179,6 @@ fn the_terminals_mcp_command_shows_a_server_that_needs_login_which_connects_once
     );
     let model = agentry_tests::mock_model::MockModelServer::start_blocking([]);
     let tmux = crate::tui::chat(&sb, &model, &[], &[]);
-    // The servers start in the background: /mcp is asked until both have settled.
-    let shown = |wanted: &dyn Fn(&str) -> bool| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        loop {
-            tmux.type_text("/mcp");
-            tmux.keys(&["Enter"]);
-            std::thread::sleep(std::time::Duration::from_millis(500));
-            let screen = tmux.screen();
-            if wanted(&screen) {
-                return;
-            }
-            assert!(std::time::Instant::now() < deadline, "{screen}");
-        }
-    };
     // The last answer's row for `server`.
     let row = |screen: &str, server: &str| {
         let row = screen
@@ -180,7 +188,7 @@ fn the_terminals_mcp_command_shows_a_server_that_needs_login_which_connects_once
         row.map(str::to_owned).unwrap_or_default()
     };
     let has_tools = |row: String| row.trim_end().ends_with(" tools") && !row.contains("  0 tools");
-    shown(&|screen| {
+    mcp_shows(&tmux, &|screen| {
         row(screen, "docs").contains("needs login: run `agentry mcp login docs`")
             && screen.contains("or here: /mcp login docs")
             && has_tools(row(screen, "everything"))
@@ -189,17 +197,14 @@ fn the_terminals_mcp_command_shows_a_server_that_needs_login_which_connects_once
     let browser = peers::headless_browser();
     let login = sb.run_with_env(&["mcp", "login", "docs"], &[("BROWSER", &browser)]);
     assert_eq!(login.code, Some(0), "{login:?}");
-    shown(&|screen| has_tools(row(screen, "docs")) && screen.contains("test-tool"));
+    mcp_shows(&tmux, &|screen| {
+        has_tools(row(screen, "docs")) && screen.contains("test-tool")
+    });
 }
 
 #[test]
 fn the_terminal_logs_in_to_a_server_that_needs_it() {
-    let sb = sandbox();
-    let server = ScenarioServer::start("auth/metadata-default");
-    sb.write(
-        "project/.mcp.json",
-        &json!({"mcpServers": {"docs": {"type": "http", "url": server.url}}}).to_string(),
-    );
+    let (sb, _server) = with_docs_behind_oauth();
     let model = agentry_tests::mock_model::MockModelServer::start_blocking([]);
     let browser = peers::headless_browser();
     let tmux = crate::tui::chat(&sb, &model, &[], &[("BROWSER", &browser)]);
@@ -209,17 +214,7 @@ fn the_terminal_logs_in_to_a_server_that_needs_it() {
     tmux.type_text("/mcp login docs");
     tmux.keys(&["Enter"]);
     tmux.wait_for_text("Logged in to MCP server `docs`");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        tmux.type_text("/mcp");
-        tmux.keys(&["Enter"]);
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        let screen = tmux.screen();
-        if screen.contains("test-tool") {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "{screen}");
-    }
+    mcp_shows(&tmux, &|screen| screen.contains("test-tool"));
     let kept = sb.project().join("../data/mcp-auth/docs.json");
     assert!(
         kept.exists(),
