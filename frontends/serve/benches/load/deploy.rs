@@ -152,42 +152,63 @@ pub struct Deployment {
     _folder: tempfile::TempDir,
 }
 
+/// A fresh database on the shared PostgreSQL, and the shared Redis: where a shared layout's
+/// instances keep their sessions and fan their events out.
+pub struct Shared {
+    database_url: String,
+    redis_url: String,
+}
+
+impl Backing {
+    /// A fresh database and the Redis, for one deployment.
+    pub fn fresh(&self) -> Shared {
+        Shared {
+            database_url: self.postgres.database(),
+            redis_url: self.redis.url(),
+        }
+    }
+}
+
 /// Starts `layout`'s instances against the mock model at `model_url`, each chat's claim on
-/// its session holding for `lease`.
+/// its session holding for `lease`, on the current runtime (what they spawn runs there).
 pub async fn deploy(
     layout: Layout,
-    model_url: &str,
-    backing: Option<&Backing>,
+    model_url: String,
+    shared: Option<Shared>,
     lease: Duration,
 ) -> Deployment {
     let folder = tempfile::tempdir().unwrap();
-    let database = match (layout.shared(), backing) {
-        (true, Some(backing)) => Some(backing.postgres.database()),
-        (true, None) => panic!("a shared layout needs PostgreSQL and Redis"),
-        (false, _) => None,
-    };
+    assert_eq!(
+        layout.shared(),
+        shared.is_some(),
+        "a shared layout needs PostgreSQL and Redis, and only it"
+    );
     let (mut addresses, mut instances) = (Vec::new(), Vec::new());
     for _ in 0..layout.instances() {
-        let (store, fanout): (Arc<dyn SessionStore>, Arc<dyn Fanout>) = match (&database, backing) {
-            (Some(url), Some(backing)) => (
-                Arc::new(PostgresStore::open(url).unwrap()),
-                Arc::new(RedisFanout::connect(&backing.redis.url()).await.unwrap()),
+        let (store, fanout): (Arc<dyn SessionStore>, Arc<dyn Fanout>) = match &shared {
+            Some(shared) => (
+                Arc::new(PostgresStore::open(&shared.database_url).unwrap()),
+                Arc::new(RedisFanout::connect(&shared.redis_url).await.unwrap()),
             ),
-            _ => (
+            None => (
                 Arc::new(SqliteStore::open(folder.path().join("sessions.db")).unwrap()),
                 Arc::new(LocalFanout::default()),
             ),
         };
         let observed = layout == Layout::Observed && super::observe::observes("metrics");
         let instance =
-            start_instance(model_url, store, fanout, folder.path(), lease, observed).await;
+            start_instance(&model_url, store, fanout, folder.path(), lease, observed).await;
         addresses.push(instance.address);
         instances.push(instance);
     }
+    let database = shared.map(|shared| {
+        let name = shared.database_url.rsplit('/').next().unwrap_or_default();
+        name.to_owned()
+    });
     Deployment {
         addresses,
         instances,
-        database: database.map(|url| url.rsplit('/').next().unwrap_or_default().to_owned()),
+        database,
         _folder: folder,
     }
 }
@@ -211,6 +232,26 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// Serves `router` on `listener` (without Nagle's delay), on the current runtime.
+    pub fn serve(listener: tokio::net::TcpListener, router: axum::Router) -> Self {
+        let address = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(async move {
+            let listener = agentry_serve::without_delay(listener);
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+        });
+        Instance {
+            address,
+            stop,
+            serving,
+        }
+    }
+
     /// Stops it, waiting (at most ten seconds) for its connections to end.
     pub async fn stop(self) {
         let _ = self.stop.send(());
@@ -264,21 +305,8 @@ pub async fn start_instance(
         models: None,
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let router = agentry_serve::router_with_fanout(agent, settings, fanout);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(async move {
-        let listener = agentry_serve::without_delay(listener);
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await
-            .unwrap();
-    });
-    Instance {
-        address,
-        stop,
-        serving,
-    }
+    Instance::serve(
+        listener,
+        agentry_serve::router_with_fanout(agent, settings, fanout),
+    )
 }

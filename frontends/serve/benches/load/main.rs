@@ -19,11 +19,13 @@
 //! every round's samples pooled; ratios of chats per second and CPU are medians of each round's.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod cores;
 mod deploy;
 mod failover;
 mod observe;
 
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
+use cores::Sides;
 use deploy::{Backing, Layout, deploy};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -95,6 +97,10 @@ struct Run {
     chats_per_second: f64,
     /// CPU milliseconds per chat, the whole process's (clients and mock model included).
     cpu_ms_per_chat: f64,
+    /// Busy milliseconds of the server side's cores per chat.
+    server_ms_per_chat: f64,
+    /// How busy each side's cores were: server, load (0 to 1).
+    busy: (f64, f64),
     latencies: Vec<u64>,
     idle_kib: f64,
     active_kib: f64,
@@ -104,17 +110,29 @@ struct Run {
     redis_per_chat: Option<f64>,
 }
 
+/// `n` chats in `layout`, its instances on the `server` runtime.
 async fn agentry_run(
     layout: Layout,
     n: usize,
     spread: Duration,
     model_url: &str,
     backing: Option<&Backing>,
+    sides: &Sides,
 ) -> Run {
+    let server = &sides.server;
     let _observing =
         (layout == Layout::Observed && observe::observes("traces")).then(observe::Observing::start);
     let before = rss_kib();
-    let deployment = deploy(layout, model_url, backing, agentry_serve::DEFAULT_LEASE).await;
+    let shared = layout.shared().then(|| {
+        backing
+            .expect("a shared layout needs PostgreSQL and Redis")
+            .fresh()
+    });
+    let lease = agentry_serve::DEFAULT_LEASE;
+    let deployment = server
+        .spawn(deploy(layout, model_url.to_owned(), shared, lease))
+        .await
+        .unwrap();
     let http = reqwest::Client::new();
     let mut ids = Vec::with_capacity(n);
     for i in 0..n {
@@ -141,6 +159,7 @@ async fn agentry_run(
     };
     let started = Instant::now();
     let cpu_before = cpu_time();
+    let busy_before = sides.cores.busy();
     let chats = ids.into_iter().enumerate().map(|(i, id)| {
         let owner = deployment.addresses[layout.owner(i)];
         let follower = deployment.addresses[layout.follower(i)];
@@ -157,11 +176,16 @@ async fn agentry_run(
         .collect();
     let elapsed = started.elapsed();
     let cpu = cpu_time() - cpu_before;
+    let busy = sides.cores.busy();
+    let (server_ms, load_ms) = (
+        busy.server_ms - busy_before.server_ms,
+        busy.load_ms - busy_before.load_ms,
+    );
     sampler.abort();
     latencies.sort_unstable();
     let peak = peak.load(std::sync::atomic::Ordering::Relaxed);
     let database = deployment.database.clone();
-    deployment.stop().await;
+    server.spawn(deployment.stop()).await.unwrap();
     let (postgres_per_chat, redis_per_chat) = match (backing, &database, start_counts) {
         (Some(backing), Some(database), Some(commands)) => {
             let (statements, transactions) = backing.postgres_work(database);
@@ -176,6 +200,15 @@ async fn agentry_run(
     Run {
         chats_per_second: n as f64 / elapsed.as_secs_f64(),
         cpu_ms_per_chat: cpu.as_secs_f64() * 1000.0 / n as f64,
+        server_ms_per_chat: server_ms / n as f64,
+        busy: {
+            let (server_cores, load_cores) = sides.cores.counts();
+            let elapsed_ms = elapsed.as_secs_f64() * 1000.0;
+            (
+                server_ms / (elapsed_ms * server_cores as f64),
+                load_ms / (elapsed_ms * load_cores as f64),
+            )
+        },
         latencies,
         idle_kib: idle.saturating_sub(before) as f64 / n as f64,
         active_kib: peak.saturating_sub(before) as f64 / n as f64,
@@ -249,9 +282,42 @@ async fn follow_chat(
     latencies
 }
 
-/// The peer: a bare relay that, for each WebSocket message, streams the mock's answer (the same
-/// two requests, the second stamped) and forwards each chunk's text as it comes.
-async fn relay_run(n: usize, spread: Duration, model_url: &str) -> Vec<u64> {
+/// The peer: a bare relay on the `server` runtime that, for each WebSocket message, streams the
+/// mock's answer (the same two requests, the second stamped) and forwards each chunk's text as
+/// it comes.
+async fn relay_run(n: usize, spread: Duration, model_url: &str, sides: &Sides) -> Vec<u64> {
+    let server = &sides.server;
+    let relay = server.spawn(relay(model_url.to_owned())).await.unwrap();
+    let addr = relay.address;
+    let runs = (0..n).map(|i| async move {
+        tokio::time::sleep(start_offset(i, n, spread)).await;
+        let (mut socket, _) = connect(addr).await.unwrap();
+        socket.send(Message::text("go")).await.unwrap();
+        let mut latencies = Vec::new();
+        while let Some(Ok(Message::Text(text))) = socket.next().await {
+            if text.as_str() == "END" {
+                break;
+            }
+            let received = now_micros();
+            if let Some(sent) = stamp_after(&text, "t=") {
+                latencies.push(received.saturating_sub(sent));
+            }
+        }
+        latencies
+    });
+    let mut latencies: Vec<u64> = futures::future::join_all(runs)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    latencies.sort_unstable();
+    // Its connections freed for the next run.
+    server.spawn(relay.stop()).await.unwrap();
+    latencies
+}
+
+/// The relay, listening on a free port of 127.0.0.1 on the current runtime.
+async fn relay(model_url: String) -> deploy::Instance {
     use axum::extract::ws::{Message as AxumMessage, WebSocketUpgrade};
     let url = format!("{model_url}/v1/chat/completions");
     let http = reqwest::Client::new();
@@ -292,43 +358,7 @@ async fn relay_run(n: usize, spread: Duration, model_url: &str) -> Vec<u64> {
         }),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let listener = agentry_serve::without_delay(listener);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await
-            .unwrap()
-    });
-    let runs = (0..n).map(|i| async move {
-        tokio::time::sleep(start_offset(i, n, spread)).await;
-        let (mut socket, _) = connect(addr).await.unwrap();
-        socket.send(Message::text("go")).await.unwrap();
-        let mut latencies = Vec::new();
-        while let Some(Ok(Message::Text(text))) = socket.next().await {
-            if text.as_str() == "END" {
-                break;
-            }
-            let received = now_micros();
-            if let Some(sent) = stamp_after(&text, "t=") {
-                latencies.push(received.saturating_sub(sent));
-            }
-        }
-        latencies
-    });
-    let mut latencies: Vec<u64> = futures::future::join_all(runs)
-        .await
-        .into_iter()
-        .flatten()
-        .collect();
-    latencies.sort_unstable();
-    // Its connections freed for the next run.
-    let _ = stop.send(());
-    let _ = tokio::time::timeout(Duration::from_secs(10), serving).await;
-    latencies
+    deploy::Instance::serve(listener, app)
 }
 
 /// The microsecond stamp that follows `marker` in `text`, if any.
@@ -368,8 +398,22 @@ fn median(mut values: Vec<f64>) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    let cores = cores::Cores::of_this_process();
+    // The load side's runtime and every thread this one starts from now on (the mock model's,
+    // the OTLP receiver's) inherit this.
+    cores.pin_to_load();
+    let server = cores.server_runtime();
+    let sides = Sides {
+        cores: cores.clone(),
+        server: server.handle().clone(),
+    };
+    cores.load_runtime().block_on(bench(&sides));
+}
+
+/// The whole bench, the instances and the relay on the server side.
+async fn bench(sides: &Sides) {
+    let cores = &sides.cores;
     let sizes: Vec<usize> = std::env::var("LOAD_SESSIONS")
         .unwrap_or_else(|_| "100,1000".to_owned())
         .split(',')
@@ -400,9 +444,10 @@ async fn main() {
         .then(Backing::start);
     let traces = layouts
         .contains(&Layout::Observed)
-        .then(observe::Traces::install);
+        .then(|| observe::Traces::install(cores));
     let model = MockModelServer::start_responding(Box::new(two_rounds)).await;
     println!("agentry serve under load: two-round tool chats, one WebSocket client per session");
+    println!("{}", cores.describe());
     match spread.as_millis() {
         0 => println!("all chats start at once (LOAD_SPREAD_MS=0)"),
         ms => println!("chat starts spread evenly over {ms} ms (LOAD_SPREAD_MS)"),
@@ -414,7 +459,8 @@ async fn main() {
         "shared layouts: one throwaway PostgreSQL and Redis on loopback; every instance in this process"
     );
     for n in sizes {
-        report(n, rounds, spread, &layouts, &model.url(), backing.as_ref()).await;
+        let backing = backing.as_ref();
+        report(n, rounds, spread, &layouts, &model.url(), backing, sides).await;
     }
     if let Some(traces) = traces {
         let received = traces.shutdown().spans().len();
@@ -447,9 +493,15 @@ struct Figures {
     rates: Vec<f64>,
     /// CPU milliseconds per chat, one a round.
     cpus: Vec<f64>,
+    /// Busy milliseconds of the server side's cores per chat, one a round.
+    server_cpus: Vec<f64>,
+    /// How busy each side's cores were (server, load), one a round.
+    busy: Vec<(f64, f64)>,
     /// Every round's chunk -> client latencies, pooled (a round of 100 chats has too few for
     /// its own p99).
     latencies: Vec<u64>,
+    /// Each round's own chunk -> client p50 and p99, in ms.
+    round_percentiles: Vec<(f64, f64)>,
     memory: Option<(f64, f64)>,
     postgres: Option<(f64, f64)>,
     redis: Option<f64>,
@@ -459,6 +511,12 @@ impl Figures {
     fn add(&mut self, run: Run) {
         self.rates.push(run.chats_per_second);
         self.cpus.push(run.cpu_ms_per_chat);
+        self.server_cpus.push(run.server_ms_per_chat);
+        self.busy.push(run.busy);
+        self.round_percentiles.push((
+            percentile(&run.latencies, 0.5),
+            percentile(&run.latencies, 0.99),
+        ));
         self.latencies.extend(run.latencies);
         // The first round's memory: read before later runs have grown the heap.
         self.memory.get_or_insert((run.idle_kib, run.active_kib));
@@ -475,19 +533,55 @@ impl Figures {
         )
     }
 
-    /// Against `base`, measured in the same rounds: the ratios of pooled p50 and p99, and the
-    /// medians of each round's ratios of chats per second and CPU per chat.
-    fn against(&self, base: &Figures) -> [f64; 4] {
-        let ((p50, p99), (base50, base99)) = (self.percentiles(), base.percentiles());
+    /// Against `base`, measured in the same rounds: the medians of each round's ratios (a
+    /// ratio of two runs of one round, side by side in time, is spared the drift between
+    /// rounds).
+    fn against(&self, base: &Figures) -> Ratios {
         let paired = |ours: &[f64], theirs: &[f64]| {
             median(ours.iter().zip(theirs).map(|(o, t)| o / t).collect())
         };
-        [
-            p50 / base50,
-            p99 / base99,
-            paired(&self.rates, &base.rates),
-            paired(&self.cpus, &base.cpus),
-        ]
+        let (p50s, p99s): (Vec<f64>, Vec<f64>) = self.round_percentiles.iter().copied().unzip();
+        let (base50s, base99s): (Vec<f64>, Vec<f64>) =
+            base.round_percentiles.iter().copied().unzip();
+        Ratios {
+            p50: paired(&p50s, &base50s),
+            p99: paired(&p99s, &base99s),
+            rate: paired(&self.rates, &base.rates),
+            cpu: paired(&self.cpus, &base.cpus),
+            server_cpu: paired(&self.server_cpus, &base.server_cpus),
+        }
+    }
+
+    /// The medians of how busy each side's cores were: server, load.
+    fn busy(&self) -> (f64, f64) {
+        let (server, load) = self.busy.iter().copied().unzip();
+        (median(server), median(load))
+    }
+}
+
+/// One layout's figures against another's, as ratios.
+struct Ratios {
+    p50: f64,
+    p99: f64,
+    /// Chats per second.
+    rate: f64,
+    /// The whole process's CPU time per chat.
+    cpu: f64,
+    /// The server side's cores' busy time per chat.
+    server_cpu: f64,
+}
+
+impl Ratios {
+    /// Prints the ratios other than latency's.
+    fn print_costs(&self, split: bool) {
+        println!("    chats per second            {:.2} x (a)", self.rate);
+        println!("    CPU per chat                {:.2} x (a)", self.cpu);
+        if split {
+            println!(
+                "    server cores' time per chat {:.2} x (a)",
+                self.server_cpu
+            );
+        }
     }
 }
 
@@ -502,28 +596,36 @@ async fn report(
     layouts: &[Layout],
     model_url: &str,
     backing: Option<&Backing>,
+    sides: &Sides,
 ) {
     let base = layouts.iter().position(|layout| *layout == Layout::Local);
     let control = base.filter(|_| layouts.contains(&Layout::Observed));
-    let mut figures: Vec<Figures> = layouts.iter().map(|_| Figures::default()).collect();
-    let mut again = Figures::default();
+    // The layouts run in turn, the control last; each round starts one later in that order,
+    // so that no layout always runs first after the relay (or right after another).
+    let turns: Vec<Layout> = layouts
+        .iter()
+        .copied()
+        .chain(control.map(|_| Layout::Local))
+        .collect();
+    let mut figures: Vec<Figures> = turns.iter().map(|_| Figures::default()).collect();
     let mut relay = Vec::new();
-    for _ in 0..rounds {
-        for (layout, figures) in layouts.iter().zip(&mut figures) {
-            figures.add(agentry_run(*layout, n, spread, model_url, backing).await);
+    for round in 0..rounds {
+        for turn in 0..turns.len() {
+            let at = (round + turn) % turns.len();
+            let run = agentry_run(turns[at], n, spread, model_url, backing, sides).await;
+            figures[at].add(run);
         }
-        if control.is_some() {
-            again.add(agentry_run(Layout::Local, n, spread, model_url, backing).await);
-        }
-        relay.extend(relay_run(n, spread, model_url).await);
+        relay.extend(relay_run(n, spread, model_url, sides).await);
     }
     relay.sort_unstable();
     let (relay50, relay99) = (percentile(&relay, 0.5), percentile(&relay, 0.99));
     println!("N = {n}   (relay: chunk -> client p50 / p99 {relay50:.2} / {relay99:.2} ms)");
-    for figures in figures.iter_mut().chain([&mut again]) {
+    for figures in &mut figures {
         figures.latencies.sort_unstable();
     }
+    let again = control.and_then(|_| figures.pop());
     let base = base.map(|at| &figures[at]);
+    let split = sides.cores.split();
     for (layout, figures) in layouts.iter().zip(&figures) {
         let (p50, p99) = figures.percentiles();
         let (idle, active) = figures.memory.unwrap_or_default();
@@ -536,14 +638,22 @@ async fn report(
             "    CPU per chat                {:.3} ms (the whole process)",
             median(figures.cpus.clone())
         );
+        if split {
+            let (server, load) = figures.busy();
+            println!(
+                "    server cores' time per chat {:.3} ms (busy {:.0}% of the run; load cores {:.0}%)",
+                median(figures.server_cpus.clone()),
+                server * 100.0,
+                load * 100.0
+            );
+        }
         print!("    chunk -> client p50 / p99   {p50:.2} / {p99:.2} ms");
         let ratios = base.filter(|_| *layout != Layout::Local);
         match ratios.map(|base| figures.against(base)) {
-            Some([p50, p99, rate, cpu]) => {
-                println!("   ({p50:.2} / {p99:.2} x (a))");
+            Some(ratios) => {
+                println!("   ({:.2} / {:.2} x (a))", ratios.p50, ratios.p99);
                 if *layout == Layout::Observed {
-                    println!("    chats per second            {rate:.2} x (a)");
-                    println!("    CPU per chat                {cpu:.2} x (a)");
+                    ratios.print_costs(split);
                 }
             }
             None => println!(),
@@ -559,12 +669,14 @@ async fn report(
             println!("    Redis commands per chat     {commands:.1}");
         }
     }
-    if let Some(base) = base.filter(|_| control.is_some()) {
-        let [p50, p99, rate, cpu] = again.against(base);
+    if let (Some(base), Some(again)) = (base, again) {
+        let ratios = again.against(base);
         println!("  control: (a) against itself, run once more each round (the noise)");
-        println!("    chunk -> client p50 / p99   {p50:.2} / {p99:.2} x (a)");
-        println!("    chats per second            {rate:.2} x (a)");
-        println!("    CPU per chat                {cpu:.2} x (a)");
+        println!(
+            "    chunk -> client p50 / p99   {:.2} / {:.2} x (a)",
+            ratios.p50, ratios.p99
+        );
+        ratios.print_costs(split);
     }
     println!(
         "  targets: p99 < 50 ms at 1,000 sessions; idle session < 50 KiB; (d)'s p99 within 2x (a)'s at 100; (f) within 5% of (a); store statements per chat <= model rounds + 3 (2 rounds here; a client on another instance reads the session besides)"

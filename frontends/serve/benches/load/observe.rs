@@ -3,6 +3,7 @@
 //! ([`agentry::telemetry::otlp`]). A global subscriber cannot be removed, so a switch filters
 //! its layer: off (every other layout), it lets no span through.
 
+use super::cores::Cores;
 use agentry::config::TelemetrySettings;
 use agentry::telemetry::otlp;
 use agentry_tests::otlp::OtlpReceiver;
@@ -47,19 +48,24 @@ pub struct Traces {
 }
 
 impl Traces {
-    /// Installs the global subscriber (traces off until [`Observing::start`]).
-    pub fn install() -> Self {
+    /// Installs the global subscriber (traces off until [`Observing::start`]), its exporter's
+    /// thread on the server side's `cores`.
+    pub fn install(cores: &Cores) -> Self {
         let receiver = OtlpReceiver::start();
         let settings = TelemetrySettings {
             endpoint: Some(receiver.url().to_owned()),
             ..TelemetrySettings::default()
         };
         // The exporter's blocking HTTP client is made off the runtime.
-        let traces = std::thread::spawn(move || otlp::Traces::configured(&settings))
-            .join()
-            .unwrap()
-            .unwrap()
-            .expect("an endpoint turns traces on");
+        let cores = cores.clone();
+        let traces = std::thread::spawn(move || {
+            cores.pin_to_server();
+            otlp::Traces::configured(&settings)
+        })
+        .join()
+        .unwrap()
+        .unwrap()
+        .expect("an endpoint turns traces on");
         // With the level the layer's own filter lets through, as the binary's subscriber has:
         // without it, every `log` record of the dependencies would be dispatched to be refused.
         let switch = tracing_subscriber::filter::filter_fn(|_| TRACING.load(Ordering::Relaxed))
