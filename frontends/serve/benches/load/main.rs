@@ -7,16 +7,18 @@
 //! in between (the floor of chunk → client latency).
 //!
 //! `cargo bench -p agentry-serve --bench load` (`LOAD_SESSIONS=100,1000` to choose N; run one N
-//! per process for memory figures untouched by the previous run). By default every chat starts
-//! at once, a burst that saturates the machine (the clients and the mock share its cores with
-//! the server), so latency there is mostly queueing; `LOAD_SPREAD_MS=T` spreads the chats'
-//! starts evenly over T ms instead, an offered load of N / T chats per second with all N
-//! sessions open (chats per second then counts that window too). Layout (f) is (a) observed as
-//! an operator would: chats counted in the metrics and traced over OTLP to a receiver on
-//! loopback; (a) counts and traces nothing, so (f) against (a) is what observation costs. With
-//! both, (a) also runs a second time each round, a control: how far apart two runs of one layout
-//! fall on this machine, which (f)'s ratios are read against. Latency percentiles are taken over
-//! every round's samples pooled; ratios of chats per second and CPU are medians of each round's.
+//! per process for memory figures untouched by the previous run). The server side (instances,
+//! relay, OTLP exporter) runs on the first half of the cores, the load side (clients, mock
+//! model, OTLP receiver) on the rest; `LOAD_CORES=shared` runs both on every core. By default
+//! every chat starts at once, a burst that saturates the server's cores, so latency there is
+//! mostly queueing; `LOAD_SPREAD_MS=T` spreads the chats' starts evenly over T ms instead, an
+//! offered load of N / T chats per second with all N sessions open (chats per second then
+//! counts that window too). Layout (f) is (a) observed as an operator would: chats counted in
+//! the metrics and traced over OTLP to a receiver on loopback; (a) counts and traces nothing,
+//! so (f) against (a) is what observation costs. With both, (a) also runs a second time each
+//! round, a control: how far apart two runs of one layout fall on this machine, which (f)'s
+//! ratios are read against. The layouts take turns going first. Latency percentiles printed
+//! are over every round's samples pooled; ratios are medians of each round's own ratios.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod cores;
@@ -453,7 +455,7 @@ async fn bench(sides: &Sides) {
         ms => println!("chat starts spread evenly over {ms} ms (LOAD_SPREAD_MS)"),
     }
     println!(
-        "peer: a bare WebSocket relay of the same mock answers (no agent); {rounds} rounds, layouts alternating; latency percentiles over all rounds' samples"
+        "peer: a bare WebSocket relay of the same mock answers (no agent); {rounds} rounds, the layouts taking turns to go first; latency percentiles over all rounds' samples, ratios the medians of each round's"
     );
     println!(
         "shared layouts: one throwaway PostgreSQL and Redis on loopback; every instance in this process"
