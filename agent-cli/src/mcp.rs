@@ -33,7 +33,7 @@ pub async fn mcp(args: McpArgs) -> Result<Exit, CliError> {
             Ok(Exit::EndTurn)
         }
         McpCommand::Login { name } => login(&project, &name).await,
-        McpCommand::Logout { name } => logout(&project, &name),
+        McpCommand::Logout { name } => logout(&project, &name).await,
         McpCommand::Serve(args) => serve(&project, args).await,
     }
 }
@@ -51,10 +51,11 @@ async fn login(project: &Path, name: &str) -> Result<Exit, CliError> {
 
 /// `agentry mcp logout NAME`.
 #[cfg(feature = "mcp")]
-fn logout(project: &Path, name: &str) -> Result<Exit, CliError> {
+async fn logout(project: &Path, name: &str) -> Result<Exit, CliError> {
     let server = http_server(project, name)?;
     let folder = agentry_mcp::token_folder();
     match agentry_mcp::logout(name, &server.url, &folder)
+        .await
         .map_err(|e| CliError::usage(anyhow!(e)))?
     {
         true => println!("Logged out of MCP server `{name}`"),
@@ -89,7 +90,7 @@ async fn login(_project: &Path, _name: &str) -> Result<Exit, CliError> {
 
 /// Without the MCP client linked there is no server to log out of.
 #[cfg(not(feature = "mcp"))]
-fn logout(_project: &Path, _name: &str) -> Result<Exit, CliError> {
+async fn logout(_project: &Path, _name: &str) -> Result<Exit, CliError> {
     Err(without_mcp_client())
 }
 

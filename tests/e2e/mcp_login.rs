@@ -5,6 +5,7 @@
 
 use crate::sandbox;
 use agentry_tests::peers;
+use agentry_tests::servers::SecretService;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -57,9 +58,9 @@ impl Drop for ScenarioServer {
     }
 }
 
-/// `agentry mcp list --json`'s row for the server `docs`.
-fn listed(sb: &agentry_tests::Sandbox) -> Value {
-    let out = sb.run(&["mcp", "list", "--json"]);
+/// `agentry mcp list --json`'s row for the server `docs` (with `env` added to the sandbox's).
+fn listed(sb: &agentry_tests::Sandbox, env: &[(&str, &str)]) -> Value {
+    let out = sb.run_with_env(&["mcp", "list", "--json"], env);
     assert_eq!(out.code, Some(0), "{out:?}");
     let rows: Value = serde_json::from_str(&out.stdout).unwrap();
     rows.as_array()
@@ -100,7 +101,7 @@ fn mcp_shows(tmux: &agentry_tests::tmux::Tmux, wanted: &dyn Fn(&str) -> bool) {
 #[test]
 fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
     let (sb, server) = with_docs_behind_oauth();
-    let before = listed(&sb);
+    let before = listed(&sb, &[]);
     assert_eq!(before["status"], "needs login", "{before}");
     assert_eq!(before["how"], "run `agentry mcp login docs`");
 
@@ -129,16 +130,55 @@ fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
         assert_eq!(mode, 0o600, "the tokens are the user's alone");
     }
 
-    let after = listed(&sb);
+    let after = listed(&sb, &[]);
     assert_eq!(after["status"], "connected", "{after}");
     assert!(after["tools"].as_u64().unwrap() > 0, "{after}");
 
     let logout = sb.run(&["mcp", "logout", "docs"]);
     assert_eq!(logout.code, Some(0), "{logout:?}");
     assert!(!tokens.exists());
-    assert_eq!(listed(&sb)["status"], "needs login");
+    assert_eq!(listed(&sb, &[])["status"], "needs login");
     let again = sb.run(&["mcp", "logout", "docs"]);
     assert!(again.stdout.contains("was not logged in to"), "{again:?}");
+}
+
+#[test]
+fn with_a_system_keyring_the_tokens_are_kept_there_and_the_file_holds_none() {
+    let keyring = SecretService::start();
+    let (sb, server) = with_docs_behind_oauth();
+    let browser = peers::headless_browser();
+    let bus = keyring.address();
+    let env = [("DBUS_SESSION_BUS_ADDRESS", bus)];
+    let login = sb.run_with_env(&["mcp", "login", "docs"], &[("BROWSER", &browser), env[0]]);
+    assert_eq!(login.code, Some(0), "{login:?}");
+
+    let record = sb.project().join("../data/mcp-auth/docs.json");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let kept: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(kept["url"], server.url.as_str());
+    assert_eq!(kept["in_keyring"], true, "{kept}");
+    assert!(
+        !text.contains("token"),
+        "no token is written to the file: {text}"
+    );
+    let entry = [("service", "agentry-mcp"), ("username", "docs")];
+    let secret = keyring.lookup(&entry).expect("the tokens in the keyring");
+    let secret: Value = serde_json::from_str(&secret).unwrap();
+    assert!(
+        secret["token_response"]["access_token"].is_string(),
+        "{secret}"
+    );
+
+    // A connection reads them from the keyring.
+    let connected = listed(&sb, &env);
+    assert_eq!(connected["status"], "connected", "{connected}");
+    assert!(connected["tools"].as_u64().unwrap() > 0, "{connected}");
+
+    let logout = sb.run_with_env(&["mcp", "logout", "docs"], &env);
+    assert_eq!(logout.code, Some(0), "{logout:?}");
+    assert!(!record.exists());
+    assert_eq!(keyring.lookup(&entry), None, "removed from the keyring too");
+    assert_eq!(listed(&sb, &env)["status"], "needs login");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Throwaway PostgreSQL, Redis and nginx servers for the tests, from Debian's packages
 //! (`postgresql-15`, `redis-server`, `nginx`, which ./scripts/test installs): each listens on a free port
-//! of 127.0.0.1 with its files in a temporary folder, is stopped when dropped, and dies with the
+//! of 127.0.0.1 with its files in a temporary folder (and a system keyring on a D-Bus bus of
+//! its own, [`SecretService`]), is stopped when dropped, and dies with the
 //! thread that started it (a parent-death signal: start it on the test's own thread), so a
 //! failed or killed test leaves no server behind.
 //!
@@ -502,6 +503,126 @@ fn nginx() -> PathBuf {
         .map(PathBuf::from)
         .find(|path| path.exists())
         .expect("no nginx (apt-get install nginx; ./scripts/test does)")
+}
+
+/// A throwaway system keyring: a D-Bus session bus of its own (`dbus-daemon`) with
+/// gnome-keyring's Secret Service on it, its `login` keyring made and unlocked with a password
+/// of the test's, its files in a temporary folder; both stopped when dropped. A program given
+/// its [`address`](SecretService::address) keeps its secrets there.
+pub struct SecretService {
+    // Dropped in this order: the keyring, its bus, then their folder.
+    _keyring: ServerProcess,
+    _bus: ServerProcess,
+    address: String,
+    dir: tempfile::TempDir,
+}
+
+impl SecretService {
+    /// Starts the bus and the keyring, and waits until the keyring answers on the bus.
+    pub fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        for folder in ["home", "data", "runtime"] {
+            std::fs::create_dir(dir.path().join(folder)).unwrap();
+        }
+        let socket = dir.path().join("runtime/bus");
+        let address = format!("unix:path={}", socket.display());
+        let log = dir.path().join("bus.log");
+        let mut bus = Command::new("dbus-daemon");
+        bus.args(["--session", "--nofork", "--nopidfile"])
+            .arg(format!("--address={address}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap());
+        tied_to_this_process(&mut bus, None, Signal::SIGTERM);
+        let mut bus = bus
+            .spawn()
+            .expect("dbus-daemon (apt-get install dbus-daemon; ./scripts/test does)");
+        wait_until("dbus-daemon", &log, &mut bus, || socket.exists());
+        let mut service = Self {
+            address,
+            _bus: ServerProcess {
+                child: Some(bus),
+                shutdown: Signal::SIGTERM,
+            },
+            _keyring: ServerProcess::none(Signal::SIGTERM),
+            dir,
+        };
+        service._keyring = service.start_keyring();
+        service
+    }
+
+    /// gnome-keyring's secrets daemon on the bus, its `login` keyring unlocked with the
+    /// password it reads on its input.
+    fn start_keyring(&self) -> ServerProcess {
+        use std::io::Write;
+        let log = self.dir.path().join("keyring.log");
+        let output = std::fs::File::create(&log).unwrap();
+        let mut keyring = Command::new("gnome-keyring-daemon");
+        keyring
+            .args(["--foreground", "--components=secrets", "--unlock"])
+            .env_clear()
+            .envs(self.env())
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .stdin(Stdio::piped())
+            .stdout(output.try_clone().unwrap())
+            .stderr(output);
+        tied_to_this_process(&mut keyring, None, Signal::SIGTERM);
+        let mut child = keyring
+            .spawn()
+            .expect("gnome-keyring-daemon (apt-get install gnome-keyring; ./scripts/test does)");
+        let mut password = child.stdin.take().unwrap();
+        password.write_all(b"throwaway").unwrap();
+        drop(password);
+        wait_until("gnome-keyring-daemon", &log, &mut child, || {
+            self.bus_has("org.freedesktop.secrets")
+        });
+        ServerProcess {
+            child: Some(child),
+            shutdown: Signal::SIGTERM,
+        }
+    }
+
+    /// Whether `name` is owned on the bus.
+    fn bus_has(&self, name: &str) -> bool {
+        Command::new("dbus-send")
+            .args(["--session", "--print-reply", "--dest=org.freedesktop.DBus"])
+            .args(["/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner"])
+            .arg(format!("string:{name}"))
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.address)
+            .output()
+            .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("boolean true"))
+    }
+
+    /// The address of its bus: a program with it as `DBUS_SESSION_BUS_ADDRESS` keeps its
+    /// secrets in this keyring.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// The daemon's environment: its bus, and folders of its own.
+    fn env(&self) -> Vec<(&'static str, String)> {
+        let folder = |name: &str| self.dir.path().join(name).display().to_string();
+        vec![
+            ("DBUS_SESSION_BUS_ADDRESS", self.address.clone()),
+            ("HOME", folder("home")),
+            ("XDG_DATA_HOME", folder("data")),
+            ("XDG_RUNTIME_DIR", folder("runtime")),
+        ]
+    }
+
+    /// The secret kept under these attributes (`secret-tool lookup`), if there is one.
+    pub fn lookup(&self, attributes: &[(&str, &str)]) -> Option<String> {
+        let out = Command::new("secret-tool")
+            .arg("lookup")
+            .args(attributes.iter().flat_map(|(name, value)| [*name, *value]))
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.address)
+            .stdin(Stdio::null())
+            .output()
+            .expect("secret-tool (apt-get install libsecret-tools; ./scripts/test does)");
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
 }
 
 #[cfg(test)]

@@ -4,19 +4,18 @@
 //! resource indicator, the issuer checks, and refreshing.
 //!
 //! [`login`] opens the authorization URL with the system's opener (`$BROWSER` first, printed
-//! when there is none) and takes the redirect on a loopback port; the tokens are kept in a
-//! file of their own under the data folder, readable by the user alone ([`token_folder`]). A
+//! when there is none) and takes the redirect on a loopback port; the tokens are kept in the
+//! system keyring, or where there is none in a file under the data folder readable by the user
+//! alone ([`token_folder`]; see [`crate::tokens`]). A
 //! connection to a server with kept tokens sends them and refreshes them when the server
 //! rejects them; a server that asks for a login it has not had is reported as needing one.
 
 use crate::McpError;
 use crate::config::HttpServer;
+use crate::tokens::TokenFile;
 use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
-    CredentialStore, OAuthState, StoredCredentials,
+    AuthClient, AuthorizationCallback, AuthorizationManager, AuthorizationRequest, OAuthState,
 };
-use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -26,106 +25,6 @@ const CLIENT_NAME: &str = "agentry";
 /// The folder that keeps each server's tokens: `mcp-auth` in agentry's data folder.
 pub fn token_folder() -> PathBuf {
     agentry::session::data_dir().join("mcp-auth")
-}
-
-/// One server's tokens on disk: `FOLDER/NAME.json`, kept with the URL they were given for (a
-/// server whose URL changed needs a new login).
-#[derive(Clone)]
-pub(crate) struct TokenFile {
-    path: PathBuf,
-    url: String,
-}
-
-/// What a token file holds.
-#[derive(Serialize, Deserialize)]
-struct Kept {
-    url: String,
-    credentials: StoredCredentials,
-}
-
-impl TokenFile {
-    /// The token file of server `name` reached at `url`, in `folder`.
-    pub(crate) fn new(folder: &Path, name: &str, url: &str) -> Self {
-        let file: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        Self {
-            path: folder.join(format!("{file}.json")),
-            url: url.to_owned(),
-        }
-    }
-
-    /// Whether tokens are kept for this server at this URL.
-    pub(crate) fn exists(&self) -> bool {
-        self.read().is_some()
-    }
-
-    /// When the tokens were last written, if they are kept.
-    pub(crate) fn written_at(&self) -> Option<std::time::SystemTime> {
-        std::fs::metadata(&self.path)
-            .and_then(|m| m.modified())
-            .ok()
-    }
-
-    fn read(&self) -> Option<StoredCredentials> {
-        let text = std::fs::read_to_string(&self.path).ok()?;
-        let kept: Kept = serde_json::from_str(&text).ok()?;
-        (kept.url == self.url).then_some(kept.credentials)
-    }
-
-    /// Writes the tokens whole or not at all (a file beside it, renamed over it).
-    fn write(&self, credentials: StoredCredentials) -> std::io::Result<()> {
-        let folder = self.path.parent().unwrap_or(Path::new("."));
-        agentry::private::folder(folder)?;
-        let kept = Kept {
-            url: self.url.clone(),
-            credentials,
-        };
-        let text = serde_json::to_vec_pretty(&kept).map_err(std::io::Error::other)?;
-        let partial = self.path.with_extension("json.partial");
-        let mut file = agentry::private::file_options()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&partial)?;
-        file.write_all(&text)?;
-        file.sync_all()?;
-        std::fs::rename(&partial, &self.path)
-    }
-
-    /// Forgets the tokens; whether there were any.
-    pub(crate) fn remove(&self) -> std::io::Result<bool> {
-        match std::fs::remove_file(&self.path) {
-            Ok(()) => Ok(true),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(error) => Err(error),
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl CredentialStore for TokenFile {
-    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        Ok(self.read())
-    }
-
-    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        self.write(credentials)
-            .map_err(|error| AuthError::InternalError(format!("cannot keep the tokens: {error}")))
-    }
-
-    async fn clear(&self) -> Result<(), AuthError> {
-        self.remove()
-            .map(drop)
-            .map_err(|error| AuthError::InternalError(format!("cannot forget the tokens: {error}")))
-    }
 }
 
 /// Logs in to server `name` (in `folder`, [`token_folder`] by default): asks the server who
@@ -154,6 +53,7 @@ pub(crate) async fn step_up(
 ) -> Result<(), McpError> {
     let granted = TokenFile::new(folder, name, &server.url)
         .read()
+        .await
         .map(|kept| kept.granted_scopes)
         .unwrap_or_default();
     let challenged = challenged_scopes(&challenge);
@@ -313,10 +213,12 @@ pub(crate) fn scope_challenge(error: &rmcp::ServiceError) -> Option<String> {
     None
 }
 
-/// Forgets the tokens of server `name` reached at `url`; whether there were any.
-pub fn logout(name: &str, url: &str, folder: &Path) -> Result<bool, McpError> {
+/// Forgets the tokens of server `name` reached at `url`, in the system keyring too; whether
+/// there were any.
+pub async fn logout(name: &str, url: &str, folder: &Path) -> Result<bool, McpError> {
     TokenFile::new(folder, name, url)
         .remove()
+        .await
         .map_err(|e| McpError::Login {
             server: name.to_owned(),
             message: format!("cannot forget its tokens: {e}"),
@@ -430,28 +332,6 @@ async fn redirect_to(listener: &tokio::net::TcpListener, port: u16) -> std::io::
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tokens_are_kept_for_the_url_they_were_given_for_and_written_whole() {
-        let folder = tempfile::tempdir().unwrap();
-        let kept = TokenFile::new(folder.path(), "docs/v2", "https://docs.example/mcp");
-        assert!(!kept.exists());
-        let credentials = StoredCredentials::new("agentry-client".to_owned(), None, vec![], None);
-        kept.write(credentials).unwrap();
-        assert!(kept.exists());
-        assert!(
-            folder.path().join("docs_v2.json").exists(),
-            "a name is a file name"
-        );
-        assert!(!folder.path().join("docs_v2.json.partial").exists());
-        let moved = TokenFile::new(folder.path(), "docs/v2", "https://elsewhere.example/mcp");
-        assert!(
-            !moved.exists(),
-            "a server whose URL changed needs a new login"
-        );
-        assert!(kept.remove().unwrap());
-        assert!(!kept.remove().unwrap());
-    }
 
     #[test]
     fn a_challenge_names_its_scopes_quoted_or_not() {

@@ -55,6 +55,7 @@ mod link;
 mod prompts;
 mod sampling;
 mod session_servers;
+mod tokens;
 mod tool;
 
 pub use auth::{login, logout, open_in_browser, token_folder};

@@ -8,11 +8,12 @@
 
 use crate::McpError;
 use crate::McpOptions;
-use crate::auth::{TokenFile, token_folder};
+use crate::auth::token_folder;
 use crate::config::{HttpServer, McpServerConfig};
 use crate::connection::{Service, start};
 use crate::handler::{CallsInFlight, Changed, Handler, root};
 use crate::sampling::SamplingPolicy;
+use crate::tokens::TokenFile;
 use agentry::provider::ProviderStatus;
 use rmcp::RoleClient;
 use rmcp::handler::client::progress::ProgressDispatcher;
