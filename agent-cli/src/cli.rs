@@ -234,11 +234,19 @@ pub enum McpCommand {
     Login {
         /// The server's name.
         name: String,
+        /// Load a tool plugin (a shared library) too (the MCP client, in a thin agentry);
+        /// repeatable.
+        #[arg(long, value_name = "PATH")]
+        plugin: Vec<std::path::PathBuf>,
     },
     /// Forget the tokens of a server logged in to.
     Logout {
         /// The server's name.
         name: String,
+        /// Load a tool plugin (a shared library) too (the MCP client, in a thin agentry);
+        /// repeatable.
+        #[arg(long, value_name = "PATH")]
+        plugin: Vec<std::path::PathBuf>,
     },
     /// Serve agentry's prompt templates (and the agent, as the tool `agentry_run`) over MCP,
     /// on stdio or, with `--listen`, streamable HTTP.

@@ -32,17 +32,18 @@ pub async fn mcp(args: McpArgs) -> Result<Exit, CliError> {
             println!("Removed MCP server `{name}` from {}", file.display());
             Ok(Exit::EndTurn)
         }
-        McpCommand::Login { name } => login(&project, &name).await,
-        McpCommand::Logout { name } => logout(&project, &name).await,
+        McpCommand::Login { name, plugin } => login(&project, &name, &plugin).await,
+        McpCommand::Logout { name, plugin } => logout(&project, &name, &plugin).await,
         McpCommand::Serve(args) => serve(&project, args).await,
     }
 }
 
-/// `agentry mcp login NAME`.
-#[cfg(feature = "mcp")]
-async fn login(project: &Path, name: &str) -> Result<Exit, CliError> {
-    let server = http_server(project, name)?;
-    agentry_mcp::login(name, &server, &agentry_mcp::token_folder(), open_in_browser)
+/// `agentry mcp login NAME`: the login the server's provider offers (the MCP client's, linked
+/// or from a plugin).
+async fn login(project: &Path, name: &str, plugins: &[PathBuf]) -> Result<Exit, CliError> {
+    server_login(project, name, plugins)
+        .await?
+        .log_in()
         .await
         .map_err(|e| CliError::usage(anyhow!(e)))?;
     println!("Logged in to MCP server `{name}`");
@@ -50,11 +51,10 @@ async fn login(project: &Path, name: &str) -> Result<Exit, CliError> {
 }
 
 /// `agentry mcp logout NAME`.
-#[cfg(feature = "mcp")]
-async fn logout(project: &Path, name: &str) -> Result<Exit, CliError> {
-    let server = http_server(project, name)?;
-    let folder = agentry_mcp::token_folder();
-    match agentry_mcp::logout(name, &server.url, &folder)
+async fn logout(project: &Path, name: &str, plugins: &[PathBuf]) -> Result<Exit, CliError> {
+    let login = server_login(project, name, plugins).await?;
+    match login
+        .log_out()
         .await
         .map_err(|e| CliError::usage(anyhow!(e)))?
     {
@@ -64,49 +64,37 @@ async fn logout(project: &Path, name: &str) -> Result<Exit, CliError> {
     Ok(Exit::EndTurn)
 }
 
-/// The configured server `name`, which must be reached over HTTP (only those log in).
-#[cfg(feature = "mcp")]
-fn http_server(project: &Path, name: &str) -> Result<agentry_mcp::HttpServer, CliError> {
+/// The login of the configured server `name`, which must be reached over HTTP (only those
+/// log in). The servers start in the background: one that needs the login cannot answer yet.
+async fn server_login(
+    project: &Path,
+    name: &str,
+    plugin_flags: &[PathBuf],
+) -> Result<std::sync::Arc<dyn agentry::provider::Login>, CliError> {
     let config = crate::assemble::load_config(project)?;
-    let section = config.sections.get(agentry_mcp::SERVERS_SECTION);
-    let servers = agentry_mcp::configured_servers(project, section)
-        .map_err(|e| CliError::usage(anyhow!("invalid configuration: {e}")))?;
-    match servers.get(name) {
-        Some(agentry_mcp::McpServerConfig::Http(server)) => Ok(server.clone()),
-        Some(_) => Err(CliError::usage(anyhow!(
-            "MCP server `{name}` runs as a command: only a server reached over HTTP logs in"
-        ))),
+    let plugins = crate::providers::plugin_paths(&config, plugin_flags, project);
+    let available =
+        crate::providers::available(&config, &plugins, project, ServerStart::Background).await;
+    available.check_sections()?;
+    available.check_named_plugins()?;
+    let server = available.providers.iter().find(|provider| {
+        matches!(provider.origin(), ProviderOrigin::McpServer { server } if server == name)
+    });
+    match server {
+        Some(server) => server.login().ok_or_else(|| {
+            CliError::usage(anyhow!(
+                "MCP server `{name}` runs as a command: only a server reached over HTTP logs in"
+            ))
+        }),
         None => Err(CliError::usage(anyhow!(
-            "there is no MCP server `{name}` (see `agentry mcp list`)"
+            "there is no MCP server `{name}` (see `agentry mcp list`){}",
+            if cfg!(feature = "mcp") {
+                ""
+            } else {
+                "; this agentry links no MCP client: load its plugin (--plugin PATH, or a plugins folder)"
+            }
         ))),
     }
-}
-
-/// Without the MCP client linked there is no server to log in to.
-#[cfg(not(feature = "mcp"))]
-async fn login(_project: &Path, _name: &str) -> Result<Exit, CliError> {
-    Err(without_mcp_client())
-}
-
-/// Without the MCP client linked there is no server to log out of.
-#[cfg(not(feature = "mcp"))]
-async fn logout(_project: &Path, _name: &str) -> Result<Exit, CliError> {
-    Err(without_mcp_client())
-}
-
-#[cfg(not(feature = "mcp"))]
-fn without_mcp_client() -> CliError {
-    CliError::usage(anyhow!(
-        "this agentry links no MCP client: `mcp login` and `mcp logout` need the full build"
-    ))
-}
-
-/// Shows the user `url`: printed on standard error, and opened in the browser
-/// ([`agentry_mcp::open_in_browser`]).
-#[cfg(feature = "mcp")]
-fn open_in_browser(url: &str) {
-    eprintln!("Open this address to log in:\n  {url}");
-    agentry_mcp::open_in_browser(url);
 }
 
 /// `agentry mcp serve`: the prompt templates, and the agent as `agentry_run`. Without a usable

@@ -50,6 +50,12 @@ pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<P
         found.sort();
         found_anywhere.extend(found);
     }
+    // A plugin named on the command line and found in a folder too loads once.
+    let same = |a: &Path, b: &Path| a == b || a.canonicalize().ok() == b.canonicalize().ok();
+    let found_anywhere: Vec<PathBuf> = found_anywhere
+        .into_iter()
+        .filter(|found| !paths.iter().any(|named| same(&named.path, found)))
+        .collect();
     paths.extend(
         found_anywhere
             .into_iter()

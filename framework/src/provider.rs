@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub use agentry_plugin::provider::{Provider, ProviderOrigin, ProviderStatus, SimpleProvider};
+pub use agentry_plugin::provider::{
+    Login, Provider, ProviderOrigin, ProviderStatus, SimpleProvider,
+};
 
 /// Why a provider or tool could not be registered.
 #[derive(Debug, thiserror::Error)]

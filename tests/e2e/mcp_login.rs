@@ -58,9 +58,14 @@ impl Drop for ScenarioServer {
     }
 }
 
-/// `agentry mcp list --json`'s row for the server `docs` (with `env` added to the sandbox's).
-fn listed(sb: &agentry_tests::Sandbox, env: &[(&str, &str)]) -> Value {
-    let out = sb.run_with_env(&["mcp", "list", "--json"], env);
+/// `agentry mcp list --json ARGS`'s row for the server `docs` (with `env` added to the
+/// sandbox's).
+fn listed(sb: &agentry_tests::Sandbox, args: &[&str], env: &[(&str, &str)]) -> Value {
+    let command: Vec<&str> = ["mcp", "list", "--json"]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    let out = sb.run_with_env(&command, env);
     assert_eq!(out.code, Some(0), "{out:?}");
     let rows: Value = serde_json::from_str(&out.stdout).unwrap();
     rows.as_array()
@@ -73,7 +78,11 @@ fn listed(sb: &agentry_tests::Sandbox, env: &[(&str, &str)]) -> Value {
 
 /// A sandbox whose project configures `docs`, a scenario server behind OAuth.
 fn with_docs_behind_oauth() -> (agentry_tests::Sandbox, ScenarioServer) {
-    let sb = sandbox();
+    docs_behind_oauth_in(sandbox())
+}
+
+/// `sb`, its project configuring `docs`, a scenario server behind OAuth.
+fn docs_behind_oauth_in(sb: agentry_tests::Sandbox) -> (agentry_tests::Sandbox, ScenarioServer) {
     let server = ScenarioServer::start("auth/metadata-default");
     sb.write(
         "project/.mcp.json",
@@ -101,7 +110,7 @@ fn mcp_shows(tmux: &agentry_tests::tmux::Tmux, wanted: &dyn Fn(&str) -> bool) {
 #[test]
 fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
     let (sb, server) = with_docs_behind_oauth();
-    let before = listed(&sb, &[]);
+    let before = listed(&sb, &[], &[]);
     assert_eq!(before["status"], "needs login", "{before}");
     assert_eq!(before["how"], "run `agentry mcp login docs`");
 
@@ -130,14 +139,14 @@ fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
         assert_eq!(mode, 0o600, "the tokens are the user's alone");
     }
 
-    let after = listed(&sb, &[]);
+    let after = listed(&sb, &[], &[]);
     assert_eq!(after["status"], "connected", "{after}");
     assert!(after["tools"].as_u64().unwrap() > 0, "{after}");
 
     let logout = sb.run(&["mcp", "logout", "docs"]);
     assert_eq!(logout.code, Some(0), "{logout:?}");
     assert!(!tokens.exists());
-    assert_eq!(listed(&sb, &[])["status"], "needs login");
+    assert_eq!(listed(&sb, &[], &[])["status"], "needs login");
     let again = sb.run(&["mcp", "logout", "docs"]);
     assert!(again.stdout.contains("was not logged in to"), "{again:?}");
 }
@@ -170,7 +179,7 @@ fn with_a_system_keyring_the_tokens_are_kept_there_and_the_file_holds_none() {
     );
 
     // A connection reads them from the keyring.
-    let connected = listed(&sb, &env);
+    let connected = listed(&sb, &[], &env);
     assert_eq!(connected["status"], "connected", "{connected}");
     assert!(connected["tools"].as_u64().unwrap() > 0, "{connected}");
 
@@ -178,7 +187,54 @@ fn with_a_system_keyring_the_tokens_are_kept_there_and_the_file_holds_none() {
     assert_eq!(logout.code, Some(0), "{logout:?}");
     assert!(!record.exists());
     assert_eq!(keyring.lookup(&entry), None, "removed from the keyring too");
-    assert_eq!(listed(&sb, &env)["status"], "needs login");
+    assert_eq!(listed(&sb, &[], &env)["status"], "needs login");
+}
+
+#[test]
+fn the_thin_agentry_logs_in_through_the_mcp_clients_plugin() {
+    let (sb, _server) = docs_behind_oauth_in(crate::loading::thin());
+    let flags = crate::loading::plugin_flags();
+    let flags = crate::loading::as_strs(&flags);
+    let with_flags = |command: &[&'static str]| -> Vec<&str> {
+        command
+            .iter()
+            .copied()
+            .chain(flags.iter().copied())
+            .collect()
+    };
+    assert_eq!(listed(&sb, &flags, &[])["status"], "needs login");
+    let browser = peers::headless_browser();
+    let login = sb.run_with_env(
+        &with_flags(&["mcp", "login", "docs"]),
+        &[("BROWSER", &browser)],
+    );
+    assert_eq!(login.code, Some(0), "{login:?}");
+    assert!(
+        login.stdout.contains("Logged in to MCP server `docs`"),
+        "{login:?}"
+    );
+    assert!(
+        login.stderr.contains("Open this address to log in:"),
+        "{login:?}"
+    );
+    let after = listed(&sb, &flags, &[]);
+    assert_eq!(after["status"], "connected", "{after}");
+    assert!(after["tools"].as_u64().unwrap() > 0, "{after}");
+    let logout = sb.run(&with_flags(&["mcp", "logout", "docs"]));
+    assert!(
+        logout.stdout.contains("Logged out of MCP server `docs`"),
+        "{logout:?}"
+    );
+    assert_eq!(listed(&sb, &flags, &[])["status"], "needs login");
+
+    let without_plugin = sb.run(&["mcp", "login", "docs"]);
+    assert_ne!(without_plugin.code, Some(0));
+    assert!(
+        without_plugin
+            .stderr
+            .contains("links no MCP client: load its plugin"),
+        "{without_plugin:?}"
+    );
 }
 
 #[test]
@@ -245,12 +301,23 @@ fn the_terminals_mcp_command_shows_a_server_that_needs_login_which_connects_once
 #[test]
 fn the_terminal_logs_in_to_a_server_that_needs_it() {
     let (sb, _server) = with_docs_behind_oauth();
+    terminal_logs_in(&sb, &[]);
+}
+
+#[test]
+fn the_thin_agentrys_terminal_logs_in_with_the_plugins_it_loaded() {
+    let (sb, _server) = docs_behind_oauth_in(crate::loading::thin());
+    let flags = crate::loading::plugin_flags();
+    terminal_logs_in(&sb, &crate::loading::as_strs(&flags));
+}
+
+/// `/mcp` offers the login of `docs`, and `/mcp login docs` logs in, in a chat of
+/// `agentry ARGS`.
+fn terminal_logs_in(sb: &agentry_tests::Sandbox, args: &[&str]) {
     let model = agentry_tests::mock_model::MockModelServer::start_blocking([]);
     let browser = peers::headless_browser();
-    let tmux = crate::tui::chat(&sb, &model, &[], &[("BROWSER", &browser)]);
-    tmux.type_text("/mcp");
-    tmux.keys(&["Enter"]);
-    tmux.wait_for_text("or here: /mcp login docs");
+    let tmux = crate::tui::chat(sb, &model, args, &[("BROWSER", &browser)]);
+    mcp_shows(&tmux, &|screen| screen.contains("or here: /mcp login docs"));
     tmux.type_text("/mcp login docs");
     tmux.keys(&["Enter"]);
     tmux.wait_for_text("Logged in to MCP server `docs`");

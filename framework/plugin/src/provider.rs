@@ -1,6 +1,7 @@
 //! Providers: named families of tools (file_ops, bash, an MCP server, a plugin, …).
 
 use crate::tool::{DynTool, Tool, erase};
+use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
@@ -68,6 +69,23 @@ pub trait Provider: Send + Sync {
     fn session_servers(&self) -> Option<Arc<dyn SessionServers>> {
         None
     }
+    /// How the user logs in to what the provider reaches, when it may need a login (an MCP
+    /// server over HTTP, which may sit behind OAuth): `agentry mcp login` and `logout` run it.
+    /// None by default.
+    fn login(&self) -> Option<Arc<dyn Login>> {
+        None
+    }
+}
+
+/// Logging the user in to what a provider reaches, and out again (see [`Provider::login`]).
+pub trait Login: Send + Sync {
+    /// Logs in: the authorization page opens in the user's browser (its address is also
+    /// printed on standard error, for a machine without one), and this waits until the user
+    /// is done there; the provider keeps what the login gave it and uses it from then on (in
+    /// every process: a running session's provider picks it up). An error says why not.
+    fn log_in(&self) -> BoxFuture<'_, Result<(), String>>;
+    /// Forgets the login; whether there was one.
+    fn log_out(&self) -> BoxFuture<'_, Result<bool, String>>;
 }
 
 /// How a provider is doing (see [`Provider::status`]).

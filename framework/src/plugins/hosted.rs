@@ -1,11 +1,13 @@
 //! What a plugin's providers change over time and what they host, on the host's side: a
 //! changing provider's state (its revision and status, asked before use), the providers a
-//! plugin hosts (an MCP client's servers) and the servers it connects for a session.
+//! plugin hosts (an MCP client's servers), the servers it connects for a session, and the
+//! login to what a provider reaches.
 
 use super::{Library, PluginProvider};
-use crate::provider::{Provider, ProviderStatus};
+use crate::provider::{Login, Provider, ProviderStatus};
 use crate::session_servers::{ServerSpec, ServerTransports, SessionServers};
 use agentry_plugin::wire::{Description, ProviderState, Query};
+use futures::future::BoxFuture;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -116,5 +118,47 @@ impl SessionServers for PluginSessionServers {
             description,
             true,
         )))
+    }
+}
+
+/// The login of the plugin's provider `handle`, run on the plugin's side (which opens the
+/// browser and prints the address itself: it shares the process's standard error).
+pub(super) struct PluginLogin {
+    pub(super) library: Arc<Library>,
+    pub(super) handle: u64,
+}
+
+impl PluginLogin {
+    /// Asks `query` off the runtime (a login waits for the user).
+    async fn ask<T: serde::de::DeserializeOwned + Send + 'static>(
+        &self,
+        query: Query,
+    ) -> Result<T, String> {
+        let library = self.library.clone();
+        tokio::task::spawn_blocking(move || {
+            library
+                .query::<T>(&query)
+                .unwrap_or_else(|| Err("it was built for ABI 1.0, which has no login".into()))
+        })
+        .await
+        .map_err(|e| format!("the login's thread failed: {e}"))?
+    }
+}
+
+impl Login for PluginLogin {
+    fn log_in(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async move {
+            self.ask::<serde_json::Value>(Query::Login {
+                provider: self.handle,
+            })
+            .await
+            .map(drop)
+        })
+    }
+
+    fn log_out(&self) -> BoxFuture<'_, Result<bool, String>> {
+        Box::pin(self.ask(Query::Logout {
+            provider: self.handle,
+        }))
     }
 }

@@ -14,7 +14,7 @@ mod services;
 
 use crate::commands::CommandSource;
 use crate::ids::SessionId;
-use crate::provider::{Provider, ProviderOrigin, ProviderStatus};
+use crate::provider::{Login, Provider, ProviderOrigin, ProviderStatus};
 use crate::session_servers::SessionServers;
 use crate::tool::{DynTool, ToolError};
 use agentry_plugin::abi::{self, Buffer, PluginInfo, PluginV1};
@@ -504,6 +504,15 @@ impl Provider for PluginProvider {
 
     fn tool_prefix(&self) -> Option<String> {
         self.described(|description| description.tool_prefix.clone())
+    }
+
+    fn login(&self) -> Option<Arc<dyn Login>> {
+        self.described(|description| description.login).then(|| {
+            Arc::new(hosted::PluginLogin {
+                library: self.library.clone(),
+                handle: self.handle,
+            }) as Arc<dyn Login>
+        })
     }
 
     fn session_servers(&self) -> Option<Arc<dyn SessionServers>> {

@@ -13,6 +13,7 @@
 use crate::McpError;
 use crate::config::HttpServer;
 use crate::tokens::TokenFile;
+use futures::future::BoxFuture;
 use rmcp::transport::auth::{
     AuthClient, AuthorizationCallback, AuthorizationManager, AuthorizationRequest, OAuthState,
 };
@@ -158,6 +159,35 @@ async fn authorize(
         )
         .await
         .map_err(|e| failed(e.to_string()))
+}
+
+/// The login to one server over HTTP, as its provider offers it
+/// ([`Provider::login`](agentry::provider::Provider::login)): the tokens kept in
+/// [`token_folder`], the address printed on standard error and opened in the browser.
+pub(crate) struct ServerLogin {
+    pub(crate) name: String,
+    pub(crate) server: HttpServer,
+}
+
+impl agentry::provider::Login for ServerLogin {
+    fn log_in(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async move {
+            login(&self.name, &self.server, &token_folder(), |url| {
+                eprintln!("Open this address to log in:\n  {url}");
+                open_in_browser(url);
+            })
+            .await
+            .map_err(|e| e.to_string())
+        })
+    }
+
+    fn log_out(&self) -> BoxFuture<'_, Result<bool, String>> {
+        Box::pin(async move {
+            logout(&self.name, &self.server.url, &token_folder())
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
 }
 
 /// Opens `url` with `$BROWSER` (a `:`-separated list of commands, `%s` standing for the

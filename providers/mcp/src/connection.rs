@@ -8,7 +8,7 @@ use crate::link::{Link, Origin};
 use crate::prompts::McpPrompt;
 use crate::tool::McpTool;
 use agentry::commands::CommandSource;
-use agentry::provider::{Provider, ProviderOrigin, ProviderStatus};
+use agentry::provider::{Login, Provider, ProviderOrigin, ProviderStatus};
 use agentry::sync::lock;
 use agentry::tool::DynTool;
 use reqwest::header::{HeaderName, HeaderValue};
@@ -139,6 +139,14 @@ impl Provider for McpProvider {
     fn commands(&self) -> Option<Arc<dyn CommandSource>> {
         Some(Arc::new(McpProvider {
             link: self.link.clone(),
+        }))
+    }
+
+    fn login(&self) -> Option<Arc<dyn Login>> {
+        let server = self.link.http.clone()?;
+        Some(Arc::new(crate::auth::ServerLogin {
+            name: self.link.server.clone(),
+            server,
         }))
     }
 }

@@ -3,7 +3,7 @@
 //! session), each described, and its tools and commands found, by handle.
 
 use crate::commands::{CommandSource, SlashCommand};
-use crate::provider::{Provider, ProviderOrigin};
+use crate::provider::{Login, Provider, ProviderOrigin};
 use crate::session_servers::SessionServers;
 use crate::sync::lock;
 use crate::tool::DynTool;
@@ -72,6 +72,7 @@ fn describe_with(provider: &dyn Provider, tools: &[Arc<dyn DynTool>]) -> Descrip
         tool_prefix,
         hosted: Vec::new(),
         session_servers: None,
+        login: provider.login().is_some(),
     }
 }
 
@@ -215,6 +216,13 @@ impl Providers {
     /// The slash commands of the provider `handle`.
     pub(super) fn commands(&self, handle: u64) -> Result<Option<Arc<dyn CommandSource>>, String> {
         Ok(self.provider(handle)?.commands())
+    }
+
+    /// The login of the provider `handle`.
+    pub(super) fn login(&self, handle: u64) -> Result<Arc<dyn Login>, String> {
+        self.provider(handle)?
+            .login()
+            .ok_or_else(|| format!("the plugin's provider {handle} has no login"))
     }
 
     /// The slash command `name` (of `origin`) of the provider `handle`.

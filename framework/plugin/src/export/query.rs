@@ -73,6 +73,15 @@ pub(super) fn answer(plugin: &Plugin, query: Query) -> Result<Value, String> {
             drop(ended);
             Value::Null
         }
+        Query::Login { provider } => {
+            let login = providers.login(provider)?;
+            plugin.runtime()?.block_on(login.log_in())?;
+            Value::Null
+        }
+        Query::Logout { provider } => {
+            let login = providers.login(provider)?;
+            json!(plugin.runtime()?.block_on(login.log_out())?)
+        }
         Query::Logs(target) => {
             log_to(&target)?;
             Value::Null

@@ -57,6 +57,11 @@ pub struct Description {
     /// offers [`Provider::session_servers`](crate::provider::Provider::session_servers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_servers: Option<ServerTransports>,
+    /// Whether the user can log in to what it reaches (see
+    /// [`Provider::login`](crate::provider::Provider::login)), through [`Query::Login`] and
+    /// [`Query::Logout`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub login: bool,
 }
 
 /// How a changing provider stands now (the answer to [`Query::State`]).

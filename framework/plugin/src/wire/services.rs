@@ -193,6 +193,18 @@ pub enum Query {
         /// The session.
         session_id: String,
     },
+    /// Logs the user in to what a provider reaches (see
+    /// [`Provider::login`](crate::provider::Provider::login)); blocks until the user is done
+    /// in the browser. Answer: `null`; an error says why not.
+    Login {
+        /// The provider.
+        provider: u64,
+    },
+    /// Forgets a provider's login. Answer: whether there was one.
+    Logout {
+        /// The provider.
+        provider: u64,
+    },
     /// Where the plugin's logs (its `tracing` events) go: where the host's own go, sent once
     /// the plugin is loaded. Answer: `null`.
     Logs(LogTarget),

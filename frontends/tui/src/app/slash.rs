@@ -41,18 +41,30 @@ impl App {
     }
 
     /// `/mcp login NAME`: this agentry's own `mcp login NAME`, run beside the chat (its
-    /// address shown, the browser opened); the server connects by itself once logged in.
+    /// address shown, the browser opened) with the plugins this chat loaded (the MCP client's,
+    /// in a thin agentry); the server connects by itself once logged in.
     fn mcp_login(&mut self, name: &str) {
         if self.shell.is_some() {
             return self.note_error("A command is already running: wait for it, or Ctrl-C.");
         }
         let program = std::env::current_exe().map(|path| path.display().to_string());
+        let mut plugins: Vec<String> = Vec::new();
+        for info in self.agent.registry().providers() {
+            if let ProviderOrigin::Plugin { path } = &info.origin {
+                let path = path.display().to_string();
+                if !plugins.contains(&path) {
+                    plugins.push(path);
+                }
+            }
+        }
         let words = [
             program.as_deref().unwrap_or("agentry"),
             "mcp",
             "login",
             name,
-        ];
+        ]
+        .into_iter()
+        .chain(plugins.iter().flat_map(|path| ["--plugin", path.as_str()]));
         let Ok(command) = shlex::try_join(words) else {
             return self.note_error(&format!("`{name}` is not a server's name"));
         };
