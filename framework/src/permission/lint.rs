@@ -63,6 +63,16 @@ fn problem<'a>(
     let RuleTarget::Tool { name, pattern } = &rule.target else {
         return None;
     };
+    // A request a tool receives (`Sampling(SERVER)`), whose pattern is a glob of who asks.
+    if crate::permission::REQUESTS
+        .iter()
+        .any(|(request, _)| request == name)
+    {
+        let pattern = pattern.as_deref()?;
+        return globset::Glob::new(pattern)
+            .err()
+            .map(|e| format!("`{pattern}` is not a glob: {e}"));
+    }
     let tools: Vec<&dyn DynTool> = tools.into_iter().collect();
     let named = tools
         .iter()
@@ -188,6 +198,9 @@ mod tests {
             "Read(src/[oops)",
             "kind:read",
             "mcp__github__create_issue",
+            "Sampling(docs)",
+            "Sampling",
+            "Sampling(docs-[oops)",
         ]
         .map(|target| {
             PermissionRule::parse(RuleAction::Deny, target)
@@ -204,7 +217,8 @@ mod tests {
                 "Reed(src/**)",
                 "TodoWrite(x)",
                 "WebFetch(example.com)",
-                "Read(src/[oops)"
+                "Read(src/[oops)",
+                "Sampling(docs-[oops)"
             ]
         );
         let text = warnings[0].to_string();

@@ -15,6 +15,9 @@
 //! 8. otherwise the mode decides: `bypass` runs everything; `accept_edits` runs read-only and
 //!    file-editing kinds and asks for the rest; `default` runs read-only kinds and asks for the rest.
 //!
+//! Requests a tool receives during its call (an MCP server asking to use the model) are decided
+//! by rules naming them, such as `Sampling(docs)` (see [`PermissionPolicy::decide_request`]).
+//!
 //! Rules name a tool, a kind or every tool; `Read(…)` and `Edit(…)` rules also apply to every
 //! tool that reads or edits files. Path patterns are read as in Claude Code (see
 //! [`path_pattern`]); other tools read their own patterns (`Bash(git status:*)`,
@@ -25,6 +28,7 @@ pub mod lint;
 mod mode;
 pub mod path_pattern;
 mod policy;
+mod requests;
 mod rule;
 
 pub use agentry_plugin::tool::ReadDenials;
@@ -34,4 +38,5 @@ pub use answers::{
 };
 pub use mode::PermissionMode;
 pub use policy::{CallSubject, Decision, PermissionPolicy, allow_rules};
+pub use requests::{REQUESTS, SessionRequestRules};
 pub use rule::{PermissionError, PermissionRule, RuleAction, RuleOrigin, RuleTarget};

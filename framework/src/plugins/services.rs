@@ -57,6 +57,7 @@ impl Offered {
             ),
             (self.ctx.host.sub_agents.is_some(), Service::SubAgents),
             (self.ctx.host.ask_user.is_some(), Service::AskUser),
+            (self.ctx.host.request_rules.is_some(), Service::RequestRules),
         ]
         .into_iter()
         .filter_map(|(offered, service)| offered.then_some(service))
@@ -122,6 +123,10 @@ async fn perform(offered: &Offered, request: ServiceRequest) -> ServiceAnswer {
         ServiceRequest::AskUser { questions } => match &ctx.host.ask_user {
             Some(asker) => encoded(Ended::of(asker.ask(ctx, questions).await)),
             None => not_offered("questions to the user"),
+        },
+        ServiceRequest::DecideRequest { request, subject } => match &ctx.host.request_rules {
+            Some(rules) => encoded(Ok::<_, String>(rules.decide(&request, &subject).await)),
+            None => not_offered("permission rules"),
         },
     }
 }

@@ -34,15 +34,14 @@ pub fn servers_from_section(
 
 impl McpOptions {
     /// The defaults with an `[mcp]` section over them: `startup_timeout_secs` (30 by default),
-    /// `tool_timeout_secs` (120), `sampling_allowed` (servers whose sampling is not asked
-    /// about; none) and `sampling_max_tokens` (4096).
+    /// `tool_timeout_secs` (120) and `sampling_max_tokens` (4096). Which servers may use
+    /// the model unasked is the permission rules' to say (`Sampling(SERVER)`).
     pub fn from_section(section: Option<&serde_json::Value>) -> Result<Self, String> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Section {
             startup_timeout_secs: Option<u64>,
             tool_timeout_secs: Option<u64>,
-            sampling_allowed: Option<Vec<String>>,
             sampling_max_tokens: Option<u32>,
         }
         let defaults = Self::default();
@@ -58,7 +57,6 @@ impl McpOptions {
             tool_timeout: section
                 .tool_timeout_secs
                 .map_or(defaults.tool_timeout, Duration::from_secs),
-            sampling_allowed: section.sampling_allowed.unwrap_or_default(),
             sampling_max_tokens: section
                 .sampling_max_tokens
                 .unwrap_or(defaults.sampling_max_tokens),

@@ -46,10 +46,8 @@ pub struct McpOptions {
     /// How many attempts in a row before giving up on a server (a restart counts as one in a
     /// row when the server dies again within a minute).
     pub restart_attempts: u32,
-    /// The servers whose requests for a message from the session's model (sampling) are
-    /// answered without asking the user first.
-    pub sampling_allowed: Vec<String>,
-    /// The most tokens such an answer may have (a server asking for more gets this many).
+    /// The most tokens the session's model's answer to a server's request for a message
+    /// (sampling) may have (a server asking for more gets this many).
     pub sampling_max_tokens: u32,
 }
 
@@ -60,7 +58,6 @@ impl Default for McpOptions {
             tool_timeout: Duration::from_secs(120),
             restart_delay: Duration::from_millis(500),
             restart_attempts: 5,
-            sampling_allowed: Vec::new(),
             sampling_max_tokens: 4096,
         }
     }

@@ -318,7 +318,7 @@ impl Supervisor {
             roots: self.roots.clone(),
             server: self.server.clone(),
             calls: self.calls.clone(),
-            sampling: SamplingPolicy::of(&self.origin.options, &self.server),
+            sampling: SamplingPolicy::of(&self.origin.options),
         };
         start(name, &self.origin.config, &self.origin.project, handler).await
     }

@@ -2,9 +2,11 @@
 //! answered by the session's model, as a side question (no tools, no history), once the user
 //! allows it, for the tool call the server asked during.
 //!
-//! The user is asked through the front-end's question flow ("Allow", "Allow for this session",
-//! "Deny"), unless `[mcp] sampling_allowed` names the server; with nobody to ask the request is
-//! refused. The answer is kept within the server's `maxTokens` and `[mcp]
+//! The session's permission rules decide first: `Sampling(SERVER)` under `allow` lets the
+//! server's requests through without asking, under `deny` refuses them (see
+//! [`RequestRules`](agentry::tool::RequestRules)). Otherwise the user is asked through the
+//! front-end's question flow ("Allow", "Allow for this session", "Deny"); with nobody to ask
+//! the request is refused. The answer is kept within the server's `maxTokens` and `[mcp]
 //! sampling_max_tokens`, whichever is lower, and shows in the call's progress.
 //!
 //! Sampling is deprecated in the newest protocol version (SEP-2577), but servers on the
@@ -15,7 +17,9 @@ use crate::McpOptions;
 use crate::elicitation::remembered;
 use agentry::question::{Question, QuestionOption};
 use agentry::sync::lock;
-use agentry::tool::{SideQuestion, ToolContent, ToolContext, ToolError, ToolProgress, UserAnswer};
+use agentry::tool::{
+    RequestDecision, SideQuestion, ToolContent, ToolContext, ToolError, ToolProgress, UserAnswer,
+};
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, Role, SamplingMessage,
     SamplingMessageContentBlock,
@@ -26,17 +30,14 @@ use std::sync::Mutex;
 /// How the session's model may answer a server.
 #[derive(Debug, Clone)]
 pub(crate) struct SamplingPolicy {
-    /// Answered without asking the user.
-    pub(crate) allowed: bool,
     /// The most tokens of an answer.
     pub(crate) max_tokens: u32,
 }
 
 impl SamplingPolicy {
-    /// The policy `options` set for `server`.
-    pub(crate) fn of(options: &McpOptions, server: &str) -> Self {
+    /// The policy `options` set.
+    pub(crate) fn of(options: &McpOptions) -> Self {
         Self {
-            allowed: options.sampling_allowed.iter().any(|name| name == server),
             max_tokens: options.sampling_max_tokens,
         }
     }
@@ -63,7 +64,16 @@ pub(crate) async fn answer(
     policy: &SamplingPolicy,
 ) -> Result<CreateMessageResult, Refused> {
     let prompt = conversation(params);
-    if !policy.allowed && !allowed_by_user(server, &prompt, ctx).await? {
+    let decided = match &ctx.host.request_rules {
+        Some(rules) => rules.decide("Sampling", server).await,
+        None => RequestDecision::Ask,
+    };
+    let allowed = match decided {
+        RequestDecision::Allow => true,
+        RequestDecision::Deny(why) => return Err(Refused::Said(why)),
+        RequestDecision::Ask => allowed_by_user(server, &prompt, ctx).await?,
+    };
+    if !allowed {
         return Err(Refused::Said(format!(
             "the user did not let `{server}` use the model"
         )));

@@ -268,7 +268,7 @@ impl McpCall {
         let mut responses = InputResponses::new();
         for (key, request) in &requests {
             let server = &self.link.server;
-            let sampling = SamplingPolicy::of(&self.link.options, server);
+            let sampling = SamplingPolicy::of(&self.link.options);
             let answer = input_response(server, request, &self.link.roots, ctx, &sampling)
                 .await
                 .map_err(|why| match why {

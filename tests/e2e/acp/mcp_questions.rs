@@ -144,21 +144,44 @@ fn an_mcp_servers_sampling_is_answered_by_the_sessions_model_once_the_user_allow
     }
 }
 
-#[test]
-fn a_server_allowed_in_the_configuration_is_answered_without_asking_in_a_headless_run() {
-    let sb = sandbox();
+both_ways!(a_sampling_rule_pre_approves_or_refuses_a_server_in_a_headless_run);
+fn a_sampling_rule_pre_approves_or_refuses_a_server_in_a_headless_run(loading: Loading) {
+    let sb = loading.sandbox();
     crate::configure_everything_server(&sb);
     sb.write(
         "project/.agentry/config.toml",
-        "[mcp]\nsampling_allowed = [\"everything\"]\nsampling_max_tokens = 20\n",
+        "[mcp]\nsampling_max_tokens = 20\n",
     );
-    let server = sampling_model();
-    let out = crate::run_openai(&sb, &server, &["--allow", "mcp__everything__*", "sample"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    let requests = server.requests();
+    let run = |rules: &[&str]| {
+        let server = sampling_model();
+        let mut args = vec!["--allow", "mcp__everything__*"];
+        args.extend_from_slice(rules);
+        args.push("sample");
+        let out = crate::run_openai(&sb, &server, &crate::loading::as_strs(&loading.args(&args)));
+        assert_eq!(out.code, Some(0), "{out:?}");
+        server.requests()
+    };
+    let allowed = run(&["--allow", "Sampling(everything)"]);
     assert_eq!(
-        requests[1].body["max_completion_tokens"], 20,
+        allowed[1].body["max_completion_tokens"], 20,
         "the configured limit"
     );
-    assert!(requests[2].body["messages"].to_string().contains("Teal."));
+    assert!(allowed[2].body["messages"].to_string().contains("Teal."));
+
+    // Allowing the server's tools is not allowing it the model: with nobody to ask, refused.
+    let unasked = run(&[]);
+    assert_eq!(unasked.len(), 2, "the model was not asked for the server");
+    let result = unasked[1].body["messages"].to_string();
+    assert!(
+        result.contains("did not let `everything` use the model"),
+        "{result}"
+    );
+
+    let denied = run(&["--allow", "Sampling", "--deny", "Sampling(every*)"]);
+    assert_eq!(denied.len(), 2, "the model was not asked for the server");
+    let result = denied[1].body["messages"].to_string();
+    assert!(
+        result.contains("Sampling(everything) is denied by the permission rule"),
+        "{result}"
+    );
 }

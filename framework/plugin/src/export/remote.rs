@@ -4,9 +4,9 @@
 use super::host::Host;
 use crate::question::Question;
 use crate::tool::{
-    AskUser, ClientFiles, ClientServices, ClientTerminals, Ended, HostServices, SideAnswer,
-    SideQuestion, SideQuestions, SubAgentReport, SubAgentRunner, SubAgentTask, TerminalCommand,
-    TerminalExit, ToolContext, ToolError, UserAnswer,
+    AskUser, ClientFiles, ClientServices, ClientTerminals, Ended, HostServices, RequestDecision,
+    RequestRules, SideAnswer, SideQuestion, SideQuestions, SubAgentReport, SubAgentRunner,
+    SubAgentTask, TerminalCommand, TerminalExit, ToolContext, ToolError, UserAnswer,
 };
 use crate::wire::{Service, ServiceRequest};
 use futures::future::BoxFuture;
@@ -26,6 +26,7 @@ pub(super) fn services(host: &Arc<Host>, offered: &[Service]) -> (ClientServices
             Service::SideQuestions => services.side_questions = Some(remote.clone()),
             Service::SubAgents => services.sub_agents = Some(remote.clone()),
             Service::AskUser => services.ask_user = Some(remote.clone()),
+            Service::RequestRules => services.request_rules = Some(remote.clone()),
             Service::Unknown => {}
         }
     }
@@ -120,5 +121,19 @@ impl AskUser for Remote {
     ) -> BoxFuture<'static, Result<UserAnswer, ToolError>> {
         let ended = Remote::ask::<Ended<UserAnswer>>(self, ServiceRequest::AskUser { questions });
         Box::pin(async move { ended.await.map_err(ToolError::failed)?.into_result() })
+    }
+}
+
+impl RequestRules for Remote {
+    fn decide(&self, request: &str, subject: &str) -> BoxFuture<'static, RequestDecision> {
+        let asked = Remote::ask::<RequestDecision>(
+            self,
+            ServiceRequest::DecideRequest {
+                request: request.to_owned(),
+                subject: subject.to_owned(),
+            },
+        );
+        // A host that cannot say leaves the user to decide.
+        Box::pin(async move { asked.await.unwrap_or(RequestDecision::Ask) })
     }
 }

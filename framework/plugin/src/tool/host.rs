@@ -16,6 +16,9 @@ pub struct HostServices {
     pub sub_agents: Option<Arc<dyn SubAgentRunner>>,
     /// Questions to the user, when the front-end can ask (AskUserQuestion).
     pub ask_user: Option<Arc<dyn AskUser>>,
+    /// The session's permission rules, for what a tool is asked to do beyond its call (an MCP
+    /// server asking to use the session's model).
+    pub request_rules: Option<Arc<dyn RequestRules>>,
 }
 
 impl std::fmt::Debug for HostServices {
@@ -24,6 +27,7 @@ impl std::fmt::Debug for HostServices {
             .field("side_questions", &self.side_questions.is_some())
             .field("sub_agents", &self.sub_agents.is_some())
             .field("ask_user", &self.ask_user.is_some())
+            .field("request_rules", &self.request_rules.is_some())
             .finish()
     }
 }
@@ -212,4 +216,25 @@ pub enum UserAnswer {
     Answered(Answers),
     /// They chose not to answer.
     Declined,
+}
+
+/// The session's permission rules for requests a tool receives during its call, each named as
+/// a rule names it: `Sampling(docs)` is the MCP server `docs` asking to use the session's
+/// model. A rule `Sampling(docs)` (or `Sampling(*)`, `Sampling`) under `allow` lets it without
+/// asking, under `deny` refuses it, under `ask` asks even when another rule allows it.
+pub trait RequestRules: Send + Sync {
+    /// What the rules (and the session's mode) say of `request` from `subject`.
+    fn decide(&self, request: &str, subject: &str) -> BoxFuture<'static, RequestDecision>;
+}
+
+/// What the session's rules say of a request (see [`RequestRules`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestDecision {
+    /// Let it without asking.
+    Allow,
+    /// Refuse it, for this reason.
+    Deny(String),
+    /// Ask the user (when someone can answer).
+    Ask,
 }

@@ -20,8 +20,8 @@ pub use context::{
 pub use denials::{PathMatcher, ReadDenials};
 pub use from_fn::{FnTool, tool_fn};
 pub use host::{
-    AskUser, Ended, HostServices, SideAnswer, SideQuestion, SideQuestions, SubAgentReport,
-    SubAgentRunner, SubAgentTask, UserAnswer,
+    AskUser, Ended, HostServices, RequestDecision, RequestRules, SideAnswer, SideQuestion,
+    SideQuestions, SubAgentReport, SubAgentRunner, SubAgentTask, UserAnswer,
 };
 pub use kind::{ToolKind, UnknownToolKind};
 pub use rules::{RulePatterns, RuleSubjects};

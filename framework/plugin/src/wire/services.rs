@@ -25,6 +25,8 @@ pub enum Service {
     SubAgents,
     /// Questions to the user through the front-end: `ask_user`.
     AskUser,
+    /// The session's permission rules for requests a tool receives: `decide_request`.
+    RequestRules,
     /// A service this SDK does not know (offered by a newer host); never used.
     #[serde(other)]
     Unknown,
@@ -90,6 +92,15 @@ pub enum ServiceRequest {
     AskUser {
         /// The questions (1–4).
         questions: Vec<Question>,
+    },
+    /// What the session's permission rules say of a request the tool received (`Sampling`
+    /// from the MCP server `docs`). Answer: a [`RequestDecision`](crate::tool::RequestDecision):
+    /// `"allow"`, `{"deny": "why"}` or `"ask"`.
+    DecideRequest {
+        /// The request, as a rule names it.
+        request: String,
+        /// Who made it.
+        subject: String,
     },
 }
 

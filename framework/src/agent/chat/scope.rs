@@ -7,6 +7,7 @@ use crate::executor::CallScope;
 use crate::ids::TurnId;
 use crate::model::side::SessionModel;
 use crate::pause::SourceLoop;
+use crate::permission::SessionRequestRules;
 use crate::question::UserQuestions;
 use crate::tool::{AskUser, Extensions, HostServices};
 use std::sync::Arc;
@@ -58,6 +59,9 @@ impl Chat<'_> {
                 )),
                 sub_agents: Some(sub_agents),
                 ask_user: ask_user.map(|asker| asker as Arc<dyn AskUser>),
+                request_rules: Some(Arc::new(SessionRequestRules(
+                    session.options.policy.clone(),
+                ))),
             },
             state: session.state.clone(),
             policy: session.options.policy.clone(),
