@@ -142,6 +142,12 @@ impl ToolHarness {
         self
     }
 
+    /// Offers calls `asker` to put questions to the user (a front-end's question flow).
+    pub fn with_ask_user(mut self, asker: Arc<dyn crate::tool::AskUser>) -> Self {
+        self.scope.host.ask_user = Some(asker);
+        self
+    }
+
     /// The session's provider state (dropping the harness drops it, ending the session).
     pub fn state(&self) -> &SessionState {
         &self.scope.state

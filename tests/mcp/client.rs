@@ -1,14 +1,18 @@
 //! The MCP provider against `mcp-test-server` (tests/mcp/server.rs, built on rmcp), for what
 //! the reference server cannot show: a server that crashes and is restarted, one that cannot
-//! be, a slow one, cancellation seen from the server's side, list changes, streamable HTTP.
+//! be, a slow one, cancellation seen from the server's side, list changes, streamable HTTP,
+//! and questions asked during concurrent calls reaching the call they belong to.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry::provider::{Provider, ProviderStatus};
+use agentry::question::{Answers, Question};
 use agentry::testing::ToolHarness;
+use agentry::tool::{AskUser, ToolContext, ToolError, UserAnswer};
 use agentry_mcp::{
     HttpServer, McpOptions, McpProvider, McpServerConfig, StdioServer, connect_all,
     connect_in_background, connect_with,
 };
+use futures::future::BoxFuture;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -144,7 +148,7 @@ async fn a_cancelled_call_tells_the_server() {
 async fn list_changes_reach_the_tools_and_the_prompts() {
     let provider = connected(&server(&[], &[]), &McpOptions::default()).await;
     // Every page of the server's lists (two items a page).
-    assert_eq!(provider.tools().len(), 8);
+    assert_eq!(provider.tools().len(), 9);
     let revision = provider.revision();
     let mut prompts = provider.watch_prompts();
     call(&provider, "mcp__test__add_tool", json!({"name": "fresh"})).await;
@@ -206,10 +210,12 @@ async fn a_slow_server_holds_up_neither_the_others_nor_the_start() {
     assert!(error.contains("no answer within 0.5 s"), "{error}");
 }
 
-#[tokio::test]
-async fn streamable_http_servers_are_reached_by_url() {
+/// The test server over streamable HTTP (`args` added), killed when the child is dropped, and
+/// its URL.
+async fn over_http(args: &[&str]) -> (tokio::process::Child, String) {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-test-server"))
         .args(["--listen", "127.0.0.1:0"])
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
@@ -217,6 +223,12 @@ async fn streamable_http_servers_are_reached_by_url() {
     let stdout = child.stdout.take().unwrap();
     let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
     let url = lines.next_line().await.unwrap().unwrap();
+    (child, url)
+}
+
+#[tokio::test]
+async fn streamable_http_servers_are_reached_by_url() {
+    let (_child, url) = over_http(&[]).await;
     let config = McpServerConfig::Http(HttpServer {
         url,
         headers: BTreeMap::from([("Authorization".to_owned(), "Bearer test".to_owned())]),
@@ -258,4 +270,75 @@ async fn a_server_flooding_notifications_is_listed_again_a_few_times_and_stays_u
     let lists: usize = lists.parse().unwrap();
     assert!(lists < 100, "listed {lists} times for 4,000 changes");
     assert_eq!(provider.status(), ProviderStatus::Ready);
+}
+
+/// Answers each question with the colour named after the call that asked it, and notes which
+/// call asked what.
+#[derive(Default)]
+struct ColourPerCall(std::sync::Mutex<Vec<(String, String)>>);
+
+impl AskUser for ColourPerCall {
+    fn ask(
+        &self,
+        call: &ToolContext,
+        questions: Vec<Question>,
+    ) -> BoxFuture<'static, Result<UserAnswer, ToolError>> {
+        let call = call.tool_call_id.to_string();
+        self.0
+            .lock()
+            .unwrap()
+            .push((call.clone(), questions[0].question.clone()));
+        let answers = Answers {
+            selections: Default::default(),
+            custom: BTreeMap::from([("0".to_owned(), format!("colour of {call}"))]),
+        };
+        Box::pin(async move { Ok(UserAnswer::Answered(answers)) })
+    }
+}
+
+#[tokio::test]
+async fn a_question_asked_during_one_of_several_calls_reaches_that_call() {
+    // A server of a revision with server requests: it asks on the stream of the call's request.
+    let (_child, url) = over_http(&["--protocol", "2025-11-25"]).await;
+    let config = McpServerConfig::Http(HttpServer {
+        url,
+        headers: BTreeMap::new(),
+        oauth: None,
+    });
+    let provider = connected(&config, &McpOptions::default()).await;
+    let asker = std::sync::Arc::new(ColourPerCall::default());
+    let harness = ToolHarness::new(&provider, std::env::temp_dir())
+        .unwrap()
+        .with_ask_user(asker.clone());
+    // The first call asks while the second is waiting too: the latest call is not the one.
+    let first = harness.call(
+        "mcp__test__ask_after",
+        json!({"label": "first", "delay_ms": 300}),
+    );
+    let second = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        harness
+            .call(
+                "mcp__test__ask_after",
+                json!({"label": "second", "delay_ms": 1000}),
+            )
+            .await
+    };
+    let (first, second) = tokio::join!(first, second);
+    assert_eq!(
+        first.text(),
+        r#"first got "colour of call_1""#,
+        "{:?}",
+        first.result
+    );
+    assert_eq!(second.text(), r#"second got "colour of call_2""#);
+    let asked = asker.0.lock().unwrap().clone();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    for (call, label) in [("call_1", "first"), ("call_2", "second")] {
+        let (_, question) = asked.iter().find(|(asker, _)| asker == call).unwrap();
+        assert!(
+            question.contains(&format!("Which colour for {label}?")),
+            "{call} was asked {question}"
+        );
+    }
 }

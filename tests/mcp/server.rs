@@ -8,17 +8,21 @@
 //! `MCP_TEST_CANCEL_LOG`), `add_tool {name}` and `add_prompt {name}` (add to its lists and
 //! send the matching `list_changed`), `flood {count}` (sends `count` progress notifications and
 //! `count` of each `list_changed` before it answers) and `tool_lists` (how many times the tool
-//! list was fetched). When the file named by `MCP_TEST_REFUSE_START` exists,
+//! list was fetched), and `ask_after {label, delay_ms}` (read-only: waits, then asks the
+//! client `Which colour for LABEL?` and answers `LABEL got "COLOUR"`; a server request, so
+//! give `--protocol 2025-11-25`, a revision that has them). When the file named by
+//! `MCP_TEST_REFUSE_START` exists,
 //! it exits before answering anything (a server that cannot be restarted). Over HTTP every
 //! session shares one state, and a client of the 2026-07-28 revision hears of list changes on
 //! its `subscriptions/listen` stream.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, Prompt, PromptMessage,
-    Role, ServerCapabilities, ServerConfig, ServerNotification, SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
+    ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, Prompt,
+    PromptMessage, ProtocolVersion, Role, ServerCapabilities, ServerConfig, ServerNotification,
+    SubscriptionFilter, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -34,6 +38,8 @@ struct TestServer {
     changes: tokio::sync::broadcast::Sender<ServerNotification>,
     /// How many times the tool list was fetched from its first page.
     tool_lists: Arc<std::sync::atomic::AtomicUsize>,
+    /// The protocol revision it speaks, when not the newest (`--protocol`).
+    protocol: Option<ProtocolVersion>,
 }
 
 impl Default for TestServer {
@@ -43,6 +49,7 @@ impl Default for TestServer {
             added_prompts: Arc::default(),
             changes: tokio::sync::broadcast::channel(4096).0,
             tool_lists: Arc::default(),
+            protocol: None,
         }
     }
 }
@@ -120,6 +127,13 @@ impl ServerHandler for TestServer {
             .with_server_info(Implementation::new("mcp-test-server", "1.0.0"))
     }
 
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(match &self.protocol {
+            Some(newest) => ProtocolVersion::known_up_to(newest),
+            None => ProtocolVersion::KNOWN_VERSIONS,
+        })
+    }
+
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -171,6 +185,12 @@ impl ServerHandler for TestServer {
                 "How often the tools were listed.",
                 schema(json!({})),
             ),
+            Tool::new(
+                "ask_after",
+                "Waits, then asks the user a question.",
+                schema(json!({"label": {"type": "string"}, "delay_ms": {"type": "integer"}})),
+            )
+            .annotate(ToolAnnotations::new().read_only(true)),
         ];
         if request.as_ref().is_none_or(|r| r.cursor.is_none()) {
             self.tool_lists
@@ -236,6 +256,32 @@ impl ServerHandler for TestServer {
                 }
                 Ok(text(format!("sent {count} of each notification")))
             }
+            "ask_after" => {
+                let label = argument(&request, "label");
+                let delay = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|arguments| arguments.get("delay_ms"))
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(delay)).await;
+                let question: ElicitRequestParams = serde_json::from_value(json!({
+                    "message": format!("Which colour for {label}?"),
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {"colour": {"type": "string"}},
+                        "required": ["colour"],
+                    },
+                }))
+                .unwrap();
+                let answer = context
+                    .peer
+                    .create_elicitation(question)
+                    .await
+                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                let colour = answer.content.unwrap_or_default()["colour"].clone();
+                Ok(text(format!("{label} got {colour}")))
+            }
             "tool_lists" => Ok(text(
                 self.tool_lists
                     .load(std::sync::atomic::Ordering::Relaxed)
@@ -298,23 +344,24 @@ async fn main() {
             std::process::exit(5);
         });
     }
+    let server = TestServer {
+        protocol: option("--protocol")
+            .map(|version| serde_json::from_value(json!(version)).unwrap()),
+        ..TestServer::default()
+    };
     match option("--listen") {
-        Some(address) => serve_http(&address).await,
+        Some(address) => serve_http(server, &address).await,
         None => {
-            let running = TestServer::default()
-                .serve(rmcp::transport::stdio())
-                .await
-                .unwrap();
+            let running = server.serve(rmcp::transport::stdio()).await.unwrap();
             let _ = running.waiting().await;
         }
     }
 }
 
-async fn serve_http(address: &str) {
+async fn serve_http(server: TestServer, address: &str) {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
-    let server = TestServer::default();
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),

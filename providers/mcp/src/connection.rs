@@ -337,6 +337,13 @@ where
         Err(ClientInitializeError::ExpectedInitResult(_)) => {
             connect(ClientLifecycleMode::Initialize).await
         }
+        // A server that knows `server/discover` but speaks only earlier revisions (an rmcp
+        // server capped at 2025-11-25, say): asked again the way those start.
+        Err(ClientInitializeError::NoCompatibleProtocolVersion {
+            server_supported, ..
+        }) if server_supported.iter().any(ProtocolVersion::has_initialize) => {
+            connect(ClientLifecycleMode::Initialize).await
+        }
         other => other,
     }
 }

@@ -7,6 +7,7 @@
 //! version (SEP-2577), but servers on the earlier versions still ask for them.
 #![allow(deprecated)]
 
+use crate::in_flight::CallsInFlight;
 use crate::sampling::{Refused, SamplingPolicy};
 use agentry::tool::{ToolContext, ToolError};
 use rmcp::ClientHandler;
@@ -46,55 +47,8 @@ pub(crate) struct Handler {
     /// Whether and how far the session's model answers the server.
     pub(crate) sampling: SamplingPolicy,
     /// The tool calls waiting for the server: a question it asks goes to the user of the
-    /// latest.
+    /// one it belongs to.
     pub(crate) calls: Arc<CallsInFlight>,
-}
-
-/// The contexts of a server's tool calls that are waiting for it, latest last, each with how
-/// a question the server asked during it ended the asking (when it did not get an answer).
-#[derive(Default)]
-pub(crate) struct CallsInFlight(Mutex<Vec<(ToolContext, AskingEnded)>>);
-
-/// Where a call notes how a question asked during it ended the asking.
-type AskingEnded = Arc<Mutex<Option<ToolError>>>;
-
-impl CallsInFlight {
-    /// Notes `ctx` as waiting until the guard is dropped.
-    pub(crate) fn enter(self: &Arc<Self>, ctx: &ToolContext) -> InFlight {
-        let unanswered = Arc::new(Mutex::new(None));
-        agentry::sync::lock(&self.0).push((ctx.clone(), unanswered.clone()));
-        InFlight {
-            calls: self.clone(),
-            id: ctx.tool_call_id.clone(),
-            unanswered,
-        }
-    }
-
-    /// The latest call waiting, and where to note a question it left unanswered.
-    fn latest(&self) -> Option<(ToolContext, AskingEnded)> {
-        agentry::sync::lock(&self.0).last().cloned()
-    }
-}
-
-/// A call noted as waiting for its server.
-pub(crate) struct InFlight {
-    calls: Arc<CallsInFlight>,
-    id: agentry::ids::ToolCallId,
-    unanswered: AskingEnded,
-}
-
-impl InFlight {
-    /// How a question the server asked during the call ended the asking, if one did (the
-    /// chat pauses for the answer, or the call was cancelled): the call ends so too.
-    pub(crate) fn unanswered(&self) -> Option<ToolError> {
-        agentry::sync::lock(&self.unanswered).take()
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        agentry::sync::lock(&self.calls.0).retain(|(ctx, _)| ctx.tool_call_id != self.id);
-    }
 }
 
 /// The server's answer to an elicitation asked during a call: a question the user could not
@@ -135,9 +89,9 @@ impl ClientHandler for Handler {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        Ok(match self.calls.latest() {
+        Ok(match self.calls.asking(context.extensions.get()).await {
             Some((ctx, unanswered)) => answered(
                 crate::elicitation::ask(&self.server, &request, &ctx).await,
                 &unanswered,
@@ -150,9 +104,9 @@ impl ClientHandler for Handler {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        let Some((ctx, unanswered)) = self.calls.latest() else {
+        let Some((ctx, unanswered)) = self.calls.asking(context.extensions.get()).await else {
             return Err(ErrorData::invalid_request(
                 "agentry answers sampling only during a tool call of this server",
                 None,

@@ -51,6 +51,7 @@ mod connection;
 mod content;
 mod elicitation;
 mod handler;
+mod in_flight;
 mod link;
 mod prompts;
 mod sampling;

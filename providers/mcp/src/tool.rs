@@ -220,6 +220,7 @@ impl McpCall {
             .await
             .map_err(|e| self.failure(e))?;
         let id = sent.id.clone();
+        self.link.calls.sent(&ctx.tool_call_id, id.clone());
         let mut progress = self
             .link
             .progress
