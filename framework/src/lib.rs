@@ -51,6 +51,7 @@ pub mod fanout;
 #[cfg(feature = "templates")]
 pub mod front_matter;
 pub mod hooks;
+pub mod memory;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 pub use agentry_plugin::ids;

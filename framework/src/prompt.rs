@@ -1,12 +1,13 @@
 //! The prompt, in cache-friendly order: the system prompt holds what stays the same across
 //! folders and days (the base prompt, the tools, the session's instructions); the environment
-//! (working directory, platform, date, the project's `AGENTS.md`) comes after it and the tools'
+//! (working directory, platform, date, the instruction files: `AGENTS.md`, `CLAUDE.md`, see
+//! [`memory`](crate::memory)) comes after it and the tools'
 //! definitions, at the head of the conversation, so that sessions in different folders share
 //! the model's cached prefix up to it.
 
 use crate::model::ToolDefinition;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The base prompt of the stock agent.
 pub const DEFAULT_BASE_PROMPT: &str = "You are agentry, an agent that helps the user with software \
@@ -49,7 +50,8 @@ pub fn build_system_prompt(parts: &SystemPromptParts<'_>) -> String {
 }
 
 /// What the model is told of where and when it works: the working directory, the platform and
-/// `date` (ISO 8601), then the project's `AGENTS.md` files.
+/// `date` (ISO 8601), then the instruction files that apply there
+/// ([`instruction_files`](crate::memory::instruction_files)), most general first.
 pub fn environment_block(cwd: &Path, date: &str) -> String {
     let mut block = format!(
         "# Environment\nWorking directory: {}\nPlatform: {} ({})\nDate: {date}\n",
@@ -57,36 +59,15 @@ pub fn environment_block(cwd: &Path, date: &str) -> String {
         std::env::consts::OS,
         std::env::consts::ARCH,
     );
-    for (path, text) in project_instructions(cwd) {
+    for (path, text) in crate::memory::instruction_files(cwd) {
         let _ = write!(
             block,
-            "\n# Project instructions ({})\n{}\n",
+            "\n# Instructions ({})\n{}\n",
             path.display(),
             text.trim_end()
         );
     }
     block
-}
-
-/// The `AGENTS.md` files that apply to `cwd`: from the repository root (the nearest ancestor with
-/// `.git`) down to `cwd`, outermost first; just `cwd`'s own outside a repository.
-pub fn project_instructions(cwd: &Path) -> Vec<(PathBuf, String)> {
-    let ancestors: Vec<&Path> = cwd.ancestors().collect();
-    let root_index = ancestors
-        .iter()
-        .position(|dir| dir.join(".git").exists())
-        .unwrap_or(0);
-    ancestors[..=root_index]
-        .iter()
-        .rev()
-        .filter_map(|dir| {
-            let path = dir.join("AGENTS.md");
-            std::fs::read_to_string(&path)
-                .ok()
-                .filter(|text| !text.trim().is_empty())
-                .map(|text| (path, text))
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -133,16 +114,5 @@ mod tests {
         let outer = block.find("Run cargo test.").unwrap();
         let inner = block.find("This crate is the parser.").unwrap();
         assert!(outer < inner);
-    }
-
-    #[test]
-    fn outside_a_repository_only_cwds_own_agents_md_counts() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("AGENTS.md"), "outer").unwrap();
-        let cwd = dir.path().join("sub");
-        std::fs::create_dir(&cwd).unwrap();
-        assert!(project_instructions(&cwd).is_empty());
-        std::fs::write(cwd.join("AGENTS.md"), "inner").unwrap();
-        assert_eq!(project_instructions(&cwd).len(), 1);
     }
 }

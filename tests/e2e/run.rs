@@ -406,3 +406,43 @@ fn a_reader_that_goes_away_is_not_a_crash() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn the_users_and_the_projects_instruction_files_and_their_imports_reach_the_model_in_order() {
+    let sb = sandbox();
+    sb.write("home/.claude/CLAUDE.md", "Answer briefly.");
+    sb.write("project/AGENTS.md", "Run cargo test.");
+    sb.write(
+        "project/CLAUDE.md",
+        "Use tabs. Conventions: @docs/conventions.md; never `@docs/secret.md`.",
+    );
+    sb.write("project/docs/conventions.md", "Name tests as sentences.");
+    sb.write("project/docs/secret.md", "A code span is not an import.");
+    sb.write("project/CLAUDE.local.md", "My local note. @docs/escape.md");
+    sb.write("outside.md", "Outside the project and home.");
+    sb.write("project/docs/escape.md", "@../../outside.md");
+    let server = agentry_tests::mock_model::MockModelServer::start_blocking([
+        agentry_tests::mock_model::MockTurn::Reply(agentry_tests::mock_model::MockReply::text(
+            "ok",
+        )),
+    ]);
+    let out = crate::run_openai(&sb, &server, &["hello"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let prompt = server.requests()[0].body["messages"].to_string();
+    let at = |text: &str| {
+        prompt
+            .find(text)
+            .unwrap_or_else(|| panic!("{text} is not in {prompt}"))
+    };
+    let order = [
+        "Answer briefly.",
+        "Run cargo test.",
+        "Use tabs.",
+        "Name tests as sentences.",
+        "My local note.",
+    ]
+    .map(at);
+    assert!(order.is_sorted(), "{order:?} in {prompt}");
+    assert!(!prompt.contains("A code span is not an import."));
+    assert!(!prompt.contains("Outside the project and home."));
+}
