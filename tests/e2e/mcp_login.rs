@@ -76,6 +76,31 @@ fn listed(sb: &agentry_tests::Sandbox, args: &[&str], env: &[(&str, &str)]) -> V
         .unwrap()
 }
 
+/// Runs `agentry mcp login docs ARGS` with the headless browser (and `env`): it must log in,
+/// saying so, the authorization address printed on standard error.
+fn logs_in(sb: &agentry_tests::Sandbox, args: &[&str], env: &[(&str, &str)]) {
+    let browser = peers::headless_browser();
+    let command: Vec<&str> = ["mcp", "login", "docs"]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    let env: Vec<(&str, &str)> = env
+        .iter()
+        .copied()
+        .chain([("BROWSER", browser.as_str())])
+        .collect();
+    let login = sb.run_with_env(&command, &env);
+    assert_eq!(login.code, Some(0), "{login:?}");
+    assert!(
+        login.stdout.contains("Logged in to MCP server `docs`"),
+        "{login:?}"
+    );
+    assert!(
+        login.stderr.contains("Open this address to log in:"),
+        "{login:?}"
+    );
+}
+
 /// A sandbox whose project configures `docs`, a scenario server behind OAuth.
 fn with_docs_behind_oauth() -> (agentry_tests::Sandbox, ScenarioServer) {
     docs_behind_oauth_in(sandbox())
@@ -114,17 +139,7 @@ fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
     assert_eq!(before["status"], "needs login", "{before}");
     assert_eq!(before["how"], "run `agentry mcp login docs`");
 
-    let browser = peers::headless_browser();
-    let login = sb.run_with_env(&["mcp", "login", "docs"], &[("BROWSER", &browser)]);
-    assert_eq!(login.code, Some(0), "{login:?}");
-    assert!(
-        login.stdout.contains("Logged in to MCP server `docs`"),
-        "{login:?}"
-    );
-    assert!(
-        login.stderr.contains("Open this address to log in:"),
-        "{login:?}"
-    );
+    logs_in(&sb, &[], &[]);
     let tokens = sb.project().join("../data/mcp-auth/docs.json");
     let kept: Value = serde_json::from_str(&std::fs::read_to_string(&tokens).unwrap()).unwrap();
     assert_eq!(kept["url"], server.url.as_str());
@@ -155,11 +170,8 @@ fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
 fn with_a_system_keyring_the_tokens_are_kept_there_and_the_file_holds_none() {
     let keyring = SecretService::start();
     let (sb, server) = with_docs_behind_oauth();
-    let browser = peers::headless_browser();
-    let bus = keyring.address();
-    let env = [("DBUS_SESSION_BUS_ADDRESS", bus)];
-    let login = sb.run_with_env(&["mcp", "login", "docs"], &[("BROWSER", &browser), env[0]]);
-    assert_eq!(login.code, Some(0), "{login:?}");
+    let env = [("DBUS_SESSION_BUS_ADDRESS", keyring.address())];
+    logs_in(&sb, &[], &env);
 
     let record = sb.project().join("../data/mcp-auth/docs.json");
     let text = std::fs::read_to_string(&record).unwrap();
@@ -203,20 +215,7 @@ fn the_thin_agentry_logs_in_through_the_mcp_clients_plugin() {
             .collect()
     };
     assert_eq!(listed(&sb, &flags, &[])["status"], "needs login");
-    let browser = peers::headless_browser();
-    let login = sb.run_with_env(
-        &with_flags(&["mcp", "login", "docs"]),
-        &[("BROWSER", &browser)],
-    );
-    assert_eq!(login.code, Some(0), "{login:?}");
-    assert!(
-        login.stdout.contains("Logged in to MCP server `docs`"),
-        "{login:?}"
-    );
-    assert!(
-        login.stderr.contains("Open this address to log in:"),
-        "{login:?}"
-    );
+    logs_in(&sb, &flags, &[]);
     let after = listed(&sb, &flags, &[]);
     assert_eq!(after["status"], "connected", "{after}");
     assert!(after["tools"].as_u64().unwrap() > 0, "{after}");
