@@ -96,6 +96,10 @@ pub async fn agent(
         .store(store)
         .config(agent_config);
     let builder = builder.command_source(prompt_templates(project));
+    let builder = match config.checkpoints.settings(&config.data_folder()) {
+        Some(settings) => builder.checkpoints(settings),
+        None => builder,
+    };
     let builder = match available.session_servers {
         Some(servers) => builder.session_servers(servers),
         None => builder,

@@ -185,6 +185,18 @@ pub struct RunArgs {
     /// Continue the session with this id.
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
+    /// Rewind a session instead of running a prompt: to just before its chat CHAT (the id of
+    /// the chat's user turn, as `/messages` and `--output-format stream-json` show it), or
+    /// before its last chat. Prints what changed.
+    #[arg(long, value_name = "SESSION[:CHAT]", conflicts_with_all = ["resume", "prompt"])]
+    pub rewind: Option<String>,
+    /// What `--rewind` puts back.
+    #[arg(long, value_enum, default_value = "both", requires = "rewind")]
+    pub rewind_scope: RewindWhat,
+    /// Let `--rewind` overwrite files changed by hand since the agent's last change (by
+    /// default they are kept, and listed).
+    #[arg(long, requires = "rewind")]
+    pub overwrite_hand_edits: bool,
     /// The working directory of the session.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
@@ -196,6 +208,17 @@ pub struct RunArgs {
     /// to play back offline with `--model replay:FILE`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+}
+
+/// What `agentry run --rewind` puts back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RewindWhat {
+    /// The files and the conversation.
+    Both,
+    /// The files only.
+    Files,
+    /// The conversation only.
+    Conversation,
 }
 
 /// Arguments of `agentry mcp`.

@@ -50,7 +50,9 @@ impl Exit {
             | AgentError::NoSuchQuestion(_)
             | AgentError::InvalidAnswer(_)
             | AgentError::PromptBlocked(_)
+            | AgentError::NoSuchChat(_)
             | AgentError::Recording { .. } => Exit::Usage,
+            AgentError::Rewind(_) => Exit::Internal,
             AgentError::Store(agentry::session::StoreError::NotFound(_)) => Exit::Usage,
             AgentError::Store(_) => Exit::Internal,
         }

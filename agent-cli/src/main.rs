@@ -13,6 +13,7 @@ mod output;
 mod permissions;
 mod providers;
 mod record;
+mod rewind;
 mod run;
 mod sandbox;
 mod sections;

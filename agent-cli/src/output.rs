@@ -92,7 +92,7 @@ pub fn print_failure(session_id: &SessionId, error: &str, format: OutputFormat) 
 }
 
 /// Prints a line on stdout; a reader that went away (`agentry run … | head`) is not an error.
-fn print_line(line: &str) {
+pub fn print_line(line: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{line}");
     let _ = stdout.flush();

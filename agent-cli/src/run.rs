@@ -20,6 +20,9 @@ use tokio_util::sync::CancellationToken;
 pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let cwd = working_directory(args.cwd.as_deref())?;
     let config = crate::assemble::load_config(&cwd)?;
+    if let Some(target) = &args.rewind {
+        return crate::rewind::run(&args, target, &config, &cwd).await;
+    }
     let policy = crate::assemble::policy(&config, &args.agent, &cwd)?;
     let output_schema = args.output_schema.as_deref().map(read_schema).transpose()?;
     let answers = args

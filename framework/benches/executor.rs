@@ -62,6 +62,7 @@ fn executor_overhead(c: &mut Criterion) {
         cancel: Default::default(),
         extensions: Default::default(),
         hooks: None,
+        before_change: None,
     };
     let request = ToolCallRequest {
         id: "c".into(),

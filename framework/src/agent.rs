@@ -11,8 +11,14 @@
 
 pub(crate) mod chat;
 pub mod compaction;
+#[cfg(feature = "checkpoints")]
+mod rewind;
 pub mod subagent;
 
+#[cfg(feature = "checkpoints")]
+pub use rewind::{RewindPoint, RewindScope, Rewound};
+
+use crate::checkpoint::CheckpointSettings;
 use crate::commands::{CommandSource, SlashCommands};
 use crate::error::AgentError;
 use crate::event::{ChatSummary, EventSink, StopReason, Usage};
@@ -81,6 +87,7 @@ struct AgentInner {
     hooks: Option<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
     named_models: Option<Arc<NamedModels>>,
+    checkpoints: Option<Arc<CheckpointSettings>>,
 }
 
 /// Where every session's model traffic is recorded: a file per session in `dir`.
@@ -118,6 +125,7 @@ pub struct AgentBuilder {
     hooks: Option<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
     named_models: Option<Arc<NamedModels>>,
+    checkpoints: Option<Arc<CheckpointSettings>>,
 }
 
 impl AgentBuilder {
@@ -195,6 +203,14 @@ impl AgentBuilder {
         self
     }
 
+    /// Keeps a checkpoint of the workspace before each chat's first change to it, so sessions
+    /// can be rewound (see [`crate::checkpoint`] and [`Session::rewind`]).
+    #[cfg(feature = "checkpoints")]
+    pub fn checkpoints(mut self, settings: CheckpointSettings) -> Self {
+        self.checkpoints = Some(Arc::new(settings));
+        self
+    }
+
     /// Builds the agent; fails when there is no model or a provider's tools clash or are invalid.
     pub fn build(self) -> Result<Agent, AgentError> {
         let model = self.model.ok_or(AgentError::NoModel)?;
@@ -216,6 +232,7 @@ impl AgentBuilder {
                 hooks: self.hooks,
                 recordings: self.recordings,
                 named_models: self.named_models,
+                checkpoints: self.checkpoints,
             }),
         })
     }
@@ -327,6 +344,11 @@ impl Agent {
     /// The agent's store, if it has one.
     pub fn store(&self) -> Option<&Arc<dyn SessionStore>> {
         self.inner.store.as_ref()
+    }
+
+    /// How the agent keeps checkpoints, when it does.
+    pub fn checkpoints(&self) -> Option<&Arc<CheckpointSettings>> {
+        self.inner.checkpoints.as_ref()
     }
 
     /// The agent's sources of slash commands.
@@ -614,7 +636,7 @@ impl Session {
     ) -> Result<ChatSummary, AgentError> {
         let start = chat::Start::Prompt(content);
         let span = chat_span(self);
-        let outcome = chat::run(self, start, options, io, Arc::default())
+        let outcome = chat::run(self, start, options, io, Arc::default(), None)
             .instrument(span.clone())
             .await;
         end_chat_span(&span, &outcome);
@@ -662,24 +684,32 @@ impl Session {
             answer: Some(answer),
         };
         let span = chat_span(self);
-        let outcome = chat::run(self, start, options, io, pauses)
+        let outcome = chat::run(self, start, options, io, pauses, None)
             .instrument(span.clone())
             .await;
         end_chat_span(&span, &outcome);
         outcome
     }
 
-    /// Runs a sub-agent's chat, sharing the calling chat's pauses.
+    /// Runs a sub-agent's chat, sharing the calling chat's pauses and checkpoint.
     pub(crate) async fn run_sub_chat(
         &mut self,
         start: chat::Start,
         io: &ChatIo,
         pauses: Arc<ChatPauses>,
+        before_change: Option<Arc<dyn crate::executor::BeforeChange>>,
     ) -> Result<ChatSummary, AgentError> {
         let span = crate::telemetry::chat_span("sub-agent", &self.id, &self.model.name());
-        let outcome = chat::run(self, start, &ChatOptions::default(), io, pauses)
-            .instrument(span.clone())
-            .await;
+        let outcome = chat::run(
+            self,
+            start,
+            &ChatOptions::default(),
+            io,
+            pauses,
+            before_change,
+        )
+        .instrument(span.clone())
+        .await;
         crate::telemetry::chat_ended(&span, chat_end(&outcome));
         outcome
     }

@@ -40,6 +40,12 @@ pub enum AgentError {
     /// A `UserPromptSubmit` hook blocked the prompt: the model never saw it.
     #[error("a hook blocked the prompt: {0}")]
     PromptBlocked(String),
+    /// A rewind names a chat the session does not have (or no longer has).
+    #[error("this session has no chat beginning with turn `{0}`")]
+    NoSuchChat(crate::ids::TurnId),
+    /// A rewind could not be done.
+    #[error("cannot rewind: {0}")]
+    Rewind(String),
     /// The session's recording could not be created.
     #[error("cannot record the session to {path}: {source}")]
     Recording {
@@ -63,6 +69,8 @@ impl AgentError {
             AgentError::NoSuchQuestion(_) => "no_such_question",
             AgentError::InvalidAnswer(_) => "invalid_answer",
             AgentError::PromptBlocked(_) => "prompt_blocked",
+            AgentError::NoSuchChat(_) => "no_such_chat",
+            AgentError::Rewind(_) => "rewind",
             AgentError::Recording { .. } => "recording",
         }
     }

@@ -38,6 +38,8 @@
 
 pub mod admission;
 pub mod agent;
+pub mod atomic_file;
+pub mod checkpoint;
 pub mod coerce;
 pub mod commands;
 #[cfg(feature = "config")]

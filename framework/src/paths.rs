@@ -1,4 +1,5 @@
-//! Paths as the permission checks compare them: canonical, with symlinks and `..` resolved.
+//! Paths as the permission checks compare them: canonical, with symlinks and `..` resolved;
+//! and where agentry keeps its data.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -36,6 +37,15 @@ pub fn canonical_path(path: &Path) -> PathBuf {
         }
     }
     normal
+}
+
+/// Where agentry keeps its data (the sessions, the terminal's input history, checkpoints):
+/// `$AGENTRY_DATA_DIR`, else `agentry` in the user's data directory (`~/.local/share` on Linux).
+pub fn data_dir() -> PathBuf {
+    std::env::var_os("AGENTRY_DATA_DIR")
+        .map(PathBuf::from)
+        .or_else(|| dirs::data_dir().map(|d| d.join("agentry")))
+        .unwrap_or_else(|| PathBuf::from(".agentry-data"))
 }
 
 #[cfg(test)]

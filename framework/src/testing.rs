@@ -104,6 +104,7 @@ impl ToolHarness {
                 cancel: CancellationToken::new(),
                 extensions: Default::default(),
                 hooks: None,
+                before_change: None,
             },
             events,
             calls: AtomicU64::new(0),

@@ -95,6 +95,17 @@ pub(crate) fn user_text(content: &serde_json::Value) -> String {
     }
 }
 
+/// The text of each user message of a model request (its body, in OpenAI's format).
+pub(crate) fn user_texts(body: &serde_json::Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|message| message["role"] == "user")
+        .map(|message| user_text(&message["content"]))
+        .collect()
+}
+
 /// The text of the tool result the model got in request `n` (the last message).
 pub(crate) fn tool_result_in(server: &MockModelServer, n: usize) -> String {
     let requests = server.requests();
@@ -168,6 +179,7 @@ mod permissions;
 mod plugins;
 mod providers;
 mod record;
+mod rewind;
 mod run;
 mod serve;
 mod stock_plugins;

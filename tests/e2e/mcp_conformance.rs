@@ -28,11 +28,7 @@ fn model(body: &Value) -> MockTurn {
     if messages.iter().any(|message| message["role"] == "tool") {
         return MockTurn::Reply(MockReply::text("Done."));
     }
-    let prompt = messages
-        .iter()
-        .filter(|message| message["role"] == "user")
-        .map(|message| crate::user_text(&message["content"]))
-        .collect::<String>();
+    let prompt = crate::user_texts(body).concat();
     let calls: Vec<(String, Value)> = match prompt.split_once("Call these tools: ") {
         Some((_, listed)) => serde_json::from_str::<Vec<Value>>(listed.trim())
             .unwrap_or_default()

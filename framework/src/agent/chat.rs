@@ -3,7 +3,7 @@
 use super::{ChatIo, ChatOptions, Session};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
-use crate::executor::Executor;
+use crate::executor::{BeforeChange, Executor};
 use crate::ids::TurnId;
 use crate::model::{
     AssistantContent, ContentBlock, FinishReason, Message, ToolDefinition, ToolResult,
@@ -18,6 +18,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+#[cfg(feature = "checkpoints")]
+mod checkpointing;
 mod context;
 mod hooks;
 mod output;
@@ -84,6 +86,12 @@ struct Chat<'s> {
     stop_hook_went_on: bool,
     /// When each open turn began.
     turn_clocks: Mutex<HashMap<TurnId, Instant>>,
+    /// This chat's checkpoint (a main chat's, when the agent keeps checkpoints).
+    #[cfg(feature = "checkpoints")]
+    checkpoint: Option<Arc<checkpointing::ChatCheckpointer>>,
+    /// What runs before each call that may change the workspace: this chat's checkpoint, or
+    /// the calling chat's for a sub-agent.
+    before_change: Option<Arc<dyn BeforeChange>>,
 }
 
 /// What each model request of a chat sends besides the conversation: the system prompt and the
@@ -101,6 +109,7 @@ pub(crate) async fn run(
     options: &ChatOptions,
     io: &ChatIo,
     pauses: Arc<ChatPauses>,
+    before_change: Option<Arc<dyn BeforeChange>>,
 ) -> Result<ChatSummary, AgentError> {
     let started = Instant::now();
     let output = OutputCheck::new(options.output_schema.as_ref())?;
@@ -118,6 +127,11 @@ pub(crate) async fn run(
         inner: io.events.clone(),
         transcript: Mutex::default(),
     });
+    #[cfg(feature = "checkpoints")]
+    let checkpoint = checkpointing::checkpointer(session, &recorder);
+    #[cfg(feature = "checkpoints")]
+    let before_change =
+        before_change.or_else(|| checkpoint.clone().map(|c| c as Arc<dyn BeforeChange>));
     let mut chat = Chat {
         session,
         io,
@@ -135,6 +149,9 @@ pub(crate) async fn run(
         requests: 0,
         stop_hook_went_on: false,
         turn_clocks: Mutex::default(),
+        #[cfg(feature = "checkpoints")]
+        checkpoint,
+        before_change,
     };
     chat.emit(AgentEvent::ChatStarted {
         session_id: chat.session.id.clone(),

@@ -155,6 +155,9 @@ pub struct SubAgents {
     pub(crate) questions: Option<Arc<dyn QuestionHandler>>,
     /// The calling chat's pauses (a sub-agent's question pauses the whole chat).
     pub(crate) pauses: Arc<ChatPauses>,
+    /// What runs before each call that may change the workspace (the calling chat's
+    /// checkpoint covers its sub-agents' changes too).
+    pub(crate) before_change: Option<Arc<dyn crate::executor::BeforeChange>>,
     /// The depth of the loop whose calls this runner serves (0 for the main loop).
     pub(crate) depth: u32,
 }
@@ -253,7 +256,7 @@ impl SubAgents {
             None => Start::Prompt(vec![ContentBlock::Text { text: prompt }]),
         };
         let summary = session
-            .run_sub_chat(start, &io, self.pauses.clone())
+            .run_sub_chat(start, &io, self.pauses.clone(), self.before_change.clone())
             .await?;
         match summary.stop_reason {
             StopReason::Cancelled => return Err(SubAgentError::Cancelled),

@@ -30,10 +30,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod checkpoints;
 mod claude;
 mod rules;
 mod sections;
 
+pub use checkpoints::CheckpointConfig;
 pub use rules::{PermissionRules, WrittenRule, rule_root};
 pub use sections::ProviderSections;
 
@@ -103,6 +105,9 @@ pub struct Config {
     /// Where traces go (`[telemetry]`).
     #[serde(default)]
     pub telemetry: TelemetrySettings,
+    /// Checkpoints of the workspace, for rewinds (`[checkpoints]`).
+    #[serde(default)]
+    pub checkpoints: CheckpointConfig,
     /// Every other key: the tool providers' sections, as written, for each provider to read
     /// its own (`[webfetch]`, `[mcp_servers.NAME]`, `[[http_tools]]`, `sandbox`, …).
     #[serde(flatten)]
@@ -244,6 +249,7 @@ impl Config {
             .telemetry
             .include_content
             .or(self.telemetry.include_content);
+        self.checkpoints = self.checkpoints.merged(other.checkpoints);
         self.sections = self.sections.merged(other.sections);
         self
     }

@@ -87,6 +87,16 @@ pub struct CallScope {
     pub extensions: Extensions,
     /// Hooks around each call, if the agent has any.
     pub hooks: Option<Arc<dyn AgentHooks>>,
+    /// What runs before each call that may change the workspace (a checkpoint of it).
+    pub before_change: Option<Arc<dyn BeforeChange>>,
+}
+
+/// What must happen before a call that may change the workspace runs (any call whose kind is
+/// not read-only: edits, deletions, moves, commands, and tools of unknown kind).
+#[async_trait::async_trait]
+pub trait BeforeChange: Send + Sync {
+    /// Called before each such call, once it is allowed to run.
+    async fn before_change(&self);
 }
 
 /// A call that has been announced and waits to run.
@@ -328,6 +338,11 @@ impl Executor {
         } = admitted;
         if let Err(illegal) = tracker.transition(ToolCallStatus::InProgress, Default::default()) {
             return CallResult::Done(fail(&mut tracker, illegal.to_string(), None));
+        }
+        if let Some(before_change) = &scope.before_change
+            && !tracker.snapshot().kind.is_read_only()
+        {
+            before_change.before_change().await;
         }
         let extensions = self.extensions_for(tracker.snapshot(), scope);
         let tool_call_id = tracker.snapshot().tool_call_id.clone();

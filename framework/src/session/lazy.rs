@@ -92,6 +92,24 @@ impl SessionStore for LazyStore {
     fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError> {
         self.store()?.rename(id, title)
     }
+
+    fn save_checkpoint(
+        &self,
+        id: &SessionId,
+        chat: super::ChatKey,
+        checkpoint: &crate::checkpoint::ChatCheckpoint,
+    ) -> Result<(), StoreError> {
+        self.store()?.save_checkpoint(id, chat, checkpoint)
+    }
+
+    fn rewind(
+        &self,
+        id: &SessionId,
+        chat: super::ChatKey,
+        rewind: &super::ChatRecord,
+    ) -> Result<(), StoreError> {
+        self.store()?.rewind(id, chat, rewind)
+    }
 }
 
 #[cfg(test)]

@@ -3,9 +3,10 @@
 //! remembered answers, titles). For tests, examples and agents that keep nothing.
 
 use super::{
-    ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
-    interrupted, now_rfc3339,
+    ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredChat,
+    StoredSession, first_user_turn, interrupted, now_rfc3339,
 };
+use crate::checkpoint::ChatCheckpoint;
 use crate::ids::SessionId;
 use crate::permission::RememberedAnswers;
 use crate::sync::lock;
@@ -23,6 +24,20 @@ struct Kept {
 struct KeptChat {
     record: ChatRecord,
     running: bool,
+    /// Left out since a rewind to it or an earlier chat.
+    rewound: bool,
+    checkpoint: Option<ChatCheckpoint>,
+}
+
+impl KeptChat {
+    fn new(record: ChatRecord, running: bool) -> Self {
+        Self {
+            record,
+            running,
+            rewound: false,
+            checkpoint: None,
+        }
+    }
 }
 
 impl Kept {
@@ -92,20 +107,18 @@ impl SessionStore for MemoryStore {
         self.with(id, |kept| {
             kept.touch(title);
             let key = ChatKey(kept.chats.len() as i64);
-            kept.chats.push(KeptChat {
-                record: ChatRecord {
-                    begun: Some(key),
-                    messages: first.messages.clone(),
-                    events: first.events.clone(),
-                    stop_reason: None,
-                    usage: Default::default(),
-                    remembered: kept.remembered.clone(),
-                    title: None,
-                    history: first.history.clone(),
-                    paused: None,
-                },
-                running: true,
-            });
+            let record = ChatRecord {
+                begun: Some(key),
+                messages: first.messages.clone(),
+                events: first.events.clone(),
+                stop_reason: None,
+                usage: Default::default(),
+                remembered: kept.remembered.clone(),
+                title: None,
+                history: first.history.clone(),
+                paused: None,
+            };
+            kept.chats.push(KeptChat::new(record, true));
             Ok(Some(key))
         })
     }
@@ -153,10 +166,7 @@ impl SessionStore for MemoryStore {
                     };
                     kept.chats[key.0 as usize].running = false;
                 }
-                None => kept.chats.push(KeptChat {
-                    record: chat.clone(),
-                    running: false,
-                }),
+                None => kept.chats.push(KeptChat::new(chat.clone(), false)),
             }
             kept.touch(chat.title.as_deref());
             kept.remembered = chat.remembered.clone();
@@ -169,33 +179,75 @@ impl SessionStore for MemoryStore {
         let kept = sessions
             .get(id)
             .ok_or_else(|| StoreError::NotFound(id.clone()))?;
-        // The history starts at the latest compaction, if any.
-        let from = kept
+        let shown: Vec<(usize, &KeptChat)> = kept
             .chats
             .iter()
-            .rposition(|chat| chat.record.history.is_some())
+            .enumerate()
+            .filter(|(_, chat)| !chat.rewound)
+            .collect();
+        // The history starts at the latest compaction, if any.
+        let from = shown
+            .iter()
+            .rposition(|(_, chat)| chat.record.history.is_some())
             .unwrap_or(0);
-        let mut messages = kept
-            .chats
+        let mut messages = shown
             .get(from)
-            .and_then(|c| c.record.history.clone())
+            .and_then(|(_, c)| c.record.history.clone())
             .unwrap_or_default();
         let (note, mark) = interrupted(id);
         let mut events = Vec::new();
-        for (index, chat) in kept.chats.iter().enumerate() {
-            if index >= from {
+        let mut chats = Vec::new();
+        for (position, (index, chat)) in shown.iter().enumerate() {
+            if position >= from {
                 messages.extend(chat.record.messages.iter().cloned());
                 messages.extend(chat.running.then(|| note.clone()));
             }
             events.extend(chat.record.events.iter().cloned());
             events.extend(chat.running.then(|| mark.clone()));
+            chats.push(StoredChat {
+                key: ChatKey(*index as i64),
+                turn: first_user_turn(&chat.record.events),
+                checkpoint: chat.checkpoint.clone(),
+            });
         }
         Ok(StoredSession {
             meta: kept.meta.clone(),
             messages,
             events,
             remembered: kept.remembered.clone(),
-            paused: kept.chats.last().and_then(|c| c.record.paused.clone()),
+            paused: shown.last().and_then(|(_, c)| c.record.paused.clone()),
+            chats,
+        })
+    }
+
+    fn save_checkpoint(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        checkpoint: &ChatCheckpoint,
+    ) -> Result<(), StoreError> {
+        self.with(id, |kept| {
+            let chat = usize::try_from(chat.0)
+                .ok()
+                .and_then(|index| kept.chats.get_mut(index))
+                .ok_or_else(|| StoreError::NotFound(id.clone()))?;
+            chat.checkpoint = Some(checkpoint.clone());
+            Ok(())
+        })
+    }
+
+    fn rewind(&self, id: &SessionId, chat: ChatKey, rewind: &ChatRecord) -> Result<(), StoreError> {
+        self.with(id, |kept| {
+            let from = usize::try_from(chat.0)
+                .ok()
+                .filter(|index| *index < kept.chats.len())
+                .ok_or_else(|| StoreError::NotFound(id.clone()))?;
+            for chat in &mut kept.chats[from..] {
+                chat.rewound = true;
+            }
+            kept.chats.push(KeptChat::new(rewind.clone(), false));
+            kept.touch(None);
+            Ok(())
         })
     }
 
@@ -233,6 +285,13 @@ mod tests {
         let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
         let same = store.clone();
         super::super::contract::check(store, move || same);
+    }
+
+    #[test]
+    fn it_rewinds_as_the_sqlite_store_does() {
+        let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
+        let same = store.clone();
+        super::super::contract::check_rewind(store, move || same);
     }
 
     #[test]

@@ -30,8 +30,9 @@ pub use sqlite::SqliteStore;
 pub use temp_folders::remove_stale_temp_folders;
 pub use transcript::Transcript;
 
+use crate::checkpoint::ChatCheckpoint;
 use crate::event::{AgentEvent, StopReason, Usage};
-use crate::ids::SessionId;
+use crate::ids::{SessionId, TurnId};
 use crate::model::Message;
 use crate::pause::PausedChat;
 use crate::permission::RememberedAnswers;
@@ -70,6 +71,9 @@ pub enum StoreError {
     /// The store panicked while writing.
     #[error("session store: the write failed: {0}")]
     Panicked(String),
+    /// The store does not do this (a store of an application's that predates it).
+    #[error("this session store does not {0}")]
+    Unsupported(&'static str),
 }
 
 /// What describes a session apart from its history.
@@ -132,6 +136,32 @@ pub struct ChatRecord {
     pub paused: Option<PausedChat>,
 }
 
+/// One chat of a stored session, as the session shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredChat {
+    /// The store's key for it.
+    pub key: ChatKey,
+    /// Its first user turn (the user's message, or the answer that resumed it), by which a
+    /// front-end names the chat; `None` for a chat without one (a rewind's record).
+    pub turn: Option<TurnId>,
+    /// Its checkpoint, when it changed the workspace.
+    pub checkpoint: Option<ChatCheckpoint>,
+}
+
+/// A chat's first user turn, in its events.
+pub(crate) fn first_user_turn<'a>(
+    events: impl IntoIterator<Item = &'a AgentEvent>,
+) -> Option<TurnId> {
+    events.into_iter().find_map(|event| match event {
+        AgentEvent::TurnStarted {
+            turn_id,
+            role: crate::event::Role::User,
+            ..
+        } => Some(turn_id.clone()),
+        _ => None,
+    })
+}
+
 /// A session read back from the store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredSession {
@@ -145,6 +175,8 @@ pub struct StoredSession {
     pub remembered: RememberedAnswers,
     /// What waits for the user's answer, when the last chat paused.
     pub paused: Option<PausedChat>,
+    /// Its chats, in order (those rewound left out).
+    pub chats: Vec<StoredChat>,
 }
 
 /// Where sessions live.
@@ -203,16 +235,26 @@ pub trait SessionStore: Send + Sync {
     fn leases(&self) -> Option<&dyn lease::ChatLeases> {
         None
     }
+    /// Keeps a chat's checkpoint with it (replacing the one it had).
+    fn save_checkpoint(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        checkpoint: &ChatCheckpoint,
+    ) -> Result<(), StoreError> {
+        let _ = (id, chat, checkpoint);
+        Err(StoreError::Unsupported("keep checkpoints"))
+    }
+    /// Cuts the session back to just before `chat`, atomically: that chat and every later one
+    /// are left out of its history and transcript from now on, and `rewind` (the rewind's own
+    /// record: its events, no messages) is appended after them.
+    fn rewind(&self, id: &SessionId, chat: ChatKey, rewind: &ChatRecord) -> Result<(), StoreError> {
+        let _ = (id, chat, rewind);
+        Err(StoreError::Unsupported("rewind"))
+    }
 }
 
-/// Where agentry keeps its data (the sessions, the terminal's input history):
-/// `$AGENTRY_DATA_DIR`, else `agentry` in the user's data directory (`~/.local/share` on Linux).
-pub fn data_dir() -> PathBuf {
-    std::env::var_os("AGENTRY_DATA_DIR")
-        .map(PathBuf::from)
-        .or_else(|| dirs::data_dir().map(|d| d.join("agentry")))
-        .unwrap_or_else(|| PathBuf::from(".agentry-data"))
-}
+pub use crate::paths::data_dir;
 
 /// The default database file: `sessions.db` in the [`data_dir`].
 pub fn default_database_path() -> PathBuf {
@@ -345,6 +387,90 @@ mod contract {
         ));
         assert!(matches!(
             store.delete(&"s2".into()),
+            Err(StoreError::NotFound(_))
+        ));
+    }
+
+    /// A chat whose user turn is `turn`, saying `text`.
+    fn turn_chat(turn: &str, text: &str) -> ChatRecord {
+        let mut record = chat(text);
+        record.events.insert(
+            0,
+            AgentEvent::TurnStarted {
+                turn_id: TurnId(turn.into()),
+                role: crate::event::Role::User,
+                status: crate::event::TurnStatus::Completed,
+                parent_fork_tool_call_id: None,
+                loop_id: crate::event::ROOT_LOOP.into(),
+                started_at: None,
+            },
+        );
+        record
+    }
+
+    /// Chats named by their user turns, a checkpoint kept with one, and a rewind to it: that
+    /// chat and the later ones leave the history and the transcript (a compaction among them
+    /// too), the rewind's record follows, and all of it survives reopening.
+    pub fn check_rewind(
+        store: Arc<dyn SessionStore>,
+        reopen: impl FnOnce() -> Arc<dyn SessionStore>,
+    ) {
+        let id: SessionId = "r".into();
+        store.create(&meta("r")).unwrap();
+        store.append_chat(&id, &turn_chat("t1", "one")).unwrap();
+        store.append_chat(&id, &turn_chat("t2", "two")).unwrap();
+        let mut compacting = turn_chat("t3", "three");
+        compacting.history = Some(vec![Message::user_text("summary")]);
+        store.append_chat(&id, &compacting).unwrap();
+        let loaded = store.load(&id).unwrap();
+        let turns: Vec<Option<String>> = loaded
+            .chats
+            .iter()
+            .map(|c| c.turn.as_ref().map(|t| t.0.clone()))
+            .collect();
+        assert_eq!(
+            turns,
+            [Some("t1".into()), Some("t2".into()), Some("t3".into())]
+        );
+        let second = loaded.chats[1].key;
+        let checkpoint = ChatCheckpoint {
+            workspace: "/p".into(),
+            before: crate::checkpoint::TreeId("a".repeat(40)),
+            after: None,
+            left_out: Vec::new(),
+            taken_at: now_rfc3339(),
+        };
+        store.save_checkpoint(&id, second, &checkpoint).unwrap();
+        assert_eq!(
+            store.load(&id).unwrap().chats[1].checkpoint.as_ref(),
+            Some(&checkpoint)
+        );
+        let mut rewind = chat("rewound");
+        rewind.messages.clear();
+        rewind.title = None;
+        store.rewind(&id, second, &rewind).unwrap();
+        drop(store);
+        let store = reopen();
+        let loaded = store.load(&id).unwrap();
+        assert_eq!(loaded.messages, [Message::user_text("one")]);
+        assert_eq!(loaded.events.len(), 3, "{:?}", loaded.events);
+        assert_eq!(
+            loaded.events[2],
+            AgentEvent::Notice {
+                message: "rewound".into()
+            }
+        );
+        assert_eq!(loaded.chats.len(), 2);
+        assert_eq!(loaded.chats[1].turn, None);
+        assert_eq!(loaded.meta.title.as_deref(), Some("one"));
+        // A later chat follows the rewind's record.
+        store.append_chat(&id, &turn_chat("t4", "four")).unwrap();
+        assert_eq!(
+            store.load(&id).unwrap().messages,
+            [Message::user_text("one"), Message::user_text("four")]
+        );
+        assert!(matches!(
+            store.rewind(&"nope".into(), second, &rewind),
             Err(StoreError::NotFound(_))
         ));
     }

@@ -2,11 +2,14 @@
 //! assembled from the rows read back (the history from its latest compaction, a chat that never
 //! ended marked as interrupted).
 
-use super::{SessionMeta, StoreError, StoredSession, interrupted};
+use super::{
+    ChatKey, SessionMeta, StoreError, StoredChat, StoredSession, first_user_turn, interrupted,
+};
 use crate::event::AgentEvent;
-use crate::ids::SessionId;
+use crate::ids::{SessionId, TurnId};
 use crate::model::Message;
 use crate::permission::RememberedAnswers;
+use std::collections::HashMap;
 
 /// `value` as the JSON text a row keeps.
 pub(super) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
@@ -77,6 +80,8 @@ pub(super) struct ReadBack {
     pub events: ChatRows,
     /// The last chat's pause, when it paused.
     pub paused: Option<String>,
+    /// The chats' checkpoints (of those that have one), by chat id.
+    pub checkpoints: HashMap<i64, String>,
 }
 
 impl ReadBack {
@@ -103,13 +108,38 @@ impl ReadBack {
         messages.extend(marked(&history_chats, parsed(self.messages)?, || {
             note.clone()
         }));
-        let events = marked(&self.chats, parsed(self.events)?, || mark.clone());
+        let events: Vec<(i64, AgentEvent)> = parsed(self.events)?;
+        let mut turns: HashMap<i64, TurnId> = HashMap::new();
+        for (chat, event) in &events {
+            if !turns.contains_key(chat)
+                && let Some(turn) = first_user_turn([event])
+            {
+                turns.insert(*chat, turn);
+            }
+        }
+        let mut chats = Vec::with_capacity(self.chats.len());
+        for &(chat, state) in &self.chats {
+            if state == ChatState::RunningElsewhere {
+                continue;
+            }
+            chats.push(StoredChat {
+                key: ChatKey(chat),
+                turn: turns.remove(&chat),
+                checkpoint: self
+                    .checkpoints
+                    .get(&chat)
+                    .map(|c| from_json(c))
+                    .transpose()?,
+            });
+        }
+        let events = marked(&self.chats, events, || mark.clone());
         Ok(StoredSession {
             meta: self.meta,
             messages,
             events,
             remembered: from_json::<RememberedAnswers>(&self.remembered)?,
             paused: self.paused.as_deref().map(from_json).transpose()?,
+            chats,
         })
     }
 }

@@ -6,9 +6,11 @@ use super::{
     ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
     now_rfc3339,
 };
+use crate::checkpoint::ChatCheckpoint;
 use crate::ids::SessionId;
 use crate::sync::lock;
 use rusqlite::{Connection, OptionalExtension, params};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -50,6 +52,11 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (
         4,
         "ALTER TABLE chats ADD COLUMN running INTEGER NOT NULL DEFAULT 0",
+    ),
+    (
+        5,
+        "ALTER TABLE chats ADD COLUMN rewound INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE chats ADD COLUMN checkpoint TEXT;",
     ),
 ];
 
@@ -221,6 +228,43 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// Appends one finished chat (or ends a begun one) within `tx`.
+    fn append_in(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        id: &SessionId,
+        chat: &ChatRecord,
+    ) -> Result<(), StoreError> {
+        let usage = to_json(&chat.usage)?;
+        let remembered = to_json(&chat.remembered)?;
+        let rows = Rows::of(&chat.messages, &chat.events)?;
+        let history = chat.history.as_ref().map(to_json).transpose()?;
+        let paused = chat.paused.as_ref().map(to_json).transpose()?;
+        let stop_reason = chat.stop_reason.map(|s| s.as_str());
+        self.touch(tx, id, Some(&remembered), chat.title.as_deref())?;
+        let chat_id = match chat.begun {
+            Some(begun) => {
+                self.running_chat(tx, id, begun)?;
+                self.restart_history(tx, begun.0, history.as_deref())?;
+                tx.execute(
+                    "UPDATE chats SET stop_reason = ?2, usage = ?3, paused = ?4, running = 0 WHERE id = ?1",
+                    params![begun.0, stop_reason, usage, paused],
+                )
+                .map_err(|e| self.db(e))?;
+                begun.0
+            }
+            None => {
+                tx.execute(
+                    "INSERT INTO chats (session_id, stop_reason, usage, created_at, history, paused) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![id.as_str(), stop_reason, usage, now_rfc3339(), history, paused],
+                )
+                .map_err(|e| self.db(e))?;
+                tx.last_insert_rowid()
+            }
+        };
+        self.insert_rows(tx, chat_id, &rows)
+    }
+
     /// Adds `rows` to chat `chat`, after the rows it has.
     fn insert_rows(
         &self,
@@ -338,36 +382,48 @@ impl SessionStore for SqliteStore {
     }
 
     fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError> {
-        let usage = to_json(&chat.usage)?;
-        let remembered = to_json(&chat.remembered)?;
-        let rows = Rows::of(&chat.messages, &chat.events)?;
-        let history = chat.history.as_ref().map(to_json).transpose()?;
-        let paused = chat.paused.as_ref().map(to_json).transpose()?;
-        let stop_reason = chat.stop_reason.map(|s| s.as_str());
         self.with(|c| {
             let tx = c.transaction().map_err(|e| self.db(e))?;
-            self.touch(&tx, id, Some(&remembered), chat.title.as_deref())?;
-            let chat_id = match chat.begun {
-                Some(begun) => {
-                    self.running_chat(&tx, id, begun)?;
-                    self.restart_history(&tx, begun.0, history.as_deref())?;
-                    tx.execute(
-                        "UPDATE chats SET stop_reason = ?2, usage = ?3, paused = ?4, running = 0 WHERE id = ?1",
-                        params![begun.0, stop_reason, usage, paused],
-                    )
-                    .map_err(|e| self.db(e))?;
-                    begun.0
-                }
-                None => {
-                    tx.execute(
-                        "INSERT INTO chats (session_id, stop_reason, usage, created_at, history, paused) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                        params![id.as_str(), stop_reason, usage, now_rfc3339(), history, paused],
-                    )
-                    .map_err(|e| self.db(e))?;
-                    tx.last_insert_rowid()
-                }
-            };
-            self.insert_rows(&tx, chat_id, &rows)?;
+            self.append_in(&tx, id, chat)?;
+            tx.commit().map_err(|e| self.db(e))
+        })
+    }
+
+    fn save_checkpoint(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        checkpoint: &ChatCheckpoint,
+    ) -> Result<(), StoreError> {
+        let checkpoint = to_json(checkpoint)?;
+        self.with(|c| {
+            let saved = c
+                .execute(
+                    "UPDATE chats SET checkpoint = ?3 WHERE id = ?1 AND session_id = ?2",
+                    params![chat.0, id.as_str(), checkpoint],
+                )
+                .map_err(|e| self.db(e))?;
+            if saved == 0 {
+                return Err(StoreError::NotFound(id.clone()));
+            }
+            Ok(())
+        })
+    }
+
+    fn rewind(&self, id: &SessionId, chat: ChatKey, rewind: &ChatRecord) -> Result<(), StoreError> {
+        self.with(|c| {
+            let tx = c.transaction().map_err(|e| self.db(e))?;
+            let cut = tx
+                .execute(
+                    "UPDATE chats SET rewound = 1 WHERE session_id = ?1 AND id >= ?2
+                     AND EXISTS (SELECT 1 FROM chats WHERE id = ?2 AND session_id = ?1)",
+                    params![id.as_str(), chat.0],
+                )
+                .map_err(|e| self.db(e))?;
+            if cut == 0 {
+                return Err(StoreError::NotFound(id.clone()));
+            }
+            self.append_in(&tx, id, rewind)?;
             tx.commit().map_err(|e| self.db(e))
         })
     }
@@ -386,7 +442,7 @@ impl SessionStore for SqliteStore {
             // The history starts at the latest compaction, if any.
             let reset: Option<(i64, String)> = c
                 .query_row(
-                    "SELECT id, history FROM chats WHERE session_id = ?1 AND history IS NOT NULL ORDER BY id DESC LIMIT 1",
+                    "SELECT id, history FROM chats WHERE session_id = ?1 AND history IS NOT NULL AND rewound = 0 ORDER BY id DESC LIMIT 1",
                     params![id.as_str()],
                     |row| Ok((row.get(0)?, row.get(1)?)),
                 )
@@ -396,7 +452,8 @@ impl SessionStore for SqliteStore {
                 let mut query = c
                     .prepare(&format!(
                         "SELECT t.chat_id, t.body FROM {table} t JOIN chats ch ON ch.id = t.chat_id
-                         WHERE ch.session_id = ?1 AND ch.id >= ?2 ORDER BY ch.id, t.seq"
+                         WHERE ch.session_id = ?1 AND ch.id >= ?2 AND ch.rewound = 0
+                         ORDER BY ch.id, t.seq"
                     ))
                     .map_err(|e| self.db(e))?;
                 let rows = query
@@ -406,20 +463,28 @@ impl SessionStore for SqliteStore {
                     .map_err(|e| self.db(e))?;
                 rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.db(e))
             };
+            let mut checkpoints = HashMap::new();
             let chats: Vec<(i64, ChatState)> = {
                 let mut query = c
-                    .prepare("SELECT id, running FROM chats WHERE session_id = ?1 ORDER BY id")
+                    .prepare(
+                        "SELECT id, running, checkpoint FROM chats
+                         WHERE session_id = ?1 AND rewound = 0 ORDER BY id",
+                    )
                     .map_err(|e| self.db(e))?;
                 let rows = query
                     .query_map(params![id.as_str()], |row| {
-                        Ok((row.get(0)?, ChatState::unleased(row.get(1)?)))
+                        let chat: i64 = row.get(0)?;
+                        if let Some(checkpoint) = row.get::<_, Option<String>>(2)? {
+                            checkpoints.insert(chat, checkpoint);
+                        }
+                        Ok((chat, ChatState::unleased(row.get(1)?)))
                     })
                     .map_err(|e| self.db(e))?;
                 rows.collect::<Result<_, _>>().map_err(|e| self.db(e))?
             };
             let paused: Option<String> = c
                 .query_row(
-                    "SELECT paused FROM chats WHERE session_id = ?1 ORDER BY id DESC LIMIT 1",
+                    "SELECT paused FROM chats WHERE session_id = ?1 AND rewound = 0 ORDER BY id DESC LIMIT 1",
                     params![id.as_str()],
                     |row| row.get(0),
                 )
@@ -435,6 +500,7 @@ impl SessionStore for SqliteStore {
                 messages,
                 events: rows("events", 0)?,
                 paused,
+                checkpoints,
             }
             .assemble(id)
         })
@@ -506,6 +572,16 @@ mod tests {
         let path = dir.path().join("nested/sessions.db");
         let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(&path).unwrap());
         super::super::contract::check(store, || {
+            Arc::new(SqliteStore::open(&path).unwrap()) as Arc<dyn SessionStore>
+        });
+    }
+
+    #[test]
+    fn a_rewind_leaves_the_later_chats_out_after_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions.db");
+        let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(&path).unwrap());
+        super::super::contract::check_rewind(store, || {
             Arc::new(SqliteStore::open(&path).unwrap()) as Arc<dyn SessionStore>
         });
     }

@@ -1,4 +1,5 @@
 mod cancellation;
+mod checkpoints;
 mod clients;
 mod concurrency;
 mod executor;

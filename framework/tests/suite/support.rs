@@ -168,6 +168,7 @@ pub struct HarnessBuilder {
     store: Option<Arc<dyn agentry::session::SessionStore>>,
     text_only: bool,
     hooks: Option<Arc<dyn agentry::hooks::AgentHooks>>,
+    checkpoints: Option<agentry::checkpoint::CheckpointSettings>,
 }
 
 impl HarnessBuilder {
@@ -193,6 +194,10 @@ impl HarnessBuilder {
     }
     pub fn store(mut self, store: Arc<dyn agentry::session::SessionStore>) -> Self {
         self.store = Some(store);
+        self
+    }
+    pub fn checkpoints(mut self, settings: agentry::checkpoint::CheckpointSettings) -> Self {
+        self.checkpoints = Some(settings);
         self
     }
     /// A model that takes no images.
@@ -221,6 +226,9 @@ impl HarnessBuilder {
         }
         if let Some(hooks) = self.hooks {
             builder = builder.hooks(hooks);
+        }
+        if let Some(settings) = self.checkpoints {
+            builder = builder.checkpoints(settings);
         }
         let agent = builder.build().unwrap();
         let dir = tempfile::tempdir().unwrap();
@@ -259,6 +267,7 @@ pub fn harness(responses: impl IntoIterator<Item = ScriptedResponse>) -> Harness
         store: None,
         text_only: false,
         hooks: None,
+        checkpoints: None,
     }
 }
 

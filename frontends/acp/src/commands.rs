@@ -1,6 +1,6 @@
 //! A session's slash commands (`agentry::commands`): prompt templates and the prompts of the
-//! session's MCP servers, announced with `available_commands_update` and expanded when a
-//! prompt starts with `/name`.
+//! session's MCP servers, announced with `available_commands_update` (with the built-in
+//! [`/rewind`](crate::rewind)) and expanded when a prompt starts with `/name`.
 
 use crate::convert::content_block;
 use agent_client_protocol::v1::schema as acp;
@@ -18,14 +18,10 @@ impl Commands {
         Self(SlashCommands::from_sources(sources))
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The update that tells the client which commands the session has.
+    /// The update that tells the client which commands the session has: these, then the
+    /// built-in `/rewind`.
     pub fn available(&self) -> acp::SessionUpdate {
-        let commands = self
+        let mut commands: Vec<acp::AvailableCommand> = self
             .0
             .iter()
             .map(|(name, command)| {
@@ -41,6 +37,7 @@ impl Commands {
                 }
             })
             .collect();
+        commands.push(crate::rewind::available());
         acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands))
     }
 
@@ -89,7 +86,8 @@ mod tests {
         assert_eq!(
             update,
             serde_json::json!({"sessionUpdate": "available_commands_update", "availableCommands": [
-                {"name": "review", "description": "Review code", "input": {"hint": "<target>"}}
+                {"name": "review", "description": "Review code", "input": {"hint": "<target>"}},
+                {"name": "rewind", "description": "Rewind the files and the conversation to before a message", "input": {"hint": "[N] [files|conversation] [overwrite|keep]"}}
             ]})
         );
     }

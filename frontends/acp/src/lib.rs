@@ -49,6 +49,7 @@ mod live;
 mod mcp;
 mod options;
 mod questions;
+mod rewind;
 mod server;
 pub mod stdio;
 mod view;

@@ -213,10 +213,7 @@ impl Server {
             return;
         };
         let updates = ClientUpdates::new(connection.clone(), session_id);
-        let commands = live.commands();
-        if !commands.is_empty() {
-            updates.send(commands.available());
-        }
+        updates.send(live.commands().available());
         let mut watches: Vec<_> = live
             .command_sources()
             .iter()
@@ -547,6 +544,10 @@ async fn run_turn(
         connection,
         view: updates.view.clone(),
     };
+    if let Some(arguments) = crate::rewind::arguments(&request.prompt) {
+        crate::rewind::run(&mut session, &arguments, &updates).await;
+        return Ok(acp::PromptResponse::new(acp::StopReason::EndTurn));
+    }
     let io = ChatIo {
         events: Arc::new(updates),
         permissions: Arc::new(permissions),

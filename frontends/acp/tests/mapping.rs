@@ -218,6 +218,8 @@ async fn a_turn_maps_thoughts_text_and_a_tool_call_to_session_updates() {
     assert_eq!(
         kinds,
         [
+            // Every session has `/rewind`.
+            "available_commands_update",
             "agent_thought_chunk",
             "agent_message_chunk",
             "tool_call",

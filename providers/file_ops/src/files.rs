@@ -1,9 +1,9 @@
 //! Where Read, Write and Edit find text files: on disk, or (when the front-end's client offers
 //! it) through the client, so an editor's unsaved buffers are read and every change shows in it.
 
-use crate::atomic::write_atomically;
 use crate::read::read_text;
 use crate::state::ReadFiles;
+use agentry::atomic_file::write_atomically;
 use agentry::tool::{ClientFiles, ToolContext, ToolError};
 use std::path::Path;
 use std::sync::Arc;

@@ -18,7 +18,6 @@
 //! # let _ = builder;
 //! ```
 
-mod atomic;
 mod edit;
 mod files;
 mod glob;

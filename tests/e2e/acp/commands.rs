@@ -76,6 +76,7 @@ fn prompt_templates_are_slash_commands() {
         json!([
             {"name": "explain", "description": "Explain the project."},
             {"name": "review", "description": "Review a file", "input": {"hint": "<file> [focus]"}},
+            {"name": "rewind", "description": "Rewind the files and the conversation to before a message", "input": {"hint": "[N] [files|conversation] [overwrite|keep]"}},
         ])
     );
     assert_eq!(out.result(2)["stopReason"], "end_turn");

@@ -169,6 +169,7 @@ mod commands;
 mod mcp_questions;
 mod permissions;
 mod questions;
+mod rewind;
 mod sessions;
 mod subagents;
 mod turns;

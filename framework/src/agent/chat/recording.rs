@@ -16,7 +16,7 @@ pub(super) struct RecordState {
     /// The title this chat gives the session, if it is its first.
     title: Option<String>,
     /// The chat as the store began recording it, once it has.
-    begun: Option<ChatKey>,
+    pub(super) begun: Option<ChatKey>,
     /// How many of the chat's new messages the store has recorded.
     recorded_messages: usize,
     /// Whether the session's history was compacted since the store last recorded the chat.
@@ -38,7 +38,7 @@ impl RecordState {
 impl Chat<'_> {
     /// The store this chat is recorded in: the agent's, for a main chat (a sub-agent's chat is
     /// recorded in the calling chat's transcript).
-    fn store(&self) -> Option<Arc<dyn SessionStore>> {
+    pub(super) fn store(&self) -> Option<Arc<dyn SessionStore>> {
         let main = self.session.fork.is_none();
         self.session.agent.store().filter(|_| main).cloned()
     }
@@ -86,6 +86,8 @@ impl Chat<'_> {
             self.record.compacted = false;
             lock(&self.recorder.transcript).discard_first(recorded_events);
         }
+        #[cfg(feature = "checkpoints")]
+        self.store_checkpoint().await?;
         Ok(())
     }
 
@@ -96,6 +98,8 @@ impl Chat<'_> {
             self.session.paused =
                 (stop_reason == Some(StopReason::Paused)).then(|| self.pauses.take_paused());
         }
+        #[cfg(feature = "checkpoints")]
+        self.finish_checkpoint().await?;
         if let Some(store) = self.store() {
             let rest = self.unrecorded();
             let record = ChatRecord {
@@ -167,7 +171,7 @@ pub(crate) async fn compact(
 /// Runs `write` against `store` on the blocking pool, first recording the session itself when
 /// this is its first write (a session is stored once it has a message). When that fails, the
 /// session stays to be recorded by the next write.
-async fn write_session<T: Send + 'static>(
+pub(super) async fn write_session<T: Send + 'static>(
     session: &mut Session,
     store: Arc<dyn SessionStore>,
     write: impl FnOnce(&dyn SessionStore) -> Result<T, StoreError> + Send + 'static,

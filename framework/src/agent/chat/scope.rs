@@ -26,6 +26,7 @@ impl Chat<'_> {
             permissions: self.io.permissions.clone(),
             questions: self.io.questions.clone(),
             pauses: self.pauses.clone(),
+            before_change: self.before_change.clone(),
             depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
         });
         extensions.insert(sub_agents.clone());
@@ -71,6 +72,7 @@ impl Chat<'_> {
             cancel: self.io.cancel.clone(),
             extensions,
             hooks: session.agent.hooks().cloned(),
+            before_change: self.before_change.clone(),
         }
     }
 }

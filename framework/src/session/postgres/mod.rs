@@ -11,6 +11,7 @@ use super::{
     ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
     now_rfc3339,
 };
+use crate::checkpoint::ChatCheckpoint;
 use crate::ids::SessionId;
 use crate::sync::lock;
 use postgres::{Client, GenericClient, NoTls, Row};
@@ -193,6 +194,58 @@ fn meta_from_row(row: &Row) -> SessionMeta {
     }
 }
 
+/// A finished chat's fields as `agentry_end_chat` takes them.
+struct EndChat {
+    begun: Option<i64>,
+    fence: Option<i64>,
+    remembered: String,
+    title: Option<String>,
+    stop_reason: Option<&'static str>,
+    usage: String,
+    history: Option<String>,
+    paused: Option<String>,
+    rows: Rows,
+}
+
+impl EndChat {
+    /// `chat`'s fields, under the lease numbered `fence` when this server holds one.
+    fn of(chat: &ChatRecord, fence: Option<i64>) -> Result<Self, StoreError> {
+        Ok(Self {
+            begun: chat.begun.map(|key| key.0),
+            fence,
+            remembered: to_json(&chat.remembered)?,
+            title: chat.title.clone(),
+            stop_reason: chat.stop_reason.map(|s| s.as_str()),
+            usage: to_json(&chat.usage)?,
+            history: chat.history.as_ref().map(to_json).transpose()?,
+            paused: chat.paused.as_ref().map(to_json).transpose()?,
+            rows: Rows::of(&chat.messages, &chat.events)?,
+        })
+    }
+
+    /// Appends the chat (or ends the begun one) to session `id`.
+    fn run(&self, client: &mut impl GenericClient, id: &SessionId) -> Result<(), postgres::Error> {
+        client.execute(
+            "SELECT agentry_end_chat($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            &[
+                &id.as_str(),
+                &self.begun,
+                &self.fence,
+                &now_rfc3339(),
+                &self.remembered,
+                &self.title,
+                &self.stop_reason,
+                &self.usage,
+                &self.history,
+                &self.paused,
+                &self.rows.messages,
+                &self.rows.events,
+            ],
+        )?;
+        Ok(())
+    }
+}
+
 /// The rows of `table` of session `id`'s chats from `from_chat` on, in order.
 fn chat_rows(
     client: &mut impl GenericClient,
@@ -203,7 +256,8 @@ fn chat_rows(
     let rows = client.query(
         &format!(
             "SELECT t.chat_id, t.body FROM {table} t JOIN agentry_chats ch ON ch.id = t.chat_id
-             WHERE ch.session_id = $1 AND ch.id >= $2 ORDER BY ch.id, t.seq"
+             WHERE ch.session_id = $1 AND ch.id >= $2 AND NOT ch.rewound
+             ORDER BY ch.id, t.seq"
         ),
         &[&id.as_str(), &from_chat],
     )?;
@@ -290,34 +344,37 @@ impl SessionStore for PostgresStore {
     }
 
     fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError> {
-        let usage = to_json(&chat.usage)?;
-        let remembered = to_json(&chat.remembered)?;
-        let rows = Rows::of(&chat.messages, &chat.events)?;
-        let history = chat.history.as_ref().map(to_json).transpose()?;
-        let paused = chat.paused.as_ref().map(to_json).transpose()?;
-        let stop_reason = chat.stop_reason.map(|s| s.as_str());
-        let fence = lock(&self.held).get(id).copied();
-        let begun = chat.begun.map(|key| key.0);
-        self.call_function(id, |client| {
+        let end = EndChat::of(chat, lock(&self.held).get(id).copied())?;
+        self.call_function(id, |client| end.run(client, id))
+    }
+
+    fn save_checkpoint(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        checkpoint: &ChatCheckpoint,
+    ) -> Result<(), StoreError> {
+        let checkpoint = to_json(checkpoint)?;
+        let saved = self.with(|client| {
             client.execute(
-                "SELECT agentry_end_chat($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-                &[
-                    &id.as_str(),
-                    &begun,
-                    &fence,
-                    &now_rfc3339(),
-                    &remembered,
-                    &chat.title,
-                    &stop_reason,
-                    &usage,
-                    &history,
-                    &paused,
-                    &rows.messages,
-                    &rows.events,
-                ],
+                "UPDATE agentry_chats SET checkpoint = $3 WHERE id = $1 AND session_id = $2",
+                &[&chat.0, &id.as_str(), &checkpoint],
             )
         })?;
+        if saved == 0 {
+            return Err(StoreError::NotFound(id.clone()));
+        }
         Ok(())
+    }
+
+    fn rewind(&self, id: &SessionId, chat: ChatKey, rewind: &ChatRecord) -> Result<(), StoreError> {
+        let end = EndChat::of(rewind, lock(&self.held).get(id).copied())?;
+        self.call_function(id, |client| {
+            let mut tx = client.transaction()?;
+            tx.execute("SELECT agentry_rewind($1, $2)", &[&id.as_str(), &chat.0])?;
+            end.run(&mut tx, id)?;
+            tx.commit()
+        })
     }
 
     fn load(&self, id: &SessionId) -> Result<StoredSession, StoreError> {
@@ -340,19 +397,22 @@ impl SessionStore for PostgresStore {
             let reset = tx
                 .query_opt(
                     "SELECT id, history FROM agentry_chats
-                     WHERE session_id = $1 AND history IS NOT NULL ORDER BY id DESC LIMIT 1",
+                     WHERE session_id = $1 AND history IS NOT NULL AND NOT rewound
+                     ORDER BY id DESC LIMIT 1",
                     &[&id.as_str()],
                 )?
                 .map(|row| (row.get(0), row.get(1)));
             // A running chat whose lease holds runs on its server; one whose lease lapsed (or
             // that never had one) was abandoned.
+            let mut checkpoints = HashMap::new();
             let chats = tx
                 .query(
                     "SELECT c.id, c.running,
-                            COALESCE(c.fence = l.fence AND l.expires_at >= clock_timestamp(), FALSE)
+                            COALESCE(c.fence = l.fence AND l.expires_at >= clock_timestamp(), FALSE),
+                            c.checkpoint
                      FROM agentry_chats c
                      LEFT JOIN agentry_chat_leases l ON l.session_id = c.session_id
-                     WHERE c.session_id = $1 ORDER BY c.id",
+                     WHERE c.session_id = $1 AND NOT c.rewound ORDER BY c.id",
                     &[&id.as_str()],
                 )?
                 .iter()
@@ -361,12 +421,15 @@ impl SessionStore for PostgresStore {
                         (true, true) => ChatState::RunningElsewhere,
                         (running, _) => ChatState::unleased(running),
                     };
+                    if let Some(checkpoint) = row.get::<_, Option<String>>(3) {
+                        checkpoints.insert(row.get(0), checkpoint);
+                    }
                     (row.get(0), state)
                 })
                 .collect();
             let paused = tx
                 .query_opt(
-                    "SELECT paused FROM agentry_chats WHERE session_id = $1
+                    "SELECT paused FROM agentry_chats WHERE session_id = $1 AND NOT rewound
                      ORDER BY id DESC LIMIT 1",
                     &[&id.as_str()],
                 )?
@@ -387,6 +450,7 @@ impl SessionStore for PostgresStore {
                 messages,
                 events,
                 paused,
+                checkpoints,
             }))
         })?;
         read.ok_or_else(|| StoreError::NotFound(id.clone()))?

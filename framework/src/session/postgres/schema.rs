@@ -182,6 +182,21 @@ pub(super) const MIGRATIONS: &[(i32, &str)] = &[
             END IF;
         END $$;",
     ),
+    // Checkpoints kept with their chats, and rewinds: the chats from one on left out.
+    (
+        5,
+        "ALTER TABLE agentry_chats ADD COLUMN rewound BOOLEAN NOT NULL DEFAULT FALSE;
+        ALTER TABLE agentry_chats ADD COLUMN checkpoint TEXT;
+        CREATE FUNCTION agentry_rewind(p_session TEXT, p_chat BIGINT) RETURNS VOID
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM 1 FROM agentry_chats WHERE id = p_chat AND session_id = p_session;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'no chat % in session %', p_chat, p_session USING ERRCODE = 'AG002';
+            END IF;
+            UPDATE agentry_chats SET rewound = TRUE WHERE session_id = p_session AND id >= p_chat;
+        END $$;",
+    ),
 ];
 
 /// The advisory lock that servers starting together take in turn to migrate the schema.

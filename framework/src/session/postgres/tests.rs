@@ -26,6 +26,13 @@ fn a_chat_begun_and_never_ended_reads_as_interrupted_from_another_connection() {
 }
 
 #[test]
+fn a_rewind_leaves_the_later_chats_out_from_another_connection() {
+    let server = Postgres::start();
+    let url = server.database();
+    super::super::contract::check_rewind(opened(&url), || opened(&url));
+}
+
+#[test]
 fn servers_starting_together_migrate_once_and_the_schema_is_kept_up_to_date() {
     let server = Postgres::start();
     let url = server.database();

@@ -1,20 +1,31 @@
 //! Atomic file writes: a temporary file in the same directory, fsync, then rename over the
-//! target, keeping the target's permissions. A failure leaves the old file as it was.
+//! target. A failure leaves the old file as it was. For the file tools' writes and for putting
+//! a checkpoint's files back.
 
 use std::io::Write as _;
 use std::path::Path;
 
 /// Writes `contents` to `path` atomically, creating missing parent directories.
-pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let permissions = match std::fs::metadata(path) {
+        Ok(metadata) => Some(metadata.permissions()),
+        Err(_) => new_file_permissions(),
+    };
+    write_atomically_as(path, contents, permissions)
+}
+
+/// Writes `contents` to `path` atomically with `permissions` (the temporary file's own, private,
+/// when `None`), creating missing parent directories.
+pub fn write_atomically_as(
+    path: &Path,
+    contents: &[u8],
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let permissions = match std::fs::metadata(path) {
-        Ok(metadata) => Some(metadata.permissions()),
-        Err(_) => new_file_permissions(),
-    };
     let mut temp = tempfile::Builder::new()
         .prefix(".agentry-write-")
         .tempfile_in(dir)?;

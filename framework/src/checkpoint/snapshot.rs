@@ -1,0 +1,178 @@
+//! Taking a snapshot: the files whose stat changed since the last one are read and stored, and
+//! the last snapshot's tree is edited into the new one.
+
+use super::repo::HASH;
+use super::scan::{Found, scan};
+use super::stat_cache::{Cached, Files, StatCache};
+use super::{CheckpointError, LeftOut, Limits, ShadowRepo, TreeId};
+use gix_hash::ObjectId;
+use gix_object::bstr::{BString, ByteSlice};
+use gix_object::tree::EntryKind;
+use rustc_hash::FxHashSet;
+use std::time::SystemTime;
+
+/// The workspace's files at one moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Their tree in the shadow repository.
+    pub tree: TreeId,
+    /// What was left out.
+    pub left_out: Vec<LeftOut>,
+}
+
+impl ShadowRepo {
+    /// Takes a snapshot of the workspace's files now.
+    pub fn snapshot(&self, limits: &Limits) -> Result<Snapshot, CheckpointError> {
+        let started = SystemTime::now();
+        let cache = StatCache::load(&self.stat_cache_path());
+        // The cache is only good with its tree (a pruned or foreign one starts over).
+        let (base, mut files) = match cache.tree {
+            Some(tree) if self.has(&tree) => (tree, cache.files),
+            _ => (ObjectId::empty_tree(HASH), Files::default()),
+        };
+        let scanned = scan(&self.workspace, &self.folder, limits);
+        let mut left_out = scanned.left_out;
+        // The cache's files still there are marked seen; those whose stat changed are read.
+        let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
+        seen.reserve(scanned.files.len());
+        let mut changed: Vec<&Found> = Vec::new();
+        for found in &scanned.files {
+            match files.get(&found.path) {
+                Some(cached) if cached.stat == found.stat && cached.kind == found.kind => {}
+                _ => changed.push(found),
+            }
+            seen.insert(found.path.as_slice());
+        }
+        // The cache's other files are gone now.
+        let mut removed: Vec<BString> = files
+            .keys()
+            .filter(|path| !seen.contains(path.as_slice()))
+            .cloned()
+            .collect();
+        let (stored, unreadable) = self.store_files(&changed);
+        // A file that cannot be read is left out, not kept as it was.
+        for file in &unreadable {
+            let path = BString::from(file.path.as_str());
+            if files.contains_key(&path) {
+                removed.push(path);
+            }
+        }
+        left_out.extend(unreadable);
+        left_out.sort_by(|a, b| a.path.cmp(&b.path));
+        let tree = if stored.is_empty() && removed.is_empty() {
+            base
+        } else {
+            self.edit_tree(base, &stored, &removed)?
+        };
+        for path in &removed {
+            files.remove(path);
+        }
+        files.extend(stored);
+        // A cache that cannot be written costs the next snapshot time, not correctness.
+        let _ = StatCache::save(&self.stat_cache_path(), tree, &files, started);
+        Ok(Snapshot {
+            tree: TreeId::of(tree),
+            left_out,
+        })
+    }
+
+    /// Reads and stores the changed files (on several threads: the first snapshot reads them
+    /// all); what could not be read is left out.
+    fn store_files(&self, changed: &[&Found]) -> (Vec<(BString, Cached)>, Vec<LeftOut>) {
+        let threads = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(changed.len().div_ceil(64).max(1));
+        let chunk = changed.len().div_ceil(threads).max(1);
+        let results: Vec<Result<(BString, Cached), LeftOut>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = changed
+                .chunks(chunk)
+                .map(|files| {
+                    scope
+                        .spawn(move || files.iter().map(|f| self.store_file(f)).collect::<Vec<_>>())
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|worker| worker.join().unwrap_or_default())
+                .collect()
+        });
+        let mut stored = Vec::with_capacity(results.len());
+        let mut unreadable = Vec::new();
+        for result in results {
+            match result {
+                Ok(file) => stored.push(file),
+                Err(left_out) => unreadable.push(left_out),
+            }
+        }
+        (stored, unreadable)
+    }
+
+    /// Reads one file (a link's target, for a link) and stores it as a blob.
+    fn store_file(&self, file: &Found) -> Result<(BString, Cached), LeftOut> {
+        let path = self.workspace.join(file.path.to_path_lossy());
+        let content = if file.kind == EntryKind::Link {
+            std::fs::read_link(&path).map(|target| link_bytes(&target))
+        } else {
+            std::fs::read(&path)
+        };
+        let unreadable = |error: String| LeftOut {
+            path: file.path.to_str_lossy().into_owned(),
+            reason: super::LeftOutReason::Unreadable { error },
+        };
+        let content = content.map_err(|e| unreadable(e.to_string()))?;
+        let id = self
+            .put(gix_object::Kind::Blob, &content)
+            .map_err(|e| unreadable(e.to_string()))?;
+        Ok((
+            file.path.clone(),
+            Cached {
+                stat: file.stat,
+                kind: file.kind,
+                id,
+            },
+        ))
+    }
+
+    /// `base` with `stored` files put in and `removed` ones taken out, written (only the trees
+    /// along changed paths are new).
+    fn edit_tree(
+        &self,
+        base: ObjectId,
+        stored: &[(BString, Cached)],
+        removed: &[BString],
+    ) -> Result<ObjectId, CheckpointError> {
+        let root = self.tree(&base)?;
+        let objects = self.objects()?;
+        let mut editor = gix_object::tree::Editor::new(root, &objects, HASH);
+        for path in removed {
+            editor
+                .remove(path.split_str("/"))
+                .map_err(CheckpointError::repository)?;
+        }
+        for (path, cached) in stored {
+            editor
+                .upsert(path.split_str("/"), cached.kind, cached.id)
+                .map_err(CheckpointError::repository)?;
+        }
+        let mut buffer = Vec::new();
+        editor.write(|tree| {
+            buffer.clear();
+            gix_object::WriteTo::write_to(tree, &mut buffer)
+                .map_err(CheckpointError::repository)?;
+            self.put(gix_object::Kind::Tree, &buffer)
+        })
+    }
+}
+
+/// A link's target as a blob holds it (as git does).
+fn link_bytes(target: &std::path::Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        target.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        target.to_string_lossy().replace('\\', "/").into_bytes()
+    }
+}
