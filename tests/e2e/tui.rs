@@ -7,6 +7,7 @@ use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use agentry_tests::tmux::Tmux;
 use serde_json::json;
 
+mod rewind;
 mod scrollback;
 
 /// The terminal's size in every test but the scrollback checks.

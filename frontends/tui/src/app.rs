@@ -13,6 +13,7 @@ use crate::screen::{CursorAt, Screen};
 use crate::shell::ShellRun;
 use crate::{Start, TuiError, TuiSettings};
 
+mod rewind;
 mod shell_job;
 mod slash;
 use agentry::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
@@ -69,6 +70,8 @@ pub(crate) struct App {
     /// Messages typed while the agent worked, sent in turn after it.
     queued: VecDeque<String>,
     exit_armed: Option<Instant>,
+    /// When Esc was pressed on an empty, idle prompt: a second press opens the rewind.
+    rewind_armed: Option<Instant>,
     events: mpsc::UnboundedSender<AgentEvent>,
     ask: AskTheUser,
     quit: bool,
@@ -101,6 +104,7 @@ impl App {
             context: Vec::new(),
             queued: VecDeque::new(),
             exit_armed: None,
+            rewind_armed: None,
             events,
             ask,
             quit: false,
@@ -401,6 +405,7 @@ impl App {
         if key.code == KeyCode::Esc {
             if self.completion.take().is_none() {
                 self.stop_work();
+                self.esc_on_idle_prompt();
             }
             return;
         }
@@ -693,6 +698,8 @@ impl App {
                 }
             }
             Outcome::Model(spec) => self.switch_model(&spec),
+            // Its next menu, if any, takes the overlay's place.
+            Outcome::Rewind(step) => return self.rewind_step(step).await,
         }
         self.overlay = None;
         self.next_question();

@@ -20,6 +20,8 @@ pub enum Builtin {
     Resume,
     /// `/compact`: replace the conversation by a summary.
     Compact,
+    /// `/rewind`: go back to before a message (Esc twice too).
+    Rewind,
     /// `/tools`: the tools and their providers.
     Tools,
     /// `/mcp`: the MCP servers, their tools and prompts.
@@ -30,7 +32,7 @@ pub enum Builtin {
 
 impl Builtin {
     /// Every command, in the order `/help` lists them.
-    pub const ALL: [Builtin; 11] = [
+    pub const ALL: [Builtin; 12] = [
         Builtin::Help,
         Builtin::Clear,
         Builtin::Model,
@@ -39,6 +41,7 @@ impl Builtin {
         Builtin::Sessions,
         Builtin::Resume,
         Builtin::Compact,
+        Builtin::Rewind,
         Builtin::Tools,
         Builtin::Mcp,
         Builtin::Exit,
@@ -55,6 +58,7 @@ impl Builtin {
             Builtin::Sessions => "sessions",
             Builtin::Resume => "resume",
             Builtin::Compact => "compact",
+            Builtin::Rewind => "rewind",
             Builtin::Tools => "tools",
             Builtin::Mcp => "mcp",
             Builtin::Exit => "exit",
@@ -72,6 +76,7 @@ impl Builtin {
             Builtin::Sessions => "the stored sessions of this folder",
             Builtin::Resume => "take up a stored session: /resume [ID]",
             Builtin::Compact => "replace the conversation by a summary, to free the context",
+            Builtin::Rewind => "go back to before a message: files, conversation (esc esc)",
             Builtin::Tools => "the tools the agent has, by provider",
             Builtin::Mcp => "the MCP servers and their tools; /mcp login NAME logs in",
             Builtin::Exit => "leave (Ctrl-D does too)",

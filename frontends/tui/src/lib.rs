@@ -34,6 +34,7 @@ pub mod markdown;
 pub mod menu;
 pub mod overlay;
 pub mod palette;
+pub mod rewind;
 pub mod screen;
 pub mod shell;
 pub mod status;

@@ -1,6 +1,6 @@
 //! What takes the input's place while the user must choose: a permission prompt (four
 //! answers on single keys), the model's questions (a menu per question, several choices with
-//! Space, a free-text answer), and pickers of sessions and models.
+//! Space, a free-text answer), pickers of sessions and models, and a rewind's menus.
 
 use crate::editor::{Edit, Editor};
 use crate::menu::{Choice, Menu, Picked};
@@ -25,6 +25,8 @@ pub enum Outcome {
     Session(SessionId),
     /// A model was picked.
     Model(String),
+    /// A rewind's menu decided (`None`: cancelled).
+    Rewind(Option<crate::rewind::Step>),
 }
 
 /// An open overlay.
@@ -53,6 +55,13 @@ pub enum Overlay {
         menu: Menu,
         /// As users write them, in the menu's order.
         specs: Vec<String>,
+    },
+    /// A rewind being chosen.
+    Rewind {
+        /// The menu of its stage.
+        menu: Menu,
+        /// Its stage.
+        stage: crate::rewind::Stage,
     },
 }
 
@@ -137,6 +146,10 @@ impl Overlay {
                 Picked::Dismissed => Outcome::Closed,
                 Picked::Choices(picked) => Outcome::Model(specs[picked[0]].clone()),
             },
+            Overlay::Rewind { menu, stage } => match stage.key(menu, key) {
+                None => Outcome::Open,
+                Some(step) => Outcome::Rewind(step),
+            },
         }
     }
 
@@ -166,7 +179,8 @@ impl Overlay {
         let menu = match self {
             Overlay::Permission { menu, .. }
             | Overlay::PickSession { menu, .. }
-            | Overlay::PickModel { menu, .. } => menu,
+            | Overlay::PickModel { menu, .. }
+            | Overlay::Rewind { menu, .. } => menu,
             Overlay::Questions(questions) => return questions.lines(palette, width),
         };
         (menu.lines(palette), None)

@@ -32,6 +32,7 @@ impl App {
                 }
             }
             Builtin::Compact => self.compact().await,
+            Builtin::Rewind => self.pick_rewind(),
             Builtin::Tools => self.list_tools(false),
             Builtin::Mcp => match rest.strip_prefix("login") {
                 Some(name) if !name.trim().is_empty() => self.mcp_login(name.trim()),
