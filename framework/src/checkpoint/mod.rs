@@ -82,7 +82,7 @@ impl TreeId {
 }
 
 /// A path a snapshot left out, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LeftOut {
     /// The file or folder, relative to the workspace (`/`-separated).
     pub path: String,
@@ -91,7 +91,7 @@ pub struct LeftOut {
 }
 
 /// Why a snapshot left a path out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum LeftOutReason {
     /// The file is larger than the limit.

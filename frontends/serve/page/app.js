@@ -130,6 +130,10 @@ function handle(event, data) {
     case "system:error":
       showError(data.message);
       break;
+    case "session:rewound":
+      showRewound(data);
+      catchUp();
+      break;
   }
 }
 
@@ -176,6 +180,7 @@ function renderTurn(turn) {
       if (block.type === "text") node.append(el("div", { className: "bubble", textContent: block.content }));
       if (block.type === "ask_user_answer") node.append(el("div", { className: "bubble", textContent: `Answered ${describeAnswer(block.content)}` }));
     }
+    if (!turn.parent_fork_tool_call_id) node.append(rewindButton(turn));
     return node;
   }
   if (turn.role === "system") {
@@ -192,6 +197,41 @@ function renderTurn(turn) {
   });
   if (turn.status === "failed" && turn.failure_reason) node.append(el("div", { className: "text", textContent: `Failed: ${turn.failure_reason}` }));
   return node;
+}
+
+// "Rewind to here" under a user message: then what to restore, files and conversation or one
+// of them (POST …/rewind); the page reads the session again when the server says it rewound.
+function rewindButton(turn) {
+  const button = el("button", { className: "rewind", type: "button", textContent: "Rewind to here", title: "Go back to before this message" });
+  button.addEventListener("click", () => {
+    const choices = el("div", { className: "rewind-choices" }, el("span", { textContent: "Restore: " }));
+    for (const [label, files, conversation] of [["Files and conversation", true, true], ["Conversation only", false, true], ["Files only", true, false]]) {
+      const choice = el("button", { type: "button", textContent: label });
+      choice.addEventListener("click", () => rewindTo(turn, files, conversation));
+      choices.append(choice);
+    }
+    const cancel = el("button", { type: "button", textContent: "Cancel" });
+    cancel.addEventListener("click", render);
+    choices.append(cancel);
+    button.replaceWith(choices);
+  });
+  return button;
+}
+
+async function rewindTo(turn, files, conversation) {
+  try {
+    await api("POST", `/api/sessions/${sessionId}/rewind`, { chat_id: turn.turn_id, files, conversation });
+    // The message goes back into the box, to edit and send again.
+    if (conversation) $("message").value = turn.blocks.filter((b) => b.type === "text").map((b) => b.content).join("\n");
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+// Files a rewind kept because they were changed by hand since the agent's last change.
+function showRewound({ files, hand_edited }) {
+  const kept = hand_edited.filter((edited) => !files.some((file) => file.path === edited.path));
+  if (kept.length) showError(`Kept as they are (changed by hand since the agent's last change): ${kept.map((f) => f.path).join(", ")}`);
 }
 
 // An answer's text as rendered Markdown: the server's sanitised HTML for it when there is one,
@@ -319,6 +359,7 @@ function showPermission(request) {
 
 function setRunning(value) {
   running = value;
+  document.body.classList.toggle("running", running);
   $("cancel").hidden = !running;
   $("send").disabled = running || !sessionId;
   showState();

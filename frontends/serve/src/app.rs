@@ -141,6 +141,7 @@ pub fn app(agent: Agent, settings: ServeSettings, fanout: Arc<dyn Fanout>) -> Ap
         .route("/sessions/{session_id}/messages", get(rest::messages))
         .route("/sessions/{session_id}/chat", post(rest::chat))
         .route("/sessions/{session_id}/cancel", post(rest::cancel))
+        .route("/sessions/{session_id}/rewind", post(crate::rewind::rewind))
         .route("/render", post(rest::render))
         .route(
             "/openapi.json",

@@ -33,6 +33,7 @@ mod page;
 pub mod projection;
 pub mod protocol;
 pub mod rest;
+pub mod rewind;
 mod socketio;
 
 pub use app::{

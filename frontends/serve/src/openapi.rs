@@ -8,6 +8,7 @@ use crate::rest::{
     Cancelled, CreateSession, Messages, RenderRequest, Rendered, SessionChoices, SessionCreated,
     SessionList, UpdateSession,
 };
+use crate::rewind::{RewindRequest, Rewound};
 use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
@@ -28,6 +29,8 @@ pub fn document() -> Value {
     let end = schema(generator.subschema_for::<ChatEnd>().to_value());
     let cancelled = schema(generator.subschema_for::<Cancelled>().to_value());
     let choices = schema(generator.subschema_for::<SessionChoices>().to_value());
+    let rewind = schema(generator.subschema_for::<RewindRequest>().to_value());
+    let rewound = schema(generator.subschema_for::<Rewound>().to_value());
     let update = schema(generator.subschema_for::<UpdateSession>().to_value());
     let render = schema(generator.subschema_for::<RenderRequest>().to_value());
     let rendered = schema(generator.subschema_for::<Rendered>().to_value());
@@ -111,6 +114,15 @@ pub fn document() -> Value {
                     "parameters": session_id,
                     "responses": with(json!({"200": {"description": "Whether one ran", "content": cancelled}}),
                         fails(&[("404", "No such session")])),
+                },
+            },
+            "/api/sessions/{session_id}/rewind": {
+                "post": {
+                    "summary": "Rewind to just before a chat: its files, the conversation, or both",
+                    "parameters": session_id,
+                    "requestBody": {"required": true, "content": rewind},
+                    "responses": with(json!({"200": {"description": "What was restored (session:rewound)", "content": rewound}}),
+                        fails(&[("400", "Unreadable body"), ("404", "No such session"), ("409", "A chat is running"), ("413", "Body too large"), ("422", "Invalid body, or no such chat")])),
                 },
             },
             "/api/render": {

@@ -249,6 +249,7 @@ mod operations;
 mod page;
 mod page_sessions;
 mod rest;
+mod rewind;
 mod sequences;
 
 /// Runs `steps` on the page at `link` and fails on any failed step; the steps' texts.
