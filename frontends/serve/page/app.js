@@ -218,14 +218,35 @@ function rewindButton(turn) {
   return button;
 }
 
-async function rewindTo(turn, files, conversation) {
+async function rewindTo(turn, files, conversation, overwrite) {
+  const path = `/api/sessions/${sessionId}/rewind`;
+  const request = { chat_id: turn.turn_id, files, conversation };
   try {
-    await api("POST", `/api/sessions/${sessionId}/rewind`, { chat_id: turn.turn_id, files, conversation });
+    // Files changed by hand since the agent's last change: asked about first.
+    if (files && overwrite === undefined) {
+      const plan = await api("POST", path, { ...request, dry_run: true });
+      if (plan.hand_edited.length) return askAboutHandEdits(turn, files, conversation, plan.hand_edited);
+    }
+    await api("POST", path, { ...request, overwrite_hand_edits: overwrite === true });
     // The message goes back into the box, to edit and send again.
     if (conversation) $("message").value = turn.blocks.filter((b) => b.type === "text").map((b) => b.content).join("\n");
   } catch (error) {
     showError(error.message);
   }
+}
+
+function askAboutHandEdits(turn, files, conversation, edited) {
+  const question = el("div", { className: "rewind-choices" },
+    el("div", { textContent: `Changed by hand since the agent's last change: ${edited.map((f) => f.path).join(", ")}` }));
+  for (const [label, overwrite] of [["Overwrite them too", true], ["Keep them", false]]) {
+    const choice = el("button", { type: "button", textContent: label });
+    choice.addEventListener("click", () => rewindTo(turn, files, conversation, overwrite));
+    question.append(choice);
+  }
+  const cancel = el("button", { type: "button", textContent: "Cancel" });
+  cancel.addEventListener("click", render);
+  question.append(cancel);
+  document.querySelector(`[data-turn="${CSS.escape(turn.turn_id)}"] .rewind-choices`)?.replaceWith(question);
 }
 
 // Files a rewind kept because they were changed by hand since the agent's last change.

@@ -1,8 +1,8 @@
 //! `POST /api/sessions/{session_id}/rewind`: a session rewound to just before one of its chats
 //! (named by the `turn_id` of the chat's user turn, as `/messages` shows it): its files, its
 //! conversation, or both. Files changed by hand since the agent's last change are kept unless
-//! `overwrite_hand_edits`, and listed. The session's subscribers get `session:rewound` and read
-//! `/messages` again. A rewind waits for no chat: one running (on any server sharing the store)
+//! `overwrite_hand_edits`, and listed (a `dry_run` says which, changing nothing, so a client can
+//! ask first). The session's subscribers get `session:rewound` and read `/messages` again. A rewind waits for no chat: one running (on any server sharing the store)
 //! makes it 409.
 
 use crate::error::ServeError;
@@ -36,6 +36,10 @@ pub struct RewindRequest {
     /// they are kept, and listed in `hand_edited`).
     #[serde(default)]
     pub overwrite_hand_edits: bool,
+    /// Only say what the rewind would do (the files it would restore, those changed by hand
+    /// that it would ask about): nothing changes, and subscribers hear nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 fn yes() -> bool {
@@ -80,7 +84,9 @@ pub async fn rewind(
     let rewound = rewind_idle(&sessions, &live, &request).await;
     live.give_up_chat();
     let rewound = rewound?;
-    live.publish_other("session:rewound", serde_json::json!(rewound));
+    if !request.dry_run {
+        live.publish_other("session:rewound", serde_json::json!(rewound));
+    }
     Ok(Json(rewound))
 }
 
@@ -112,9 +118,20 @@ async fn rewind_idle(
             .session
             .try_lock()
             .map_err(|_| ServeError::ChatRunning(live.id.to_string()))?;
-        session
-            .rewind(&chat, scope, request.overwrite_hand_edits)
-            .await
+        match (request.dry_run, scope.files) {
+            (false, _) => {
+                session
+                    .rewind(&chat, scope, request.overwrite_hand_edits)
+                    .await
+            }
+            (true, true) => session.plan_rewind(&chat).await,
+            (true, false) => session.rewind_points().and_then(|points| {
+                match points.iter().any(|point| point.chat == chat) {
+                    true => Ok(Default::default()),
+                    false => Err(AgentError::NoSuchChat(chat.clone())),
+                }
+            }),
+        }
     };
     if let Some(ownership) = ownership {
         ownership.release(lock(&live.projector).last_sequence());
@@ -127,7 +144,9 @@ async fn rewind_idle(
         other => ServeError::agent(other),
     })?;
     // What clients see of the session now: read back as the store has it.
-    sessions.refresh(live)?;
+    if !request.dry_run {
+        sessions.refresh(live)?;
+    }
     Ok(Rewound {
         session_id: live.id.to_string(),
         chat_id: request.chat_id.clone(),

@@ -85,41 +85,57 @@ fn a_rewind_over_rest_restores_the_files_cuts_the_messages_and_tells_subscribers
 }
 
 #[test]
-fn in_chromium_rewind_to_here_restores_the_files_and_puts_the_message_back() {
+fn in_chromium_rewind_to_here_asks_about_hand_edits_and_puts_the_message_back() {
     let sb = sandbox();
     let model = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
-            "w",
-            "Write",
-            json!({"file_path": "made.txt", "content": "made\n"}),
+            "b",
+            "Bash",
+            json!({"command": "echo made > made.txt && echo other > other.txt", "description": "Make two files"}),
         )),
         MockTurn::Reply(MockReply::text("Written.")),
     ]);
     let server = Server::start(&sb, &model, &["--permission-mode", "bypass"]);
-    let shot = std::env::var_os("REWIND_SCREENSHOT")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| sb.project().parent().unwrap().join("rewound.png"));
-    let steps = json!([
+    let folder = sb.project().parent().unwrap().to_owned();
+    let chat = json!([
         {"op": "click", "selector": "#new-session"},
         {"op": "wait_text", "selector": "#state", "text": "Ready"},
         {"op": "fill", "selector": "#message", "text": "write it"},
         {"op": "press", "selector": "#message", "key": "Enter"},
         {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "Written."},
-        {"op": "wait_text", "selector": "#state", "text": "Ready"},
+    ]);
+    super::run_page(&server.page_link(), chat, json!({}), &folder);
+    // The user changes one of the files by hand, then rewinds from the page.
+    sb.write("project/made.txt", "by hand\n");
+    let shot = std::env::var_os("REWIND_SCREENSHOT")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| folder.join("rewound.png"));
+    let rewind = json!([
+        {"op": "click", "selector": "#sessions li:first-child"},
+        {"op": "wait_text", "selector": ".turn.user .bubble", "text": "write it"},
         {"op": "click", "selector": ".turn.user .rewind"},
         {"op": "click", "selector": ".rewind-choices button:has-text('Files and conversation')"},
+        {"op": "wait_text", "selector": ".rewind-choices", "text": "Changed by hand"},
+        {"op": "text", "selector": ".rewind-choices div"},
+        {"op": "click", "selector": ".rewind-choices button:has-text('Keep them')"},
         {"op": "wait_text", "selector": ".turn.system", "text": "Rewound to before"},
         {"op": "eval", "script": "document.querySelectorAll('.turn.user, .turn.assistant').length"},
         {"op": "eval", "script": "document.querySelector('#message').value"},
         {"op": "screenshot", "path": shot},
     ]);
-    let (texts, _) = super::run_page(
-        &server.page_link(),
-        steps,
-        json!({}),
-        sb.project().parent().unwrap(),
+    let (texts, _) = super::run_page(&server.page_link(), rewind, json!({}), &folder);
+    assert_eq!(
+        texts,
+        [
+            "Changed by hand since the agent's last change: made.txt",
+            "0",
+            "write it"
+        ]
     );
-    assert_eq!(texts, ["0", "write it"]);
-    assert!(!sb.project().join("made.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("made.txt")).unwrap(),
+        "by hand\n"
+    );
+    assert!(!sb.project().join("other.txt").exists());
     assert!(shot.exists());
 }
