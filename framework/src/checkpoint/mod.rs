@@ -139,8 +139,9 @@ pub enum CheckpointError {
     /// The shadow repository failed.
     #[error("the checkpoint repository: {0}")]
     Repository(String),
-    /// A checkpoint refers to objects the shadow repository no longer has (it was pruned).
-    #[error("checkpoint {0} is no longer kept (it was pruned)")]
+    /// A checkpoint refers to objects the shadow repository does not have: it was pruned, or
+    /// taken on another machine.
+    #[error("checkpoint {0} is not kept here (pruned, or taken on another machine)")]
     Pruned(String),
     /// A stored checkpoint could not be read.
     #[error("corrupt checkpoint: {0}")]
