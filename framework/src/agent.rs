@@ -18,7 +18,8 @@ pub mod subagent;
 #[cfg(feature = "checkpoints")]
 pub use rewind::{RewindPoint, RewindScope, Rewound};
 
-use crate::checkpoint::CheckpointSettings;
+#[cfg(feature = "checkpoints")]
+use crate::checkpoint::{CheckpointSettings, Checkpoints};
 use crate::commands::{CommandSource, SlashCommands};
 use crate::error::AgentError;
 use crate::event::{ChatSummary, EventSink, StopReason, Usage};
@@ -87,7 +88,8 @@ struct AgentInner {
     hooks: Option<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
     named_models: Option<Arc<NamedModels>>,
-    checkpoints: Option<Arc<CheckpointSettings>>,
+    #[cfg(feature = "checkpoints")]
+    checkpoints: Option<Arc<Checkpoints>>,
 }
 
 /// Where every session's model traffic is recorded: a file per session in `dir`.
@@ -125,7 +127,8 @@ pub struct AgentBuilder {
     hooks: Option<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
     named_models: Option<Arc<NamedModels>>,
-    checkpoints: Option<Arc<CheckpointSettings>>,
+    #[cfg(feature = "checkpoints")]
+    checkpoints: Option<Arc<Checkpoints>>,
 }
 
 impl AgentBuilder {
@@ -207,7 +210,7 @@ impl AgentBuilder {
     /// can be rewound (see [`crate::checkpoint`] and [`Session::rewind`]).
     #[cfg(feature = "checkpoints")]
     pub fn checkpoints(mut self, settings: CheckpointSettings) -> Self {
-        self.checkpoints = Some(Arc::new(settings));
+        self.checkpoints = Some(Arc::new(Checkpoints::new(settings)));
         self
     }
 
@@ -232,6 +235,7 @@ impl AgentBuilder {
                 hooks: self.hooks,
                 recordings: self.recordings,
                 named_models: self.named_models,
+                #[cfg(feature = "checkpoints")]
                 checkpoints: self.checkpoints,
             }),
         })
@@ -346,8 +350,9 @@ impl Agent {
         self.inner.store.as_ref()
     }
 
-    /// How the agent keeps checkpoints, when it does.
-    pub fn checkpoints(&self) -> Option<&Arc<CheckpointSettings>> {
+    /// The agent's checkpoints, when it keeps them.
+    #[cfg(feature = "checkpoints")]
+    pub fn checkpoints(&self) -> Option<&Arc<Checkpoints>> {
         self.inner.checkpoints.as_ref()
     }
 

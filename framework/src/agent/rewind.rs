@@ -7,9 +7,7 @@
 //! caller says so: they are listed, and left as they are.
 
 use super::Session;
-use crate::checkpoint::{
-    Change, ChatCheckpoint, CheckpointSettings, FileChange, LeftOut, ShadowRepo,
-};
+use crate::checkpoint::{Change, ChatCheckpoint, Checkpoints, FileChange, LeftOut};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, StopReason};
 use crate::ids::TurnId;
@@ -196,12 +194,11 @@ impl Session {
         let Some(checkpoint) = target.restore.clone() else {
             return Ok(Rewound::default());
         };
-        let settings: Arc<CheckpointSettings> =
-            self.agent.checkpoints().cloned().unwrap_or_default();
+        let checkpoints: Arc<Checkpoints> = self.agent.checkpoints().cloned().unwrap_or_default();
         let after = target.after_last_change.clone();
         tokio::task::spawn_blocking(move || {
-            let repo = ShadowRepo::open(&settings.folder, &checkpoint.workspace)?;
-            let now = repo.snapshot(&settings.limits)?;
+            let repo = checkpoints.repo(&checkpoint.workspace)?;
+            let now = repo.snapshot(&checkpoints.settings().limits)?;
             let hand_edited: HashSet<String> = match &after {
                 Some(after) => repo
                     .changes(after, &now.tree)?

@@ -14,12 +14,16 @@
 //!
 //! Snapshots after the first are incremental: a stat cache remembers each file's size, times,
 //! inode and mode with its blob, so only files whose stat changed are read again, and only the
-//! trees along changed paths are written.
+//! trees along changed paths are written. A repository that takes many snapshots (an agent's,
+//! see [`ShadowRepo::watching`]) watches the workspace's folders as well, so that it looks only
+//! where something changed.
 
 //! The records ([`ChatCheckpoint`], [`TreeId`], [`LeftOut`], [`Limits`]) are always here, for
 //! the session stores; taking and restoring snapshots needs the `checkpoints` feature.
 
 mod limits;
+#[cfg(feature = "checkpoints")]
+mod open;
 #[cfg(feature = "checkpoints")]
 mod prune;
 #[cfg(feature = "checkpoints")]
@@ -33,8 +37,14 @@ mod settings;
 mod snapshot;
 #[cfg(feature = "checkpoints")]
 mod stat_cache;
+#[cfg(feature = "checkpoints")]
+mod survey;
+#[cfg(feature = "checkpoints")]
+mod watch;
 
 pub use limits::Limits;
+#[cfg(feature = "checkpoints")]
+pub use open::Checkpoints;
 #[cfg(feature = "checkpoints")]
 pub use repo::ShadowRepo;
 #[cfg(feature = "checkpoints")]
@@ -163,3 +173,6 @@ impl CheckpointError {
 #[cfg(test)]
 #[cfg(all(unix, feature = "checkpoints"))]
 mod tests;
+#[cfg(test)]
+#[cfg(all(target_os = "linux", feature = "checkpoints"))]
+mod watched_tests;

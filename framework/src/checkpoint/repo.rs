@@ -1,9 +1,12 @@
 //! The shadow repository of one workspace: where it lives and how objects go in and out.
 
 use super::CheckpointError;
+use super::snapshot::Known;
 use gix_hash::ObjectId;
 use gix_object::{FindExt as _, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 /// The hash the shadow repositories use.
 pub(super) const HASH: gix_hash::Kind = gix_hash::Kind::Sha1;
@@ -16,6 +19,11 @@ pub struct ShadowRepo {
     pub(super) folder: PathBuf,
     /// Its objects (all loose), for writing them from several threads.
     pub(super) loose: gix_odb::loose::Store,
+    /// What the last snapshot knew, when the workspace is watched (see [`Self::watching`]).
+    pub(super) known: Option<Mutex<Option<Known>>>,
+    /// Whether the user's inotify watches ran out on this workspace: then it is not tried
+    /// again (the attempt costs a watch per folder each time).
+    pub(super) too_many_folders: AtomicBool,
 }
 
 impl ShadowRepo {
@@ -38,7 +46,20 @@ impl ShadowRepo {
             workspace,
             folder,
             loose,
+            known: None,
+            too_many_folders: AtomicBool::new(false),
         })
+    }
+
+    /// Watches the workspace's folders from the next snapshot on (on Linux, with inotify),
+    /// so later snapshots look only where files changed instead of at every file's stat: for
+    /// a repository that takes many snapshots, such as an agent's. The first snapshot still
+    /// looks at everything. Where folders cannot be watched (another system, too few inotify
+    /// watches, a crowded folder, a file with other hard links) every snapshot looks at
+    /// everything, as without watching.
+    pub fn watching(mut self) -> Self {
+        self.known = Some(Mutex::new(None));
+        self
     }
 
     /// The workspace it keeps snapshots of (canonical).

@@ -1,14 +1,24 @@
-//! Taking a snapshot: the files whose stat changed since the last one are read and stored, and
-//! the last snapshot's tree is edited into the new one.
+//! Taking a snapshot: the files found changed since the last one are read and stored, and
+//! the last snapshot's tree is edited into the new one (only the trees along changed paths are
+//! new).
+//!
+//! Which files changed: a watched repository (see [`ShadowRepo::watching`]) keeps what its
+//! last snapshot knew in memory and looks only where the workspace's folders reported changes;
+//! otherwise every file's stat is compared with the stat cache's.
 
 use super::repo::HASH;
-use super::scan::{Found, scan};
+use super::scan::Found;
 use super::stat_cache::{Cached, Files, StatCache};
-use super::{CheckpointError, LeftOut, Limits, ShadowRepo, TreeId};
+use super::survey::Survey;
+use super::watch::Watcher;
+use super::{CheckpointError, LeftOut, LeftOutReason, Limits, ShadowRepo, TreeId};
 use gix_hash::ObjectId;
 use gix_object::bstr::{BString, ByteSlice};
 use gix_object::tree::EntryKind;
 use rustc_hash::FxHashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 /// The workspace's files at one moment.
@@ -20,35 +30,174 @@ pub struct Snapshot {
     pub left_out: Vec<LeftOut>,
 }
 
+/// What a watched repository's last snapshot knew, with the watches that say what changed
+/// since.
+pub(super) struct Known {
+    tree: ObjectId,
+    files: Arc<Files>,
+    left_out: Vec<LeftOut>,
+    watcher: Watcher,
+    /// The stat cache being written for the next process, off the snapshot's path.
+    saving: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Known {
+    /// Writes the stat cache on a thread of its own (a cache not written costs the next
+    /// process time, not correctness).
+    fn save(&mut self, path: PathBuf, started: SystemTime) {
+        self.wait_for_save();
+        let (tree, files) = (self.tree, self.files.clone());
+        self.saving = std::thread::Builder::new()
+            .name("checkpoint-cache".into())
+            .spawn(move || {
+                let _ = StatCache::save(&path, tree, &files, started);
+            })
+            .ok();
+    }
+
+    fn wait_for_save(&mut self) {
+        if let Some(saving) = self.saving.take() {
+            let _ = saving.join();
+        }
+    }
+}
+
+impl Drop for Known {
+    fn drop(&mut self) {
+        self.wait_for_save();
+    }
+}
+
 impl ShadowRepo {
     /// Takes a snapshot of the workspace's files now.
     pub fn snapshot(&self, limits: &Limits) -> Result<Snapshot, CheckpointError> {
         let started = SystemTime::now();
+        let mut known = self.known.as_ref().map(crate::sync::lock);
+        if let Some(known) = known.as_deref_mut()
+            && let Some(snapshot) = self.snapshot_changes(known, limits, started)?
+        {
+            return Ok(snapshot);
+        }
+        // Everything is looked at, and watched when the repository is.
+        let watcher = known
+            .as_ref()
+            .filter(|_| !self.too_many_folders.load(Ordering::Relaxed))
+            .and_then(|_| Watcher::new().ok());
         let cache = StatCache::load(&self.stat_cache_path());
         // The cache is only good with its tree (a pruned or foreign one starts over).
         let (base, mut files) = match cache.tree {
             Some(tree) if self.has(&tree) => (tree, cache.files),
             _ => (ObjectId::empty_tree(HASH), Files::default()),
         };
-        let scanned = scan(&self.workspace, &self.folder, limits);
-        let mut left_out = scanned.left_out;
-        // The cache's files still there are marked seen; those whose stat changed are read.
+        let survey = self.survey_everything(limits, watcher.as_ref());
+        let crowded = survey
+            .scan
+            .left_out
+            .iter()
+            .any(|l| matches!(l.reason, LeftOutReason::TooManyFiles { .. }));
+        if watcher.as_ref().is_some_and(|w| !w.is_whole()) {
+            self.too_many_folders.store(true, Ordering::Relaxed);
+        }
+        // Watches cannot vouch for files with other hard links, nor for crowded folders.
+        let watcher = watcher.filter(|w| w.is_whole() && !survey.scan.linked && !crowded);
+        let (tree, left_out) = self.store_survey(survey, base, &mut files, Vec::new())?;
+        match (known, watcher) {
+            (Some(mut known), Some(watcher)) => {
+                let mut last = Known {
+                    tree,
+                    files: Arc::new(files),
+                    left_out: left_out.clone(),
+                    watcher,
+                    saving: None,
+                };
+                last.save(self.stat_cache_path(), started);
+                *known = Some(last);
+            }
+            _ => {
+                let _ = StatCache::save(&self.stat_cache_path(), tree, &files, started);
+            }
+        }
+        Ok(Snapshot {
+            tree: TreeId::of(tree),
+            left_out,
+        })
+    }
+
+    /// A snapshot of what changed since the last one, from what the watches say; `None` when
+    /// everything must be looked at (then nothing is known any more).
+    fn snapshot_changes(
+        &self,
+        known: &mut Option<Known>,
+        limits: &Limits,
+        started: SystemTime,
+    ) -> Result<Option<Snapshot>, CheckpointError> {
+        let Some(last) = known.as_mut() else {
+            return Ok(None);
+        };
+        last.wait_for_save();
+        let changes = last.watcher.changes();
+        let survey = if self.has(&last.tree) {
+            self.survey_changes(changes, &last.files, limits, &last.watcher)
+        } else {
+            None
+        };
+        let Some(survey) = survey else {
+            *known = None;
+            return Ok(None);
+        };
+        let left_out = std::mem::take(&mut last.left_out);
+        match self.store_survey(survey, last.tree, Arc::make_mut(&mut last.files), left_out) {
+            Ok((tree, left_out)) => {
+                last.tree = tree;
+                last.left_out = left_out.clone();
+                last.save(self.stat_cache_path(), started);
+                Ok(Some(Snapshot {
+                    tree: TreeId::of(tree),
+                    left_out,
+                }))
+            }
+            Err(error) => {
+                *known = None;
+                Err(error)
+            }
+        }
+    }
+
+    /// Stores what `survey` found changed against `files` (the files of `base`, updated), and
+    /// writes the new tree; with what is left out now (`left_out` was, where the survey did
+    /// not look).
+    fn store_survey(
+        &self,
+        survey: Survey,
+        base: ObjectId,
+        files: &mut Files,
+        mut left_out: Vec<LeftOut>,
+    ) -> Result<(ObjectId, Vec<LeftOut>), CheckpointError> {
+        let Survey { scan, area } = survey;
+        // The files found whose stat changed, or that an event named, are read.
         let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
-        seen.reserve(scanned.files.len());
+        seen.reserve(scan.files.len());
         let mut changed: Vec<&Found> = Vec::new();
-        for found in &scanned.files {
+        for found in &scan.files {
             match files.get(&found.path) {
-                Some(cached) if cached.stat == found.stat && cached.kind == found.kind => {}
+                Some(cached)
+                    if cached.stat == found.stat
+                        && cached.kind == found.kind
+                        && !area.rereads(&found.path) => {}
                 _ => changed.push(found),
             }
             seen.insert(found.path.as_slice());
         }
-        // The cache's other files are gone now.
-        let mut removed: Vec<BString> = files
-            .keys()
-            .filter(|path| !seen.contains(path.as_slice()))
-            .cloned()
-            .collect();
+        // The files known where the survey looked that it did not find are gone.
+        let mut removed: Vec<BString> = if area.covers_nothing() {
+            Vec::new()
+        } else {
+            files
+                .keys()
+                .filter(|path| !seen.contains(path.as_slice()) && area.covers(path))
+                .cloned()
+                .collect()
+        };
         let (stored, unreadable) = self.store_files(&changed);
         // A file that cannot be read is left out, not kept as it was.
         for file in &unreadable {
@@ -57,6 +206,8 @@ impl ShadowRepo {
                 removed.push(path);
             }
         }
+        left_out.retain(|l| !area.covers(l.path.as_bytes()));
+        left_out.extend(scan.left_out);
         left_out.extend(unreadable);
         left_out.sort_by(|a, b| a.path.cmp(&b.path));
         let tree = if stored.is_empty() && removed.is_empty() {
@@ -68,12 +219,7 @@ impl ShadowRepo {
             files.remove(path);
         }
         files.extend(stored);
-        // A cache that cannot be written costs the next snapshot time, not correctness.
-        let _ = StatCache::save(&self.stat_cache_path(), tree, &files, started);
-        Ok(Snapshot {
-            tree: TreeId::of(tree),
-            left_out,
-        })
+        Ok((tree, left_out))
     }
 
     /// Reads and stores the changed files (on several threads: the first snapshot reads them
@@ -174,5 +320,15 @@ fn link_bytes(target: &std::path::Path) -> Vec<u8> {
     #[cfg(not(unix))]
     {
         target.to_string_lossy().replace('\\', "/").into_bytes()
+    }
+}
+
+#[cfg(test)]
+impl ShadowRepo {
+    /// Whether the last snapshot left the workspace watched.
+    pub(super) fn is_watched(&self) -> bool {
+        self.known
+            .as_ref()
+            .is_some_and(|known| crate::sync::lock(known).is_some())
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{Chat, Recorder};
 use crate::agent::Session;
-use crate::checkpoint::{ChatCheckpoint, CheckpointSettings, ShadowRepo, Snapshot};
+use crate::checkpoint::{ChatCheckpoint, Checkpoints, Snapshot};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, EventSink};
 use crate::executor::BeforeChange;
@@ -20,9 +20,9 @@ pub(super) fn checkpointer(
     if session.fork.is_some() {
         return None;
     }
-    let settings = session.agent.checkpoints()?.clone();
+    let checkpoints = session.agent.checkpoints()?.clone();
     Some(Arc::new(ChatCheckpointer::new(
-        settings,
+        checkpoints,
         session.options.cwd.clone(),
         recorder.clone(),
     )))
@@ -64,7 +64,7 @@ impl Chat<'_> {
 /// The checkpoint of one chat under way (shared with its sub-agents, whose changes it covers
 /// too).
 pub(crate) struct ChatCheckpointer {
-    settings: Arc<CheckpointSettings>,
+    checkpoints: Arc<Checkpoints>,
     workspace: PathBuf,
     events: Arc<dyn EventSink>,
     /// The checkpoint, once the snapshot before the first change was tried (`None` when it
@@ -77,12 +77,12 @@ pub(crate) struct ChatCheckpointer {
 impl ChatCheckpointer {
     /// A chat's checkpointer for `workspace`, saying what goes wrong to `events`.
     pub(crate) fn new(
-        settings: Arc<CheckpointSettings>,
+        checkpoints: Arc<Checkpoints>,
         workspace: PathBuf,
         events: Arc<dyn EventSink>,
     ) -> Self {
         Self {
-            settings,
+            checkpoints,
             workspace,
             events,
             before: tokio::sync::OnceCell::new(),
@@ -105,11 +105,13 @@ impl ChatCheckpointer {
             Ok(after) => checkpoint.after = Some(after.tree),
             Err(error) => self.say(&format!("the checkpoint after the chat failed: {error}")),
         }
-        let settings = self.settings.clone();
+        let checkpoints = self.checkpoints.clone();
         let workspace = self.workspace.clone();
         // Pruning is housekeeping: the chat does not wait for it, nor fail with it.
         tokio::task::spawn_blocking(move || {
-            let _ = ShadowRepo::open(&settings.folder, &workspace)
+            let settings = checkpoints.settings();
+            let _ = checkpoints
+                .repo(&workspace)
                 .and_then(|repo| repo.prune(settings.keep, settings.keep_for));
         });
         Some(checkpoint)
@@ -117,11 +119,11 @@ impl ChatCheckpointer {
 
     /// A snapshot of the workspace now, on a blocking thread, logged as a checkpoint.
     async fn snapshot(&self) -> Result<Snapshot, String> {
-        let settings = self.settings.clone();
+        let checkpoints = self.checkpoints.clone();
         let workspace = self.workspace.clone();
         tokio::task::spawn_blocking(move || {
-            let repo = ShadowRepo::open(&settings.folder, &workspace)?;
-            let snapshot = repo.snapshot(&settings.limits)?;
+            let repo = checkpoints.repo(&workspace)?;
+            let snapshot = repo.snapshot(&checkpoints.settings().limits)?;
             repo.log(&snapshot.tree)?;
             Ok::<_, crate::checkpoint::CheckpointError>(snapshot)
         })
