@@ -103,12 +103,15 @@ fn logs_in(sb: &agentry_tests::Sandbox, args: &[&str], env: &[(&str, &str)]) {
 
 /// A sandbox whose project configures `docs`, a scenario server behind OAuth.
 fn with_docs_behind_oauth() -> (agentry_tests::Sandbox, ScenarioServer) {
-    docs_behind_oauth_in(sandbox())
+    docs_behind_oauth_in(sandbox(), "auth/metadata-default")
 }
 
-/// `sb`, its project configuring `docs`, a scenario server behind OAuth.
-fn docs_behind_oauth_in(sb: agentry_tests::Sandbox) -> (agentry_tests::Sandbox, ScenarioServer) {
-    let server = ScenarioServer::start("auth/metadata-default");
+/// `sb`, its project configuring `docs`, the server of `scenario` (one behind OAuth).
+fn docs_behind_oauth_in(
+    sb: agentry_tests::Sandbox,
+    scenario: &str,
+) -> (agentry_tests::Sandbox, ScenarioServer) {
+    let server = ScenarioServer::start(scenario);
     sb.write(
         "project/.mcp.json",
         &json!({"mcpServers": {"docs": {"type": "http", "url": server.url}}}).to_string(),
@@ -167,6 +170,35 @@ fn a_server_behind_oauth_needs_login_then_logs_in_and_out() {
 }
 
 #[test]
+fn a_server_whose_authorization_server_moved_needs_login_and_a_new_login_registers_there() {
+    // The server takes the first authorization server's token once, then names a second
+    // authorization server and takes only its tokens (the suite's server-migration scenario).
+    let (sb, _server) = docs_behind_oauth_in(sandbox(), "auth/authorization-server-migration");
+    logs_in(&sb, &[], &[]);
+    let tokens = sb.project().join("../data/mcp-auth/docs.json");
+    let first = std::fs::read_to_string(&tokens).unwrap();
+    let moved = listed(&sb, &[], &[]);
+    assert_eq!(moved["status"], "needs login", "{moved}");
+    assert_eq!(moved["how"], "run `agentry mcp login docs`");
+
+    logs_in(&sb, &[], &[]);
+    let second: Value = serde_json::from_str(&std::fs::read_to_string(&tokens).unwrap()).unwrap();
+    let token = second["credentials"]["token_response"]["access_token"].as_str();
+    assert!(
+        token.is_some_and(|t| t.starts_with("test-token-as2-")),
+        "a token of the new authorization server: {second}"
+    );
+    assert_eq!(
+        second["credentials"]["client_id"], "as2-client-id",
+        "{second}"
+    );
+    assert!(first.contains("as1-client-id"), "{first}");
+    let after = listed(&sb, &[], &[]);
+    assert_eq!(after["status"], "connected", "{after}");
+    assert!(after["tools"].as_u64().unwrap() > 0, "{after}");
+}
+
+#[test]
 fn with_a_system_keyring_the_tokens_are_kept_there_and_the_file_holds_none() {
     let keyring = SecretService::start();
     let (sb, server) = with_docs_behind_oauth();
@@ -204,7 +236,7 @@ fn with_a_system_keyring_the_tokens_are_kept_there_and_the_file_holds_none() {
 
 #[test]
 fn the_thin_agentry_logs_in_through_the_mcp_clients_plugin() {
-    let (sb, _server) = docs_behind_oauth_in(crate::loading::thin());
+    let (sb, _server) = docs_behind_oauth_in(crate::loading::thin(), "auth/metadata-default");
     let flags = crate::loading::plugin_flags();
     let flags = crate::loading::as_strs(&flags);
     let with_flags = |command: &[&'static str]| -> Vec<&str> {
@@ -305,7 +337,7 @@ fn the_terminal_logs_in_to_a_server_that_needs_it() {
 
 #[test]
 fn the_thin_agentrys_terminal_logs_in_with_the_plugins_it_loaded() {
-    let (sb, _server) = docs_behind_oauth_in(crate::loading::thin());
+    let (sb, _server) = docs_behind_oauth_in(crate::loading::thin(), "auth/metadata-default");
     let flags = crate::loading::plugin_flags();
     terminal_logs_in(&sb, &crate::loading::as_strs(&flags));
 }

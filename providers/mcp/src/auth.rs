@@ -230,13 +230,26 @@ pub fn open_in_browser(url: &str) -> bool {
 /// if that is why `error` happened.
 pub(crate) fn scope_challenge(error: &rmcp::ServiceError) -> Option<String> {
     use rmcp::transport::streamable_http_client::InsufficientScopeError;
+    cause::<InsufficientScopeError>(error).map(|refused| refused.www_authenticate_header.clone())
+}
+
+/// Whether the server refused the request that failed with `error` for want of a login
+/// (`401`): it takes no kept tokens, refreshed or not (say it moved to another authorization
+/// server).
+pub(crate) fn wants_login(error: &rmcp::ServiceError) -> bool {
+    use rmcp::transport::streamable_http_client::AuthRequiredError;
+    cause::<AuthRequiredError>(error).is_some()
+}
+
+/// The error of type `E` among the causes of a request's failure, if there is one.
+fn cause<E: std::error::Error + 'static>(error: &rmcp::ServiceError) -> Option<&E> {
     let rmcp::ServiceError::TransportSend(error) = error else {
         return None;
     };
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
     while let Some(current) = source {
-        if let Some(refused) = current.downcast_ref::<InsufficientScopeError>() {
-            return Some(refused.www_authenticate_header.clone());
+        if let Some(found) = current.downcast_ref::<E>() {
+            return Some(found);
         }
         source = current.source();
     }

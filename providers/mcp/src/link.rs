@@ -266,9 +266,19 @@ impl Link {
 /// Lists what a server offers: its description, every page of its tools and (when it has
 /// them) of its prompts.
 pub(crate) async fn list(name: &str, peer: &Peer<RoleClient>) -> Result<Offer, McpError> {
-    let listing_error = |what: &str, e: rmcp::service::ServiceError| McpError::Listing {
-        server: name.to_owned(),
-        message: format!("{what} failed: {e}"),
+    let listing_error = |what: &str, e: rmcp::service::ServiceError| {
+        // Tokens it took to start with and no longer takes (or none, where it lets the start
+        // through): a login is what it needs.
+        if crate::auth::wants_login(&e) {
+            McpError::NeedsLogin {
+                server: name.to_owned(),
+            }
+        } else {
+            McpError::Listing {
+                server: name.to_owned(),
+                message: format!("{what} failed: {e}"),
+            }
+        }
     };
     let info = peer.peer_info();
     let description = info
