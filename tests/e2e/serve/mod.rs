@@ -252,6 +252,22 @@ mod rest;
 mod rewind;
 mod sequences;
 
+/// The page's steps that open a new session, send `message` once it is ready and wait for
+/// `answer` to show, followed by the steps of `then` (an array).
+pub(super) fn with_first_message(message: &str, answer: &str, then: Value) -> Value {
+    let mut steps = vec![
+        json!({"op": "click", "selector": "#new-session"}),
+        json!({"op": "wait_text", "selector": "#state", "text": "Ready"}),
+        json!({"op": "fill", "selector": "#message", "text": message}),
+        json!({"op": "press", "selector": "#message", "key": "Enter"}),
+        json!({"op": "wait_text", "selector": ".turn.assistant .answer", "text": answer}),
+    ];
+    if let Value::Array(more) = then {
+        steps.extend(more);
+    }
+    Value::Array(steps)
+}
+
 /// Runs `steps` on the page at `link` and fails on any failed step; the steps' texts.
 pub(super) fn run_page(
     link: &str,

@@ -1,6 +1,6 @@
 //! The web page at `/`, in headless Chromium.
 
-use super::{Server, run_page};
+use super::{Server, run_page, with_first_message};
 use crate::sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::{Value, json};
@@ -38,27 +38,26 @@ fn the_web_page_streams_answers_asks_questions_asks_permission_and_shows_diffs()
     let shot = std::env::var_os("AGENTRY_PAGE_SHOT")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| sb.project().parent().unwrap().join("page.png"));
-    let steps = json!([
-        {"op": "click", "selector": "#new-session"},
-        {"op": "wait_text", "selector": "#state", "text": "Ready"},
-        {"op": "fill", "selector": "#message", "text": "Say hi"},
-        {"op": "press", "selector": "#message", "key": "Enter"},
-        {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "Hello from the agent."},
-        {"op": "fill", "selector": "#message", "text": "Deploy and edit the notes"},
-        // The answer's text shows before its turn has ended; the Send button is enabled again
-        // only then, and a click waits for that (Enter while the turn runs sends nothing).
-        {"op": "click", "selector": "#send"},
-        {"op": "wait_text", "selector": ".question legend", "text": "Which environment?"},
-        {"op": "check", "selector": ".question input[value='0']"},
-        {"op": "click", "selector": ".question button[type=submit]"},
-        {"op": "wait_text", "selector": ".permission", "text": "Allow"},
-        {"op": "click", "selector": ".permission button:first-of-type"},
-        {"op": "wait_text", "selector": ".diff .del", "text": "alpha"},
-        {"op": "text", "selector": ".diff .add"},
-        {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "Edited for staging."},
-        {"op": "text", "selector": ".turn.user .bubble >> nth=2"},
-        {"op": "screenshot", "path": shot},
-    ]);
+    let steps = with_first_message(
+        "Say hi",
+        "Hello from the agent.",
+        json!([
+            {"op": "fill", "selector": "#message", "text": "Deploy and edit the notes"},
+            // The answer's text shows before its turn has ended; the Send button is enabled again
+            // only then, and a click waits for that (Enter while the turn runs sends nothing).
+            {"op": "click", "selector": "#send"},
+            {"op": "wait_text", "selector": ".question legend", "text": "Which environment?"},
+            {"op": "check", "selector": ".question input[value='0']"},
+            {"op": "click", "selector": ".question button[type=submit]"},
+            {"op": "wait_text", "selector": ".permission", "text": "Allow"},
+            {"op": "click", "selector": ".permission button:first-of-type"},
+            {"op": "wait_text", "selector": ".diff .del", "text": "alpha"},
+            {"op": "text", "selector": ".diff .add"},
+            {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "Edited for staging."},
+            {"op": "text", "selector": ".turn.user .bubble >> nth=2"},
+            {"op": "screenshot", "path": shot},
+        ]),
+    );
     let (texts, out) = run_page(
         &server.page_link(),
         steps,

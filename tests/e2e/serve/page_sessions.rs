@@ -2,7 +2,7 @@
 //! deleted, a model and a mode picked, files attached by picking, pasting and dropping, no serious accessibility
 //! problem, the dark theme, and a server restarted in the middle of a chat.
 
-use super::{Server, run_page};
+use super::{Server, run_page, with_first_message};
 use crate::sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::{Value, json};
@@ -32,47 +32,46 @@ fn sessions_are_found_by_title_renamed_and_deleted_and_a_model_and_files_are_cho
     let shot = std::env::var_os("AGENTRY_PAGE_SESSIONS_SHOT")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| sb.project().parent().unwrap().join("sessions.png"));
-    let steps = json!([
-        {"op": "click", "selector": "#new-session"},
-        {"op": "wait_text", "selector": "#state", "text": "Ready"},
-        {"op": "fill", "selector": "#message", "text": "First topic: the lexer"},
-        {"op": "press", "selector": "#message", "key": "Enter"},
-        {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "One."},
-        {"op": "wait_text", "selector": "#sessions", "text": "First topic"},
-        {"op": "click", "selector": "#new-session"},
-        {"op": "wait_text", "selector": "#title", "text": "New session"},
-        {"op": "select", "selector": "#model", "value": "openai/gpt-4.1-mini"},
-        {"op": "files", "selector": "#attach", "paths": [notes]},
-        {"op": "wait_text", "selector": "#attachments", "text": "notes.md"},
-        {"op": "fill", "selector": "#message", "text": "Second topic: the parser"},
-        {"op": "click", "selector": "#send"},
-        {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "Two."},
-        {"op": "wait_text", "selector": "#sessions", "text": "Second topic"},
-        {"op": "eval", "script": SHOWN_TITLES},
-        {"op": "fill", "selector": "#search", "text": "LEXER"},
-        {"op": "eval", "script": SHOWN_TITLES},
-        {"op": "fill", "selector": "#search", "text": ""},
-        {"op": "click", "selector": "#sessions li:first-child .rename"},
-        {"op": "fill", "selector": "#sessions .title-field", "text": "Parser notes"},
-        {"op": "press", "selector": "#sessions .title-field", "key": "Enter"},
-        {"op": "wait_text", "selector": "#sessions", "text": "Parser notes"},
-        {"op": "click", "selector": "#sessions li:nth-child(2) .delete"},
-        {"op": "click", "selector": "#sessions li:nth-child(2) .delete"},
-        {"op": "wait", "ms": 300},
-        {"op": "eval", "script": SHOWN_TITLES},
-        {"op": "paste_file", "selector": "#message", "name": "pasted.txt", "type": "text/plain", "text": "pasted words"},
-        {"op": "wait_text", "selector": "#attachments", "text": "pasted.txt"},
-        {"op": "drop_file", "selector": "#composer", "name": "dot.png", "type": "image/png", "base64": PNG},
-        {"op": "wait_text", "selector": "#attachments", "text": "dot.png"},
-        {"op": "fill", "selector": "#message", "text": "Third"},
-        {"op": "click", "selector": "#send"},
-        {"op": "wait_text", "selector": "#conversation", "text": "Three."},
-        {"op": "eval", "script": "document.querySelector('#title').textContent"},
-        {"op": "select", "selector": "#mode", "value": "plan"},
-        {"op": "wait", "ms": 300},
-        {"op": "screenshot", "path": shot},
-        {"op": "axe"},
-    ]);
+    let steps = with_first_message(
+        "First topic: the lexer",
+        "One.",
+        json!([
+            {"op": "wait_text", "selector": "#sessions", "text": "First topic"},
+            {"op": "click", "selector": "#new-session"},
+            {"op": "wait_text", "selector": "#title", "text": "New session"},
+            {"op": "select", "selector": "#model", "value": "openai/gpt-4.1-mini"},
+            {"op": "files", "selector": "#attach", "paths": [notes]},
+            {"op": "wait_text", "selector": "#attachments", "text": "notes.md"},
+            {"op": "fill", "selector": "#message", "text": "Second topic: the parser"},
+            {"op": "click", "selector": "#send"},
+            {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "Two."},
+            {"op": "wait_text", "selector": "#sessions", "text": "Second topic"},
+            {"op": "eval", "script": SHOWN_TITLES},
+            {"op": "fill", "selector": "#search", "text": "LEXER"},
+            {"op": "eval", "script": SHOWN_TITLES},
+            {"op": "fill", "selector": "#search", "text": ""},
+            {"op": "click", "selector": "#sessions li:first-child .rename"},
+            {"op": "fill", "selector": "#sessions .title-field", "text": "Parser notes"},
+            {"op": "press", "selector": "#sessions .title-field", "key": "Enter"},
+            {"op": "wait_text", "selector": "#sessions", "text": "Parser notes"},
+            {"op": "click", "selector": "#sessions li:nth-child(2) .delete"},
+            {"op": "click", "selector": "#sessions li:nth-child(2) .delete"},
+            {"op": "wait", "ms": 300},
+            {"op": "eval", "script": SHOWN_TITLES},
+            {"op": "paste_file", "selector": "#message", "name": "pasted.txt", "type": "text/plain", "text": "pasted words"},
+            {"op": "wait_text", "selector": "#attachments", "text": "pasted.txt"},
+            {"op": "drop_file", "selector": "#composer", "name": "dot.png", "type": "image/png", "base64": PNG},
+            {"op": "wait_text", "selector": "#attachments", "text": "dot.png"},
+            {"op": "fill", "selector": "#message", "text": "Third"},
+            {"op": "click", "selector": "#send"},
+            {"op": "wait_text", "selector": "#conversation", "text": "Three."},
+            {"op": "eval", "script": "document.querySelector('#title').textContent"},
+            {"op": "select", "selector": "#mode", "value": "plan"},
+            {"op": "wait", "ms": 300},
+            {"op": "screenshot", "path": shot},
+            {"op": "axe"},
+        ]),
+    );
     let (texts, out) = run_page(
         &server.page_link(),
         steps,

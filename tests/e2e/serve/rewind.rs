@@ -1,7 +1,7 @@
 //! `POST /api/sessions/{id}/rewind` through the binary: a chat's file removed and the chat cut
 //! from `/messages`, its subscribers told with `session:rewound`; bad requests refused.
 
-use super::{Server, events, send, wait_for};
+use super::{Server, events, send, wait_for, with_first_message};
 use crate::sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::json;
@@ -97,13 +97,7 @@ fn in_chromium_rewind_to_here_asks_about_hand_edits_and_puts_the_message_back() 
     ]);
     let server = Server::start(&sb, &model, &["--permission-mode", "bypass"]);
     let folder = sb.project().parent().unwrap().to_owned();
-    let chat = json!([
-        {"op": "click", "selector": "#new-session"},
-        {"op": "wait_text", "selector": "#state", "text": "Ready"},
-        {"op": "fill", "selector": "#message", "text": "write it"},
-        {"op": "press", "selector": "#message", "key": "Enter"},
-        {"op": "wait_text", "selector": ".turn.assistant .answer", "text": "Written."},
-    ]);
+    let chat = with_first_message("write it", "Written.", json!([]));
     super::run_page(&server.page_link(), chat, json!({}), &folder);
     // The user changes one of the files by hand, then rewinds from the page.
     sb.write("project/made.txt", "by hand\n");
