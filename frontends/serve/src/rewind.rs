@@ -2,8 +2,8 @@
 //! (named by the `turn_id` of the chat's user turn, as `/messages` shows it): its files, its
 //! conversation, or both. Files changed by hand since the agent's last change are kept unless
 //! `overwrite_hand_edits`, and listed (a `dry_run` says which, changing nothing, so a client can
-//! ask first). The session's subscribers get `session:rewound` and read `/messages` again. A rewind waits for no chat: one running (on any server sharing the store)
-//! makes it 409.
+//! ask first). The session's subscribers get `session:rewound` and read `/messages` again. A
+//! rewind waits for no chat: one running (on any server sharing the store) makes it 409.
 
 use crate::error::ServeError;
 use crate::live::{LiveSession, Sessions};
