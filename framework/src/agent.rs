@@ -724,15 +724,21 @@ impl Session {
 /// its own; a sub-agent's chat has a span of its own inside it), its start logged.
 fn chat_span(session: &Session) -> tracing::Span {
     let span = crate::telemetry::chat_span("agentry", &session.id, &session.model.name());
-    span.in_scope(|| tracing::info!("chat started"));
+    span.in_scope(|| tracing::info!(target: crate::telemetry::CHAT_LOG_TARGET, "chat started"));
     span
 }
 
 /// Logs how a chat ended and records it on its span.
 fn end_chat_span(span: &tracing::Span, outcome: &Result<ChatSummary, AgentError>) {
     span.in_scope(|| match outcome {
-        Ok(summary) => tracing::info!(stop_reason = summary.stop_reason.as_str(), "chat ended"),
-        Err(error) => tracing::warn!(%error, "chat failed"),
+        Ok(summary) => tracing::info!(
+            target: crate::telemetry::CHAT_LOG_TARGET,
+            stop_reason = summary.stop_reason.as_str(),
+            "chat ended"
+        ),
+        Err(error) => {
+            tracing::warn!(target: crate::telemetry::CHAT_LOG_TARGET, %error, "chat failed")
+        }
     });
     crate::telemetry::chat_ended(span, chat_end(outcome));
 }

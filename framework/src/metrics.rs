@@ -171,6 +171,7 @@ impl Metrics {
             },
             requests: HashMap::new(),
             tools: HashMap::new(),
+            token_counters: None,
         }
     }
 }
@@ -220,7 +221,12 @@ pub struct ChatMeter {
     requests: HashMap<String, Request>,
     /// Tool names, by call id.
     tools: HashMap<String, String>,
+    /// The model's token counters, once the chat has reported usage.
+    token_counters: Option<[Counter; 4]>,
 }
+
+/// The kinds of tokens counted, as the `kind` label says them.
+const TOKEN_KINDS: [&str; 4] = ["input", "output", "cache_read", "cache_write"];
 
 impl ChatMeter {
     /// Takes in one of the chat's events.
@@ -251,20 +257,14 @@ impl ChatMeter {
                 ..
             } => self.request_ended(turn_id.as_str(), *status),
             AgentEvent::Usage { usage, .. } => {
-                for (kind, count) in [
-                    ("input", usage.input_tokens),
-                    ("output", usage.output_tokens),
-                    ("cache_read", usage.cache_read_tokens),
-                    ("cache_write", usage.cache_write_tokens),
-                ] {
-                    self.metrics
-                        .tokens
-                        .get_or_create(&TokenLabels {
-                            provider: self.model.provider.clone(),
-                            model: self.model.model.clone(),
-                            kind: kind.to_owned(),
-                        })
-                        .inc_by(count);
+                let counts = [
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    usage.cache_read_tokens,
+                    usage.cache_write_tokens,
+                ];
+                for (counter, count) in self.token_counters().iter().zip(counts) {
+                    counter.inc_by(count);
                 }
             }
             AgentEvent::ToolCallUpdate(update) => {
@@ -312,7 +312,28 @@ impl ChatMeter {
         }
     }
 
+    /// The chat's model's token counters, in [`TOKEN_KINDS`]' order: looked up once a chat,
+    /// not at each usage report.
+    fn token_counters(&mut self) -> &[Counter; 4] {
+        self.token_counters.get_or_insert_with(|| {
+            TOKEN_KINDS.map(|kind| {
+                self.metrics
+                    .tokens
+                    .get_or_create(&TokenLabels {
+                        provider: self.model.provider.clone(),
+                        model: self.model.model.clone(),
+                        kind: kind.to_owned(),
+                    })
+                    .clone()
+            })
+        })
+    }
+
     fn first_token(&mut self, turn_id: &str) {
+        // Most deltas come after their request's first token: they need no look-up by id.
+        if self.requests.values().all(|request| request.first_token) {
+            return;
+        }
         if let Some(request) = self.requests.get_mut(turn_id)
             && !request.first_token
         {

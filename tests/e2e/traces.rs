@@ -83,11 +83,11 @@ fn a_chat_with_a_tool_call_and_a_sub_agent_is_one_span_tree(loading: Loading) {
     assert_eq!(chat.attribute("gen_ai.request.model"), Some("gpt-4.1"));
     assert_eq!(chat.attribute("gen_ai.provider.name"), Some("openai"));
     assert_eq!(
-        chat.attribute("gen_ai.usage.input_tokens"),
-        Some("40"),
+        chat.integer("gen_ai.usage.input_tokens"),
+        Some(40),
         "its own two requests' tokens (the sub-agent's are its own span's)"
     );
-    assert_eq!(chat.attribute("gen_ai.usage.output_tokens"), Some("10"));
+    assert_eq!(chat.integer("gen_ai.usage.output_tokens"), Some(10));
     assert!(
         spans.iter().all(|span| span.trace_id == chat.trace_id),
         "one trace"
@@ -99,8 +99,8 @@ fn a_chat_with_a_tool_call_and_a_sub_agent_is_one_span_tree(loading: Loading) {
         assert_eq!(request.kind, 3, "a client span");
         assert_eq!(request.attribute("gen_ai.operation.name"), Some("chat"));
         assert_eq!(request.attribute("gen_ai.request.model"), Some("gpt-4.1"));
-        assert_eq!(request.attribute("gen_ai.usage.input_tokens"), Some("20"));
-        assert_eq!(request.attribute("gen_ai.usage.output_tokens"), Some("5"));
+        assert_eq!(request.integer("gen_ai.usage.input_tokens"), Some(20));
+        assert_eq!(request.integer("gen_ai.usage.output_tokens"), Some(5));
         assert_eq!(
             request.attribute("gen_ai.conversation.id"),
             Some(session_id.as_str())

@@ -23,8 +23,10 @@ pub struct ReceivedSpan {
     pub trace_id: Vec<u8>,
     /// Its kind (OTLP's numbering: 1 internal, 3 client).
     pub kind: i32,
-    /// Its attributes, each value as text.
+    /// Its attributes other than integers, each value as text.
     pub attributes: BTreeMap<String, String>,
+    /// Its integer attributes.
+    pub integers: BTreeMap<String, i64>,
     /// Its status code (OTLP's numbering: 0 unset, 1 ok, 2 error).
     pub status_code: i32,
     /// The service that sent it (its resource's `service.name`).
@@ -35,6 +37,11 @@ impl ReceivedSpan {
     /// The attribute `key`, if it has it.
     pub fn attribute(&self, key: &str) -> Option<&str> {
         self.attributes.get(key).map(String::as_str)
+    }
+
+    /// The integer attribute `key`, if it has it (an integer sent as text is not one).
+    pub fn integer(&self, key: &str) -> Option<i64> {
+        self.integers.get(key).copied()
     }
 }
 
@@ -114,20 +121,26 @@ fn decode(export: &[u8]) -> Vec<ReceivedSpan> {
             .into_iter()
             .flat_map(|scope| scope.spans)
         {
+            let mut attributes = BTreeMap::new();
+            let mut integers = BTreeMap::new();
+            for attribute in span.attributes {
+                match attribute.value.and_then(|v| v.value) {
+                    Some(AnyValue::IntValue(number)) => {
+                        integers.insert(attribute.key, number);
+                    }
+                    value => {
+                        attributes.insert(attribute.key, text(value.as_ref()));
+                    }
+                }
+            }
             spans.push(ReceivedSpan {
                 name: span.name,
                 span_id: span.span_id,
                 parent_span_id: span.parent_span_id,
                 trace_id: span.trace_id,
                 kind: span.kind,
-                attributes: span
-                    .attributes
-                    .into_iter()
-                    .map(|attribute| {
-                        let value = text(attribute.value.as_ref().and_then(|v| v.value.as_ref()));
-                        (attribute.key, value)
-                    })
-                    .collect(),
+                attributes,
+                integers,
                 status_code: span.status.map_or(0, |status| status.code),
                 service: service.clone(),
             });

@@ -29,6 +29,11 @@ use tracing::field::Empty;
 /// `gen_ai.output.messages`), and the tools' arguments and results.
 pub const CONTENT_TARGET: &str = "gen_ai.content";
 
+/// The target of a chat's own log lines (it started, it ended, it failed). Their spans show
+/// the same (their start, end, usage and error), so the OpenTelemetry layer takes only the
+/// failures of them, which say why.
+pub const CHAT_LOG_TARGET: &str = "agentry::chat";
+
 /// Whether the subscriber wants what was said recorded on the spans.
 pub fn content_recorded() -> bool {
     tracing::enabled!(target: CONTENT_TARGET, tracing::Level::TRACE)
@@ -121,11 +126,11 @@ pub(crate) fn model_ended(
     record_usage(span, usage);
     span.record(
         "gen_ai.usage.cache_read.input_tokens",
-        usage.cache_read_tokens,
+        integer(usage.cache_read_tokens),
     );
     span.record(
         "gen_ai.usage.cache_creation.input_tokens",
-        usage.cache_write_tokens,
+        integer(usage.cache_write_tokens),
     );
     record_content(span, "gen_ai.output.messages", output);
 }
@@ -173,8 +178,14 @@ fn failed(span: &Span, error_type: &str) {
 /// Records a chat's or a request's tokens; the input counts every token of the prompt (those
 /// read from and written to the cache too), as the conventions say.
 fn record_usage(span: &Span, usage: Usage) {
-    span.record("gen_ai.usage.input_tokens", usage.prompt_tokens());
-    span.record("gen_ai.usage.output_tokens", usage.output_tokens);
+    span.record("gen_ai.usage.input_tokens", integer(usage.prompt_tokens()));
+    span.record("gen_ai.usage.output_tokens", integer(usage.output_tokens));
+}
+
+/// A count as the signed integer OpenTelemetry's attributes hold (an unsigned one would reach
+/// the collector as text), saturating.
+fn integer(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
 }
 
 /// Records `value` as JSON in `field` of `span`, when content is recorded.
