@@ -129,8 +129,8 @@ impl Traces {
 /// The most spans sent in one export, unless `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` says otherwise.
 /// The SDK's 512 has the exporter's thread take the core for milliseconds at a time, and
 /// turn over megabytes there: on a busy instance the chats sharing that core then run slower
-/// than the export's own time accounts for (a tenth fewer chats a second in the load bench, a
-/// twentieth with batches of 16). A collector takes a few more, smaller requests instead.
+/// than the export's own time accounts for (a tenth fewer chats a second in the load bench;
+/// about a twenty-fifth with batches of 16). A collector takes more, smaller requests instead.
 const EXPORT_BATCH: usize = 16;
 
 /// The batch processor's settings: the SDK's (and the standard `OTEL_BSP_*` variables'), with
