@@ -169,7 +169,11 @@ fn the_configuration_turns_traces_on_and_asks_for_what_was_said() {
             "Glob",
             json!({"pattern": "*.md"}),
         )),
-        MockTurn::Reply(MockReply::text("No notes here.")),
+        MockTurn::Reply(MockReply {
+            // The second request's prompt was read from the cache in part.
+            usage: [20, 5, 12, 0],
+            ..MockReply::text("No notes here.")
+        }),
     ]);
     let out = run_openai_with_env(&sb, &server, &[PROMPT], &[]);
     assert_eq!(out.code, Some(0), "{out:?}");
@@ -184,6 +188,16 @@ fn the_configuration_turns_traces_on_and_asks_for_what_was_said() {
     assert!(input.contains(PROMPT), "{input}");
     let output = requests[1].attribute("gen_ai.output.messages").unwrap();
     assert!(output.contains("No notes here."), "{output}");
+    let cache_read = "gen_ai.usage.cache_read.input_tokens";
+    assert_eq!(requests[1].integer(cache_read), Some(12));
+    assert_eq!(requests[1].integer("gen_ai.usage.input_tokens"), Some(32));
+    assert_eq!(requests[0].integer(cache_read), None, "no cache, no count");
+    assert!(
+        requests.iter().all(|r| r
+            .integer("gen_ai.usage.cache_creation.input_tokens")
+            .is_none()),
+        "nothing was written to the cache"
+    );
     let glob = &spans
         .iter()
         .find(|span| span.name == "execute_tool Glob")

@@ -104,7 +104,8 @@ pub(crate) fn model_span(session: &SessionId, model: &str, input: impl Serialize
 }
 
 /// Records how the model request of `span` ended: its finish reason (or its failure), its
-/// tokens, and what it answered (when content is recorded).
+/// tokens (those of the cache when there were any), and what it answered (when content is
+/// recorded).
 pub(crate) fn model_ended(
     span: &Span,
     ended: Result<FinishReason, &str>,
@@ -124,14 +125,22 @@ pub(crate) fn model_ended(
         Err(error_type) => failed(span, error_type),
     }
     record_usage(span, usage);
-    span.record(
-        "gen_ai.usage.cache_read.input_tokens",
-        integer(usage.cache_read_tokens),
-    );
-    span.record(
-        "gen_ai.usage.cache_creation.input_tokens",
-        integer(usage.cache_write_tokens),
-    );
+    // A count of none is what a provider that says nothing of its cache reports too: only a
+    // cache's tokens said are recorded.
+    for (field, count) in [
+        (
+            "gen_ai.usage.cache_read.input_tokens",
+            usage.cache_read_tokens,
+        ),
+        (
+            "gen_ai.usage.cache_creation.input_tokens",
+            usage.cache_write_tokens,
+        ),
+    ] {
+        if count > 0 {
+            span.record(field, integer(count));
+        }
+    }
     record_content(span, "gen_ai.output.messages", output);
 }
 

@@ -1,14 +1,13 @@
 //! Layout (f)'s observation: the agent's chat metrics, and traces sent over OTLP/HTTP to a
 //! receiver on loopback as `agentry serve` sends them when configured
 //! ([`agentry::telemetry::otlp`]). A global subscriber cannot be removed, so a switch filters
-//! its layer: off (every other layout), it lets no span through.
+//! the whole subscriber: off (every other layout), it lets no span through.
 
 use super::cores::Cores;
 use agentry::config::TelemetrySettings;
 use agentry::telemetry::otlp;
 use agentry_tests::otlp::OtlpReceiver;
 use std::sync::atomic::{AtomicBool, Ordering};
-use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -56,7 +55,8 @@ impl Traces {
             endpoint: Some(receiver.url().to_owned()),
             ..TelemetrySettings::default()
         };
-        // The exporter's blocking HTTP client is made off the runtime.
+        // Made on a thread of the server side's cores: the exporter's thread, which the batch
+        // processor starts, runs where it was started from.
         let cores = cores.clone();
         let traces = std::thread::spawn(move || {
             cores.pin_to_server();
@@ -66,12 +66,15 @@ impl Traces {
         .unwrap()
         .unwrap()
         .expect("an endpoint turns traces on");
-        // With the level the layer's own filter lets through, as the binary's subscriber has:
-        // without it, every `log` record of the dependencies would be dispatched to be refused.
+        // A filter of the whole subscriber, so that the layer is filtered as the binary's is
+        // (a switch of its own would be asked again at each of a span's notices); with the
+        // level the layer's own filter lets through, as the binary's subscriber has: without
+        // it, every `log` record of the dependencies would be dispatched to be refused.
         let switch = tracing_subscriber::filter::filter_fn(|_| TRACING.load(Ordering::Relaxed))
             .with_max_level_hint(tracing::Level::INFO);
         tracing_subscriber::registry()
-            .with(traces.layer().with_filter(switch))
+            .with(switch)
+            .with(traces.layer())
             .init();
         Self { receiver, traces }
     }
