@@ -432,11 +432,13 @@ impl Agent {
         id: SessionId,
         mut options: SessionOptions,
         history: Vec<Message>,
-        remembered: RememberedAnswers,
+        mut remembered: RememberedAnswers,
     ) -> Result<Session, AgentError> {
         // Roots are compared with canonical paths, so they are canonical too. The policy's
         // additional directories are roots as well.
         options.cwd = crate::paths::canonical_path(&options.cwd);
+        // "Always" answers are for the folder they were given in.
+        remembered.keep_for_folder(&options.cwd);
         let additional = options.policy.additional_directories.clone();
         let roots = std::mem::take(&mut options.workspace_roots);
         for root in roots.iter().chain(&additional) {

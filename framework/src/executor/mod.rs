@@ -313,10 +313,9 @@ impl Executor {
         // 4. Permission: the policy, overruled by the hooks' decision, asking the user when
         // they say ask. A call taken up after a pause was allowed before it paused.
         if !permitted {
-            let (policy, allow_rules) =
-                decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
-            let decision = with_hook_decision(hook_decision, policy);
-            check_permission(decision, allow_rules, tracker.snapshot(), scope).await?;
+            let mut judged = decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
+            judged.decision = with_hook_decision(hook_decision, judged.decision);
+            check_permission(judged, tracker.snapshot(), scope).await?;
         }
         Ok(Admitted {
             prepared,

@@ -2,11 +2,12 @@
 //! front-end when they say ask.
 
 use super::CallScope;
-use crate::event::{
-    AgentEvent, PermissionOptionKind, PermissionOutcome, Refusal, ToolCallSnapshot,
-};
+use crate::event::{AgentEvent, PermissionOutcome, Refusal, ToolCallSnapshot};
 use crate::hooks::HookDecision;
-use crate::permission::{CallSubject, Decision, PermissionOption, PermissionRequest, allow_rules};
+use crate::permission::{
+    AnsweredCall, CallSubject, Decision, PermissionOption, PermissionOptionKind, PermissionRequest,
+    allow_rules, definition_digest,
+};
 use crate::provider::ToolRegistry;
 use crate::sync::lock;
 use crate::tool::{PreparedCall, RulePatterns};
@@ -23,26 +24,51 @@ pub(super) fn with_hook_decision(hook: Option<HookDecision>, policy: Decision) -
     }
 }
 
+/// What a decision was made of, for asking: the rules that would allow exactly the call, and
+/// what an "always" answer would remember.
+pub(super) struct Judged {
+    /// What the policy said.
+    pub decision: Decision,
+    /// Rules that would allow exactly the call (for a front-end that cannot ask).
+    pub allow_rules: Vec<String>,
+    /// Whether the tool reads rule patterns of its own (then "always" allows `allow_rules`,
+    /// not the tool).
+    pub own_patterns: bool,
+    /// The digest of the tool's definition.
+    pub definition: String,
+}
+
 /// Carries out the policy's decision. Asking is one mechanism: the front-end's
 /// [`PermissionHandler`] is asked (and sees the whole call in its [`PermissionRequest`]); its
 /// answer, or the chat's cancellation, is what the transcript records, as
 /// [`AgentEvent::PermissionResolved`]. (This holds no reference to the prepared call, which is
 /// not `Sync`, so the chat's future stays `Send`.)
 pub(super) async fn check_permission(
-    decision: Decision,
-    allow_rules: Vec<String>,
+    judged: Judged,
     snapshot: &ToolCallSnapshot,
     scope: &CallScope,
 ) -> Result<(), Refusal> {
+    let Judged {
+        decision,
+        allow_rules,
+        own_patterns,
+        definition,
+    } = judged;
     match decision {
         Decision::Allow => Ok(()),
         Decision::Deny(reason) => Err(Refusal::DeniedByRule { reason }),
         Decision::Ask => {
+            let tool_name = snapshot.tool_name.as_str();
+            let always_allows = if own_patterns {
+                (!allow_rules.is_empty()).then(|| allow_rules.join(", "))
+            } else {
+                Some(tool_name.to_owned())
+            };
             let request = PermissionRequest {
                 session_id: scope.session_id.clone(),
                 tool_call: snapshot.clone(),
-                options: PermissionOption::standard_set(&snapshot.tool_name),
-                allow_rules,
+                options: PermissionOption::offered(tool_name, always_allows.as_deref()),
+                allow_rules: allow_rules.clone(),
             };
             let outcome = tokio::select! {
                 outcome = scope.permissions.request_permission(request) => outcome,
@@ -58,7 +84,20 @@ pub(super) async fn check_permission(
                     tool: snapshot.tool_name.clone(),
                 }),
                 PermissionOutcome::Selected { kind } => {
-                    lock(&scope.remembered).remember(&snapshot.tool_name, kind);
+                    // "Always" is for what was shown: a call part of which no rule can see is
+                    // allowed this once.
+                    let kind = match kind {
+                        PermissionOptionKind::AllowAlways if always_allows.is_none() => {
+                            PermissionOptionKind::AllowOnce
+                        }
+                        kind => kind,
+                    };
+                    let answered = AnsweredCall {
+                        tool_name,
+                        rules: own_patterns.then_some(allow_rules.as_slice()),
+                        definition: &definition,
+                    };
+                    lock(&scope.remembered).remember(answered, kind);
                     if kind.allows() {
                         Ok(())
                     } else {
@@ -73,14 +112,13 @@ pub(super) async fn check_permission(
     }
 }
 
-/// What the session's policy says of a prepared call, and the rules that would allow exactly
-/// it (for a front-end that cannot ask).
+/// What the session's policy says of a prepared call, with what asking needs.
 pub(super) fn decide(
     prepared: &dyn PreparedCall,
     snapshot: &ToolCallSnapshot,
     scope: &CallScope,
     registry: &ToolRegistry,
-) -> (Decision, Vec<String>) {
+) -> Judged {
     // The session's temporary folder holds what tools saved for the model to read back; the
     // providers' readable roots (skills' files) may be read, not changed.
     // Canonical already (see `SessionState::temp_dir`).
@@ -99,9 +137,21 @@ pub(super) fn decide(
             .chain(readable.iter().copied())
             .any(|root| location.path.starts_with(root))
     });
-    let patterns = registry
-        .get(&snapshot.tool_name)
+    let tool = registry.get(&snapshot.tool_name);
+    let patterns = tool
+        .as_ref()
         .map_or(RulePatterns::None, |tool| tool.tool.rule_patterns());
+    // The digest is needed to check an "always" answer about the tool, and to give one.
+    let digest = || {
+        tool.as_ref()
+            .map_or_else(String::new, |tool| definition_digest(tool.tool.as_ref()))
+    };
+    let remembered = lock(&scope.remembered);
+    let mut definition = if remembered.allowed.contains(&snapshot.tool_name) {
+        digest()
+    } else {
+        String::new()
+    };
     let subject = CallSubject {
         tool_name: &snapshot.tool_name,
         kind: snapshot.kind,
@@ -110,10 +160,18 @@ pub(super) fn decide(
         locations: &snapshot.locations,
         outside_workspace,
         cwd: &scope.cwd,
+        definition: &definition,
     };
-    let remembered = lock(&scope.remembered);
-    (
-        scope.policy.decide(&subject, &remembered),
-        allow_rules(&subject),
-    )
+    let decision = scope.policy.decide(&subject, &remembered);
+    let allow_rules = allow_rules(&subject);
+    drop(remembered);
+    if decision == Decision::Ask && definition.is_empty() {
+        definition = digest();
+    }
+    Judged {
+        decision,
+        allow_rules,
+        own_patterns: patterns == RulePatterns::Own,
+        definition,
+    }
 }

@@ -37,8 +37,14 @@ pub(super) fn prepare(
             problem,
         },
     })?;
+    // A tool that keeps a folder of its own (Bash after a `cd`) is prepared, judged and run
+    // there.
+    let folder = scope
+        .state
+        .tool_folder(name)
+        .unwrap_or_else(|| scope.cwd.clone());
     tool.tool
-        .prepare(input, &scope.cwd)
+        .prepare(input, &folder)
         .map_err(|error| Refusal::InvalidInput {
             tool: name.to_owned(),
             problem: error.to_string(),

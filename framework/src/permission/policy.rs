@@ -2,6 +2,7 @@
 
 use crate::permission::ReadDenials;
 use crate::permission::path_pattern::{PatternBase, resolve};
+use crate::permission::protected::protected;
 use crate::permission::{
     PermissionMode, PermissionRule, RememberedAnswers, RuleAction, RuleTarget,
 };
@@ -25,6 +26,10 @@ pub struct CallSubject<'a> {
     pub outside_workspace: bool,
     /// The session's working directory, where relative path patterns start.
     pub cwd: &'a Path,
+    /// The digest of the tool's definition (see
+    /// [`definition_digest`](crate::permission::definition_digest)): an "always allow" given
+    /// for another definition does not hold.
+    pub definition: &'a str,
 }
 
 /// What the policy decided.
@@ -83,9 +88,21 @@ impl PermissionPolicy {
                 .iter()
                 .filter(move |rule| rule.action == action && applies(rule, call))
         };
+        // `Edit(…)` rules judge the files a command line writes.
+        let write_rules = |action| {
+            self.rules
+                .iter()
+                .filter(move |rule| rule.action == action && judges_writes(rule))
+        };
         if let Some(rule) = rules(RuleAction::Deny).find(|rule| parts.any_match(rule)) {
             return Decision::Deny(format!(
                 "{} is denied by the permission rule {rule}",
+                call.tool_name
+            ));
+        }
+        if let Some(rule) = write_rules(RuleAction::Deny).find(|rule| parts.any_write_match(rule)) {
+            return Decision::Deny(format!(
+                "{} writes a file the permission rule {rule} denies",
                 call.tool_name
             ));
         }
@@ -101,23 +118,47 @@ impl PermissionPolicy {
                 call.tool_name
             ));
         }
-        // What a deny or ask rule cannot see (an `eval`, a command that does not parse) might
-        // be what it is there to stop: the user decides.
-        let guarded = rules(RuleAction::Deny)
-            .chain(rules(RuleAction::Ask))
-            .any(|rule| rule.target.pattern().is_some());
-        if parts.subjects.hidden.is_some() && guarded {
+        // What a deny or ask rule cannot see (an `eval`, a command that does not parse, a
+        // word a program may run) might be what it is there to stop: the user decides.
+        let guards = || {
+            rules(RuleAction::Deny)
+                .chain(rules(RuleAction::Ask))
+                .filter(|rule| rule.target.pattern().is_some())
+        };
+        if parts.subjects.hidden.is_some() && guards().next().is_some() {
+            return Decision::Ask;
+        }
+        if guards().any(|rule| parts.possible_match(rule)) {
+            return Decision::Ask;
+        }
+        // Files that configure what runs are the user's to change, whatever allows the call.
+        if self.mode != PermissionMode::Bypass && parts.writes_protected(home.as_deref()) {
             return Decision::Ask;
         }
         // A call that asks for more than its tool's confinement is the user's to allow.
         if rules(RuleAction::Ask).any(|rule| parts.any_match(rule))
+            || write_rules(RuleAction::Ask).any(|rule| parts.any_write_match(rule))
             || (call.call.escalation().is_some() && self.mode != PermissionMode::Bypass)
         {
             return Decision::Ask;
         }
+        let answered = remembered.rules();
+        let allow_rules =
+            || rules(RuleAction::Allow).chain(answered.iter().filter(|rule| applies(rule, call)));
         let allowed_outright = rules(RuleAction::Allow).any(|rule| rule.target.pattern().is_none())
-            || remembered.allowed.contains(call.tool_name);
-        if allowed_outright || parts.all_covered(rules(RuleAction::Allow)) {
+            || remembered.allows_tool(call.tool_name, call.definition);
+        let writes_allowed = || {
+            let by_mode = matches!(
+                self.mode,
+                PermissionMode::AcceptEdits | PermissionMode::Bypass
+            ) && !call.outside_workspace;
+            by_mode
+                || parts.writes_covered(
+                    write_rules(RuleAction::Allow)
+                        .chain(answered.iter().filter(|rule| judges_writes(rule))),
+                )
+        };
+        if allowed_outright || (parts.all_covered(allow_rules()) && writes_allowed()) {
             return Decision::Allow;
         }
         if call.outside_workspace && self.mode != PermissionMode::Bypass {
@@ -158,11 +199,19 @@ impl PermissionPolicy {
 }
 
 /// Rules that would allow exactly `call`, as a user would write them: `Bash(git status:*)` for
-/// each command of a command line, `Write(src/lib.rs)` (or `Read(//etc/hosts)` outside the
-/// working directory) for each file, the tool's name for a tool without patterns. None for a
-/// call part of which no rule can see.
+/// each command of a command line (and `Edit(./out.txt)` for each file it writes),
+/// `Write(src/lib.rs)` (or `Read(//etc/hosts)` outside the working directory) for each file,
+/// the tool's name for a tool without patterns. None for a call part of which no rule can see.
 pub fn allow_rules(call: &CallSubject<'_>) -> Vec<String> {
     let tool = call.tool_name;
+    let cwd = crate::paths::canonical_path(call.cwd);
+    let path_rule = |tool: &str, location: &ToolCallLocation| match location.path.strip_prefix(&cwd)
+    {
+        Ok(inside) if !inside.as_os_str().is_empty() => {
+            format!("{tool}(./{})", inside.display())
+        }
+        _ => format!("{tool}(/{})", location.path.display()),
+    };
     match call.patterns {
         RulePatterns::Own => {
             let subjects = call.call.rule_subjects();
@@ -174,21 +223,22 @@ pub fn allow_rules(call: &CallSubject<'_>) -> Vec<String> {
                 .iter()
                 .map(|pattern| format!("{tool}({pattern})"))
                 .collect();
+            if subjects.locations_are_writes {
+                rules.extend(
+                    call.locations
+                        .iter()
+                        .map(|location| path_rule("Edit", location)),
+                );
+            }
             rules.dedup();
             rules
         }
         RulePatterns::None => vec![tool.to_owned()],
         RulePatterns::ReadsFiles | RulePatterns::EditsFiles | RulePatterns::Paths => {
-            let cwd = crate::paths::canonical_path(call.cwd);
             let rules: Vec<String> = call
                 .locations
                 .iter()
-                .map(|location| match location.path.strip_prefix(&cwd) {
-                    Ok(inside) if !inside.as_os_str().is_empty() => {
-                        format!("{tool}(./{})", inside.display())
-                    }
-                    _ => format!("{tool}(/{})", location.path.display()),
-                })
+                .map(|location| path_rule(tool, location))
                 .collect();
             if rules.is_empty() {
                 vec![tool.to_owned()]
@@ -197,6 +247,11 @@ pub fn allow_rules(call: &CallSubject<'_>) -> Vec<String> {
             }
         }
     }
+}
+
+/// Whether `rule` judges the files a command line writes: an `Edit(…)` or `Write(…)` rule.
+fn judges_writes(rule: &PermissionRule) -> bool {
+    matches!(&rule.target, RuleTarget::Tool { name, .. } if name == "Edit" || name == "Write")
 }
 
 /// Whether `rule` is about the call's tool: every tool, its kind, its name, (`Read`, `Edit`)
@@ -270,45 +325,119 @@ impl<'a> CallParts<'a> {
 
     /// Which parts the pattern of `rule` matches (none when the rule has no pattern).
     fn matching(&self, rule: &PermissionRule) -> Vec<bool> {
-        let Some(pattern) = rule.target.pattern() else {
+        if rule.target.pattern().is_none() {
             return vec![false; self.len()];
-        };
+        }
         match self.call.patterns {
             RulePatterns::ReadsFiles | RulePatterns::EditsFiles | RulePatterns::Paths => {
-                let base = pattern_base(rule, self.call.cwd, self.home);
-                match resolve(pattern, base) {
-                    Ok(pattern) => self
-                        .call
-                        .locations
-                        .iter()
-                        .map(|location| pattern.matches(&location.path))
-                        .collect(),
-                    Err(_) => vec![false; self.len()],
-                }
+                self.paths_matching(rule, self.call.locations)
             }
             RulePatterns::Own => self
                 .subjects
                 .parts
                 .iter()
-                .map(|part| self.call.call.matches_rule(pattern, part))
+                .map(|part| self.matches_own(rule, part))
                 .collect(),
             RulePatterns::None => Vec::new(),
         }
     }
 
+    /// Whether the pattern of `rule` (of the tool's own language) matches `subject`.
+    fn matches_own(&self, rule: &PermissionRule, subject: &str) -> bool {
+        rule.target
+            .pattern()
+            .is_some_and(|pattern| self.call.call.matches_rule(pattern, subject))
+    }
+
+    /// Which of `locations` the path pattern of `rule` matches.
+    fn paths_matching(&self, rule: &PermissionRule, locations: &[ToolCallLocation]) -> Vec<bool> {
+        let Some(pattern) = rule.target.pattern() else {
+            return vec![true; locations.len()];
+        };
+        let base = pattern_base(rule, self.call.cwd, self.home);
+        match resolve(pattern, base) {
+            Ok(pattern) => locations
+                .iter()
+                .map(|location| pattern.matches(&location.path))
+                .collect(),
+            Err(_) => vec![false; locations.len()],
+        }
+    }
+
+    /// The files the call writes: an editing tool's locations, or a command line's
+    /// redirections.
+    fn written(&self) -> &[ToolCallLocation] {
+        let writes = match self.call.patterns {
+            RulePatterns::Own => self.subjects.locations_are_writes,
+            RulePatterns::EditsFiles => true,
+            RulePatterns::Paths => matches!(
+                self.call.kind,
+                ToolKind::Edit | ToolKind::Delete | ToolKind::Move
+            ),
+            RulePatterns::ReadsFiles | RulePatterns::None => false,
+        };
+        if writes { self.call.locations } else { &[] }
+    }
+
+    /// The files a command line writes, which `Edit(…)` rules judge.
+    fn command_writes(&self) -> &[ToolCallLocation] {
+        if self.call.patterns == RulePatterns::Own && self.subjects.locations_are_writes {
+            self.call.locations
+        } else {
+            &[]
+        }
+    }
+
+    /// Whether `rule` (an `Edit(…)` rule) matches a file the command line writes.
+    fn any_write_match(&self, rule: &PermissionRule) -> bool {
+        self.paths_matching(rule, self.command_writes())
+            .into_iter()
+            .any(|m| m)
+    }
+
+    /// Whether `rules` together cover every file the command line writes.
+    fn writes_covered<'r>(&self, rules: impl Iterator<Item = &'r PermissionRule>) -> bool {
+        let writes = self.command_writes();
+        let mut covered = vec![false; writes.len()];
+        for rule in rules {
+            for (covered, matched) in covered.iter_mut().zip(self.paths_matching(rule, writes)) {
+                *covered |= matched;
+            }
+        }
+        covered.into_iter().all(|c| c)
+    }
+
+    /// Whether the call writes a protected file (see [`protected`]).
+    fn writes_protected(&self, home: Option<&Path>) -> bool {
+        self.written()
+            .iter()
+            .any(|location| protected(&location.path, home).is_some())
+    }
+
+    /// Whether the pattern of `rule` matches a command the call may run, though that cannot be
+    /// told.
+    fn possible_match(&self, rule: &PermissionRule) -> bool {
+        self.call.patterns == RulePatterns::Own
+            && self
+                .subjects
+                .possible
+                .iter()
+                .any(|subject| self.matches_own(rule, subject))
+    }
+
     /// Whether `rule` matches the call: it has no pattern, or its pattern matches a part or
     /// another spelling of one.
     fn any_match(&self, rule: &PermissionRule) -> bool {
-        let Some(pattern) = rule.target.pattern() else {
+        if rule.target.pattern().is_none() {
             return true;
-        };
+        }
         self.matching(rule).into_iter().any(|m| m)
             || (self.call.patterns == RulePatterns::Own
                 && self
                     .subjects
                     .variants
                     .iter()
-                    .any(|variant| self.call.call.matches_rule(pattern, variant)))
+                    .any(|variant| self.matches_own(rule, variant)))
     }
 
     /// Whether the patterns of `rules` together cover every part of the call (and nothing of

@@ -1,6 +1,6 @@
 //! The policy's decisions, one rule kind and mode at a time.
 use super::*;
-use crate::permission::{PermissionOptionKind, RuleOrigin};
+use crate::permission::{AnsweredCall, PermissionOptionKind, RuleOrigin};
 use crate::tool::{ToolContext, ToolError, ToolOutput};
 use futures::future::BoxFuture;
 
@@ -68,6 +68,7 @@ fn decide_with(
             locations: &call.locations,
             outside_workspace: !path.starts_with(cwd),
             cwd: Path::new(cwd),
+            definition: "defined",
         },
         &RememberedAnswers::default(),
     )
@@ -81,9 +82,13 @@ fn decide_own(policy: &PermissionPolicy, call: &Call, remembered: &RememberedAns
             kind: ToolKind::Execute,
             patterns: RulePatterns::Own,
             call,
-            locations: &[],
-            outside_workspace: false,
+            locations: &call.locations,
+            outside_workspace: call
+                .locations
+                .iter()
+                .any(|location| !location.path.starts_with("/work")),
             cwd: Path::new("/work"),
+            definition: "defined",
         },
         remembered,
     )
@@ -330,6 +335,7 @@ fn what_no_rule_can_see_is_never_allowed_by_a_rule_while_a_pattern_guards_the_to
     assert_eq!(decide_own(&guarded, &hidden, &none), Decision::Ask);
     let always = RememberedAnswers {
         allowed: ["Bash".to_owned()].into(),
+        definitions: [("Bash".to_owned(), "defined".to_owned())].into(),
         ..RememberedAnswers::default()
     };
     assert_eq!(decide_own(&guarded, &hidden, &always), Decision::Ask);
@@ -345,12 +351,17 @@ fn what_no_rule_can_see_is_never_allowed_by_a_rule_while_a_pattern_guards_the_to
 #[test]
 fn remembered_answers_override_the_mode_but_not_deny_rules() {
     let mut remembered = RememberedAnswers::default();
-    remembered.remember("Bash", PermissionOptionKind::AllowAlways);
-    remembered.remember("Write", PermissionOptionKind::RejectAlways);
-    remembered.remember("Edit", PermissionOptionKind::AllowOnce);
+    let by_name = |tool_name| AnsweredCall {
+        tool_name,
+        rules: None,
+        definition: "defined",
+    };
+    remembered.remember(by_name("Bash"), PermissionOptionKind::AllowAlways);
+    remembered.remember(by_name("Write"), PermissionOptionKind::RejectAlways);
+    remembered.remember(by_name("Edit"), PermissionOptionKind::AllowOnce);
     let deny_bash = policy(PermissionMode::Bypass, &[(RuleAction::Deny, "Bash")]);
     let call = Call::default();
-    let subject = |tool_name, kind| CallSubject {
+    let subject = |tool_name, kind, definition| CallSubject {
         tool_name,
         kind,
         patterns: RulePatterns::for_kind(kind),
@@ -358,33 +369,85 @@ fn remembered_answers_override_the_mode_but_not_deny_rules() {
         locations: &[],
         outside_workspace: false,
         cwd: Path::new("/work"),
+        definition,
     };
     assert!(matches!(
-        deny_bash.decide(&subject("Bash", ToolKind::Execute), &remembered),
+        deny_bash.decide(&subject("Bash", ToolKind::Execute, "defined"), &remembered),
         Decision::Deny(_)
     ));
     assert!(
-        matches!(deny_bash.decide(&subject("Write", ToolKind::Edit), &remembered), Decision::Deny(m) if m.contains("rest of this session"))
+        matches!(deny_bash.decide(&subject("Write", ToolKind::Edit, "defined"), &remembered), Decision::Deny(m) if m.contains("rest of this session"))
     );
     let default = PermissionPolicy::default();
-    let allowed = RememberedAnswers {
-        allowed: ["Bash".to_owned()].into(),
-        ..RememberedAnswers::default()
-    };
     assert_eq!(
-        default.decide(&subject("Bash", ToolKind::Execute), &allowed),
+        default.decide(&subject("Bash", ToolKind::Execute, "defined"), &remembered),
         Decision::Allow
     );
     assert_eq!(
-        default.decide(&subject("Edit", ToolKind::Edit), &remembered),
+        default.decide(
+            &subject("Bash", ToolKind::Execute, "redefined"),
+            &remembered
+        ),
+        Decision::Ask,
+        "an answer about a tool holds for the definition it was given for"
+    );
+    assert_eq!(
+        default.decide(&subject("Edit", ToolKind::Edit, "defined"), &remembered),
         Decision::Ask
     );
+}
+
+#[test]
+fn always_allowing_a_command_allows_its_rules_not_the_tool() {
+    let mut remembered = RememberedAnswers::default();
+    let rules = vec!["Bash(git status:*)".to_owned()];
+    remembered.remember(
+        AnsweredCall {
+            tool_name: "Bash",
+            rules: Some(&rules),
+            definition: "defined",
+        },
+        PermissionOptionKind::AllowAlways,
+    );
+    let default = PermissionPolicy::default();
+    assert_eq!(
+        decide_own(&default, &commands(&["git status:*"]), &remembered),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide_own(&default, &commands(&["rm -rf /"]), &remembered),
+        Decision::Ask
+    );
+    let hidden = Call {
+        subjects: RuleSubjects {
+            parts: vec!["git status:*".to_owned()],
+            hidden: Some("eval".to_owned()),
+            ..RuleSubjects::default()
+        },
+        ..Call::default()
+    };
+    assert_eq!(decide_own(&default, &hidden, &remembered), Decision::Ask);
+}
+
+#[test]
+fn answers_given_in_another_folder_are_forgotten() {
+    let mut remembered = RememberedAnswers {
+        allowed: ["Bash(ls:*)".to_owned()].into(),
+        ..RememberedAnswers::default()
+    };
+    remembered.keep_for_folder(Path::new("/work"));
+    remembered.keep_for_folder(Path::new("/work"));
+    assert!(!remembered.allowed.is_empty(), "the same folder keeps them");
+    remembered.keep_for_folder(Path::new("/home/u"));
+    assert!(remembered.allowed.is_empty());
+    assert_eq!(remembered.folder.as_deref(), Some(Path::new("/home/u")));
 }
 
 #[test]
 fn an_escalated_call_asks_despite_allow_rules_and_answers_unless_denied_or_bypassed() {
     let allowed = RememberedAnswers {
         allowed: ["Bash".to_owned()].into(),
+        definitions: [("Bash".to_owned(), "defined".to_owned())].into(),
         ..RememberedAnswers::default()
     };
     let escalated = Call {
@@ -428,6 +491,7 @@ fn the_rules_suggested_allow_exactly_the_call() {
             locations,
             outside_workspace: false,
             cwd: Path::new("/work"),
+            definition: "defined",
         }
     }
     let rules = allow_rules(&subject(
@@ -485,6 +549,7 @@ fn a_rule_naming_an_mcp_server_covers_its_tools_and_no_other() {
                 locations: &[],
                 outside_workspace: false,
                 cwd: Path::new("/work"),
+                definition: "defined",
             },
             &RememberedAnswers::default(),
         )
@@ -519,4 +584,137 @@ fn read_denials_cover_what_read_deny_rules_and_the_tools_own_deny_rules_name() {
             .read_denials("Glob", Path::new("/work"))
             .covers(Path::new("/work/id.key"))
     );
+}
+
+/// A command line of `parts` whose redirections write `files`.
+fn writing(parts: &[&str], files: &[&str]) -> Call {
+    Call {
+        locations: files
+            .iter()
+            .map(|file| ToolCallLocation::path(*file))
+            .collect(),
+        subjects: RuleSubjects {
+            locations_are_writes: true,
+            ..RuleSubjects::visible(parts.iter().map(|p| p.to_string()).collect())
+        },
+        ..Call::default()
+    }
+}
+
+#[test]
+fn a_command_lines_writes_are_judged_as_edits() {
+    let none = RememberedAnswers::default();
+    let echo = [(RuleAction::Allow, "Bash(echo)")];
+    let default = policy(PermissionMode::Default, &echo);
+    let accept_edits = policy(PermissionMode::AcceptEdits, &echo);
+    let out = writing(&["echo"], &["/work/out.txt"]);
+    assert_eq!(decide_own(&default, &out, &none), Decision::Ask);
+    assert_eq!(decide_own(&accept_edits, &out, &none), Decision::Allow);
+    let edit_allowed = policy(
+        PermissionMode::Default,
+        &[
+            (RuleAction::Allow, "Bash(echo)"),
+            (RuleAction::Allow, "Edit(out.txt)"),
+        ],
+    );
+    assert_eq!(decide_own(&edit_allowed, &out, &none), Decision::Allow);
+    let outside = writing(&["echo"], &["/etc/cron.d/x"]);
+    assert_eq!(decide_own(&accept_edits, &outside, &none), Decision::Ask);
+    let edit_denied = policy(
+        PermissionMode::Bypass,
+        &[
+            (RuleAction::Allow, "Bash"),
+            (RuleAction::Deny, "Edit(.env)"),
+        ],
+    );
+    assert!(matches!(
+        decide_own(&edit_denied, &writing(&["echo"], &["/work/sub/.env"]), &none),
+        Decision::Deny(m) if m.contains("Edit(.env)")
+    ));
+    let edit_asked = policy(
+        PermissionMode::Bypass,
+        &[(RuleAction::Ask, "Write(docs/**)")],
+    );
+    assert_eq!(
+        decide_own(
+            &edit_asked,
+            &writing(&["echo"], &["/work/docs/a.md"]),
+            &none
+        ),
+        Decision::Ask
+    );
+    assert_eq!(
+        allow_rules(&CallSubject {
+            tool_name: "Bash",
+            kind: ToolKind::Execute,
+            patterns: RulePatterns::Own,
+            call: &out,
+            locations: &out.locations,
+            outside_workspace: false,
+            cwd: Path::new("/work"),
+            definition: "defined",
+        }),
+        ["Edit(./out.txt)"]
+    );
+}
+
+#[test]
+fn writing_a_protected_file_asks_in_every_mode_but_bypass_whatever_allows_it() {
+    let none = RememberedAnswers::default();
+    for path in [
+        "/work/.agentry/config.toml",
+        "/work/.claude/settings.json",
+        "/work/.mcp.json",
+        "/work/.git/hooks/pre-commit",
+    ] {
+        for mode in [PermissionMode::AcceptEdits, PermissionMode::Default] {
+            let allowed = policy(
+                mode,
+                &[(RuleAction::Allow, "Edit"), (RuleAction::Allow, "Bash")],
+            );
+            assert_eq!(
+                decide(&allowed, "Write", ToolKind::Edit, path),
+                Decision::Ask,
+                "{path}"
+            );
+            assert_eq!(
+                decide_own(&allowed, &writing(&["echo"], &[path]), &none),
+                Decision::Ask,
+                "{path}"
+            );
+        }
+        let bypass = policy(PermissionMode::Bypass, &[]);
+        assert_eq!(
+            decide(&bypass, "Write", ToolKind::Edit, path),
+            Decision::Allow
+        );
+    }
+    assert_eq!(
+        decide(
+            &policy(PermissionMode::AcceptEdits, &[]),
+            "Write",
+            ToolKind::Edit,
+            "/work/src/lib.rs"
+        ),
+        Decision::Allow
+    );
+}
+
+#[test]
+fn a_deny_rule_matching_what_a_program_may_run_asks() {
+    let none = RememberedAnswers::default();
+    let may_run = Call {
+        subjects: RuleSubjects {
+            possible: vec!["rm".to_owned()],
+            ..RuleSubjects::visible(vec!["setsid".to_owned()])
+        },
+        ..Call::default()
+    };
+    let guarded = policy(
+        PermissionMode::Bypass,
+        &[(RuleAction::Allow, "Bash"), (RuleAction::Deny, "Bash(rm)")],
+    );
+    assert_eq!(decide_own(&guarded, &may_run, &none), Decision::Ask);
+    let unguarded = policy(PermissionMode::Default, &[(RuleAction::Allow, "Bash")]);
+    assert_eq!(decide_own(&unguarded, &may_run, &none), Decision::Allow);
 }

@@ -10,10 +10,11 @@ use crate::process::{Running, spawn};
 use crate::rules;
 use crate::sandbox::{Confinement, explain_refusal};
 use crate::session::ShellSession;
+use agentry::paths::canonical_path;
 use agentry::process_group::stop_group;
 use agentry::tool::{
-    RulePatterns, RuleSubjects, Tool, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
-    ToolProgress,
+    RulePatterns, RuleSubjects, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError,
+    ToolKind, ToolOutput, ToolProgress,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -26,6 +27,9 @@ const DRAIN: Duration = Duration::from_millis(200);
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 /// How much output a progress update shows.
 const PROGRESS_CHARS: usize = 4_000;
+
+/// The tool's name.
+pub(crate) const NAME: &str = "Bash";
 
 /// Runs a shell command.
 #[derive(Debug, Clone)]
@@ -76,7 +80,7 @@ impl Tool for Bash {
     type Output = ToolOutput;
 
     fn name(&self) -> &str {
-        "Bash"
+        NAME
     }
 
     fn description(&self) -> String {
@@ -143,6 +147,14 @@ impl Tool for Bash {
         rules::subjects(&input.command)
     }
 
+    /// The files the command's redirections write (`> out.txt`), which `Edit(…)` rules judge.
+    fn locations(&self, input: &BashInput, cwd: &Path) -> Vec<ToolCallLocation> {
+        rules::written_files(&input.command, cwd)
+            .into_iter()
+            .map(ToolCallLocation::path)
+            .collect()
+    }
+
     fn matches_rule(&self, pattern: &str, subject: &str) -> bool {
         rules::matches(pattern, subject)
     }
@@ -150,6 +162,18 @@ impl Tool for Bash {
     async fn call(&self, input: BashInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let shell = ShellSession::of(&ctx);
         let cwd = shell.cwd(&ctx.cwd);
+        // Its writes were judged as paths in the folder it was prepared in; another command
+        // may have moved the shell since.
+        if canonical_path(&cwd) != canonical_path(&ctx.cwd)
+            && rules::writes_relative_paths(&input.command)
+        {
+            return Err(ToolError::failed(format!(
+                "The command writes to a relative path, but the shell moved to {} after its \
+                 permission to write was judged for {}: run it again, or write the path whole.",
+                cwd.display(),
+                ctx.cwd.display()
+            )));
+        }
         let sandbox = &self.config.sandbox;
         let confinement = if input.dangerously_disable_sandbox {
             None
@@ -186,7 +210,7 @@ impl Tool for Bash {
             };
             let mut run = client_terminal::run(terminals, command, captured, &ctx).await?;
             if let (Ending::Exited(_), Some(file)) = (&run.ending, &cwd_file) {
-                shell.take_cwd_from(file);
+                shell.take_cwd_from(file, &ctx.state);
             }
             return self.result(
                 &input.command,
@@ -216,7 +240,7 @@ impl Tool for Bash {
         }
         drain(&mut running, &mut captured).await;
         if let (Ending::Exited(_), Some(file)) = (&ending, &cwd_file) {
-            shell.take_cwd_from(file);
+            shell.take_cwd_from(file, &ctx.state);
         }
         let refused = confinement
             .as_ref()

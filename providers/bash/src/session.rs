@@ -3,8 +3,8 @@
 
 use agentry::process_group::kill_group_now;
 pub(crate) use agentry::sync::lock;
-use agentry::tool::ToolContext;
 use agentry::tool::ToolProgress;
+use agentry::tool::{SessionState, ToolContext};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -71,11 +71,13 @@ impl ShellSession {
         self.temp_dir.as_ref().map(|dir| dir.join(name))
     }
 
-    /// Takes the directory a finished command left in `file`.
-    pub fn take_cwd_from(&self, file: &Path) {
+    /// Takes the directory a finished command left in `file`; the session's next Bash call is
+    /// prepared (its writes judged) there.
+    pub fn take_cwd_from(&self, file: &Path, state: &SessionState) {
         if let Ok(text) = std::fs::read_to_string(file) {
             let dir = PathBuf::from(text.trim_end_matches('\n'));
             if dir.is_dir() {
+                state.set_tool_folder(crate::bash::NAME, dir.clone());
                 *lock(&self.cwd) = Some(dir);
             }
         }

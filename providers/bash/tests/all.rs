@@ -9,6 +9,8 @@ use agentry_bash::Shell;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
+#[path = "all/corpus.rs"]
+mod corpus;
 #[path = "all/rules.rs"]
 mod rules;
 

@@ -173,6 +173,20 @@ impl SessionState {
         &self.notices
     }
 
+    /// The folder the tool `tool_name` works in now, when it keeps one of its own (Bash, after
+    /// a `cd`): its calls are prepared there, so that the paths its permission is judged by are
+    /// the paths it uses.
+    pub fn tool_folder(&self, tool_name: &str) -> Option<PathBuf> {
+        lock(&self.get_or_init(ToolFolders::default).0)
+            .get(tool_name)
+            .cloned()
+    }
+
+    /// Records that the tool `tool_name` works in `folder` now.
+    pub fn set_tool_folder(&self, tool_name: &str, folder: PathBuf) {
+        lock(&self.get_or_init(ToolFolders::default).0).insert(tool_name.to_owned(), folder);
+    }
+
     /// The session's value of type `T`, created with `init` the first time it is asked for.
     pub fn get_or_init<T: Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Arc<T> {
         let mut values = lock(&self.values);
@@ -187,6 +201,10 @@ impl SessionState {
         value
     }
 }
+
+/// The folders of a session's tools that keep one of their own, by tool name.
+#[derive(Default)]
+struct ToolFolders(Mutex<HashMap<String, PathBuf>>);
 
 /// How sessions' temporary folders are named in the system's temporary folder: this, the
 /// process id of the agent that made it, `-`, and a random part.

@@ -32,7 +32,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Why a tool call did not complete. The message is what the model reads, so it says what to do.
@@ -252,6 +252,8 @@ struct Erased<T>(Arc<T>);
 struct TypedCall<T: Tool> {
     tool: Arc<T>,
     input: T::Input,
+    /// The folder the call was prepared in, where its locations were resolved: it runs there.
+    cwd: PathBuf,
     title: String,
     locations: Vec<ToolCallLocation>,
     escalation: Option<String>,
@@ -301,6 +303,7 @@ impl<T: Tool> DynTool for Erased<T> {
             subjects: self.0.rule_subjects(&input),
             tool: Arc::clone(&self.0),
             input,
+            cwd: cwd.to_path_buf(),
         }))
     }
 }
@@ -326,8 +329,14 @@ impl<T: Tool> PreparedCall for TypedCall<T> {
         self.escalation.clone()
     }
 
-    fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        let TypedCall { tool, input, .. } = *self;
+    fn run(
+        self: Box<Self>,
+        mut ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let TypedCall {
+            tool, input, cwd, ..
+        } = *self;
+        ctx.cwd = cwd;
         Box::pin(async move {
             tool.call(input, ctx)
                 .await

@@ -57,8 +57,9 @@ impl RulePatterns {
 /// What one call of a tool with its own pattern language does, in the parts its rules are
 /// matched against one by one: a command line's simple commands, a URL's host.
 ///
-/// A deny or ask rule matches the call when it matches any part or variant; allow rules cover
-/// the call only when each part is matched by one of them, and nothing is `hidden`.
+/// A deny or ask rule matches the call when it matches any part or variant (and asks when it
+/// matches a `possible` one); allow rules cover the call only when each part is matched by one
+/// of them, and nothing is `hidden`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleSubjects {
     /// The parts.
@@ -67,6 +68,11 @@ pub struct RuleSubjects {
     /// cover (a wrapper's whole command line, `nohup rm x` beside `rm x`).
     #[serde(default)]
     pub variants: Vec<String>,
+    /// What the call may also run, though it cannot be told (a word of a program not known to
+    /// leave its arguments alone: `setsid rm x`, `watch 'rm x'`): a deny or ask rule that
+    /// matches one asks the user, and never denies.
+    #[serde(default)]
+    pub possible: Vec<String>,
     /// Patterns that would allow exactly what the call does (`git status:*` for each of a
     /// command line's commands, `domain:docs.rs`): what a front-end that cannot ask suggests.
     #[serde(default)]
@@ -75,6 +81,11 @@ pub struct RuleSubjects {
     /// `eval`): such a call is never allowed by a rule with a pattern, and asks when a deny or
     /// ask rule with a pattern could have matched what is hidden.
     pub hidden: Option<String>,
+    /// Whether the call's locations are files it writes (a command line's redirections):
+    /// `Edit(…)` rules and the protected paths judge them as they judge the file tools' edits,
+    /// and an allow rule or the mode must cover each.
+    #[serde(default)]
+    pub locations_are_writes: bool,
 }
 
 impl RuleSubjects {

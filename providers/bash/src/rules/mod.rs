@@ -1,41 +1,75 @@
 //! What Bash's permission rules (`Bash(git status:*)`) are matched against: each simple command
 //! a command line runs, read with bash's own grammar, so that a deny rule cannot be stepped
-//! around by chaining (`echo hi && rm x`), substituting, wrapping (`sudo rm`) or quoting
-//! (`r\m`), and an allow rule covers a call only when it covers each command.
+//! around by chaining (`echo hi && rm x`), substituting, wrapping (`sudo rm x`) or quoting
+//! (`r\m`); the files its redirections write, which `Edit(…)` rules judge; and whether the line
+//! is understood at all — an allow rule covers a call only when it is, and each command is
+//! covered.
 
 mod analysis;
+mod expansions;
 mod pattern;
+mod programs;
+mod scripts;
+mod variables;
 mod words;
-mod wrappers;
 
 use agentry::tool::RuleSubjects;
+use std::path::{Path, PathBuf};
 
 pub use pattern::check;
 
-/// The rule subjects of the command line `command`: its simple commands and the files its
-/// redirections write (allow rules must cover each), other spellings of them (deny and ask rules
-/// see those too), and what no rule can see.
+/// The rule subjects of the command line `command`: its simple commands (allow rules must cover
+/// each), other spellings of them and commands its programs may run (deny and ask rules see
+/// those too), and why it is not understood, if it is not.
 pub fn subjects(command: &str) -> RuleSubjects {
     let analysis = analysis::analyse(command);
     let join = |words: &Vec<String>| shlex::try_join(words.iter().map(String::as_str)).ok();
-    let parts: Option<Vec<String>> = analysis.parts.iter().map(join).collect();
-    let variants: Option<Vec<String>> = analysis.variants.iter().map(join).collect();
-    match (parts, variants) {
-        (Some(parts), Some(variants)) => RuleSubjects {
+    let joined = |all: &[Vec<String>]| all.iter().map(join).collect::<Option<Vec<String>>>();
+    match (
+        joined(&analysis.parts),
+        joined(&analysis.variants),
+        joined(&analysis.possible),
+    ) {
+        (Some(parts), Some(variants), Some(possible)) => RuleSubjects {
             parts,
             variants,
+            possible,
             suggestions: analysis
                 .parts
                 .iter()
                 .filter_map(|words| pattern::suggest(words))
                 .collect(),
             hidden: analysis.hidden,
+            locations_are_writes: true,
         },
         _ => RuleSubjects {
             hidden: Some("the command line holds a NUL byte".to_owned()),
+            locations_are_writes: true,
             ..RuleSubjects::default()
         },
     }
+}
+
+/// The files the command line `command` writes through its redirections, absolute: relative
+/// ones in `cwd`, `~` in the home folder.
+pub fn written_files(command: &str, cwd: &Path) -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    analysis::analyse(command)
+        .writes
+        .iter()
+        .map(|file| match (file.strip_prefix('~'), &home) {
+            (Some(rest), Some(home)) => home.join(rest.trim_start_matches('/')),
+            _ => cwd.join(file),
+        })
+        .collect()
+}
+
+/// Whether the command line `command` writes a file by a relative path.
+pub fn writes_relative_paths(command: &str) -> bool {
+    analysis::analyse(command)
+        .writes
+        .iter()
+        .any(|file| !file.starts_with('/') && !file.starts_with('~'))
 }
 
 /// Whether `pattern` matches one subject (one simple command, as [`subjects`] gives it).

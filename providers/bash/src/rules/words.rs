@@ -1,5 +1,6 @@
 //! The value of a word of a command line, when it can be known before the command runs: quotes
-//! removed, escapes decoded (`r\m`, `"rm"`, `'r'm` and `$'\x72m'` are all `rm`).
+//! removed, escapes decoded (`r\m`, `"rm"`, `'r'm` and `$'\x72m'` are all `rm`); and whether bash
+//! would still expand it into other words (a glob, a brace expansion).
 
 use tree_sitter::Node;
 
@@ -11,20 +12,95 @@ pub struct Word {
     pub text: String,
     /// Whether `text` is the word's value.
     pub literal: bool,
+    /// Whether an unquoted glob or brace character (`*?[]{}`) may make bash expand the word
+    /// into other words (`/bin/r?`, `{rm,x}`).
+    pub pattern: bool,
+}
+
+impl Word {
+    /// A word whose value is `text`, as written without quotes.
+    #[cfg(test)]
+    pub fn plain(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            literal: true,
+            pattern: false,
+        }
+    }
+
+    /// Whether the word is exactly its value: known before it runs, and not expanded further.
+    pub fn is_exact(&self) -> bool {
+        self.literal && !self.pattern
+    }
 }
 
 /// The word `node` of `source`.
 pub fn word(node: Node<'_>, source: &str) -> Word {
+    let pattern = has_pattern(node, source);
     match value(node, source) {
         Some(text) => Word {
             text,
             literal: true,
+            pattern,
         },
         None => Word {
             text: text_of(node, source).to_owned(),
             literal: false,
+            pattern,
         },
     }
+}
+
+/// Whether an unquoted part of the word holds a glob or brace character bash would expand.
+fn has_pattern(node: Node<'_>, source: &str) -> bool {
+    match node.kind() {
+        "word" => {
+            let mut escaped = false;
+            text_of(node, source).chars().any(|c| {
+                let special = !escaped && matches!(c, '*' | '?' | '[' | ']' | '{' | '}');
+                escaped = !escaped && c == '\\';
+                special
+            })
+        }
+        "command_name" | "concatenation" => {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor)
+                .any(|child| has_pattern(child, source))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a backslash-newline joins two parts of one word (`r\⏎m`): bash removes it before
+/// it reads words, the grammar splits the word there. One after a blank or an operator only
+/// continues the line.
+pub fn joins_a_word(script: &str) -> bool {
+    let bytes = script.as_bytes();
+    let mut from = 0;
+    while let Some(offset) = script[from..].find("\\\n") {
+        let backslash = from + offset;
+        from = backslash + 2;
+        let run = bytes[..=backslash]
+            .iter()
+            .rev()
+            .take_while(|b| **b == b'\\')
+            .count();
+        if run % 2 == 0 {
+            // An escaped backslash, then a newline.
+            continue;
+        }
+        // An escaped backslash before it is part of the word it continues.
+        let before = backslash + 1 - run;
+        let joins = run > 1
+            || before
+                .checked_sub(1)
+                .and_then(|at| bytes.get(at))
+                .is_some_and(|b| !b.is_ascii_whitespace() && !b";&|()<>".contains(b));
+        if joins {
+            return true;
+        }
+    }
+    false
 }
 
 /// The text of `node` as written.
@@ -191,6 +267,16 @@ fn unescape_ansi_c(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_continuation_inside_a_word_is_found() {
+        assert!(joins_a_word("r\\\nm victim"));
+        assert!(joins_a_word("echo a; /bin/r\\\nm x"));
+        assert!(!joins_a_word("ls \\\n  -la"));
+        assert!(!joins_a_word("make &&\\\n make install"));
+        assert!(!joins_a_word("echo a\\\\\nb"));
+        assert!(!joins_a_word("plain"));
+    }
 
     #[test]
     fn escapes_decode_as_bash_decodes_them() {

@@ -34,15 +34,17 @@ fn policy(mode: PermissionMode, rules: &[(RuleAction, &str)]) -> PermissionPolic
 fn decide(tool: &dyn DynTool, policy: &PermissionPolicy, command: &str) -> Expect {
     let cwd = Path::new("/work");
     let call = tool.prepare(json!({ "command": command }), cwd).unwrap();
+    let locations = call.locations();
     let decision = policy.decide(
         &CallSubject {
             tool_name: "Bash",
             kind: tool.kind(),
             patterns: tool.rule_patterns(),
             call: call.as_ref(),
-            locations: &[],
-            outside_workspace: false,
+            locations: &locations,
+            outside_workspace: locations.iter().any(|l| !l.path.starts_with(cwd)),
             cwd,
+            definition: "",
         },
         &RememberedAnswers::default(),
     );
@@ -107,7 +109,6 @@ fn seventy_command_lines_against_a_small_rule_set() {
         ("ls $(echo .)", Allow),
         ("nohup ls", Allow),
         ("time ls -la", Allow),
-        ("FOO=1 ls", Allow),
         ("cat <<'EOF'\n$(rm -f victim)\nEOF", Allow),
         // Denied: some simple command, however written, is denied.
         ("rm -f victim", Deny),
@@ -173,6 +174,7 @@ fn seventy_command_lines_against_a_small_rule_set() {
         ("/bin/ls", Ask),
         ("sudo ls", Ask),
         ("env -S 'rm -f victim'", Ask),
+        ("FOO=1 ls", Ask),
     ];
     assert!(table.len() >= 60);
     check(&policy, &table);
@@ -200,4 +202,100 @@ fn a_deny_rule_beside_allowing_all_of_bash_holds_against_chains() {
     // Without a pattern to step around, allowing all of Bash allows what cannot be seen.
     let all = self::policy(PermissionMode::Default, &[(RuleAction::Allow, "Bash")]);
     check(&all, &[("eval 'rm -f victim'", Allow)]);
+}
+
+/// The reproductions that once removed `victim` unasked under the README's own example rules.
+#[test]
+fn what_an_allow_rule_cannot_see_through_is_asked_about() {
+    use Expect::*;
+    let policy = policy(
+        PermissionMode::Default,
+        &[
+            (RuleAction::Allow, "Bash(git status:*)"),
+            (RuleAction::Allow, "Bash(echo:*)"),
+        ],
+    );
+    let victim = "rm -f victim";
+    let table: Vec<(String, Expect)> = [
+        format!("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='{victim}; false' git status"),
+        format!("env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='{victim}; false' git status"),
+        format!("export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='{victim}; false'; git status"),
+        format!("GIT_CONFIG_PARAMETERS=\"'core.fsmonitor'='{victim}; false'\" git status"),
+        format!("git status <<EOF\n`{victim}`\nEOF"),
+        format!("echo ${{x:-`{victim}`}}"),
+        format!("echo ${{x:=$({victim})}}"),
+        format!("echo `echo \\`{victim}\\``"),
+        format!("x='$({victim})'; git status ${{x@P}}"),
+        format!("x='a[$({victim})0]'; git status $((x))"),
+        "echo pw >&out.txt".to_owned(),
+        "echo pw &>out.txt".to_owned(),
+        "echo pw >|out.txt".to_owned(),
+        "git status >& f".to_owned(),
+    ]
+    .into_iter()
+    .map(|command| (command, Ask))
+    .collect();
+    let table: Vec<(&str, Expect)> = table.iter().map(|(c, e)| (c.as_str(), *e)).collect();
+    check(&policy, &table);
+}
+
+/// Forms that once got past a deny rule beside allowing all of Bash: each is refused or
+/// asked about, never run unasked.
+#[test]
+fn a_deny_rule_holds_against_what_the_reader_cannot_see_through() {
+    for denied in ["rm", "curl"] {
+        let policy = policy(
+            PermissionMode::Default,
+            &[
+                (RuleAction::Allow, "Bash"),
+                (RuleAction::Deny, &format!("Bash({denied}:*)")),
+            ],
+        );
+        let tool = bash_tool();
+        let forms = [
+            "r\\\nm victim",
+            "/bin/r? victim",
+            "/usr/bin/r[m] victim",
+            "{rm,victim}",
+            "coproc rm victim",
+            "mapfile -C 'rm victim' -c 1 a < /etc/hostname",
+            "readarray -C 'rm victim' -c 1 a < /etc/hostname",
+            "hash -p /bin/rm x; x victim",
+            "bash <(echo 'rm victim')",
+            "bash /dev/stdin <<< 'rm victim'",
+            ". <(echo 'rm victim')",
+            "source /dev/stdin <<< 'rm victim'",
+            "echo victim | xargs -I{} sh -c 'rm {}'",
+            "setsid rm victim",
+            "ionice -c 3 rm victim",
+            "chrt -o 0 rm victim",
+            "flock /tmp/lock rm victim",
+            "taskset -c 0 rm victim",
+            "strace -o /dev/null rm victim",
+            "unshare -r rm victim",
+            "watch -n 1 rm victim",
+            "script -qc 'rm victim' /dev/null",
+            "nsenter -t 1 rm victim",
+            "prlimit --nofile=100 rm victim",
+            "setarch x86_64 rm victim",
+            "fakeroot rm victim",
+            "cpulimit -l 50 -- rm victim",
+            "somewrapper --quiet rm victim",
+            "python3 -c 'import os; os.remove(\"victim\")'",
+            "sed 'e rm victim' /etc/hostname",
+            "awk 'BEGIN { system(\"rm victim\") }'",
+            "x=rm; $x victim",
+            "trap 'rm victim' EXIT",
+            "eval 'rm victim'",
+        ];
+        let unasked: Vec<String> = forms
+            .iter()
+            .map(|form| form.replace("rm", denied))
+            .filter(|form| decide(tool.as_ref(), &policy, form) == Expect::Allow)
+            .collect();
+        assert!(
+            unasked.is_empty(),
+            "run unasked past Bash({denied}:*): {unasked:#?}"
+        );
+    }
 }
