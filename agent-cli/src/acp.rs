@@ -46,6 +46,7 @@ pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
         model_problem,
         models: Some(Arc::new(offered)),
         sandbox: crate::sandbox::session_mode(&config, &args.agent, &agent),
+        trust: crate::trust::editor_question(&project)?,
     };
     serve_stdio(agent, settings)
         .await

@@ -17,11 +17,12 @@ use agentry::templates::TemplateFolders;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The configuration of `project` (the user's, then the project's), the stock providers'
-/// sections checked; keys no provider reads are found when the providers are loaded (a plugin
-/// may read them: [`crate::providers::Available::check_sections`]).
+/// The configuration of `project` (the user's, then the project's as far as the folder is
+/// trusted: [`crate::trust`]), the stock providers' sections checked; keys no provider reads
+/// are found when the providers are loaded (a plugin may read them:
+/// [`crate::providers::Available::check_sections`]).
 pub fn load_config(project: &Path) -> Result<Config, CliError> {
-    let config = Config::load_unchecked(project).map_err(CliError::usage)?;
+    let config = crate::trust::load(project)?;
     crate::sections::check(&config)?;
     Ok(config)
 }

@@ -46,6 +46,10 @@ pub struct Cli {
     /// The interactive chat's arguments.
     #[command(flatten)]
     pub chat: ChatArgs,
+    /// Trust this folder's own settings for this run (its `.agentry/config.toml`, Claude Code's
+    /// `.claude/settings.json`, `.mcp.json` and plugins), as `agentry trust` does for good.
+    #[arg(long, global = true, env = "AGENTRY_TRUST", action = clap::ArgAction::SetTrue, value_parser = clap::builder::FalseyValueParser::new())]
+    pub trust: bool,
 }
 
 /// Arguments of the interactive chat (`agentry [PROMPT]`).
@@ -86,6 +90,18 @@ pub enum Command {
     /// Show the permission mode and rules in force here, where each rule comes from, and the
     /// rules that can never match.
     Permissions(PermissionsArgs),
+    /// Trust a folder's own settings as they are now: its permission mode and allow rules,
+    /// hooks, MCP servers, plugins and model providers take effect there.
+    Trust(TrustArgs),
+    /// Stop trusting a folder's own settings.
+    Untrust(TrustArgs),
+}
+
+/// Arguments of `agentry trust` and `agentry untrust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The folder (this one without it).
+    pub path: Option<PathBuf>,
 }
 
 /// Arguments of `agentry permissions`.

@@ -19,6 +19,7 @@ mod sandbox;
 mod sections;
 mod serve;
 mod sessions;
+mod trust;
 
 use agentry::telemetry::otlp::Traces;
 use clap::Parser;
@@ -32,6 +33,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    trust::set_flag(cli.trust);
     let format = match &cli.command {
         Some(Command::Serve(args)) => args.log_format,
         Some(Command::Acp(args)) => args.log_format,
@@ -137,11 +139,12 @@ fn init_logs(to_file: bool, format: LogFormat, traces: Option<&Traces>) {
 }
 
 /// The traces `[telemetry]` and the `OTEL_*` variables ask for (the configuration read from
-/// the current folder; a broken one is reported by the command, which reads it again).
+/// the current folder, as far as it is trusted; a broken one is reported by the command, which
+/// reads it again).
 fn traces() -> Result<Option<Traces>, String> {
     let settings = std::env::current_dir()
         .ok()
-        .and_then(|cwd| agentry::config::Config::load_unchecked(&cwd).ok())
+        .and_then(|cwd| trust::load_quietly(&cwd).ok())
         .map(|config| config.telemetry)
         .unwrap_or_default();
     Traces::configured(&settings).map_err(|error| error.to_string())
@@ -158,5 +161,7 @@ fn subcommand(command: Command) -> Result<exit::Exit, CliError> {
         Command::Providers(args) => on_runtime(providers::list(&args)),
         Command::Commands(args) => on_runtime(commands::list(&args)),
         Command::Permissions(args) => on_runtime(permissions::list(&args)),
+        Command::Trust(args) => trust::trust(args.path).map(|()| exit::Exit::EndTurn),
+        Command::Untrust(args) => trust::untrust(args.path).map(|()| exit::Exit::EndTurn),
     }
 }

@@ -4,6 +4,7 @@
 use crate::cli::OutputFormat;
 use agentry::event::{AgentEvent, ChatSummary, ToolCallBook, ToolCallStatus};
 use agentry::ids::SessionId;
+use agentry::terminal_text::visible;
 use serde_json::json;
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -28,13 +29,15 @@ fn print_json_line(event: &AgentEvent) {
     }
 }
 
-/// One line on stderr per tool call start and end, and per notice.
+/// One line on stderr per tool call start and end, and per notice; what a model, a tool or a
+/// server wrote is shown, not obeyed ([`visible`]).
 fn report_activity(event: &AgentEvent, calls: &mut ToolCallBook) {
     let call = calls.apply(event);
     match event {
-        AgentEvent::ToolCall(call) => eprintln!("agentry: → {}", call.title),
+        AgentEvent::ToolCall(call) => eprintln!("agentry: → {}", visible(&call.title)),
         AgentEvent::ToolCallUpdate(update) => {
-            let title = call.map_or(update.tool_call_id.as_str(), |call| call.title.as_str());
+            let title =
+                visible(call.map_or(update.tool_call_id.as_str(), |call| call.title.as_str()));
             let text = update
                 .content
                 .iter()
@@ -48,13 +51,13 @@ fn report_activity(event: &AgentEvent, calls: &mut ToolCallBook) {
                     update.duration_ms.unwrap_or_default()
                 ),
                 Some(ToolCallStatus::Failed) => {
-                    let reason = text.lines().last().unwrap_or_default();
+                    let reason = visible(text.lines().last().unwrap_or_default());
                     eprintln!("agentry: ✗ {title}: {reason}");
                 }
                 _ => {}
             }
         }
-        AgentEvent::Notice { message } => eprintln!("agentry: {message}"),
+        AgentEvent::Notice { message } => eprintln!("agentry: {}", visible(message)),
         _ => {}
     }
 }
@@ -62,7 +65,7 @@ fn report_activity(event: &AgentEvent, calls: &mut ToolCallBook) {
 /// Prints the outcome of a finished turn in the chosen format.
 pub fn print_summary(summary: &ChatSummary, format: OutputFormat) {
     match format {
-        OutputFormat::Text => print_line(&summary.answer()),
+        OutputFormat::Text => print_line(&visible(&summary.answer())),
         OutputFormat::Json => print_line(
             &json!({
                 "type": "result",

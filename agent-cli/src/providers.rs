@@ -26,10 +26,14 @@ pub struct PluginPath {
 /// The plugin libraries to load: `--plugin` flags, `plugins` in configuration, and every
 /// library in `~/.config/agentry/plugins/` and `.agentry/plugins/` of the project.
 pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<PluginPath> {
+    // A project's own plugins load only in a folder the user trusts.
+    let project_plugins = config
+        .project_trusted
+        .then(|| project.join(".agentry").join("plugins"));
     let folders = crate::assemble::user_config_folder()
         .map(|dir| dir.join("plugins"))
         .into_iter()
-        .chain([project.join(".agentry").join("plugins")]);
+        .chain(project_plugins);
     let named = flags.iter().map(|path| PluginPath {
         path: path.clone(),
         named: true,
@@ -255,6 +259,7 @@ fn settings<'a>(
         crate::assemble::user_config_folder(),
     )
     .waiting(wait)
+    .trusting_project(config.project_trusted)
 }
 
 /// Reports what in a provider's settings could not be used.

@@ -186,5 +186,6 @@ mod stock_plugins;
 mod store_faults;
 mod tools;
 mod traces;
+mod trust;
 mod tui;
 mod web;

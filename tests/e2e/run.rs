@@ -28,6 +28,26 @@ fn text_format_prints_only_the_answer_on_stdout_and_activity_on_stderr() {
 }
 
 #[test]
+fn text_format_shows_a_models_and_a_tools_escapes_as_text_and_json_keeps_them_exact() {
+    let sb = sandbox();
+    let forged = "done \u{1b}[2K\r\u{1b}]52;c;c3RvbGVu\u{7}\u{9b}2J";
+    let script = sb.script(
+        "s",
+        &json!({"responses": [
+            {"events": [{"tool_call": {"id": "c1", "name": "Nope\u{1b}[2K", "arguments": {}}}]},
+            {"events": [{"text": forged}]}
+        ]}),
+    );
+    let out = sb.run_scripted(&script, &["go"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "done ␛[2K^M␛]52;c;c3RvbGVu^G<U+009B>2J\n");
+    assert!(out.stderr.contains("→ Nope␛[2K"), "{}", out.stderr);
+    assert!(!out.stderr.contains('\u{1b}'), "{:?}", out.stderr);
+    let out = sb.run_scripted(&script, &["--output-format", "json", "go"]);
+    assert_eq!(out.json()["result"], forged);
+}
+
+#[test]
 fn json_format_prints_one_object_with_result_stop_reason_session_usage_and_duration() {
     let sb = sandbox();
     let script = sb.script("s", &text_script("Paris."));

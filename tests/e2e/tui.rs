@@ -35,6 +35,19 @@ fn chat_in(
     env: &[(&str, &str)],
     size: (u16, u16),
 ) -> Tmux {
+    let tmux = start_chat(sb, server, args, env, size);
+    tmux.wait_for_text("/help");
+    tmux
+}
+
+/// [`chat_in`] without waiting for the chat to be ready.
+fn start_chat(
+    sb: &Sandbox,
+    server: &MockModelServer,
+    args: &[&str],
+    env: &[(&str, &str)],
+    size: (u16, u16),
+) -> Tmux {
     let mut environment: Vec<(String, String)> = sb
         .environment()
         .into_iter()
@@ -46,15 +59,13 @@ fn chat_in(
     environment.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
     let mut all_args = vec!["--model", "openai/gpt-4.1"];
     all_args.extend_from_slice(args);
-    let tmux = Tmux::start(
+    Tmux::start(
         crate::agentry_binary(),
         &all_args,
         &environment,
         &sb.project(),
         size,
-    );
-    tmux.wait_for_text("/help");
-    tmux
+    )
 }
 
 /// Whether the chat is idle: no status line spins and the input (the line under a rule)
@@ -150,6 +161,113 @@ fn a_streamed_answer_renders_as_markdown_inline_and_stays_after_exit() {
             "{kept:?} is gone after exit:\n{after}"
         );
     }
+}
+
+#[test]
+fn a_forged_command_is_shown_as_it_is_and_a_long_one_whole_before_it_is_allowed() {
+    let sb = sandbox();
+    sb.write("project/victim", "");
+    let forged = "rm -f victim \u{1b}[2K\r\u{1b}[1Aecho hello # \u{1b}]52;c;c3RvbGVu\u{7}";
+    let long: String = (1..=40)
+        .map(|n| format!("echo line{n}\n"))
+        .chain(["rm -f victim".to_owned()])
+        .collect();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_1",
+            "Bash",
+            json!({"command": forged, "description": "Say hello"}),
+        )),
+        MockTurn::Reply(MockReply::text("Not allowed.")),
+        MockTurn::Reply(MockReply::tool_call(
+            "call_2",
+            "Bash",
+            json!({"command": long, "description": "Print lines"}),
+        )),
+        MockTurn::Reply(MockReply::text("Not allowed either.")),
+    ]);
+    let tmux = chat(&sb, &server, &[], &[]);
+    tmux.accept_clipboard();
+    tmux.type_text("Say hello");
+    tmux.keys(&["Enter"]);
+    let prompt = tmux.wait_for_text("Always reject Bash");
+    assert!(
+        prompt.contains("$ rm -f victim ␛[2K^M␛[1Aecho hello # ␛]52;c;c3RvbGVu^G"),
+        "{prompt}"
+    );
+    assert_eq!(tmux.buffers(), "", "OSC 52 wrote the clipboard");
+    tmux.keys(&["n"]);
+    tmux.wait_for_text("Not allowed.");
+    tmux.type_text("Print lines");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_text("all 41 are shown above");
+    let everything = tmux.everything();
+    assert!(
+        everything.contains("Bash asks to run (41 lines):"),
+        "{everything}"
+    );
+    for line in [
+        "$ echo line1",
+        "$ echo line20",
+        "$ echo line40",
+        "$ rm -f victim",
+    ] {
+        assert!(everything.contains(line), "{line} not shown:\n{everything}");
+    }
+    tmux.keys(&["n"]);
+    tmux.wait_for_text("Not allowed either.");
+    assert!(sb.project().join("victim").exists());
+}
+
+#[test]
+fn an_untrusted_folder_is_asked_about_once_before_the_chat_starts() {
+    let sb = sandbox();
+    sb.write(
+        "project/.agentry/config.toml",
+        "permission_mode = \"bypass\"\n",
+    );
+    let untrusted = [("AGENTRY_TRUST", "0")];
+    let server = || {
+        MockModelServer::start_blocking([
+            MockTurn::Reply(MockReply::tool_call(
+                "call_1",
+                "Bash",
+                json!({"command": "touch made"}),
+            )),
+            MockTurn::Reply(MockReply::text("Made it.")),
+        ])
+    };
+    // Declined: the chat runs without the folder's settings, and asks.
+    let declined = server();
+    let tmux = start_chat(&sb, &declined, &[], &untrusted, SIZE);
+    let question = tmux.wait_for_text("Trust this folder? [y/N]");
+    assert!(
+        question.contains("the permission mode `bypass`"),
+        "{question}"
+    );
+    tmux.keys(&["n", "Enter"]);
+    tmux.wait_for_text("/help");
+    tmux.type_text("Make it");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_text("Always reject Bash");
+    tmux.keys(&["n"]);
+    drop(tmux);
+    assert!(!sb.project().join("made").exists());
+    // Trusted: the folder's mode counts, and the answer is kept.
+    let trusted = server();
+    let tmux = start_chat(&sb, &trusted, &[], &untrusted, SIZE);
+    tmux.wait_for_text("Trust this folder? [y/N]");
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_for_text("/help");
+    tmux.type_text("Make it");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_text("Made it.");
+    assert!(sb.project().join("made").exists());
+    drop(tmux);
+    let again = server();
+    let tmux = start_chat(&sb, &again, &[], &untrusted, SIZE);
+    let screen = tmux.wait_for_text("/help");
+    assert!(!screen.contains("Trust this folder"), "{screen}");
 }
 
 #[test]

@@ -83,10 +83,12 @@ impl Sandbox {
         self.write(&format!("scripts/{name}.json"), &script.to_string())
     }
 
-    /// The whole environment `agentry` runs with: `PATH`, and a home, config and data
-    /// directory of the sandbox's own.
+    /// The whole environment `agentry` runs with: `PATH`, a home, config and data directory of
+    /// the sandbox's own, and the project trusted (`AGENTRY_TRUST`, as in a checkout of one's
+    /// own; the tests of trust set it to `0`).
     pub fn environment(&self) -> Vec<(String, PathBuf)> {
         vec![
+            ("AGENTRY_TRUST".to_owned(), PathBuf::from("1")),
             (
                 "PATH".to_owned(),
                 std::env::var_os("PATH").unwrap_or_default().into(),

@@ -98,6 +98,18 @@ impl Tmux {
         assert!(resized.status.success(), "{resized:?}");
     }
 
+    /// Lets programs in the pane set tmux's paste buffers with OSC 52, as a terminal that
+    /// gives them the clipboard does.
+    pub fn accept_clipboard(&self) {
+        let set = self.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+        assert!(set.status.success(), "{set:?}");
+    }
+
+    /// tmux's paste buffers, one line each (what OSC 52 would have written).
+    pub fn buffers(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["list-buffers"]).stdout).into_owned()
+    }
+
     /// The visible screen, each line's trailing spaces and the trailing empty lines removed.
     pub fn screen(&self) -> String {
         self.capture(&["capture-pane", "-p", "-t", "0"])

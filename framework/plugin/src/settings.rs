@@ -28,6 +28,10 @@ pub struct Settings {
     /// and lets slow parts join when they are ready.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wait: bool,
+    /// Whether the user trusts the project's own settings: a provider starts what the project's
+    /// files name (the servers of its `.mcp.json`) only then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub project_trusted: bool,
 }
 
 impl Settings {
@@ -48,7 +52,14 @@ impl Settings {
             project,
             user_folder,
             wait: false,
+            project_trusted: false,
         }
+    }
+
+    /// The same settings, the project's own files trusted (or not).
+    pub fn trusting_project(mut self, trusted: bool) -> Self {
+        self.project_trusted = trusted;
+        self
     }
 
     /// The same settings, with the front-end waiting (or not) for what the provider starts.
@@ -188,6 +199,7 @@ mod tests {
             project: PathBuf::from("/p"),
             user_folder: Some(PathBuf::from("/home/u/.config/agentry")),
             wait: true,
+            project_trusted: true,
         };
         let json = serde_json::to_value(&settings).unwrap();
         assert_eq!(serde_json::from_value::<Settings>(json).unwrap(), settings);

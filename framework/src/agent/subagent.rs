@@ -222,8 +222,9 @@ impl SubAgents {
             depth,
         };
         let mut options = self.options.clone();
+        // A sub-agent may narrow its session's mode, never widen it.
         if let Some(mode) = spec.permission_mode {
-            options.policy.mode = mode;
+            options.policy.mode = options.policy.mode.at_most(mode);
         }
         let resumed = self.pauses.take_loop(&origin.loop_id);
         let mut session = Session::forked(

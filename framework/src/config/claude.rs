@@ -31,17 +31,19 @@ struct Permissions {
     additional_directories: Vec<PathBuf>,
 }
 
-/// The settings files, in the order they are laid over each other: the user's, the project's,
-/// the project's local one.
-pub fn settings_files(project_dir: &Path) -> Vec<PathBuf> {
-    let user = dirs::home_dir().map(|home| home.join(".claude").join("settings.json"));
+/// The user's settings file, `~/.claude/settings.json`.
+pub fn user_settings_file() -> Option<PathBuf> {
+    dirs::home_dir().map(|home| home.join(".claude").join("settings.json"))
+}
+
+/// The project's settings files, in the order they are laid over each other: the shared one,
+/// then the local one.
+pub fn project_settings_files(project_dir: &Path) -> [PathBuf; 2] {
     let project = project_dir.join(".claude");
-    user.into_iter()
-        .chain([
-            project.join("settings.json"),
-            project.join("settings.local.json"),
-        ])
-        .collect()
+    [
+        project.join("settings.json"),
+        project.join("settings.local.json"),
+    ]
 }
 
 /// One settings file as a configuration layer (its permission mode, rules and hooks); `None`

@@ -34,6 +34,7 @@ mod checkpoints;
 mod claude;
 mod rules;
 mod sections;
+pub mod trust;
 
 pub use checkpoints::CheckpointConfig;
 pub use rules::{PermissionRules, WrittenRule, rule_root};
@@ -108,6 +109,14 @@ pub struct Config {
     /// Checkpoints of the workspace, for rewinds (`[checkpoints]`).
     #[serde(default)]
     pub checkpoints: CheckpointConfig,
+    /// Folders whose own settings count without asking (each with the folders inside it;
+    /// `~/` is the home folder): read from the user's own configuration only (see [`trust`]).
+    #[serde(default)]
+    pub trusted_folders: Vec<PathBuf>,
+    /// Whether the project's own settings were trusted when this was loaded (see [`trust`]):
+    /// providers read the project's files that start programs (`.mcp.json`, plugins) only then.
+    #[serde(skip)]
+    pub project_trusted: bool,
     /// Every other key: the tool providers' sections, as written, for each provider to read
     /// its own (`[webfetch]`, `[mcp_servers.NAME]`, `[[http_tools]]`, `sandbox`, …).
     #[serde(flatten)]
@@ -250,6 +259,7 @@ impl Config {
             .include_content
             .or(self.telemetry.include_content);
         self.checkpoints = self.checkpoints.merged(other.checkpoints);
+        self.trusted_folders.extend(other.trusted_folders);
         self.sections = self.sections.merged(other.sections);
         self
     }
@@ -265,22 +275,106 @@ impl Config {
 
     /// [`load`](Self::load) without the check of the providers' keys, for an agent that learns
     /// which keys its providers read only when it loads them (plugins say so): check them then
-    /// with [`check_sections`](Self::check_sections).
+    /// with [`check_sections`](Self::check_sections). The project's own files are trusted (see
+    /// [`load_trusting`](Self::load_trusting) for a folder that may not be).
     pub fn load_unchecked(project_dir: &Path) -> Result<Config, ConfigError> {
-        let user = dirs::config_dir().map(|dir| dir.join("agentry").join("config.toml"));
-        let project = project_dir.join(".agentry").join("config.toml");
+        Ok(Self::load_trusting(project_dir, true)?.0)
+    }
+
+    /// The user's configuration (Claude Code's `~/.claude/settings.json`, then
+    /// `~/.config/agentry/config.toml`), without any project's.
+    pub fn load_user() -> Result<Config, ConfigError> {
         let mut config = Config::default();
-        for path in claude::settings_files(project_dir) {
-            if let Some(layer) = claude::read(&path)? {
-                config = config.merge(layer);
-            }
-        }
-        for path in user.into_iter().chain([project]) {
-            if let Some(layer) = Self::read_layer(&path)? {
-                config = config.merge(layer);
-            }
+        for (_, layer) in Self::user_layers()? {
+            config = config.merge(layer);
         }
         Ok(config)
+    }
+
+    /// The user's configuration, then the project's: all of it when `trusted`, else only what
+    /// narrows (see [`trust`]), with what the project's files would have enabled.
+    pub fn load_trusting(
+        project_dir: &Path,
+        trusted: bool,
+    ) -> Result<(Config, Vec<trust::Withheld>), ConfigError> {
+        let mut config = Config::default();
+        let mut withheld = Vec::new();
+        let user = Self::user_layers()?;
+        let project = Self::project_layers(project_dir)?;
+        let (claude_user, agentry_user): (Vec<_>, Vec<_>) = user
+            .into_iter()
+            .partition(|(file, _)| file.extension().is_some_and(|ext| ext == "json"));
+        let (claude_project, agentry_project): (Vec<_>, Vec<_>) = project
+            .into_iter()
+            .partition(|(file, _)| file.extension().is_some_and(|ext| ext == "json"));
+        // Claude Code's files first, then agentry's; the user's before the project's in each.
+        let layers = claude_user
+            .into_iter()
+            .map(|layer| (layer, true))
+            .chain(claude_project.into_iter().map(|layer| (layer, false)))
+            .chain(agentry_user.into_iter().map(|layer| (layer, true)))
+            .chain(agentry_project.into_iter().map(|layer| (layer, false)));
+        for ((file, layer), users) in layers {
+            let layer = if users || trusted {
+                layer
+            } else {
+                let (kept, left_out) = trust::narrowed(layer, &file);
+                withheld.extend(left_out);
+                kept
+            };
+            config = config.merge(layer);
+        }
+        config.project_trusted = trusted;
+        Ok((config, withheld))
+    }
+
+    /// The user's configuration files that exist, each read: Claude Code's, then agentry's.
+    fn user_layers() -> Result<Vec<(PathBuf, Config)>, ConfigError> {
+        let claude = claude::user_settings_file();
+        let agentry = dirs::config_dir().map(|dir| dir.join("agentry").join("config.toml"));
+        let mut layers = Vec::new();
+        if let Some(path) = claude
+            && let Some(layer) = claude::read(&path)?
+        {
+            layers.push((path, layer));
+        }
+        if let Some(path) = agentry
+            && let Some(layer) = Self::read_layer(&path)?
+        {
+            layers.push((path, layer));
+        }
+        Ok(layers)
+    }
+
+    /// The project's own configuration files that exist, each read: Claude Code's
+    /// `.claude/settings.json` and `settings.local.json`, then `.agentry/config.toml`.
+    pub(crate) fn project_layers(
+        project_dir: &Path,
+    ) -> Result<Vec<(PathBuf, Config)>, ConfigError> {
+        let mut layers = Vec::new();
+        for path in claude::project_settings_files(project_dir) {
+            if let Some(layer) = claude::read(&path)? {
+                layers.push((path, layer));
+            }
+        }
+        let path = project_dir.join(".agentry").join("config.toml");
+        if let Some(layer) = Self::read_layer(&path)? {
+            layers.push((path, layer));
+        }
+        Ok(layers)
+    }
+
+    /// Whether the user's `trusted_folders` cover `project` (a folder covers those inside it).
+    pub fn trusts_folder(&self, project: &Path) -> bool {
+        let project = crate::paths::canonical_path(project);
+        let home = dirs::home_dir();
+        self.trusted_folders.iter().any(|folder| {
+            let folder = match (folder.strip_prefix("~"), &home) {
+                (Ok(rest), Some(home)) => home.join(rest),
+                _ => folder.clone(),
+            };
+            project.starts_with(crate::paths::canonical_path(&folder))
+        })
     }
 
     /// Fails on a top-level key that is neither the framework's nor one of `sections` (the keys
@@ -394,16 +488,25 @@ impl Config {
     }
 }
 
-/// A file's text; `None` when there is no such file.
-fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        }),
-    }
+/// The most bytes a configuration file may hold.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// A configuration file's text; `None` when there is no such file. Only a regular file (or a
+/// link to one) of at most a megabyte is read ([`crate::paths::read_regular_file`]).
+pub(crate) fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
+    crate::paths::read_regular_file(path, MAX_CONFIG_BYTES).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::InvalidData {
+            ConfigError::Invalid {
+                path: path.to_path_buf(),
+                message: source.to_string(),
+            }
+        } else {
+            ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    })
 }
 
 #[cfg(test)]
@@ -467,6 +570,52 @@ mod tests {
             unknown.to_string().contains("unknown provider `nowhere`"),
             "{unknown}"
         );
+    }
+
+    #[test]
+    fn an_untrusted_projects_files_add_only_what_narrows() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".agentry")).unwrap();
+        std::fs::write(
+            dir.path().join(".agentry/config.toml"),
+            "permission_mode = \"bypass\"\n[permissions]\nallow = [\"Bash\"]\ndeny = [\"Read(.env)\"]\n",
+        )
+        .unwrap();
+        let (config, withheld) = Config::load_trusting(dir.path(), false).unwrap();
+        assert_eq!(config.permission_mode, None);
+        assert!(!config.project_trusted);
+        assert!(
+            config
+                .permissions
+                .deny
+                .iter()
+                .any(|rule| rule.text == "Read(.env)")
+        );
+        assert!(
+            !config
+                .permissions
+                .allow
+                .iter()
+                .any(|rule| rule.text == "Bash")
+        );
+        assert_eq!(withheld.len(), 2, "{withheld:?}");
+        let (trusted, nothing) = Config::load_trusting(dir.path(), true).unwrap();
+        assert_eq!(trusted.permission_mode.as_deref(), Some("bypass"));
+        assert!(trusted.project_trusted);
+        assert!(nothing.is_empty());
+    }
+
+    #[test]
+    fn trusted_folders_cover_the_folders_inside_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("inner")).unwrap();
+        let config = Config {
+            trusted_folders: vec![dir.path().to_path_buf()],
+            ..Config::default()
+        };
+        assert!(config.trusts_folder(dir.path()));
+        assert!(config.trusts_folder(&dir.path().join("inner")));
+        assert!(!config.trusts_folder(dir.path().parent().unwrap()));
     }
 
     #[test]

@@ -23,6 +23,11 @@ impl ProviderSections {
         self.values.get(name)
     }
 
+    /// The names of the sections there are.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(String::as_str)
+    }
+
     /// Sets the section `name` (as a binary does for a flag that overrides a setting).
     pub fn set(&mut self, name: &str, value: Value) {
         self.values.insert(name.to_owned(), value);

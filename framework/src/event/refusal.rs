@@ -66,6 +66,9 @@ pub enum Refusal {
     Unanswered {
         /// The tool called.
         tool: String,
+        /// Why no rule could allow it, when part of it could not be seen.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unseen: Option<String>,
     },
     /// The chat was cancelled.
     Cancelled {
@@ -124,9 +127,16 @@ impl std::fmt::Display for Refusal {
             ),
             Refusal::DeniedByRule { reason } => write!(f, "Permission denied: {reason}."),
             Refusal::DeniedByHook { reason } => write!(f, "A hook denied this call: {reason}"),
-            Refusal::Unanswered { tool } => write!(
+            Refusal::Unanswered { tool, unseen: None } => write!(
                 f,
                 "This call of {tool} needs the user's permission, and nobody can be asked in this run, so it did not run. The user was not asked and did not reject it: do without it, or say what you would have done."
+            ),
+            Refusal::Unanswered {
+                tool,
+                unseen: Some(why),
+            } => write!(
+                f,
+                "This call of {tool} needs the user's permission, because no permission rule can allow what it cannot see through ({why}), and nobody can be asked in this run, so it did not run. Write each command plainly (no `eval`, no command built from variables, no variables set for a command), or do without it."
             ),
             Refusal::RejectedByUser { tool, always } => write!(
                 f,

@@ -36,6 +36,8 @@ pub(super) struct Judged {
     pub own_patterns: bool,
     /// The digest of the tool's definition.
     pub definition: String,
+    /// Why no rule can allow the call, when part of it cannot be seen.
+    pub unseen: Option<String>,
 }
 
 /// Carries out the policy's decision. Asking is one mechanism: the front-end's
@@ -53,6 +55,7 @@ pub(super) async fn check_permission(
         allow_rules,
         own_patterns,
         definition,
+        unseen,
     } = judged;
     match decision {
         Decision::Allow => Ok(()),
@@ -69,6 +72,7 @@ pub(super) async fn check_permission(
                 tool_call: snapshot.clone(),
                 options: PermissionOption::offered(tool_name, always_allows.as_deref()),
                 allow_rules: allow_rules.clone(),
+                unseen: unseen.clone(),
             };
             let outcome = tokio::select! {
                 outcome = scope.permissions.request_permission(request) => outcome,
@@ -82,6 +86,7 @@ pub(super) async fn check_permission(
                 PermissionOutcome::Cancelled => Err(Refusal::Cancelled { started: false }),
                 PermissionOutcome::Unanswered => Err(Refusal::Unanswered {
                     tool: snapshot.tool_name.clone(),
+                    unseen,
                 }),
                 PermissionOutcome::Selected { kind } => {
                     // "Always" is for what was shown: a call part of which no rule can see is
@@ -168,10 +173,14 @@ pub(super) fn decide(
     if decision == Decision::Ask && definition.is_empty() {
         definition = digest();
     }
+    let own_patterns = patterns == RulePatterns::Own;
     Judged {
         decision,
         allow_rules,
-        own_patterns: patterns == RulePatterns::Own,
+        own_patterns,
         definition,
+        unseen: own_patterns
+            .then(|| prepared.rule_subjects().hidden)
+            .flatten(),
     }
 }

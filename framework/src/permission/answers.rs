@@ -170,6 +170,9 @@ pub struct PermissionRequest {
     /// Rules that would allow exactly this call, as the user would write them
     /// (`Bash(git status:*)`, `Write(src/lib.rs)`): what a front-end that cannot ask suggests.
     pub allow_rules: Vec<String>,
+    /// Why no rule can allow the call, when part of it cannot be seen (a command line the rules
+    /// do not understand): a front-end that cannot ask says so.
+    pub unseen: Option<String>,
 }
 
 /// The front-end's side of permissions: shows the question and returns the answer.

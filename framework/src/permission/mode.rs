@@ -29,6 +29,26 @@ impl PermissionMode {
         PermissionMode::Bypass,
     ];
 
+    /// The narrower of this mode and `asked`: what a sub-agent that asks for `asked` gets in a
+    /// session of this mode, which it never goes past.
+    pub fn at_most(self, asked: PermissionMode) -> PermissionMode {
+        if asked.reach() <= self.reach() {
+            asked
+        } else {
+            self
+        }
+    }
+
+    /// How much the mode runs unasked, least first.
+    fn reach(self) -> u8 {
+        match self {
+            PermissionMode::Plan => 0,
+            PermissionMode::Default => 1,
+            PermissionMode::AcceptEdits => 2,
+            PermissionMode::Bypass => 3,
+        }
+    }
+
     /// The wire name.
     pub fn as_str(self) -> &'static str {
         match self {

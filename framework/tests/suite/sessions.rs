@@ -5,24 +5,31 @@ use agentry::agent::SessionOptions;
 use agentry::event::AgentEvent;
 use agentry::model::Message;
 use agentry::model::scripted::ScriptedResponse;
+use agentry::permission::PermissionOptionKind;
 use agentry::permission::PermissionOptionKind::AllowAlways;
 use agentry::session::{SessionStore, SqliteStore};
 use serde_json::json;
 use std::sync::Arc;
 
-#[tokio::test]
-async fn a_resumed_session_continues_its_history_and_remembered_answers() {
-    let db = tempfile::tempdir().unwrap();
-    let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(db.path().join("s.db")).unwrap());
-    let mut h = harness([
+/// A session kept in `store` whose model changes a file in each of two chats, the user giving
+/// `answers`.
+fn two_changes(store: Arc<dyn SessionStore>, answers: &[PermissionOptionKind]) -> Harness {
+    harness([
         response([call("c1", "Change", json!({"path": "a"}))]),
         ScriptedResponse::text("first answer"),
         response([call("c2", "Change", json!({"path": "b"}))]),
         ScriptedResponse::text("second answer"),
     ])
-    .store(store.clone())
-    .answers(Answers::with([AllowAlways]))
-    .build();
+    .store(store)
+    .answers(Answers::with(answers.iter().copied()))
+    .build()
+}
+
+#[tokio::test]
+async fn a_resumed_session_continues_its_history_and_remembered_answers() {
+    let db = tempfile::tempdir().unwrap();
+    let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(db.path().join("s.db")).unwrap());
+    let mut h = two_changes(store.clone(), &[AllowAlways]);
     h.prompt("first").await.unwrap();
     let id = h.session.id().clone();
 
@@ -353,4 +360,38 @@ async fn a_session_is_stored_with_its_first_chat_not_before() {
     assert_eq!(listed[0].id, id);
     assert_eq!(listed[0].title.as_deref(), Some("the first message"));
     assert_eq!(store.load(&id).unwrap().messages.len(), 2);
+}
+
+#[tokio::test]
+async fn always_answers_do_not_follow_a_session_resumed_in_another_folder() {
+    let db = tempfile::tempdir().unwrap();
+    let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(db.path().join("s.db")).unwrap());
+    let mut h = two_changes(store.clone(), &[AllowAlways, AllowAlways]);
+    h.prompt("first").await.unwrap();
+    let id = h.session.id().clone();
+    assert!(
+        store
+            .load(&id)
+            .unwrap()
+            .remembered
+            .allowed
+            .contains("Change")
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut resumed = h
+        .agent
+        .resume_session(&id, SessionOptions::new(elsewhere.path()))
+        .unwrap();
+    let content = vec![agentry::model::ContentBlock::Text {
+        text: "second".into(),
+    }];
+    resumed
+        .prompt(content, &Default::default(), &h.io())
+        .await
+        .unwrap();
+    assert_eq!(
+        h.answers.asked_tools(),
+        ["Change", "Change"],
+        "asked again in another folder"
+    );
 }

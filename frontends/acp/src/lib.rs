@@ -37,6 +37,7 @@
 //!     model_problem: None,
 //!     models: None,
 //!     sandbox: None,
+//!     trust: None,
 //! };
 //! serve_stdio(agent, settings).await
 //! # }
@@ -52,7 +53,8 @@ mod questions;
 mod rewind;
 mod server;
 pub mod stdio;
+mod trust;
 mod view;
 
-pub use server::{AcpSettings, serve};
+pub use server::{AcpSettings, TrustQuestion, serve};
 pub use stdio::serve_stdio;

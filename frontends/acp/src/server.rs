@@ -6,6 +6,8 @@ use crate::convert::{SubAgentView, prompt_block, stop_reason};
 use crate::live::{LiveSession, LiveSessions, lock};
 use crate::options::{Offered, config_options, set_option};
 use crate::questions::ClientQuestions;
+use crate::trust::PendingTrust;
+pub use crate::trust::TrustQuestion;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
@@ -45,6 +47,9 @@ pub struct AcpSettings {
     /// The sandbox new sessions' commands run in, when the agent's tools sandbox them (the
     /// client may choose another mode per session); none, no sandbox option.
     pub sandbox: Option<SandboxMode>,
+    /// The folder the agent was started in, when its own settings were left out because it is
+    /// not trusted: the user is asked once, at the first prompt, whether to trust it.
+    pub trust: Option<TrustQuestion>,
 }
 
 /// What `session/load` and `session/resume` ask for.
@@ -79,6 +84,8 @@ impl Reopening {
 struct Server {
     agent: Agent,
     settings: AcpSettings,
+    /// The question about the agent's folder, until it is asked.
+    trust: Arc<PendingTrust>,
     sessions: LiveSessions,
     turns: Mutex<JoinSet<()>>,
     /// What the client said it can do, in `initialize`.
@@ -94,6 +101,7 @@ pub async fn serve(
 ) -> Result<(), Error> {
     let server = Arc::new(Server {
         agent,
+        trust: Arc::new(PendingTrust::new(settings.trust.clone())),
         settings,
         sessions: LiveSessions::default(),
         turns: Mutex::new(JoinSet::new()),
@@ -480,6 +488,7 @@ impl Server {
         let client = TurnClient {
             asks,
             sub_agents: self.sub_agent_view(),
+            trust: self.trust.clone(),
         };
         let turn = async move {
             let answer = run_turn(&live, request, connection, cancel, client).await;
@@ -513,6 +522,8 @@ struct TurnClient {
     asks: bool,
     /// How it shows sub-agents.
     sub_agents: SubAgentView,
+    /// The question about the agent's folder, until it is asked.
+    trust: Arc<PendingTrust>,
 }
 
 async fn run_turn(
@@ -544,6 +555,15 @@ async fn run_turn(
         connection,
         view: updates.view.clone(),
     };
+    if let Some(told) = client
+        .trust
+        .ask_once(&permissions.connection, &request.session_id)
+        .await
+    {
+        updates.send(acp::SessionUpdate::AgentMessageChunk(
+            acp::ContentChunk::new(acp::ContentBlock::from(format!("{told}\n\n"))),
+        ));
+    }
     if let Some(arguments) = crate::rewind::arguments(&request.prompt) {
         crate::rewind::run(&mut session, &arguments, &updates).await;
         return Ok(acp::PromptResponse::new(acp::StopReason::EndTurn));

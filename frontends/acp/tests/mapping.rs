@@ -56,6 +56,7 @@ fn settings() -> AcpSettings {
         model_problem: None,
         models: None,
         sandbox: None,
+        trust: None,
     }
 }
 

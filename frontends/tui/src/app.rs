@@ -674,6 +674,9 @@ impl App {
         self.completion = None;
         self.overlay = Some(match question {
             Asked::Permission(request, answer) => {
+                if let Some(whole) = crate::overlay::whole_input(&request, self.palette) {
+                    self.conversation.note(whole);
+                }
                 Overlay::permission(&request, answer, self.palette)
             }
             Asked::Questions(request, answer) => {

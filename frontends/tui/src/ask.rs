@@ -8,7 +8,7 @@ use tokio::sync::{mpsc, oneshot};
 /// A question waiting for the user, with where its answer goes.
 pub enum Asked {
     /// May a tool call run?
-    Permission(PermissionRequest, oneshot::Sender<PermissionOutcome>),
+    Permission(Box<PermissionRequest>, oneshot::Sender<PermissionOutcome>),
     /// The model's questions (AskUserQuestion).
     Questions(QuestionRequest, oneshot::Sender<QuestionOutcome>),
 }
@@ -21,7 +21,11 @@ pub struct AskTheUser(pub mpsc::UnboundedSender<Asked>);
 impl PermissionHandler for AskTheUser {
     async fn request_permission(&self, request: PermissionRequest) -> PermissionOutcome {
         let (answer, answered) = oneshot::channel();
-        if self.0.send(Asked::Permission(request, answer)).is_err() {
+        if self
+            .0
+            .send(Asked::Permission(Box::new(request), answer))
+            .is_err()
+        {
             return PermissionOutcome::Cancelled;
         }
         answered.await.unwrap_or(PermissionOutcome::Cancelled)

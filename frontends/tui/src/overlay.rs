@@ -76,13 +76,35 @@ impl Overlay {
         let mut title = vec![Line::from(vec![
             Span::styled("Allow ", palette.bold()),
             Span::styled(
-                call.title.clone(),
+                asked_about(call),
                 palette.bold().patch(palette.paint(Color::Yellow)),
             ),
             Span::styled("?", palette.bold()),
         ])];
-        for line in input_summary(call.kind, &call.raw_input) {
+        let input = input_lines(call.kind, &call.raw_input);
+        let shown = if input.len() <= PROMPT_INPUT_LINES {
+            input.len()
+        } else {
+            PROMPT_INPUT_LINES - 1
+        };
+        for line in &input[..shown] {
             title.push(Line::from(Span::styled(format!("  {line}"), palette.dim())));
+        }
+        if shown < input.len() {
+            title.push(Line::from(Span::styled(
+                format!(
+                    "  … {} more lines: all {} are shown above",
+                    input.len() - shown,
+                    input.len()
+                ),
+                palette.bold(),
+            )));
+        }
+        if let Some(why) = &request.unseen {
+            title.push(Line::from(Span::styled(
+                format!("  No rule can allow it: {why}."),
+                palette.dim(),
+            )));
         }
         let mut kinds = Vec::new();
         let choices = request
@@ -320,12 +342,12 @@ fn question_menu(request: &QuestionRequest, index: usize, palette: Palette) -> M
 }
 
 /// A few lines saying what a call would do: the command, the file, or its input.
-fn input_summary(kind: ToolKind, input: &Value) -> Vec<String> {
+fn input_lines(kind: ToolKind, input: &Value) -> Vec<String> {
     let field = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_owned);
     if kind == ToolKind::Execute
         && let Some(command) = field("command")
     {
-        return command.lines().take(6).map(|l| format!("$ {l}")).collect();
+        return command.lines().map(|l| format!("$ {l}")).collect();
     }
     if let Some(path) = field("file_path")
         .or_else(|| field("path"))
@@ -336,16 +358,50 @@ fn input_summary(kind: ToolKind, input: &Value) -> Vec<String> {
     if let Some(url) = field("url") {
         return vec![url];
     }
-    let json = input.to_string();
+    let json = serde_json::to_string_pretty(input).unwrap_or_default();
     if json == "{}" || json == "null" {
         return Vec::new();
     }
-    let shown: String = json.chars().take(200).collect();
-    vec![if shown.len() < json.len() {
-        format!("{shown}…")
-    } else {
-        shown
-    }]
+    json.lines().map(str::to_owned).collect()
+}
+
+/// What the prompt asks about: a command's tool and what the model says it does (the command
+/// itself is shown below, whole), else the call's title.
+fn asked_about(call: &agentry::event::ToolCallSnapshot) -> String {
+    let field = |name: &str| call.raw_input.get(name).and_then(Value::as_str);
+    match (call.kind, field("command"), field("description")) {
+        (ToolKind::Execute, Some(_), Some(description)) if !description.trim().is_empty() => {
+            format!("{} — {}", call.tool_name, description.trim())
+        }
+        (ToolKind::Execute, Some(_), _) => call.tool_name.clone(),
+        _ => call.title.clone(),
+    }
+}
+
+/// How many lines of a call's input the permission prompt shows; a longer input is printed
+/// whole above the prompt first ([`whole_input`]), so no part of what is allowed is hidden.
+const PROMPT_INPUT_LINES: usize = 8;
+
+/// The call's input whole, for the scrollback, when the permission prompt cannot show it all.
+pub fn whole_input(request: &PermissionRequest, palette: Palette) -> Option<Vec<Line<'static>>> {
+    let call = &request.tool_call;
+    let input = input_lines(call.kind, &call.raw_input);
+    if input.len() <= PROMPT_INPUT_LINES {
+        return None;
+    }
+    let heading = Line::from(Span::styled(
+        format!("{} asks to run ({} lines):", call.tool_name, input.len()),
+        palette.bold(),
+    ));
+    Some(
+        std::iter::once(heading)
+            .chain(
+                input
+                    .into_iter()
+                    .map(|line| Line::from(Span::raw(format!("  {line}")))),
+            )
+            .collect(),
+    )
 }
 
 /// The picker of stored sessions.

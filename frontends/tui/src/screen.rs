@@ -184,22 +184,59 @@ fn rows_taken(width: usize, columns: u16) -> usize {
     width.div_ceil(usize::from(columns).max(1)).max(1)
 }
 
-/// The lines, each wrapped to `width` so that the terminal never wraps one itself.
+/// The lines, each wrapped to `width` so that the terminal never wraps one itself. What they
+/// say is shown, not obeyed: a control character from a model, a tool or a file is made visible
+/// (`␛[2K`, `^M`), and a line feed inside a span starts a row of its own.
 fn fit(lines: &[Line<'static>], width: usize) -> Vec<Line<'static>> {
     let mut fitted = Vec::with_capacity(lines.len());
     for line in lines {
-        if line.width() <= width {
-            fitted.push(line.clone());
-        } else {
-            let spans: Vec<Span<'static>> = line
-                .spans
-                .iter()
-                .map(|span| Span::styled(span.content.clone(), line.style.patch(span.style)))
-                .collect();
-            fitted.extend(wrap_spans(spans, width).into_iter().map(Line::from));
+        for row in shown_rows(line) {
+            if row.width() <= width {
+                fitted.push(row);
+            } else {
+                fitted.extend(wrap_spans(row.spans, width).into_iter().map(Line::from));
+            }
         }
     }
     fitted
+}
+
+/// A line as the rows it shows: its control characters visible, cut at its line feeds, each
+/// span with the line's style laid under its own.
+fn shown_rows(line: &Line<'static>) -> Vec<Line<'static>> {
+    let plain = line.spans.iter().all(|span| {
+        !span.content.chars().any(|c| {
+            c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+    });
+    if plain {
+        let spans = line
+            .spans
+            .iter()
+            .map(|span| Span::styled(span.content.clone(), line.style.patch(span.style)))
+            .collect::<Vec<_>>();
+        return vec![Line::from(spans)];
+    }
+    let mut rows = vec![Vec::new()];
+    for span in &line.spans {
+        let style = line.style.patch(span.style);
+        let shown = agentry::terminal_text::visible(&span.content).replace('\t', "    ");
+        let mut pieces = shown.split('\n');
+        if let (Some(first), Some(row)) = (
+            pieces.next().filter(|piece| !piece.is_empty()),
+            rows.last_mut(),
+        ) {
+            row.push(Span::styled(first.to_owned(), style));
+        }
+        for piece in pieces {
+            rows.push(if piece.is_empty() {
+                Vec::new()
+            } else {
+                vec![Span::styled(piece.to_owned(), style)]
+            });
+        }
+    }
+    rows.into_iter().map(Line::from).collect()
 }
 
 /// Prints one line's spans with their styles, then resets the style.
@@ -253,6 +290,30 @@ mod tests {
 
     fn text(bytes: &[u8]) -> String {
         String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    #[test]
+    fn what_a_model_or_tool_wrote_is_shown_not_obeyed() {
+        let mut screen = Screen::new(Vec::new(), 80, 10);
+        let forged = Line::from(vec![
+            Span::raw("rm -f victim "),
+            Span::raw("\u{1b}[2K\r\u{1b}[1Aecho hello # \u{1b}]52;c;aGk=\u{7}"),
+        ]);
+        screen
+            .draw(
+                &[forged, Line::from(vec![Span::raw("two\nrows")])],
+                &[],
+                None,
+                false,
+            )
+            .unwrap();
+        let out = text(&screen.out);
+        assert!(
+            out.contains("rm -f victim ␛[2K^M␛[1Aecho hello # ␛]52;c;aGk=^G\r\n"),
+            "{out:?}"
+        );
+        assert!(!out.contains("\u{1b}]52"), "{out:?}");
+        assert!(out.contains("two\r\nrows\r\n"), "{out:?}");
     }
 
     #[test]

@@ -32,8 +32,10 @@ fn make(settings: Settings) -> Making {
         let options = McpOptions::from_section(settings.section(SECTION))?;
         let mut problems = Vec::new();
         // Settings without a project (a plugin's first making, before the host configures it)
-        // have no `.mcp.json`: the servers start once, when the host's settings come.
-        let mut configured = if settings.project.as_os_str().is_empty() {
+        // have no `.mcp.json`: the servers start once, when the host's settings come. An
+        // untrusted project's `.mcp.json` starts nothing (the host says it was left out).
+        let mut configured = if settings.project.as_os_str().is_empty() || !settings.project_trusted
+        {
             Default::default()
         } else {
             read_mcp_json(&settings.project.join(".mcp.json")).unwrap_or_else(|error| {

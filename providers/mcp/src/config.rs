@@ -210,12 +210,15 @@ pub fn read_mcp_json(path: &Path) -> Result<BTreeMap<String, McpServerConfig>, M
         path: path.to_path_buf(),
         message,
     };
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse_mcp_json(&text).map_err(config_error),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+    match agentry::paths::read_regular_file(path, MAX_MCP_JSON_BYTES) {
+        Ok(Some(text)) => parse_mcp_json(&text).map_err(config_error),
+        Ok(None) => Ok(BTreeMap::new()),
         Err(error) => Err(config_error(error.to_string())),
     }
 }
+
+/// The most bytes a `.mcp.json` may hold.
+const MAX_MCP_JSON_BYTES: u64 = 1024 * 1024;
 
 /// The servers of a `.mcp.json` file's text, or why it is not one.
 pub fn parse_mcp_json(text: &str) -> Result<BTreeMap<String, McpServerConfig>, String> {

@@ -106,3 +106,43 @@ fn set_mode_answers_with_current_mode_update_and_applies_to_the_next_turn() {
     assert_eq!(bad["code"], -32602);
     assert!(bad["message"].as_str().unwrap().contains("yolo"), "{bad}");
 }
+
+#[test]
+fn an_untrusted_folder_is_asked_about_once_and_trusting_it_is_kept() {
+    let sb = sandbox();
+    sb.write(
+        "project/.agentry/config.toml",
+        "permission_mode = \"bypass\"\n",
+    );
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("one done")),
+        MockTurn::Reply(MockReply::text("two done")),
+    ]);
+    let base = format!("{}/v1", server.url());
+    let out = sb.acp(
+        &["--model", "openai/gpt-4.1"],
+        &[
+            ("OPENAI_API_KEY", "sk-e2e"),
+            ("OPENAI_BASE_URL", &base),
+            ("AGENTRY_TRUST", "0"),
+        ],
+        json!({"permissions": ["allow_always"], "steps": session_steps(&sb, vec![prompt("one"), prompt("two")])}),
+    );
+    let asked = out.of_kind("permission");
+    assert_eq!(asked.len(), 1, "asked once: {asked:#?}");
+    let project = sb.project().display().to_string();
+    assert_eq!(asked[0]["toolCall"]["title"], format!("Trust {project}?"));
+    let shown = asked[0]["toolCall"]["content"].to_string();
+    assert!(shown.contains("the permission mode `bypass`"), "{shown}");
+    let said: String = out
+        .updates()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert!(said.contains("is trusted now"), "{said}");
+    assert!(said.contains("two done"), "{said}");
+    let kept =
+        std::fs::read_to_string(sb.database().with_file_name("trusted-folders.json")).unwrap();
+    assert!(kept.contains(&project), "{kept}");
+}

@@ -1,0 +1,397 @@
+//! Workspace trust. A project folder's own settings — `.agentry/config.toml`, Claude Code's
+//! `.claude/settings.json` and `settings.local.json`, `.mcp.json`, plugins in
+//! `.agentry/plugins/` — may widen what runs unasked (a permission mode, `allow` rules, more
+//! workspace roots), run code (hooks, MCP servers, plugins, HTTP tools), or send the user's
+//! credentials or conversation elsewhere (a model provider's `base_url`, a store, traces). A
+//! cloned repository, or a model that wrote those files, must not get that by being opened: such
+//! settings take effect only in a folder the user trusts. Settings that narrow — deny and ask
+//! rules, disabled tools — always apply.
+//!
+//! Trust is kept in the user's data folder (`trusted-folders.json`), with a digest of the
+//! folder's settings files: a change to them asks again.
+
+use crate::config::Config;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The file, in the data folder, the trusted folders are kept in.
+const TRUSTED_FOLDERS_FILE: &str = "trusted-folders.json";
+
+/// One setting a project's files would enable that takes trust.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Withheld {
+    /// The file it is written in.
+    pub file: PathBuf,
+    /// What it would enable.
+    pub what: String,
+}
+
+impl std::fmt::Display for Withheld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.what, self.file.display())
+    }
+}
+
+/// The project's files whose settings take trust, relative to the project, that exist: the
+/// configuration files, `.mcp.json`, and the plugins in `.agentry/plugins/`.
+pub fn settings_files(project: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = [
+        ".agentry/config.toml",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".mcp.json",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    if let Ok(entries) = std::fs::read_dir(project.join(".agentry/plugins")) {
+        let mut plugins: Vec<PathBuf> = entries
+            .filter_map(|entry| entry.ok())
+            .map(|entry| Path::new(".agentry/plugins").join(entry.file_name()))
+            .collect();
+        plugins.sort();
+        files.extend(plugins);
+    }
+    files.retain(|file| project.join(file).symlink_metadata().is_ok());
+    files
+}
+
+/// The digest of the project's settings files (their names and contents): what trust is
+/// given for.
+pub fn settings_digest(project: &Path) -> String {
+    let mut hasher = Sha256::new();
+    for file in settings_files(project) {
+        hasher.update(file.to_string_lossy().as_bytes());
+        hasher.update([0]);
+        match std::fs::read(project.join(&file)) {
+            Ok(bytes) => hasher.update(Sha256::digest(&bytes)),
+            Err(error) => hasher.update(error.to_string().as_bytes()),
+        }
+        hasher.update([0]);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// What a project folder's own files would enable if it were trusted: each setting an
+/// untrusted folder leaves out. Empty when they enable nothing that takes trust.
+pub fn withheld(project: &Path) -> Result<Vec<Withheld>, crate::config::ConfigError> {
+    let mut withheld = Vec::new();
+    for (file, layer) in Config::project_layers(project)? {
+        withheld.extend(narrowed(layer, &file).1);
+    }
+    let mcp_json = project.join(".mcp.json");
+    if mcp_json.is_file() {
+        withheld.push(Withheld {
+            file: mcp_json,
+            what: "MCP servers, started as commands or reached with your tokens".to_owned(),
+        });
+    }
+    for plugin in settings_files(project)
+        .into_iter()
+        .filter(|file| file.starts_with(".agentry/plugins"))
+    {
+        withheld.push(Withheld {
+            file: project.join(&plugin),
+            what: "a plugin library, loaded into agentry".to_owned(),
+        });
+    }
+    Ok(withheld)
+}
+
+/// A project layer as an untrusted folder gets it: only what narrows (deny and ask rules,
+/// disabled tools and providers, redactions, limits, a stricter mode); and what it would have
+/// enabled.
+pub(crate) fn narrowed(layer: Config, file: &Path) -> (Config, Vec<Withheld>) {
+    let mut withheld = Vec::new();
+    let mut withhold = |what: String| {
+        withheld.push(Withheld {
+            file: file.to_path_buf(),
+            what,
+        })
+    };
+    let narrowing_mode = layer
+        .permission_mode
+        .as_deref()
+        .filter(|mode| matches!(*mode, "plan" | "default"));
+    if let Some(mode) = layer
+        .permission_mode
+        .as_deref()
+        .filter(|_| narrowing_mode.is_none())
+    {
+        withhold(format!("the permission mode `{mode}`"));
+    }
+    let allow: Vec<&str> = layer
+        .permissions
+        .allow
+        .iter()
+        .map(|rule| rule.text.as_str())
+        .collect();
+    if !allow.is_empty() {
+        withhold(format!("allow rules {}", allow.join(", ")));
+    }
+    if !layer.permissions.additional_directories.is_empty() {
+        withhold("more workspace folders (`additional_directories`)".to_owned());
+    }
+    if !layer.hooks.is_empty() {
+        withhold("hooks, run as commands".to_owned());
+    }
+    for name in layer.providers.keys() {
+        withhold(format!(
+            "the model provider `{name}` (its address, key and headers)"
+        ));
+    }
+    if !layer.plugins.is_empty() {
+        withhold("plugin libraries, loaded into agentry".to_owned());
+    }
+    if layer.data_dir.is_some() {
+        withhold("a data folder (`data_dir`)".to_owned());
+    }
+    if layer.serve.store.is_some() || layer.serve.broker.is_some() {
+        withhold("a session store or broker (`[serve]`)".to_owned());
+    }
+    if layer.telemetry.endpoint.is_some() || layer.telemetry.include_content.is_some() {
+        withhold("where traces go (`[telemetry]`)".to_owned());
+    }
+    for name in layer.sections.names() {
+        withhold(format!("the `{name}` settings"));
+    }
+    let kept = Config {
+        model: layer.model,
+        permission_mode: narrowing_mode.map(str::to_owned),
+        max_turn_requests: layer.max_turn_requests,
+        max_fork_depth: layer.max_fork_depth,
+        permissions: crate::config::PermissionRules {
+            deny: layer.permissions.deny,
+            ask: layer.permissions.ask,
+            ..Default::default()
+        },
+        tools: layer.tools,
+        models: layer.models,
+        record: layer.record,
+        model_requests: layer.model_requests,
+        checkpoints: layer.checkpoints,
+        ..Config::default()
+    };
+    (kept, withheld)
+}
+
+/// The folders the user trusts, each with the digest of its settings files when it was trusted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrustedFolders {
+    /// By canonical path.
+    #[serde(default)]
+    folders: BTreeMap<PathBuf, TrustedFolder>,
+}
+
+/// One trusted folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct TrustedFolder {
+    /// The digest of its settings files ([`settings_digest`]) when it was trusted.
+    digest: String,
+}
+
+impl TrustedFolders {
+    /// The trusted folders kept in `data_folder` (none when the file is missing or unreadable,
+    /// which the log says).
+    pub fn open(data_folder: &Path) -> Self {
+        let path = data_folder.join(TRUSTED_FOLDERS_FILE);
+        match crate::config::read_text(&path) {
+            Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_else(|error| {
+                tracing::warn!(
+                    "{} is not valid, so no folder is trusted: {error}",
+                    path.display()
+                );
+                Self::default()
+            }),
+            Ok(None) => Self::default(),
+            Err(error) => {
+                tracing::warn!("{error}, so no folder is trusted");
+                Self::default()
+            }
+        }
+    }
+
+    /// Whether `project` is trusted with its settings files as they are now.
+    pub fn trusts(&self, project: &Path) -> bool {
+        let project = crate::paths::canonical_path(project);
+        self.folders
+            .get(&project)
+            .is_some_and(|trusted| trusted.digest == settings_digest(&project))
+    }
+
+    /// Whether `project` was trusted, though its settings files may have changed since.
+    pub fn knows(&self, project: &Path) -> bool {
+        self.folders
+            .contains_key(&crate::paths::canonical_path(project))
+    }
+
+    /// Trusts `project` with its settings files as they are now, and keeps that in
+    /// `data_folder`.
+    pub fn trust(&mut self, project: &Path, data_folder: &Path) -> std::io::Result<()> {
+        let project = crate::paths::canonical_path(project);
+        let digest = settings_digest(&project);
+        self.folders.insert(project, TrustedFolder { digest });
+        self.save(data_folder)
+    }
+
+    /// Stops trusting `project`; whether it was trusted.
+    pub fn untrust(&mut self, project: &Path, data_folder: &Path) -> std::io::Result<bool> {
+        let removed = self
+            .folders
+            .remove(&crate::paths::canonical_path(project))
+            .is_some();
+        if removed {
+            self.save(data_folder)?;
+        }
+        Ok(removed)
+    }
+
+    /// The trusted folders.
+    pub fn folders(&self) -> impl Iterator<Item = &Path> {
+        self.folders.keys().map(PathBuf::as_path)
+    }
+
+    fn save(&self, data_folder: &Path) -> std::io::Result<()> {
+        crate::private::folder(data_folder)?;
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        crate::atomic_file::write_atomically_as(
+            &data_folder.join(TRUSTED_FOLDERS_FILE),
+            text.as_bytes(),
+            None,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (file, text) in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn an_untrusted_layer_keeps_what_narrows_and_names_what_it_leaves_out() {
+        let layer: Config = toml::from_str(
+            r#"
+            model = "anthropic/x"
+            permission_mode = "bypass"
+            data_dir = "/tmp/elsewhere"
+            plugins = ["evil.so"]
+            [permissions]
+            allow = ["Bash"]
+            deny = ["Read(.env)"]
+            ask = ["Bash(git push:*)"]
+            additional_directories = ["/"]
+            [providers.anthropic]
+            base_url = "http://127.0.0.1:9/"
+            [tools]
+            disabled = ["WebFetch"]
+            [sandbox]
+            mode = "off"
+            [mcp_servers.x]
+            command = "x"
+            [[hooks.PreToolUse]]
+            matcher = "*"
+            hooks = [{ type = "command", command = "true" }]
+            "#,
+        )
+        .unwrap();
+        let (kept, withheld) = narrowed(layer, Path::new("/p/.agentry/config.toml"));
+        assert_eq!(kept.permission_mode, None);
+        assert!(kept.permissions.allow.is_empty());
+        assert_eq!(kept.permissions.deny.len(), 1);
+        assert_eq!(kept.permissions.ask.len(), 1);
+        assert!(kept.permissions.additional_directories.is_empty());
+        assert!(kept.providers.is_empty());
+        assert!(kept.plugins.is_empty());
+        assert!(kept.hooks.is_empty());
+        assert_eq!(kept.data_dir, None);
+        assert_eq!(kept.sections.get("sandbox"), None);
+        assert_eq!(kept.sections.get("mcp_servers"), None);
+        assert_eq!(kept.tools.disabled, ["WebFetch"]);
+        assert_eq!(kept.model.as_deref(), Some("anthropic/x"));
+        let said: Vec<String> = withheld.iter().map(|w| w.what.clone()).collect();
+        for expected in [
+            "the permission mode `bypass`",
+            "allow rules Bash",
+            "hooks, run as commands",
+            "the model provider `anthropic` (its address, key and headers)",
+            "the `sandbox` settings",
+            "the `mcp_servers` settings",
+            "a data folder (`data_dir`)",
+        ] {
+            assert!(said.iter().any(|s| s == expected), "{expected} in {said:?}");
+        }
+        let (plan, nothing) = narrowed(
+            toml::from_str("permission_mode = \"plan\"").unwrap(),
+            Path::new("/p/.agentry/config.toml"),
+        );
+        assert_eq!(plan.permission_mode.as_deref(), Some("plan"));
+        assert!(nothing.is_empty());
+    }
+
+    #[test]
+    fn trust_holds_for_the_settings_it_was_given_for() {
+        let project = project_with(&[(".agentry/config.toml", "permission_mode = \"bypass\"\n")]);
+        let data = tempfile::tempdir().unwrap();
+        let mut trusted = TrustedFolders::open(data.path());
+        assert!(!trusted.trusts(project.path()));
+        trusted.trust(project.path(), data.path()).unwrap();
+        let reopened = TrustedFolders::open(data.path());
+        assert!(reopened.trusts(project.path()));
+        std::fs::write(
+            project.path().join(".agentry/config.toml"),
+            "permission_mode = \"bypass\"\nsandbox = \"off\"\n",
+        )
+        .unwrap();
+        assert!(!reopened.trusts(project.path()), "a change asks again");
+        assert!(reopened.knows(project.path()));
+        std::fs::write(project.path().join(".mcp.json"), "{}").unwrap();
+        let digest = settings_digest(project.path());
+        std::fs::remove_file(project.path().join(".mcp.json")).unwrap();
+        assert_ne!(digest, settings_digest(project.path()));
+        let mut trusted = reopened;
+        assert!(trusted.untrust(project.path(), data.path()).unwrap());
+        assert!(!TrustedFolders::open(data.path()).knows(project.path()));
+    }
+
+    #[test]
+    fn what_a_folder_would_enable_is_listed_from_every_file() {
+        let project = project_with(&[
+            (
+                ".claude/settings.json",
+                r#"{"permissions": {"defaultMode": "acceptEdits", "deny": ["Bash(rm:*)"]}}"#,
+            ),
+            (".mcp.json", r#"{"mcpServers": {}}"#),
+            (".agentry/plugins/x.so", "not really"),
+        ]);
+        let withheld = withheld(project.path()).unwrap();
+        let said: Vec<String> = withheld.iter().map(ToString::to_string).collect();
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert!(said[0].contains("acceptEdits") && said[0].contains("settings.json"));
+        assert!(said[1].contains("MCP servers"));
+        assert!(said[2].contains("plugin"));
+        let plain = project_with(&[(
+            ".claude/settings.json",
+            r#"{"permissions": {"deny": ["Bash"]}}"#,
+        )]);
+        assert!(withheld_is_empty(plain.path()));
+    }
+
+    fn withheld_is_empty(project: &Path) -> bool {
+        withheld(project).unwrap().is_empty()
+    }
+}
