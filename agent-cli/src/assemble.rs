@@ -80,6 +80,9 @@ pub async fn agent(
     if let Some(depth) = config.max_fork_depth {
         agent_config.max_fork_depth = depth;
     }
+    if let Some(max) = config.max_calls_per_answer {
+        agent_config.max_calls_per_answer = max;
+    }
     let plugins = crate::providers::plugin_paths(config, &args.plugin, project);
     let available = crate::providers::available(config, &plugins, project, start).await;
     available.check_sections()?;

@@ -58,6 +58,9 @@ pub struct AgentConfig {
     /// How deep sub-agents may nest (a sub-agent of the main loop is 1 deep); a deeper fork
     /// fails as a tool error.
     pub max_fork_depth: u32,
+    /// The most tool calls one model answer may make; the calls after them are refused, each
+    /// with a result the model reads, unprepared.
+    pub max_calls_per_answer: usize,
 }
 
 impl Default for AgentConfig {
@@ -67,6 +70,7 @@ impl Default for AgentConfig {
             max_chat_requests: 100,
             output_schema_retries: 2,
             max_fork_depth: 2,
+            max_calls_per_answer: 100,
         }
     }
 }

@@ -39,6 +39,7 @@
 pub mod admission;
 pub mod agent;
 pub mod atomic_file;
+pub mod checked_file;
 pub mod checkpoint;
 pub mod coerce;
 pub mod commands;

@@ -73,6 +73,8 @@ pub struct Config {
     pub max_turn_requests: Option<u32>,
     /// How deep sub-agents may nest (2 by default).
     pub max_fork_depth: Option<u32>,
+    /// The most tool calls one model answer may make (100 by default); the rest are refused.
+    pub max_calls_per_answer: Option<usize>,
     /// Where the session database lives.
     pub data_dir: Option<PathBuf>,
     /// Permission rules.
@@ -237,6 +239,7 @@ impl Config {
         self.permission_mode = other.permission_mode.or(self.permission_mode);
         self.max_turn_requests = other.max_turn_requests.or(self.max_turn_requests);
         self.max_fork_depth = other.max_fork_depth.or(self.max_fork_depth);
+        self.max_calls_per_answer = other.max_calls_per_answer.or(self.max_calls_per_answer);
         self.data_dir = other.data_dir.or(self.data_dir);
         self.permissions = self.permissions.merged(other.permissions);
         self.providers.extend(other.providers);

@@ -166,6 +166,7 @@ pub(crate) fn narrowed(layer: Config, file: &Path) -> (Config, Vec<Withheld>) {
         permission_mode: narrowing_mode.map(str::to_owned),
         max_turn_requests: layer.max_turn_requests,
         max_fork_depth: layer.max_fork_depth,
+        max_calls_per_answer: layer.max_calls_per_answer,
         permissions: crate::config::PermissionRules {
             deny: layer.permissions.deny,
             ask: layer.permissions.ask,

@@ -75,6 +75,11 @@ pub enum Refusal {
         /// Whether the call had started running.
         started: bool,
     },
+    /// The answer it came in made more calls than one answer may.
+    TooManyCalls {
+        /// The most calls an answer may make.
+        max: usize,
+    },
     /// The call was never run: the model response it came in did not finish.
     NotRun {
         /// Why.
@@ -97,6 +102,7 @@ impl Refusal {
             Refusal::RejectedByUser { .. } => "rejected_by_user",
             Refusal::Unanswered { .. } => "unanswered",
             Refusal::Cancelled { .. } => "cancelled",
+            Refusal::TooManyCalls { .. } => "too_many_calls",
             Refusal::NotRun { .. } => "not_run",
         }
     }
@@ -126,6 +132,10 @@ impl std::fmt::Display for Refusal {
                 "{tool} cannot take this input: {problem}. Call it again with corrected arguments."
             ),
             Refusal::DeniedByRule { reason } => write!(f, "Permission denied: {reason}."),
+            Refusal::TooManyCalls { max } => write!(
+                f,
+                "Not run: one answer may call tools at most {max} times, and this call came after that. Make it again in a later answer if it is still needed, with fewer calls at once."
+            ),
             Refusal::DeniedByHook { reason } => write!(f, "A hook denied this call: {reason}"),
             Refusal::Unanswered { tool, unseen: None } => write!(
                 f,

@@ -3,6 +3,7 @@
 
 use super::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
 use crate::ids::ToolCallId;
+use crate::tool::ToolCallLocation;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -70,6 +71,18 @@ impl CallTracker {
         update.tool_call_id = self.snapshot.tool_call_id.clone();
         update.status = None;
         self.events.emit(AgentEvent::ToolCallUpdate(update));
+    }
+
+    /// The call's input was rewritten (by a hook): its title and locations are now these, and
+    /// its permission is judged by them.
+    pub fn rewritten(&mut self, title: String, locations: Vec<ToolCallLocation>) {
+        self.snapshot.title = title.clone();
+        self.snapshot.locations = locations.clone();
+        self.progress(ToolCallUpdate {
+            title: Some(title),
+            locations: Some(locations),
+            ..ToolCallUpdate::default()
+        });
     }
 
     /// Moves to `to`, emitting `update` with it; refuses (and emits nothing) when illegal.

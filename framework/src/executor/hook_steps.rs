@@ -1,8 +1,8 @@
 //! The hooks' steps around a call: before it (which may rewrite its input, deny it, or decide
 //! its permission) and after it (notices for the user, feedback for the model).
 
-use super::{CallResult, CallScope, prepare};
-use crate::event::{AgentEvent, CallTracker, Refusal, ToolCallSnapshot, ToolCallUpdate};
+use super::{CallResult, CallScope, canonical_locations, prepare};
+use crate::event::{AgentEvent, CallTracker, Refusal, ToolCallSnapshot};
 use crate::hooks::{AgentHooks, HookCall, HookDecision, HookSession};
 use crate::model::ContentBlock;
 use crate::provider::ToolRegistry;
@@ -41,10 +41,7 @@ pub(super) async fn pre_hooks(
         })?;
         call.input = input.clone();
         *prepared = prepare(&tool, input, scope)?;
-        tracker.progress(ToolCallUpdate {
-            title: Some(prepared.title()),
-            ..ToolCallUpdate::default()
-        });
+        tracker.rewritten(prepared.title(), canonical_locations(prepared.as_ref()));
     }
     Ok((call, outcome.decision))
 }

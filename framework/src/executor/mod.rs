@@ -32,8 +32,8 @@ use crate::sync::lock;
 use crate::telemetry;
 use crate::tool::ToolError;
 use crate::tool::{
-    ClientServices, Extensions, HostServices, PreparedCall, RulePatterns, SessionState,
-    ToolCallLocation, ToolContext, ToolKind,
+    CheckedPaths, ClientServices, Extensions, HostServices, PreparedCall, RulePatterns,
+    SessionState, ToolCallLocation, ToolContext, ToolKind,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -165,6 +165,31 @@ impl Executor {
         }
     }
 
+    /// Announces a call that will not run, for `refusal`, without preparing it or copying its
+    /// arguments (an answer past its limit of calls may hold thousands).
+    pub fn announce_refused(
+        &self,
+        request: ToolCallRequest,
+        refusal: Refusal,
+        scope: &CallScope,
+    ) -> PendingCall {
+        let snapshot = ToolCallSnapshot {
+            tool_call_id: request.id,
+            turn_id: scope.turn_id.clone(),
+            title: request.name.clone(),
+            tool_name: request.name,
+            kind: ToolKind::Other,
+            status: ToolCallStatus::Pending,
+            raw_input: serde_json::Value::Null,
+            locations: Vec::new(),
+        };
+        PendingCall {
+            tracker: CallTracker::announce(snapshot, scope.events.clone()),
+            ready: Err(refusal),
+            permitted: false,
+        }
+    }
+
     /// Takes up a call that waited for the user's answer (status `awaiting_answer`) when its
     /// chat resumes: prepared again from the same request, not announced again, and not asked
     /// permission for again (it was running when the chat paused).
@@ -204,17 +229,7 @@ impl Executor {
             (Some(tool), ToolArguments::Json(input)) => prepare(&tool, input, scope),
         };
         let (title, locations) = match &ready {
-            Ok(prepared) => (
-                prepared.title(),
-                prepared
-                    .locations()
-                    .into_iter()
-                    .map(|l| ToolCallLocation {
-                        path: canonical_path(&l.path),
-                        line: l.line,
-                    })
-                    .collect(),
-            ),
+            Ok(prepared) => (prepared.title(), canonical_locations(prepared.as_ref())),
             Err(_) => (name.clone(), Vec::new()),
         };
         let snapshot = ToolCallSnapshot {
@@ -379,6 +394,11 @@ impl Executor {
     /// paths the session's deny rules keep it from reading (for searches through folders).
     fn extensions_for(&self, snapshot: &ToolCallSnapshot, scope: &CallScope) -> Extensions {
         let mut extensions = scope.extensions.clone();
+        // The paths the call was judged for: a tool opens what was checked, nothing else.
+        if !snapshot.locations.is_empty() {
+            let checked = snapshot.locations.iter().map(|l| l.path.clone()).collect();
+            extensions.insert(Arc::new(CheckedPaths(checked)));
+        }
         let reads_files = self
             .registry
             .get(&snapshot.tool_name)
@@ -396,4 +416,17 @@ impl Executor {
         let reason = reason.to_owned();
         refuse(&mut tracker, Refusal::NotRun { reason })
     }
+}
+
+/// The locations of a prepared call, canonical (links and `..` resolved): what permissions are
+/// judged by, and what its tool may then open.
+fn canonical_locations(prepared: &dyn PreparedCall) -> Vec<ToolCallLocation> {
+    prepared
+        .locations()
+        .into_iter()
+        .map(|l| ToolCallLocation {
+            path: canonical_path(&l.path),
+            line: l.line,
+        })
+        .collect()
 }

@@ -7,8 +7,8 @@ use super::{Library, take};
 use crate::permission::ReadDenials;
 use crate::sync::lock;
 use crate::tool::{
-    DynTool, PreparedCall, ProgressSink, RulePatterns, RuleSubjects, SandboxMode, ToolCallLocation,
-    ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
+    CheckedPaths, DynTool, PreparedCall, ProgressSink, RulePatterns, RuleSubjects, SandboxMode,
+    ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };
 use agentry_plugin::abi;
 use agentry_plugin::wire::{
@@ -296,6 +296,7 @@ impl PreparedCall for PluginCall {
                 services: offered.names(),
                 sandbox: ctx.extensions.get::<SandboxMode>().map(|mode| *mode),
                 read_denials: ReadDenials::of(&ctx).map(|denials| (*denials).clone()),
+                checked_paths: CheckedPaths::of(&ctx).map(|checked| (*checked).clone()),
                 polled: table.has_v1_1(),
             })
             .map_err(|e| ToolError::failed(e.to_string()))?;

@@ -147,3 +147,34 @@ proptest! {
         let _ = agentry::schema::check(&validator, &input);
     }
 }
+
+/// One model answer with a hundred thousand tool calls: the first hundred run, each of the rest
+/// gets a refusal the model can read, and the chat goes on within a bounded memory.
+#[tokio::test]
+async fn an_answer_past_its_limit_of_calls_runs_the_first_and_refuses_the_rest() {
+    use super::support::*;
+    use agentry::model::scripted::ScriptedResponse;
+    // Each test is a process of its own (nextest): the limit is this test's.
+    let gib = 1024 * 1024 * 1024;
+    nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_AS, 4 * gib, 4 * gib)
+        .unwrap();
+    let calls =
+        (0..100_000).map(|n| call(&format!("c{n}"), "Look", json!({"path": format!("f{n}")})));
+    let mut h = harness([response(calls), ScriptedResponse::text("done")]).build();
+    let summary = h.prompt("look at everything").await.unwrap();
+    assert_eq!(summary.result, "done");
+    assert_eq!(
+        h.log.entries().len(),
+        200,
+        "the first hundred ran (start and end each)"
+    );
+    let requests = h.model.requests();
+    let results = match requests[1].messages.last() {
+        Some(agentry::model::Message::ToolResults { results }) => results.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(results.len(), 100_000);
+    let refused = results[100].text();
+    assert!(refused.contains("at most 100 times"), "{refused}");
+    assert!(!results[99].text().contains("at most"));
+}

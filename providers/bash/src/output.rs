@@ -191,10 +191,17 @@ pub(crate) struct OutputFile {
 }
 
 impl OutputFile {
-    /// Creates (or empties) the file.
+    /// Creates (or empties) the file, readable by the user alone whatever the umask: a command's
+    /// output may hold what only they may read.
     pub fn create(path: &Path) -> std::io::Result<Self> {
+        let file = agentry::private::file_options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        agentry::private::file(path)?;
         Ok(Self {
-            writer: BufWriter::new(File::create(path)?),
+            writer: BufWriter::new(file),
             cleaner: TerminalText::default(),
             written: 0,
             full: false,

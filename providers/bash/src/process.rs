@@ -31,12 +31,23 @@ pub(crate) struct Running {
     _master: Box<dyn portable_pty::MasterPty + Send>,
 }
 
+/// The most bytes one argument of a program may hold (Linux's `MAX_ARG_STRLEN`, 32 pages):
+/// the script is one.
+const MAX_ARGUMENT_BYTES: usize = 32 * 4096;
+
 /// Starts `bash -c SCRIPT` in `cwd`, within `confinement` if there is one.
 pub(crate) fn spawn(
     script: &str,
     cwd: &Path,
     confinement: Option<&Confinement>,
 ) -> Result<Running, String> {
+    if script.len() >= MAX_ARGUMENT_BYTES {
+        return Err(format!(
+            "the command is {} bytes, more than the {MAX_ARGUMENT_BYTES} one program argument may \
+             hold: write the script to a file with Write and run that file with bash",
+            script.len()
+        ));
+    }
     let pty = native_pty_system()
         .openpty(PtySize {
             rows: 50,

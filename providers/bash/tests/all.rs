@@ -210,6 +210,47 @@ async fn huge_output_reaches_the_model_as_head_and_tail_within_the_cap() {
 }
 
 #[tokio::test]
+async fn a_commands_saved_output_and_the_sessions_folder_are_the_users_alone_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    // Each test is a process of its own (nextest), so the umask is this test's.
+    nix::sys::stat::umask(nix::sys::stat::Mode::empty());
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let text = bash(&h, "seq 1 200000").await.text();
+    let marker = "the whole output is in ";
+    let path = text[text.find(marker).unwrap() + marker.len()..]
+        .split(" (Read it")
+        .next()
+        .unwrap();
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(std::path::Path::new(path)), 0o600, "{path}");
+    let folder = h.state().existing_temp_dir().unwrap();
+    assert_eq!(mode(&folder), 0o700, "{}", folder.display());
+}
+
+#[tokio::test]
+async fn a_command_longer_than_one_argument_may_be_is_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(&dir);
+    let long = format!("echo {}", "x".repeat(200_000));
+    for command in [
+        json!({"command": long}),
+        json!({"command": long, "run_in_background": true}),
+    ] {
+        let outcome = h.call("Bash", command).await;
+        assert_eq!(outcome.statuses().last(), Some(&Failed));
+        assert!(
+            outcome
+                .text()
+                .contains("more than the 131072 one program argument may hold"),
+            "{}",
+            outcome.text()
+        );
+    }
+}
+
+#[tokio::test]
 async fn output_streams_to_the_front_end_while_the_command_runs() {
     let dir = tempfile::tempdir().unwrap();
     let h = harness(&dir);

@@ -256,9 +256,10 @@ async fn run(
     file_path: String,
     edits: Vec<Replacement>,
 ) -> Result<ToolOutput, ToolError> {
-    let path = ctx.resolve_path(&file_path);
     let read_files = ReadFiles::of(&ctx);
-    apply(path, &edits, &read_files, &TextFiles::of(&ctx)).await
+    let files = TextFiles::of(&ctx);
+    let path = files.path_for(&ctx, &file_path)?;
+    apply(path, &edits, &read_files, &files).await
 }
 
 impl Tool for Edit {

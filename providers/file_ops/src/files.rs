@@ -3,9 +3,9 @@
 
 use crate::read::read_text;
 use crate::state::ReadFiles;
-use agentry::atomic_file::write_atomically;
-use agentry::tool::{ClientFiles, ToolContext, ToolError};
-use std::path::Path;
+use agentry::paths::canonical_path;
+use agentry::tool::{CheckedPaths, ClientFiles, ToolContext, ToolError};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The session's text files.
@@ -24,6 +24,20 @@ impl TextFiles {
             Some(files) => TextFiles::Client(files.clone()),
             None => TextFiles::Disk,
         }
+    }
+
+    /// The path a call uses for the file the model named `given`. On disk, its canonical path,
+    /// which must be one the call's permission was judged for: a link swapped in since would
+    /// lead elsewhere, and the disk's reads and writes follow no link ([`checked_file`]). The
+    /// client's files are the client's business, by the path as given.
+    ///
+    /// [`checked_file`]: agentry::checked_file
+    pub fn path_for(&self, ctx: &ToolContext, given: &str) -> Result<PathBuf, ToolError> {
+        let resolved = ctx.resolve_path(given);
+        if self.through_client() {
+            return Ok(resolved);
+        }
+        checked(ctx, given, canonical_path(&resolved))
     }
 
     /// Whether the client, not the disk, holds the files.
@@ -54,7 +68,8 @@ impl TextFiles {
             TextFiles::Disk => {
                 let target = path.to_path_buf();
                 blocking(move || {
-                    write_atomically(&target, text.as_bytes()).map_err(|e| failed(e.to_string()))
+                    agentry::checked_file::write_atomically(&target, text.as_bytes())
+                        .map_err(|e| failed(e.to_string()))
                 })
                 .await
             }
@@ -84,6 +99,17 @@ impl TextFiles {
             TextFiles::Disk => read_files.check_fresh(path),
             TextFiles::Client(_) => read_files.check_fresh_text(path, current),
         }
+    }
+}
+
+/// `path` (canonical) when the call's permission was judged for it (or not by path at all).
+pub(crate) fn checked(ctx: &ToolContext, given: &str, path: PathBuf) -> Result<PathBuf, ToolError> {
+    match CheckedPaths::of(ctx) {
+        Some(judged) if !judged.contains(&path) => Err(ToolError::failed(format!(
+            "{given} now leads to {}, not to the path whose permission was judged: it changed while the call waited, so the call did nothing. Call again.",
+            path.display()
+        ))),
+        _ => Ok(path),
     }
 }
 

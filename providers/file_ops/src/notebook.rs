@@ -248,14 +248,14 @@ impl Tool for NotebookEdit {
         input: NotebookEditInput,
         ctx: ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let path = ctx.resolve_path(&input.notebook_path);
+        let files = TextFiles::of(&ctx);
+        let path = files.path_for(&ctx, &input.notebook_path)?;
         if !is_notebook(&path) {
             return Err(ToolError::InvalidInput(format!(
                 "{} is not a notebook (.ipynb): change other files with Edit.",
                 path.display()
             )));
         }
-        let files = TextFiles::of(&ctx);
         let read_files = ReadFiles::of(&ctx);
         let before = files.read(&path).await?;
         files.check_fresh(&read_files, &path, &before)?;

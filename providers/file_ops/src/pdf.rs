@@ -26,8 +26,13 @@ pub struct PdfReading<'a> {
     pub images: bool,
 }
 
-/// Reads the PDF at `path`.
-pub fn read_pdf(path: &Path, len: u64, how: PdfReading<'_>) -> Result<ToolOutput, ToolError> {
+/// Reads the PDF at `path` from `file`, opened there.
+pub fn read_pdf(
+    path: &Path,
+    mut file: std::fs::File,
+    len: u64,
+    how: PdfReading<'_>,
+) -> Result<ToolOutput, ToolError> {
     if len > MAX_PDF_BYTES {
         return Err(ToolError::failed(format!(
             "{} is a {} MB PDF, more than the {} MB Read opens.",
@@ -36,7 +41,8 @@ pub fn read_pdf(path: &Path, len: u64, how: PdfReading<'_>) -> Result<ToolOutput
             MAX_PDF_BYTES / (1024 * 1024)
         )));
     }
-    let bytes = std::fs::read(path)
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes)
         .map_err(|e| ToolError::failed(format!("cannot read {}: {e}", path.display())))?;
     let unreadable = |e: &dyn std::fmt::Display| {
         ToolError::failed(format!("cannot read the PDF {}: {e}", path.display()))

@@ -101,10 +101,10 @@ impl Tool for Read {
     }
 
     async fn call(&self, input: ReadInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let path = ctx.resolve_path(&input.file_path);
         let config = self.config.clone();
         let read_files = ReadFiles::of(&ctx);
         let files = TextFiles::of(&ctx);
+        let path = files.path_for(&ctx, &input.file_path)?;
         if is_notebook(&path) {
             let text = files.read(&path).await?;
             files.saw(&read_files, &path, &text);
@@ -127,28 +127,38 @@ impl Tool for Read {
 }
 
 fn read(path: &Path, input: &ReadInput, config: &FileOpsConfig) -> Result<ToolOutput, ToolError> {
-    let metadata = std::fs::metadata(path).map_err(|e| match e.kind() {
+    // Opened once, following no link, and read through that handle alone.
+    let file = agentry::checked_file::open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => ToolError::failed(format!(
             "{} does not exist. Check the path, or find the file with Glob.",
             path.display()
         )),
         _ => ToolError::failed(format!("cannot read {}: {e}", path.display())),
     })?;
+    let metadata = file
+        .metadata()
+        .map_err(|e| ToolError::failed(format!("cannot read {}: {e}", path.display())))?;
     if metadata.is_dir() {
         return Err(ToolError::failed(format!(
             "{} is a directory, not a file: list it with Glob (or Bash `ls`).",
             path.display()
         )));
     }
+    if !metadata.is_file() {
+        return Err(ToolError::failed(format!(
+            "{} is not a regular file (a pipe or a device), which Read does not open.",
+            path.display()
+        )));
+    }
     if let Some(mime_type) = image_mime_type(path) {
-        return read_image(path, metadata.len(), mime_type);
+        return read_image(path, file, metadata.len(), mime_type);
     }
     if is_pdf(path) {
         let how = PdfReading {
             pages: input.pages.as_deref(),
             images: config.pdf_page_images,
         };
-        return read_pdf(path, metadata.len(), how);
+        return read_pdf(path, file, metadata.len(), how);
     }
     let ranged = input.offset.is_some() || input.limit.is_some();
     if !ranged && metadata.len() > config.max_read_bytes {
@@ -159,8 +169,6 @@ fn read(path: &Path, input: &ReadInput, config: &FileOpsConfig) -> Result<ToolOu
             config.max_read_bytes / 1024
         )));
     }
-    let file = std::fs::File::open(path)
-        .map_err(|e| ToolError::failed(format!("cannot open {}: {e}", path.display())))?;
     let mut reader = BufReader::new(file);
     let head = reader
         .fill_buf()
@@ -180,7 +188,12 @@ fn is_pdf(path: &Path) -> bool {
         .is_some_and(|ext| ext.eq_ignore_ascii_case("pdf"))
 }
 
-fn read_image(path: &Path, len: u64, mime_type: &str) -> Result<ToolOutput, ToolError> {
+fn read_image(
+    path: &Path,
+    mut file: std::fs::File,
+    len: u64,
+    mime_type: &str,
+) -> Result<ToolOutput, ToolError> {
     if len > MAX_IMAGE_BYTES {
         return Err(ToolError::failed(format!(
             "{} is a {} MB image, more than the {} MB Read returns.",
@@ -189,7 +202,8 @@ fn read_image(path: &Path, len: u64, mime_type: &str) -> Result<ToolOutput, Tool
             MAX_IMAGE_BYTES / (1024 * 1024)
         )));
     }
-    let bytes = std::fs::read(path)
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
         .map_err(|e| ToolError::failed(format!("cannot read {}: {e}", path.display())))?;
     let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
     Ok(ToolOutput {
@@ -278,10 +292,10 @@ fn push_capped_line(out: &mut String, line: &str) {
     }
 }
 
-/// Reads a whole text file for Write and Edit (lossy UTF-8).
+/// Reads a whole text file for Write and Edit (`path` canonical, opened following no link).
 pub(crate) fn read_text(path: &Path) -> Result<String, ToolError> {
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
+    agentry::checked_file::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(|e| ToolError::failed(format!("cannot read {}: {e}", path.display())))?;
     String::from_utf8(bytes).map_err(|_| {

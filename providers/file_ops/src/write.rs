@@ -56,9 +56,9 @@ impl Tool for Write {
     }
 
     async fn call(&self, input: WriteInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let path = ctx.resolve_path(&input.file_path);
         let read_files = ReadFiles::of(&ctx);
         let files = TextFiles::of(&ctx);
+        let path = files.path_for(&ctx, &input.file_path)?;
         let old_text = match std::fs::metadata(&path) {
             Ok(metadata) if metadata.is_dir() => {
                 return Err(ToolError::failed(format!(

@@ -365,6 +365,9 @@ extern "C" fn start(
     if let Some(denials) = request.read_denials {
         extensions.insert(Arc::new(denials));
     }
+    if let Some(checked) = request.checked_paths {
+        extensions.insert(Arc::new(checked));
+    }
     let ctx = ToolContext {
         session_id: SessionId(request.session_id),
         tool_call_id: ToolCallId(request.tool_call_id),

@@ -237,6 +237,12 @@ impl TempFolder {
                 let dir = tempfile::Builder::new()
                     .prefix(&format!("{TEMP_FOLDER_PREFIX}{}-", std::process::id()))
                     .tempdir()?;
+                // The user's alone, whatever the umask: tools keep outputs there.
+                #[cfg(unix)]
+                std::fs::set_permissions(
+                    dir.path(),
+                    std::os::unix::fs::PermissionsExt::from_mode(0o700),
+                )?;
                 // Resolved once here, not on every permission check that compares paths with it.
                 let path = std::fs::canonicalize(dir.path())?;
                 *made = Some((dir, path.clone()));

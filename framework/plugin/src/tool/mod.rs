@@ -1,6 +1,7 @@
 //! Tools: the typed [`Tool`] trait authors implement, and the object-safe [`DynTool`] form the
 //! executor runs. [`erase`] turns the first into the second; that is the only boundary between them.
 
+mod checked;
 mod content;
 mod context;
 mod denials;
@@ -10,6 +11,7 @@ mod kind;
 mod rules;
 mod sandbox;
 
+pub use checked::CheckedPaths;
 pub use content::{
     ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput, image_mime_type,
 };

@@ -9,7 +9,8 @@ use crate::commands::{CommandArgument, SlashCommand};
 use crate::provider::{ProviderOrigin, ProviderStatus};
 use crate::session_servers::ServerTransports;
 use crate::tool::{
-    ReadDenials, RulePatterns, RuleSubjects, SandboxMode, ToolCallLocation, ToolKind, ToolOutput,
+    CheckedPaths, ReadDenials, RulePatterns, RuleSubjects, SandboxMode, ToolCallLocation, ToolKind,
+    ToolOutput,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -206,6 +207,9 @@ pub struct CallRequest {
     /// that reads files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_denials: Option<ReadDenials>,
+    /// The canonical paths the call's permission was judged for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked_paths: Option<CheckedPaths>,
     /// Whether the host drives the call through `poll` (ABI 1.1) rather than leaving it to the
     /// plugin's runtime.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -63,7 +63,7 @@ impl Chat<'_> {
 
     /// `results` in the order the model asked for their calls (in its latest response).
     pub(super) fn in_call_order(&self, mut results: Vec<ToolResult>) -> Vec<ToolResult> {
-        let order: Vec<&ToolCallId> = self
+        let order: std::collections::HashMap<&ToolCallId, usize> = self
             .session
             .history
             .iter()
@@ -79,8 +79,11 @@ impl Chat<'_> {
                 AssistantContent::ToolCall { id, .. } => Some(id),
                 _ => None,
             })
+            .enumerate()
+            .map(|(at, id)| (id, at))
             .collect();
-        results.sort_by_key(|r| order.iter().position(|id| **id == r.tool_call_id));
+        // A model may ask for thousands of calls at once: each looked up once.
+        results.sort_by_key(|r| order.get(&r.tool_call_id).copied());
         results
     }
 

@@ -2,7 +2,7 @@
 //! event), its tool calls announced as they arrive, its usage, and how it ended.
 
 use super::Chat;
-use crate::event::{AgentEvent, Usage};
+use crate::event::{AgentEvent, Refusal, Usage};
 use crate::executor::{CallScope, PendingCall};
 use crate::model::{AssistantContent, FinishReason, Message, ModelError, ModelEvent, ModelRequest};
 use crate::telemetry;
@@ -149,9 +149,14 @@ impl Chat<'_> {
                     name: request.name.clone(),
                     arguments: request.arguments.raw_input(),
                 });
-                response
-                    .calls
-                    .push(self.session.executor.announce(request, scope));
+                let max = self.session.agent.inner.config.max_calls_per_answer;
+                let executor = &self.session.executor;
+                let call = if response.calls.len() < max {
+                    executor.announce(request, scope)
+                } else {
+                    executor.announce_refused(request, Refusal::TooManyCalls { max }, scope)
+                };
+                response.calls.push(call);
             }
             ModelEvent::Usage { usage } => {
                 response.usage = usage;

@@ -1,5 +1,6 @@
 mod client_files;
 mod documents;
+mod races;
 mod read;
 mod schemas;
 mod search;
