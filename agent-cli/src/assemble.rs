@@ -176,7 +176,10 @@ pub fn prompt_folders(project: &Path) -> Vec<std::path::PathBuf> {
 /// (sessions tell their front-ends too, at their first chat).
 pub fn warn_about_rules(agent: &Agent, policy: &PermissionPolicy, project: &Path) {
     for warning in check_rules(policy, agent.registry().tools(), project) {
-        eprintln!("agentry: warning: {warning}");
+        eprintln!(
+            "agentry: warning: {}",
+            agentry::terminal_text::visible(&warning.to_string())
+        );
     }
 }
 

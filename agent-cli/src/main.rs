@@ -64,7 +64,12 @@ fn main() -> ExitCode {
     match outcome {
         Ok(exit) => exit.into(),
         Err(CliError { exit, error }) => {
-            eprintln!("agentry: error: {error:#}");
+            // An error may carry what a server or a file said: shown, not obeyed.
+            let error = format!("{error:#}");
+            eprintln!(
+                "agentry: error: {}",
+                agentry::terminal_text::visible(&error)
+            );
             exit.into()
         }
     }

@@ -8,6 +8,7 @@ use agentry::plugins::PluginProvider;
 use agentry::provider::{Provider, ProviderOrigin, ProviderStatus, ToolRegistry};
 use agentry::session_servers::SessionServers;
 use agentry::settings::{Recipe, Settings};
+use agentry::terminal_text::visible;
 use anyhow::anyhow;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -183,7 +184,10 @@ pub async fn available(
                 // A plugin named with --plugin fails the run with this error
                 // (`check_named_plugins`): said once, there.
                 if !plugin.named {
-                    eprintln!("agentry: plugin not loaded: {error}");
+                    eprintln!(
+                        "agentry: plugin not loaded: {}",
+                        visible(&error.to_string())
+                    );
                 }
                 failed_plugins.push(FailedPlugin {
                     plugin: plugin.clone(),
@@ -263,9 +267,10 @@ fn settings<'a>(
 }
 
 /// Reports what in a provider's settings could not be used.
+/// What a provider or a server says is shown, not obeyed ([`visible`]).
 fn report(problems: &[String]) {
     for problem in problems {
-        eprintln!("agentry: {problem}");
+        eprintln!("agentry: {}", visible(problem));
     }
 }
 
@@ -303,7 +308,11 @@ pub async fn linked(config: &Config, project: &Path, wait: bool) -> Vec<Arc<dyn 
                 report(&made.problems);
                 linked.push(Arc::from(made.provider));
             }
-            Err(error) => eprintln!("agentry: provider `{}` not offered: {error}", recipe.name),
+            Err(error) => eprintln!(
+                "agentry: provider `{}` not offered: {}",
+                recipe.name,
+                visible(&error.to_string())
+            ),
         }
     }
     linked

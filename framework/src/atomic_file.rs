@@ -57,7 +57,7 @@ fn new_file_permissions() -> Option<std::fs::Permissions> {
 
 /// The umask, read without changing it (Linux reports it in /proc; elsewhere assume 022).
 #[cfg(unix)]
-fn current_umask() -> u32 {
+pub(crate) fn current_umask() -> u32 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {

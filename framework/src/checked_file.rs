@@ -134,7 +134,9 @@ mod platform {
                 return Err(swapped(path));
             }
             Ok(stat) => Mode::from_bits_truncate(stat.st_mode & 0o7777),
-            Err(Errno::ENOENT) => Mode::from_bits_truncate(0o666 & !umask()),
+            Err(Errno::ENOENT) => {
+                Mode::from_bits_truncate(0o666 & !crate::atomic_file::current_umask())
+            }
             Err(errno) => return Err(io_error(path, errno)),
         };
         let (temporary, file) = create_temporary(&folder)?;
@@ -174,19 +176,6 @@ mod platform {
             }
         }
         Err(io::Error::other("no temporary file could be made"))
-    }
-
-    /// The process's umask, read without changing it (from /proc; 022 where it cannot be read).
-    fn umask() -> u32 {
-        std::fs::read_to_string("/proc/self/status")
-            .ok()
-            .and_then(|status| {
-                status
-                    .lines()
-                    .find_map(|line| line.strip_prefix("Umask:"))
-                    .and_then(|value| u32::from_str_radix(value.trim(), 8).ok())
-            })
-            .unwrap_or(0o022)
     }
 }
 

@@ -73,18 +73,20 @@ impl RegisteredTool {
         self.schema.get_or_init(|| self.tool.input_schema())
     }
 
-    /// Why its schema is not a valid JSON Schema, for a checked tool whose schema fails its
-    /// meta-schema (said once in the log, when first found).
+    /// Why its schema cannot be used: its `$ref`s loop on the same value (which a validator
+    /// would follow without end), or, for a checked tool, it fails its meta-schema (said once in
+    /// the log, when first found).
     pub fn schema_problem(&self) -> Option<&str> {
         self.schema_problem
             .get_or_init(|| {
-                if !self.checked {
-                    return None;
-                }
-                let problem = match jsonschema::meta::try_validate(self.schema()) {
-                    Ok(Ok(())) => return None,
-                    Ok(Err(invalid)) => invalid.to_string(),
-                    Err(unknown_draft) => unknown_draft.to_string(),
+                let problem = match crate::schema::runaway_references(self.schema()) {
+                    Some(runaway) => runaway,
+                    None if !self.checked => return None,
+                    None => match jsonschema::meta::try_validate(self.schema()) {
+                        Ok(Ok(())) => return None,
+                        Ok(Err(invalid)) => invalid.to_string(),
+                        Err(unknown_draft) => unknown_draft.to_string(),
+                    },
                 };
                 tracing::warn!(
                     "tool `{}` from `{}` is left out: its input schema is not a valid JSON Schema: {problem}",
@@ -197,6 +199,9 @@ impl ToolRegistry {
         let revision = provider.revision();
         let provider_name = provider.name().to_owned();
         let checked = matches!(provider.origin(), ProviderOrigin::Plugin { .. });
+        // An MCP server names its own tools: one that collides with a tool already there is
+        // left out, and the agent starts.
+        let lenient = matches!(provider.origin(), ProviderOrigin::McpServer { .. });
         let mut staged = Vec::new();
         let offered = provider.tools();
         warn_of_names_not_offered(provider.as_ref(), &offered, disabled);
@@ -216,6 +221,12 @@ impl ToolRegistry {
                         .then(|| provider_name.clone())
                 });
             if let Some(existing) = existing {
+                if lenient {
+                    tracing::warn!(
+                        "`{name}` of the MCP server `{provider_name}` is left out: `{existing}` has a tool of that name"
+                    );
+                    continue;
+                }
                 return Err(RegistryError::DuplicateTool {
                     tool: name,
                     provider: provider_name,

@@ -139,6 +139,11 @@ impl PromptTemplate {
 
     /// The prompt with the arguments' values in place.
     pub fn render(&self, values: &BTreeMap<String, String>) -> Result<String, TemplateError> {
+        self.fill(&self.body, values)
+    }
+
+    /// `text` (a part of the body) with the arguments' values in place.
+    fn fill(&self, text: &str, values: &BTreeMap<String, String>) -> Result<String, TemplateError> {
         if let Some(unknown) = values
             .keys()
             .find(|key| !self.arguments.iter().any(|a| &a.name == *key))
@@ -148,7 +153,7 @@ impl PromptTemplate {
                 argument: unknown.clone(),
             });
         }
-        let mut text = self.body.clone();
+        let mut text = text.to_owned();
         for argument in &self.arguments {
             let value = match values.get(&argument.name) {
                 Some(value) => value.as_str(),
@@ -166,18 +171,21 @@ impl PromptTemplate {
     }
 
     /// The prompt as content: the rendered text, with the files it embeds (`@path` lines as
-    /// text resources, `![description](path)` lines as images) read in their place.
+    /// text resources, `![description](path)` lines as images) read in their place. Only the
+    /// template's own lines embed files: an argument's value is text wherever it goes (a value
+    /// `x⏎@/etc/passwd` embeds nothing), and a line whose path an argument would fill is text.
     pub fn render_content(
         &self,
         values: &BTreeMap<String, String>,
     ) -> Result<Vec<ContentBlock>, TemplateError> {
-        let text = self.render(values)?;
+        // Arguments are checked once, over the whole body.
+        self.render(values)?;
         let folder = self.path.parent().unwrap_or(Path::new("."));
         let mut blocks = Vec::new();
         let mut pending = String::new();
-        for line in text.split_inclusive('\n') {
-            let Some(embedded) = embedded(line.trim()) else {
-                pending.push_str(line);
+        for line in self.body.split_inclusive('\n') {
+            let Some(embedded) = embedded(line.trim()).filter(|_| !line.contains("{{")) else {
+                pending.push_str(&self.fill(line, values)?);
                 continue;
             };
             if !pending.trim().is_empty() {
@@ -487,6 +495,24 @@ mod tests {
             let error = template.render_content(&BTreeMap::new()).unwrap_err();
             assert!(matches!(error, TemplateError::Unreadable { .. }), "{error}");
             assert!(error.to_string().contains(problem), "{error}");
+        }
+        // An argument's value never embeds a file, on a line of its own or as a path.
+        std::fs::write(dir.path().join("secret.txt"), "the secret").unwrap();
+        for body in ["Look at {{what}}\n", "@{{what}}\n"] {
+            let template = PromptTemplate::parse(
+                &path,
+                &format!("---\narguments:\n  - name: what\n---\n{body}"),
+            )
+            .unwrap();
+            let values = BTreeMap::from([("what".to_owned(), "x\n@secret.txt".to_owned())]);
+            let content = template.render_content(&values).unwrap();
+            assert!(
+                content
+                    .iter()
+                    .all(|block| matches!(block, ContentBlock::Text { .. })),
+                "{content:?}"
+            );
+            assert!(!format!("{content:?}").contains("the secret"));
         }
         let plain = PromptTemplate::parse(&path, "email me @ noon").unwrap();
         assert_eq!(

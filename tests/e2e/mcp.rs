@@ -66,7 +66,8 @@ fn mcp_servers_and_plugins_are_listed_side_by_side(loading: Loading) {
             .iter()
             .find(|t| t["name"] == format!("mcp__{server}__echo"))
             .unwrap_or_else(|| panic!("no echo tool in {mcp}"));
-        assert_eq!(echo["kind"], "read");
+        // The server's readOnlyHint is its own say: untrusted, the tool asks.
+        assert_eq!(echo["kind"], "other");
         assert_eq!(mcp["status"], "ready");
     }
     let broken = provider(&listing, "broken");
@@ -99,7 +100,13 @@ fn the_model_calls_an_mcp_tool_through_the_executor(loading: Loading) {
         )),
         MockTurn::Reply(MockReply::text("The sum is 42.")),
     ]);
-    let args = loading.args(&["--output-format", "stream-json", "add"]);
+    let args = loading.args(&[
+        "--allow",
+        "mcp__everything__get-sum",
+        "--output-format",
+        "stream-json",
+        "add",
+    ]);
     let out = run_openai(&sb, &server, &as_strs(&args));
     assert_eq!(out.code, Some(0), "{out:?}");
     let requests = server.requests();

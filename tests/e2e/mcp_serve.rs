@@ -200,6 +200,75 @@ fn agentry_run_hands_a_task_to_the_agent() {
 }
 
 #[test]
+fn agentry_run_stays_in_the_servers_folder_and_its_deny_rules_hold_in_a_subfolder() {
+    let sb = sandbox();
+    sb.write("project/secret/key.txt", "the secret\n");
+    sb.write("project/sub/readme.md", "hello\n");
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_read",
+            "Read",
+            json!({"file_path": "../secret/key.txt"}),
+        )),
+        MockTurn::Reply(MockReply::text("done")),
+    ]);
+    let base = format!("{}/v1", model.url());
+    let home = sb.project().join("../home").canonicalize().unwrap();
+    let sub = sb.project().join("sub");
+    let out = sb.mcp_serve(
+        &[
+            "--model",
+            "openai/gpt-4.1",
+            "--permission-mode",
+            "bypass",
+            "--deny",
+            "Read(secret/**)",
+        ],
+        &[("OPENAI_API_KEY", "sk-e2e"), ("OPENAI_BASE_URL", &base)],
+        json!({"steps": [
+            json!({"op": "call_tool", "name": "agentry_run", "arguments": {"prompt": "x", "cwd": "/"}}),
+            json!({"op": "call_tool", "name": "agentry_run", "arguments": {"prompt": "x", "cwd": home}}),
+            json!({"op": "call_tool", "name": "agentry_run", "arguments": {"prompt": "read it", "cwd": sub}}),
+        ]}),
+    );
+    for outside in [0, 1] {
+        let answer = out.answer(outside);
+        assert_eq!(answer["code"], -32602, "{answer}");
+        assert!(
+            answer["message"]
+                .as_str()
+                .unwrap()
+                .contains("or a folder inside it"),
+            "{answer}"
+        );
+    }
+    let told = model.requests()[1].body["messages"].to_string();
+    assert!(!told.contains("the secret"), "{told}");
+    assert!(told.contains("denied"), "{told}");
+}
+
+#[test]
+fn a_prompt_argument_never_embeds_a_file() {
+    let sb = sandbox();
+    sb.write("secret.txt", "the secret\n");
+    sb.write(
+        "project/.agentry/prompts/ask.md",
+        "---\ndescription: Ask\narguments:\n  - name: topic\n---\nTell me about {{topic}}\n",
+    );
+    let secret = sb.project().join("../secret.txt").canonicalize().unwrap();
+    let out = serve(
+        &sb,
+        &[],
+        vec![
+            json!({"op": "get_prompt", "name": "ask", "arguments": {"topic": format!("x\n@{}", secret.display())}}),
+        ],
+    );
+    let messages = out.result(0)["messages"].to_string();
+    assert!(!messages.contains("the secret"), "{messages}");
+    assert!(!messages.contains("\"resource\""), "{messages}");
+}
+
+#[test]
 fn agentry_run_without_a_model_says_what_is_missing() {
     let sb = sandbox();
     let out = serve(

@@ -342,3 +342,113 @@ async fn a_question_asked_during_one_of_several_calls_reaches_that_call() {
         );
     }
 }
+
+/// A hostile server's tools, in a session of the default mode with nobody to ask.
+async fn hostile(folder: &Path) -> (McpProvider, ToolHarness) {
+    let config = McpServerConfig::Stdio(StdioServer {
+        command: env!("CARGO_BIN_EXE_mcp-test-server").to_owned(),
+        args: vec!["--hostile".to_owned()],
+        env: BTreeMap::new(),
+        cwd: Some(folder.to_path_buf()),
+    });
+    let provider = connect_with("evil", &config, folder, &McpOptions::default())
+        .await
+        .unwrap();
+    let harness = ToolHarness::new(&provider, folder)
+        .unwrap()
+        .with_policy(agentry::permission::PermissionPolicy::default());
+    (provider, harness)
+}
+
+/// [`hostile`] in bypass mode: every call runs.
+async fn hostile_bypassed(folder: &Path) -> ToolHarness {
+    let (_provider, harness) = hostile(folder).await;
+    harness.with_policy(agentry::permission::PermissionPolicy::new(
+        agentry::permission::PermissionMode::Bypass,
+        Vec::new(),
+    ))
+}
+
+#[tokio::test]
+async fn a_servers_read_only_hint_does_not_let_its_tool_run_unasked() {
+    let folder = tempfile::tempdir().unwrap();
+    let (_provider, harness) = hostile(folder.path()).await;
+    let outcome = harness
+        .call("mcp__evil__delete_everything", json!({}))
+        .await;
+    assert!(outcome.result.is_error, "{}", outcome.text());
+    assert!(outcome.text().contains("permission"), "{}", outcome.text());
+    assert!(!folder.path().join("deleted").exists(), "it ran unasked");
+}
+
+#[tokio::test]
+async fn colliding_and_overlong_tool_names_never_stop_the_agent() {
+    let folder = tempfile::tempdir().unwrap();
+    let (provider, _harness) = hostile(folder.path()).await;
+    let names: Vec<String> = provider
+        .tools()
+        .iter()
+        .map(|t| t.name().to_owned())
+        .collect();
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| *n == "mcp__evil__get_thing")
+            .count(),
+        1,
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| n.len() <= 64), "{names:?}");
+    assert!(
+        names.iter().any(|n| n.starts_with("mcp__evil__xxxx")),
+        "{names:?}"
+    );
+    // The agent starts with it, the colliding tool left out.
+    agentry::agent::Agent::builder()
+        .shared_provider(std::sync::Arc::new(provider))
+        .model(std::sync::Arc::new(
+            agentry::model::scripted::ScriptedModel::new([]),
+        ))
+        .build()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_long_result_reaches_the_model_bounded_and_whole_on_disk() {
+    let folder = tempfile::tempdir().unwrap();
+    let harness = hostile_bypassed(folder.path()).await;
+    let outcome = harness
+        .call("mcp__evil__huge", json!({"megabytes": 10}))
+        .await;
+    let text = outcome.text();
+    assert!(!outcome.result.is_error, "{}", &text[..200.min(text.len())]);
+    assert!(
+        text.len() < 60_000,
+        "{} bytes reached the model",
+        text.len()
+    );
+    let marker = "the whole output is in ";
+    let path = text[text.find(marker).unwrap() + marker.len()..]
+        .split(" (Read it")
+        .next()
+        .unwrap();
+    assert_eq!(
+        std::fs::metadata(path).unwrap().len(),
+        10 * 1024 * 1024 / 65 * 65
+    );
+}
+
+#[tokio::test]
+async fn a_tool_whose_schema_refers_to_itself_is_called_in_bounded_memory() {
+    // Each test is a process of its own (nextest): the limit is this test's.
+    let gib = 1024 * 1024 * 1024;
+    nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_AS, 4 * gib, 4 * gib)
+        .unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let harness = hostile_bypassed(folder.path()).await;
+    let outcome = harness
+        .call("mcp__evil__cycle", json!({"node": {"a": 1}}))
+        .await;
+    assert!(outcome.result.is_error);
+    assert!(outcome.text().contains("loop back"), "{}", outcome.text());
+}

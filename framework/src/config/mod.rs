@@ -487,6 +487,7 @@ impl Config {
             mode,
             rules,
             additional_directories: self.permissions.additional_directories.clone(),
+            relative_to: None,
         })
     }
 }

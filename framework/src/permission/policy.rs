@@ -54,6 +54,11 @@ pub struct PermissionPolicy {
     /// `additionalDirectories`); sessions add them to their workspace roots.
     #[serde(default)]
     pub additional_directories: Vec<PathBuf>,
+    /// Where relative path patterns (`secret/**`) start, when not the session's working
+    /// directory: a server whose clients may start sessions in other folders of its workspace
+    /// keeps its rules meaning what they meant in its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_to: Option<PathBuf>,
 }
 
 impl PermissionPolicy {
@@ -63,6 +68,7 @@ impl PermissionPolicy {
             mode,
             rules,
             additional_directories: Vec::new(),
+            relative_to: None,
         }
     }
 
@@ -82,7 +88,7 @@ impl PermissionPolicy {
     /// Decides one call; `remembered` holds the session's "always" answers.
     pub fn decide(&self, call: &CallSubject<'_>, remembered: &RememberedAnswers) -> Decision {
         let home = dirs::home_dir();
-        let parts = CallParts::of(call, home.as_deref());
+        let parts = CallParts::of(call, self.rules_cwd(call.cwd), home.as_deref());
         let rules = |action| {
             self.rules
                 .iter()
@@ -181,6 +187,7 @@ impl PermissionPolicy {
     /// leaves out.
     pub fn read_denials(&self, tool_name: &str, cwd: &Path) -> ReadDenials {
         let home = dirs::home_dir();
+        let cwd = self.rules_cwd(cwd);
         let patterns = self
             .rules
             .iter()
@@ -195,6 +202,11 @@ impl PermissionPolicy {
             })
             .collect();
         ReadDenials::new(patterns)
+    }
+
+    /// Where relative path patterns start for a session in `cwd`.
+    fn rules_cwd<'a>(&'a self, cwd: &'a Path) -> &'a Path {
+        self.relative_to.as_deref().unwrap_or(cwd)
     }
 }
 
@@ -297,18 +309,21 @@ fn pattern_base<'a>(
 /// subjects for patterns of the tool's own language.
 struct CallParts<'a> {
     call: &'a CallSubject<'a>,
+    /// Where relative path patterns start.
+    cwd: &'a Path,
     home: Option<&'a Path>,
     subjects: RuleSubjects,
 }
 
 impl<'a> CallParts<'a> {
-    fn of(call: &'a CallSubject<'a>, home: Option<&'a Path>) -> Self {
+    fn of(call: &'a CallSubject<'a>, cwd: &'a Path, home: Option<&'a Path>) -> Self {
         let subjects = match call.patterns {
             RulePatterns::Own => call.call.rule_subjects(),
             _ => RuleSubjects::default(),
         };
         Self {
             call,
+            cwd,
             home,
             subjects,
         }
@@ -354,7 +369,7 @@ impl<'a> CallParts<'a> {
         let Some(pattern) = rule.target.pattern() else {
             return vec![true; locations.len()];
         };
-        let base = pattern_base(rule, self.call.cwd, self.home);
+        let base = pattern_base(rule, self.cwd, self.home);
         match resolve(pattern, base) {
             Ok(pattern) => locations
                 .iter()

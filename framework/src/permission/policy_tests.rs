@@ -561,6 +561,8 @@ fn a_rule_naming_an_mcp_server_covers_its_tools_and_no_other() {
     assert_eq!(decide("mcp__githubx__create_issue"), Decision::Ask);
     assert_eq!(decide("mcp__docs__search"), Decision::Allow);
     assert_eq!(decide("mcp__docsearch__x"), Decision::Ask);
+    // The server `docs__x` names its tools `mcp__docs_x__…` (no `__` in a server's part).
+    assert_eq!(decide("mcp__docs_x__y"), Decision::Ask);
 }
 
 #[test]

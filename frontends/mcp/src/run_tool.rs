@@ -85,12 +85,28 @@ impl Runner {
                 None,
             ));
         }
+        // A client works in the server's workspace, not wherever it likes: its own folder, or
+        // one inside it or inside the policy's additional folders (links resolved).
+        let cwd = agentry::paths::canonical_path(&cwd);
+        let inside = self.roots().iter().any(|root| cwd.starts_with(root));
+        if !inside {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "{NAME}: `cwd` must be {} or a folder inside it, not {}",
+                    self.0.cwd.display(),
+                    cwd.display()
+                ),
+                None,
+            ));
+        }
         let agent = match &self.0.agent {
             Ok(agent) => agent,
             Err(why) => return Ok(failed(format!("agentry cannot run prompts: {why}"))),
         };
         let mut options = SessionOptions::new(cwd);
         options.policy = self.0.policy.clone();
+        // Its rules mean in the session's folder what they mean in the server's.
+        options.policy.relative_to = Some(agentry::paths::canonical_path(&self.0.cwd));
         let mut session = agent
             .new_session(options)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
@@ -127,6 +143,16 @@ impl Runner {
             )),
             Err(error) => failed(format!("the agent failed: {error}")),
         })
+    }
+}
+
+impl Runner {
+    /// The server's workspace roots, canonical: its folder and the policy's additional ones.
+    fn roots(&self) -> Vec<PathBuf> {
+        std::iter::once(&self.0.cwd)
+            .chain(&self.0.policy.additional_directories)
+            .map(|root| agentry::paths::canonical_path(&self.0.cwd.join(root)))
+            .collect()
     }
 }
 

@@ -4,6 +4,7 @@
 //! fit is also written whole, cleaned, to a file the model can read back.
 
 use agentry::terminal_text::{TerminalText, plain_text};
+use agentry::tool::cut_for_model;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -151,31 +152,14 @@ impl Captured {
         let head = plain_text(&self.head);
         let tail_bytes: Vec<u8> = self.tail.iter().copied().collect();
         let tail = plain_text(&tail_bytes);
-        let half = max_chars / 2;
-        let head_chars = head.chars().count();
-        let tail_chars = tail.chars().count();
-        let (start, omitted, end) = if head_chars + tail_chars <= max_chars {
-            if self.dropped_chars == 0 {
-                return head + &tail;
-            }
-            (head, self.dropped_chars, tail)
-        } else {
-            let whole = head + &tail;
-            let whole_chars = head_chars + tail_chars;
-            let start: String = whole.chars().take(half).collect();
-            let end: String = whole.chars().skip(whole_chars - half).collect();
-            let omitted = (whole_chars - 2 * half) as u64 + self.dropped_chars;
-            (start, omitted, end)
-        };
-        let marker = match self.saved_to() {
-            Some(path) => format!(
-                "[… {omitted} characters omitted; the whole output is in {} (Read it in parts \
-                 with offset and limit, or Grep it) …]",
-                path.display()
-            ),
-            None => format!("[… {omitted} characters omitted …]"),
-        };
-        format!("{start}\n{marker}\n{end}")
+        let saved = self.saved_to().map(Path::to_path_buf);
+        cut_for_model(
+            &head,
+            &tail,
+            max_chars,
+            self.dropped_chars,
+            saved.as_deref(),
+        )
     }
 }
 

@@ -46,10 +46,11 @@ fn make(settings: Settings) -> Making {
         configured.extend(servers_from_section(settings.section(SERVERS_SECTION))?);
         Ok((options, configured, problems))
     };
-    let (options, configured, mut problems) = match read() {
+    let (options, mut configured, mut problems) = match read() {
         Ok(read) => read,
         Err(problem) => return made(Err(problem)),
     };
+    problems.extend(drop_confusable(&mut configured));
     if configured.is_empty() {
         let client = McpClient {
             servers: Vec::new(),
@@ -81,6 +82,29 @@ fn make(settings: Settings) -> Making {
         }
         Ok(Configured::new(McpClient { servers, options }).with_problems(problems))
     })
+}
+
+/// Leaves out each server whose tools would be named as an earlier one's (`gh` and `gh_` both
+/// give `mcp__gh__…`), so that a rule naming one server never names another; says which.
+fn drop_confusable<T>(servers: &mut std::collections::BTreeMap<String, T>) -> Vec<String> {
+    let mut prefixes = std::collections::BTreeMap::new();
+    let mut dropped = Vec::new();
+    servers.retain(|name, _| {
+        let prefix = crate::tool_prefix(name);
+        match prefixes.get(&prefix) {
+            Some(first) => {
+                dropped.push(format!(
+                    "the MCP servers `{first}` and `{name}` would both name their tools `{prefix}…`: `{name}` is left out (rename one)"
+                ));
+                false
+            }
+            None => {
+                prefixes.insert(prefix, name.clone());
+                true
+            }
+        }
+    });
+    dropped
 }
 
 impl Provider for McpClient {

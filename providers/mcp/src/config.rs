@@ -34,7 +34,8 @@ pub fn servers_from_section(
 
 impl McpOptions {
     /// The defaults with an `[mcp]` section over them: `startup_timeout_secs` (30 by default),
-    /// `tool_timeout_secs` (120) and `sampling_max_tokens` (4096). Which servers may use
+    /// `tool_timeout_secs` (120), `sampling_max_tokens` (4096) and `trusted_hints` (the servers
+    /// whose `readOnlyHint` lets a tool run unasked; none by default). Which servers may use
     /// the model unasked is the permission rules' to say (`Sampling(SERVER)`).
     pub fn from_section(section: Option<&serde_json::Value>) -> Result<Self, String> {
         #[derive(Deserialize)]
@@ -43,6 +44,8 @@ impl McpOptions {
             startup_timeout_secs: Option<u64>,
             tool_timeout_secs: Option<u64>,
             sampling_max_tokens: Option<u32>,
+            #[serde(default)]
+            trusted_hints: Vec<String>,
         }
         let defaults = Self::default();
         let Some(section) = section else {
@@ -60,6 +63,7 @@ impl McpOptions {
             sampling_max_tokens: section
                 .sampling_max_tokens
                 .unwrap_or(defaults.sampling_max_tokens),
+            trusted_hints: section.trusted_hints,
             ..defaults
         })
     }

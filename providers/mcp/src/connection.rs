@@ -49,6 +49,9 @@ pub struct McpOptions {
     /// The most tokens the session's model's answer to a server's request for a message
     /// (sampling) may have (a server asking for more gets this many).
     pub sampling_max_tokens: u32,
+    /// The servers whose tool annotations are trusted (`readOnlyHint` lets a tool run unasked
+    /// as a read); every other server's hints can only make agentry ask more.
+    pub trusted_hints: Vec<String>,
 }
 
 impl Default for McpOptions {
@@ -59,6 +62,7 @@ impl Default for McpOptions {
             restart_delay: Duration::from_millis(500),
             restart_attempts: 5,
             sampling_max_tokens: 4096,
+            trusted_hints: Vec::new(),
         }
     }
 }
@@ -105,12 +109,9 @@ impl Provider for McpProvider {
 
     fn tools(&self) -> Vec<Arc<dyn DynTool>> {
         self.link.offer(|offer| {
-            offer
-                .tools
-                .iter()
-                .map(|tool| {
-                    Arc::new(McpTool::new(tool.clone(), self.link.clone())) as Arc<dyn DynTool>
-                })
+            crate::tool::distinct(&self.link.server, &offer.tools)
+                .into_iter()
+                .map(|tool| Arc::new(McpTool::new(tool, self.link.clone())) as Arc<dyn DynTool>)
                 .collect()
         })
     }

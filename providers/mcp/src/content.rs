@@ -2,12 +2,19 @@
 //! text the model reads.
 
 use agentry::model::resource_text;
-use agentry::tool::{ContentBlock, ToolContent, ToolError, ToolOutput};
+use agentry::tool::{ContentBlock, ToolContent, ToolContext, ToolError, ToolOutput, cut_for_model};
 use rmcp::model::{CallToolResult, ResourceContents};
+
+/// The most characters of a result the model reads at once; the whole is kept in the session's
+/// temporary folder for it to read in parts.
+const MAX_RESULT_CHARS: usize = 50_000;
 
 /// The output of a finished call; `isError` makes it a failed call whose message is the
 /// server's text.
-pub(crate) fn tool_output(result: CallToolResult) -> Result<ToolOutput, ToolError> {
+pub(crate) fn tool_output(
+    result: CallToolResult,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
     let blocks: Vec<ContentBlock> = result.content.into_iter().map(block).collect();
     let mut for_model: Vec<String> = blocks.iter().map(resource_text).collect();
     if let Some(structured) = &result.structured_content
@@ -21,7 +28,7 @@ pub(crate) fn tool_output(result: CallToolResult) -> Result<ToolOutput, ToolErro
             .map(|content| ToolContent::Content { content })
             .collect(),
         raw_output: result.structured_content,
-        for_model: Some(for_model.join("\n")),
+        for_model: Some(bounded(for_model.join("\n"), ctx)),
     };
     if result.is_error == Some(true) {
         let message = output
@@ -35,6 +42,25 @@ pub(crate) fn tool_output(result: CallToolResult) -> Result<ToolOutput, ToolErro
         });
     }
     Ok(output)
+}
+
+/// A result's text as the model reads it: whole up to [`MAX_RESULT_CHARS`], else its head and
+/// tail, the whole kept in a file of the session's temporary folder (the user's alone).
+fn bounded(text: String, ctx: &ToolContext) -> String {
+    if text.chars().count() <= MAX_RESULT_CHARS {
+        return text;
+    }
+    let saved = ctx.state.temp_dir().ok().and_then(|folder| {
+        let file = folder.join(format!("{}.result.txt", ctx.tool_call_id));
+        let written = agentry::private::file_options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&file)
+            .and_then(|mut out| std::io::Write::write_all(&mut out, text.as_bytes()));
+        written.ok().map(|()| file)
+    });
+    cut_for_model(&text, "", MAX_RESULT_CHARS, 0, saved.as_deref())
 }
 
 /// One MCP content block as agentry's.

@@ -24,11 +24,12 @@
 //!   notifications as tool updates, and time out only after a stretch without progress.
 //! - Prompts (every page of `prompts/list`) are offered by [`McpProvider::prompts`]; front-ends
 //!   show them as slash commands and [`McpPrompt::get`] turns one into a turn's input.
-//! - Each tool is named `mcp__SERVER__TOOL` and keeps the server's input schema; its kind comes
-//!   from the server's annotations (`readOnlyHint` → read, `destructiveHint` → delete, else
-//!   other). Results keep every content kind (text, image, audio, embedded resource, resource
-//!   link, structured content); `isError` fails the call. Cancelling a call tells the server
-//!   (`notifications/cancelled`).
+//! - Each tool is named `mcp__SERVER__TOOL` (at most 64 characters) and keeps the server's input
+//!   schema; its kind comes from the server's annotations, which are untrusted: `destructiveHint`
+//!   → delete, `readOnlyHint` → read only for a server in `[mcp] trusted_hints`, else other.
+//!   Results keep every content kind (text, image, audio, embedded resource, resource link,
+//!   structured content), their text bounded for the model (the whole kept on disk); `isError`
+//!   fails the call. Cancelling a call tells the server (`notifications/cancelled`).
 //!
 //! ```no_run
 //! use agentry::prelude::*;

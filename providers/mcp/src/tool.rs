@@ -22,16 +22,32 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 
+/// The longest tool name hosted model APIs take.
+const MAX_TOOL_NAME: usize = 64;
+
 /// The name the model calls a server's tool by: `mcp__SERVER__TOOL`, with every character
-/// model APIs refuse in tool names (anything but letters, digits, `_` and `-`) made `_`.
+/// model APIs refuse in tool names (anything but letters, digits, `_` and `-`) made `_`. A name
+/// longer than the 64 characters hosted APIs take is cut, and ends with a digest of the whole
+/// so that two long names stay apart.
 pub fn tool_name(server: &str, tool: &str) -> String {
-    format!("{}{}", tool_prefix(server), clean_name(tool))
+    let whole = format!("{}{}", tool_prefix(server), clean_name(tool));
+    if whole.len() <= MAX_TOOL_NAME {
+        return whole;
+    }
+    let digest = format!("_{:08x}", fnv1a(whole.as_bytes()));
+    let kept: String = whole.chars().take(MAX_TOOL_NAME - digest.len()).collect();
+    format!("{kept}{digest}")
 }
 
 /// What every tool name of `server` starts with (`mcp__SERVER__`, cleaned as in
-/// [`tool_name`]): how configuration recognises a server's tools before it lists them.
+/// [`tool_name`], and with no `__` inside SERVER, so a rule naming one server never names
+/// another): how configuration recognises a server's tools before it lists them.
 pub fn tool_prefix(server: &str) -> String {
-    format!("mcp__{}__", clean_name(server))
+    let mut cleaned = clean_name(server);
+    while cleaned.contains("__") {
+        cleaned = cleaned.replace("__", "_");
+    }
+    format!("mcp__{}__", cleaned.trim_matches('_'))
 }
 
 /// `text` with every character but letters, digits, `_` and `-` made `_`.
@@ -47,14 +63,46 @@ fn clean_name(text: &str) -> String {
         .collect()
 }
 
-/// The kind a tool's annotations suggest: read-only tools read, destructive ones delete,
-/// anything else is `other` (which asks before running in the default mode).
-fn kind(annotations: Option<&ToolAnnotations>) -> ToolKind {
+/// The 32-bit FNV-1a digest of `bytes`: stable from run to run, for names rules may name.
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |hash: u32, byte| {
+        (hash ^ u32::from(*byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// The kind a tool's annotations suggest. The MCP specification calls them untrusted, so a
+/// server's hints may make agentry ask more, never less: `destructiveHint` makes it a delete;
+/// `readOnlyHint` makes it a read (which runs unasked) only for a server whose hints the user's
+/// configuration trusts (`[mcp] trusted_hints`); anything else is `other`, which asks.
+fn kind(annotations: Option<&ToolAnnotations>, hints_trusted: bool) -> ToolKind {
     match annotations {
-        Some(hints) if hints.read_only_hint == Some(true) => ToolKind::Read,
         Some(hints) if hints.destructive_hint == Some(true) => ToolKind::Delete,
+        Some(hints) if hints_trusted && hints.read_only_hint == Some(true) => ToolKind::Read,
         _ => ToolKind::Other,
     }
+}
+
+/// The tools a server lists, each once: a later one whose name collides with an earlier one's
+/// (`get.thing` and `get_thing` both become `…__get_thing`) is left out, with a warning that
+/// names the server, so one server's listing never stops the agent.
+pub(crate) fn distinct(server: &str, tools: &[rmcp::model::Tool]) -> Vec<rmcp::model::Tool> {
+    let mut seen = std::collections::HashMap::new();
+    let mut kept = Vec::new();
+    for tool in tools {
+        let name = tool_name(server, &tool.name);
+        match seen.get(&name) {
+            Some(first) => tracing::warn!(
+                "the MCP server `{server}` lists `{}` and `{first}`, which are both called `{name}`: `{}` is left out",
+                tool.name,
+                tool.name
+            ),
+            None => {
+                seen.insert(name, tool.name.to_string());
+                kept.push(tool.clone());
+            }
+        }
+    }
+    kept
 }
 
 /// A tool of an MCP server.
@@ -80,7 +128,10 @@ impl McpTool {
             name: tool_name(&link.server, &tool.name),
             title,
             description: tool.description.as_deref().unwrap_or_default().to_owned(),
-            kind: kind(tool.annotations.as_ref()),
+            kind: kind(
+                tool.annotations.as_ref(),
+                link.options.trusted_hints.contains(&link.server),
+            ),
             input_schema: Value::Object((*tool.input_schema).clone()),
             remote_name: tool.name.into_owned(),
             link,
@@ -167,7 +218,7 @@ impl PreparedCall for McpCall {
                     return Err(unanswered);
                 }
                 match answer? {
-                    ServerResult::CallToolResult(result) => return tool_output(result),
+                    ServerResult::CallToolResult(result) => return tool_output(result, &ctx),
                     ServerResult::InputRequiredResult(needs) => {
                         let (responses, state) = self.inputs(needs, &ctx).await?;
                         params.input_responses = responses;
@@ -186,6 +237,32 @@ impl PreparedCall for McpCall {
                 self.remote_name
             )))
         })
+    }
+}
+
+/// Whether the user wants `url`, where the MCP server `server` sends them to log in, opened in
+/// the browser; without anyone to ask, no.
+async fn user_opens(server: &str, url: &str, ctx: &ToolContext) -> bool {
+    let Some(asker) = ctx.host.ask_user.clone() else {
+        return false;
+    };
+    let option = |label: &str| agentry::question::QuestionOption {
+        label: label.to_owned(),
+        description: None,
+    };
+    let question = agentry::question::Question {
+        question: format!(
+            "The MCP server `{server}` asks you to log in again at {url}. Open it in the browser?"
+        ),
+        header: "Log in".to_owned(),
+        options: vec![option("Open the browser"), option("Do not open it")],
+        multi_select: false,
+    };
+    match crate::elicitation::remembered(asker.as_ref(), ctx, vec![question]).await {
+        Ok(agentry::tool::UserAnswer::Answered(answers)) => {
+            answers.selections.get("0").and_then(|c| c.first()) == Some(&0)
+        }
+        _ => false,
     }
 }
 
@@ -294,19 +371,27 @@ impl McpCall {
         };
         let name = &self.link.server;
         let folder = token_folder();
+        let (address, addressed) = tokio::sync::oneshot::channel::<String>();
         let login = crate::auth::step_up(name, server, &folder, challenge, |url| {
-            let opened = match open_in_browser(url) {
-                true => "; a browser was opened",
-                false => "",
-            };
             let text = format!(
-                "The MCP server `{name}` asks for more access than agentry's login has. Log in at {url}{opened}."
+                "The MCP server `{name}` asks for more access than agentry's login has. Log in at {url}."
             );
             ctx.progress
                 .report(ToolProgress::Content(vec![ToolContent::text(text)]));
+            let _ = address.send(url.to_owned());
         });
+        // The browser opens only when the user says so, having seen where it goes (the
+        // address comes from the server's metadata).
+        let opening = async {
+            if let Ok(url) = addressed.await
+                && user_opens(name, &url, ctx).await
+            {
+                open_in_browser(&url);
+            }
+        };
+        let logging_in = async { tokio::join!(login, opening).0 };
         tokio::select! {
-            logged_in = login => logged_in.map_err(|error| ToolError::failed(error.to_string())),
+            logged_in = logging_in => logged_in.map_err(|error| ToolError::failed(error.to_string())),
             () = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
         }
     }
@@ -363,16 +448,90 @@ mod tests {
             tool_name("my server", "get.thing/2"),
             "mcp__my_server__get_thing_2"
         );
+        // A server's name never holds the separator: a rule naming `gh` names no tool of `gh__x`.
+        assert_eq!(tool_name("gh__x", "y"), "mcp__gh_x__y");
+        assert_eq!(tool_prefix("a___b"), "mcp__a_b__");
+        assert_eq!(tool_prefix("gh_"), "mcp__gh__");
     }
 
     #[test]
-    fn kinds_follow_the_annotations() {
+    fn a_name_too_long_for_model_apis_is_cut_and_kept_apart_by_a_digest() {
+        let long = "x".repeat(10_011);
+        let name = tool_name("srv", &long);
+        assert_eq!(name.len(), MAX_TOOL_NAME);
+        assert!(name.starts_with("mcp__srv__xxx"));
+        let other = tool_name("srv", &format!("{long}y"));
+        assert_eq!(other.len(), MAX_TOOL_NAME);
+        assert_ne!(name, other);
+        assert_eq!(name, tool_name("srv", &long), "the same from run to run");
+    }
+
+    #[test]
+    fn colliding_names_keep_the_first_tool() {
+        let tool = |name: &str| {
+            rmcp::model::Tool::new(
+                name.to_owned(),
+                "",
+                std::sync::Arc::new(rmcp::model::JsonObject::new()),
+            )
+        };
+        let kept = distinct("s", &[tool("get.thing"), tool("get_thing"), tool("other")]);
+        let names: Vec<&str> = kept.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, ["get.thing", "other"]);
+    }
+
+    /// Answers every question with option `choice` (none: declines), recording the questions.
+    struct Choosing(Option<usize>, std::sync::Mutex<Vec<String>>);
+
+    impl agentry::tool::AskUser for Choosing {
+        fn ask(
+            &self,
+            _call: &ToolContext,
+            questions: Vec<agentry::question::Question>,
+        ) -> BoxFuture<'static, Result<agentry::tool::UserAnswer, ToolError>> {
+            self.1
+                .lock()
+                .unwrap()
+                .extend(questions.into_iter().map(|q| q.question));
+            let answer = match self.0 {
+                Some(choice) => agentry::tool::UserAnswer::Answered(agentry::question::Answers {
+                    selections: [("0".to_owned(), vec![choice])].into(),
+                    ..Default::default()
+                }),
+                None => agentry::tool::UserAnswer::Declined,
+            };
+            Box::pin(async move { Ok(answer) })
+        }
+    }
+
+    #[tokio::test]
+    async fn the_browser_opens_for_a_login_only_when_the_user_says_so_having_seen_where() {
+        let url = "https://auth.test/authorize?x=1";
+        let nobody = ToolContext::standalone(std::env::temp_dir());
+        assert!(!user_opens("srv", url, &nobody).await, "nobody to ask");
+        for (choice, opens) in [(Some(0), true), (Some(1), false), (None, false)] {
+            let asker = Arc::new(Choosing(choice, std::sync::Mutex::default()));
+            let mut ctx = ToolContext::standalone(std::env::temp_dir());
+            ctx.host.ask_user = Some(asker.clone());
+            assert_eq!(user_opens("srv", url, &ctx).await, opens, "{choice:?}");
+            let asked = asker.1.lock().unwrap().clone();
+            assert!(
+                asked[0].contains(url) && asked[0].contains("`srv`"),
+                "{asked:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_servers_hints_make_it_ask_more_never_less_unless_trusted() {
         let mut hints = ToolAnnotations::default();
-        assert_eq!(kind(None), ToolKind::Other);
-        assert_eq!(kind(Some(&hints)), ToolKind::Other);
-        hints.destructive_hint = Some(true);
-        assert_eq!(kind(Some(&hints)), ToolKind::Delete);
+        assert_eq!(kind(None, false), ToolKind::Other);
+        assert_eq!(kind(Some(&hints), false), ToolKind::Other);
         hints.read_only_hint = Some(true);
-        assert_eq!(kind(Some(&hints)), ToolKind::Read);
+        assert_eq!(kind(Some(&hints), false), ToolKind::Other, "untrusted");
+        assert_eq!(kind(Some(&hints), true), ToolKind::Read);
+        hints.destructive_hint = Some(true);
+        assert_eq!(kind(Some(&hints), true), ToolKind::Delete);
+        assert_eq!(kind(Some(&hints), false), ToolKind::Delete);
     }
 }

@@ -74,7 +74,11 @@ async fn tools_are_listed_with_prefixed_names_kinds_and_schemas() {
         .iter()
         .find(|t| t.name() == "mcp__everything__echo")
         .unwrap();
-    assert_eq!(echo.kind(), ToolKind::Read);
+    assert_eq!(
+        echo.kind(),
+        ToolKind::Other,
+        "a server's readOnlyHint does not let its tool run unasked"
+    );
     assert_eq!(echo.description(), "Echoes back the input string");
     assert_eq!(
         echo.input_schema()["properties"]["message"]["type"],
@@ -90,6 +94,20 @@ async fn tools_are_listed_with_prefixed_names_kinds_and_schemas() {
         "neither read-only nor destructive"
     );
     assert!(tools.len() >= 10, "{} tools", tools.len());
+    // Trusted by the user's configuration, its hints count.
+    let options = agentry_mcp::McpOptions {
+        trusted_hints: vec!["everything".to_owned()],
+        ..agentry_mcp::McpOptions::default()
+    };
+    let trusted = agentry_mcp::connect_with("everything", &everything(), &project(), &options)
+        .await
+        .unwrap();
+    let tools = trusted.tools();
+    let echo = tools
+        .iter()
+        .find(|t| t.name() == "mcp__everything__echo")
+        .unwrap();
+    assert_eq!(echo.kind(), ToolKind::Read);
 }
 
 #[tokio::test]

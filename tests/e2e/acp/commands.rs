@@ -21,7 +21,7 @@ fn mcp_servers_passed_with_the_session_serve_its_tools(loading: Loading) {
         &sb,
         &server,
         &as_strs(&loading.args(&[])),
-        json!({"steps": with_everything_server(&sb, Some(broken), vec![
+        json!({"permissions": ["allow_once"], "steps": with_everything_server(&sb, Some(broken), vec![
             // The server starts in the background; its prompts say it is up.
             json!({"op": "wait_for_command", "name": "simple-prompt"}),
             prompt("echo it"),

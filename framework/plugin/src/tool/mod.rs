@@ -13,7 +13,8 @@ mod sandbox;
 
 pub use checked::CheckedPaths;
 pub use content::{
-    ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput, image_mime_type,
+    ContentBlock, IntoToolOutput, ToolCallLocation, ToolContent, ToolOutput, cut_for_model,
+    image_mime_type,
 };
 pub use context::{
     ClientFiles, ClientServices, ClientTerminals, Extensions, Notices, ProgressSink, SessionState,

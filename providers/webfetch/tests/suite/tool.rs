@@ -48,6 +48,11 @@ fn questions(model: &ScriptedModel) -> Vec<String> {
         .collect()
 }
 
+/// The model's answer in a WebFetch result, after the line that says where it comes from.
+fn answer_of(text: &str) -> &str {
+    text.split_once("\n\n").map_or(text, |(_, answer)| answer)
+}
+
 #[tokio::test]
 async fn the_prompt_is_answered_from_the_page_by_the_configured_model_and_the_page_is_kept() {
     let site = site::start().await;
@@ -68,14 +73,35 @@ async fn the_prompt_is_answered_from_the_page_by_the_configured_model_and_the_pa
         )
         .await;
     assert!(!first.result.is_error, "{}", first.text());
-    assert_eq!(first.text(), "Each value has one owner.");
+    assert_eq!(answer_of(&first.text()), "Each value has one owner.");
     let raw = first.final_update().unwrap().raw_output.clone().unwrap();
     assert_eq!(raw["status"], 200);
     assert_eq!(raw["cached"], false);
     assert_eq!(raw["content_type"], "text/html; charset=utf-8");
+    assert!(
+        first.text().starts_with("[What a model read in ") && first.text().contains("untrusted"),
+        "the main agent is told the answer comes from untrusted content: {}",
+        first.text()
+    );
     let asked = &questions(&model)[0];
     assert!(
         asked.contains("# Ownership") && asked.contains("Request: Who owns a value?"),
+        "{asked}"
+    );
+    // The page is fenced by a marker made after it was fetched: it cannot close the fence.
+    let fence = asked
+        .split("<untrusted-page-")
+        .nth(1)
+        .and_then(|rest| rest.split('>').next())
+        .expect("a fence");
+    let closing = format!("</untrusted-page-{fence}>");
+    assert_eq!(
+        asked.matches(&closing).count(),
+        2,
+        "named, then closing: {asked}"
+    );
+    assert!(
+        asked.rfind(&closing).unwrap() < asked.find("Request: Who owns a value?").unwrap(),
         "{asked}"
     );
     assert!(!asked.contains("secret-script"), "{asked}");
@@ -86,7 +112,7 @@ async fn the_prompt_is_answered_from_the_page_by_the_configured_model_and_the_pa
             json!({"url": url, "prompt": "What are the list items?"}),
         )
         .await;
-    assert_eq!(second.text(), "Moves and borrows.");
+    assert_eq!(answer_of(&second.text()), "Moves and borrows.");
     let raw = second.final_update().unwrap().raw_output.clone().unwrap();
     assert_eq!(raw["cached"], true);
     assert!(questions(&model)[1].contains("# Ownership"));
@@ -107,7 +133,7 @@ async fn without_a_configured_model_the_sessions_answers_and_long_pages_are_cut(
             json!({"url": site.url("/huge"), "prompt": "What is it?"}),
         )
         .await;
-    assert_eq!(out.text(), "Mostly x.");
+    assert_eq!(answer_of(&out.text()), "Mostly x.");
     let asked = &questions(&session_model)[0];
     assert!(
         asked.contains("[… cut: the page has 65536 characters; the first 1000 are shown]"),

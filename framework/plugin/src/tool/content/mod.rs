@@ -1,6 +1,9 @@
 //! What a tool call shows: ACP's three content kinds, follow-along locations and the tool's output.
 
+mod cut;
 mod decode;
+
+pub use cut::cut_for_model;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
