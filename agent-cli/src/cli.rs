@@ -392,6 +392,10 @@ pub struct ServeArgs {
     /// `draining`).
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub drain_timeout: u64,
+    /// Seconds a connection may stay silent before it sends its first byte (a request's
+    /// headers); one silent both ways for 10 minutes is closed too.
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub header_timeout: u64,
     /// How logs are written to standard error.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -17,9 +17,14 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
     if args.agent.store.location.is_none() {
         args.agent.store.location = config.serve.store.clone();
     }
+    // Bound first: the admission rules hold the port clients must name in `Host`.
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| CliError::usage(anyhow::anyhow!("cannot listen on {}: {e}", args.listen)))?;
+    let address = listener.local_addr().map_err(CliError::internal)?;
     let admission = crate::access::admission(
         &args.access,
-        args.listen,
+        address,
         &args.allow_origin,
         &config.data_folder(),
     )?;
@@ -66,16 +71,18 @@ pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
         &agent,
     )
     .await?;
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .map_err(|e| CliError::usage(anyhow::anyhow!("cannot listen on {}: {e}", args.listen)))?;
-    let address = listener.local_addr().map_err(CliError::internal)?;
     println!("agentry serve: listening on http://{address}");
     match admission.token() {
         Some(token) => println!("agentry serve: open http://{address}/?token={token}"),
         None => println!("agentry serve: open http://{address}/"),
     }
-    let listener = agentry_serve::without_delay(listener);
+    let listener = agentry_serve::GuardedListener::new(
+        listener,
+        agentry_serve::Timeouts {
+            first_byte: std::time::Duration::from_secs(args.header_timeout),
+            ..agentry_serve::Timeouts::default()
+        },
+    );
     let app = agentry_serve::app(agent, settings, fanout);
     if let Some(address) = args.metrics_listen {
         let metrics = tokio::net::TcpListener::bind(address).await.map_err(|e| {

@@ -80,8 +80,14 @@ impl<'a> Credentials<'a> {
 #[derive(Debug, Clone)]
 pub struct Admission {
     token: Option<String>,
+    /// The names the server answers to by itself (loopback and its address).
+    own_hosts: Vec<String>,
+    /// Names allowed besides (a proxy's): any port.
     hosts: Vec<String>,
     origins: Vec<String>,
+    /// The port it listens on, when known: a `Host` of its own names that gives a port gives
+    /// this one.
+    port: Option<u16>,
 }
 
 impl Admission {
@@ -94,18 +100,22 @@ impl Admission {
         extra_hosts: &[String],
         extra_origins: &[String],
     ) -> Self {
-        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+        let mut own_hosts: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
             .into_iter()
             .map(str::to_owned)
             .collect();
         if !listen.ip().is_unspecified() {
-            hosts.push(host_name(listen.ip()));
+            own_hosts.push(host_name(listen.ip()));
         }
-        hosts.extend(extra_hosts.iter().map(|host| host.to_ascii_lowercase()));
         Self {
             token,
-            hosts,
+            own_hosts,
+            hosts: extra_hosts
+                .iter()
+                .map(|host| host.to_ascii_lowercase())
+                .collect(),
             origins: extra_origins.to_vec(),
+            port: (listen.port() != 0).then_some(listen.port()),
         }
     }
 
@@ -119,8 +129,16 @@ impl Admission {
     pub fn check_site(&self, request: &Credentials<'_>) -> Result<(), Refused> {
         let host = request.host.unwrap_or_default();
         let name = name_of(host);
-        if !self.hosts.contains(&name) {
+        let own = self.own_hosts.contains(&name);
+        if !own && !self.hosts.contains(&name) {
             return Err(Refused::Host(name));
+        }
+        // Its own names with another port: a request meant for another server.
+        if own
+            && let (Some(port), Some(given)) = (self.port, port_of(host))
+            && given != port
+        {
+            return Err(Refused::Host(host.trim().to_ascii_lowercase()));
         }
         match request.origin {
             None => Ok(()),
@@ -189,6 +207,19 @@ fn name_of(host: &str) -> String {
     name.to_ascii_lowercase()
 }
 
+/// A `Host` header's port, when it gives one (`[::1]:8787` → 8787); an unreadable one reads as
+/// port 0, which no server listens on.
+fn port_of(host: &str) -> Option<u16> {
+    let host = host.trim();
+    let after_name = if host.starts_with('[') {
+        host.split_once(']').map_or("", |(_, rest)| rest)
+    } else {
+        host.rsplit_once(':').map_or("", |(_, port)| port)
+    };
+    let port = after_name.strip_prefix(':').unwrap_or(after_name);
+    (!port.is_empty()).then(|| port.parse().unwrap_or(0))
+}
+
 /// An address as a `Host` header names it.
 fn host_name(ip: IpAddr) -> String {
     match ip {
@@ -245,9 +276,17 @@ mod tests {
             "localhost.evil:8787",
             "",
             "[::2]:8787",
+            // Its own names with another port, or a port that is not one.
+            "127.0.0.1:9999",
+            "localhost:80",
+            "[::1]:1",
+            "localhost:87x",
         ] {
             assert!(matches!(site(host, None), Err(Refused::Host(_))), "{host}");
         }
+        // Without a port (a proxy that passes the name alone), or a proxy's name on its port.
+        assert_eq!(site("127.0.0.1", None), Ok(()));
+        assert_eq!(site("agentry.internal:443", None), Ok(()));
         let any = Admission::new(None, "0.0.0.0:8787".parse().unwrap(), &[], &[]);
         let lan = Credentials {
             host: Some("0.0.0.0:8787"),

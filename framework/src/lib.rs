@@ -54,6 +54,7 @@ pub mod fanout;
 #[cfg(feature = "templates")]
 pub mod front_matter;
 pub mod hooks;
+pub mod html_nesting;
 pub mod memory;
 #[cfg(feature = "metrics")]
 pub mod metrics;

@@ -218,9 +218,10 @@ async fn admit(
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     let headers = request.headers();
+    // MCP clients send the token in `Authorization`; a URL does not carry it.
     let credentials = agentry::admission::Credentials::from_headers(
         |name| headers.get(name).and_then(|value| value.to_str().ok()),
-        request.uri().query(),
+        None,
     );
     let admitted = admission
         .check_site(&credentials)

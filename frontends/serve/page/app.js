@@ -257,12 +257,16 @@ function showRewound({ files, hand_edited }) {
 
 // An answer's text as rendered Markdown: the server's sanitised HTML for it when there is one,
 // else the last rendering (or the plain text) while it is rendered.
+// The most bytes of Markdown the server renders (MAX_RENDER_BYTES): a longer answer stays
+// plain text.
+const MAX_RENDER_BYTES = 512 * 1024;
+
 function renderAnswer(key, text) {
   const node = el("div", { className: "answer" });
   const done = renderings.get(key);
   if (done) node.innerHTML = done.html;
   else node.textContent = text;
-  if (done?.text !== text) {
+  if (done?.text !== text && new TextEncoder().encode(text).length <= MAX_RENDER_BYTES) {
     toRender.set(key, text);
     renderPending();
   }

@@ -17,9 +17,14 @@ pub async fn admit(
     next: Next,
 ) -> Response {
     let headers = request.headers();
+    // `?token=` is taken where a client cannot send a header: on a WebSocket's URL (and the
+    // page's own link, which sets its cookie). Elsewhere a URL with the token would leak it
+    // into logs and histories.
+    let path = request.uri().path();
+    let websocket = path == "/ws" || path.starts_with("/socket.io");
     let credentials = Credentials::from_headers(
         |name| headers.get(name).and_then(|value| value.to_str().ok()),
-        request.uri().query(),
+        request.uri().query().filter(|_| websocket),
     );
     if let Err(refused) = admission.check_site(&credentials) {
         return refusal(&refused);

@@ -31,19 +31,6 @@ pub struct ServeSettings {
     pub models: Option<Arc<dyn ModelChoices>>,
 }
 
-/// `listener` with `TCP_NODELAY` set on every connection it accepts: events are small writes
-/// that must go out at once, not wait for the client to acknowledge the previous one (Nagle's
-/// algorithm against a delayed ACK holds a write back for up to 40 ms).
-pub fn without_delay(
-    listener: tokio::net::TcpListener,
-) -> impl axum::serve::Listener<Addr = std::net::SocketAddr> {
-    axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        if let Err(error) = tcp.set_nodelay(true) {
-            tracing::debug!("TCP_NODELAY not set: {error}");
-        }
-    })
-}
-
 /// The server's routes over `agent`.
 pub fn router(agent: Agent, settings: ServeSettings) -> Router {
     router_with_fanout(agent, settings, Arc::new(LocalFanout::default()))

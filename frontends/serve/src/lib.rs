@@ -22,6 +22,7 @@ pub mod chat;
 pub mod client;
 mod control;
 pub mod error;
+mod guard;
 mod health;
 pub mod live;
 pub mod markdown;
@@ -36,8 +37,7 @@ pub mod rest;
 pub mod rewind;
 mod socketio;
 
-pub use app::{
-    App, Drain, ServeSettings, app, metrics_routes, router, router_with_fanout, without_delay,
-};
+pub use app::{App, Drain, ServeSettings, app, metrics_routes, router, router_with_fanout};
+pub use guard::{Guarded, GuardedListener, Timeouts};
 pub use outbox::ClientEvents;
 pub use ownership::DEFAULT_LEASE;

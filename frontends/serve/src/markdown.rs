@@ -74,8 +74,14 @@ pub fn to_html(markdown: &str) -> String {
     }
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    // The sanitiser's parser checks the elements open at each tag: ten thousand nested ones
+    // would take it quadratic time, and its writer recursion.
+    let html = agentry::html_nesting::flattened(&html, MAX_NESTING);
     sanitizer().clean(&html).to_string()
 }
+
+/// How deep an answer's elements may nest before the ones inside are shown as their text.
+const MAX_NESTING: usize = 64;
 
 /// The highlighter's colours: a light theme, and a dark one under `prefers-color-scheme: dark`.
 pub fn highlight_css() -> &'static str {

@@ -331,11 +331,32 @@ pub async fn update(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// `POST /api/render`: Markdown as the page shows it, safe to insert as HTML.
-pub async fn render(Body(request): Body<RenderRequest>) -> Json<Rendered> {
-    Json(Rendered {
-        html: crate::markdown::to_html(&request.markdown),
-    })
+/// The most bytes of Markdown `POST /api/render` renders (the page shows a longer answer as
+/// plain text).
+pub const MAX_RENDER_BYTES: usize = 512 * 1024;
+
+/// `POST /api/render`: Markdown as the page shows it, safe to insert as HTML. Rendering runs
+/// off the async workers, a few at a time, so that renders never hold up other requests.
+pub async fn render(Body(request): Body<RenderRequest>) -> Result<Json<Rendered>, ServeError> {
+    static RENDERING: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    if request.markdown.len() > MAX_RENDER_BYTES {
+        return Err(ServeError::TooLarge(format!(
+            "the Markdown is {} bytes; /api/render takes at most {MAX_RENDER_BYTES}",
+            request.markdown.len()
+        )));
+    }
+    let rendering = RENDERING.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        tokio::sync::Semaphore::new(cores.max(1))
+    });
+    let _turn = rendering
+        .acquire()
+        .await
+        .map_err(|_| ServeError::BadRequest("the server is stopping".to_owned()))?;
+    let html = tokio::task::spawn_blocking(move || crate::markdown::to_html(&request.markdown))
+        .await
+        .map_err(|error| ServeError::BadRequest(format!("the rendering failed: {error}")))?;
+    Ok(Json(Rendered { html }))
 }
 
 /// `DELETE /api/sessions/{session_id}`.

@@ -147,68 +147,10 @@ pub fn html_to_markdown(html: &str) -> String {
             .skip_tags(DROPPED.to_vec())
             .build()
     });
-    let html = flattened(html, MAX_NESTING);
+    let html = agentry::html_nesting::flattened(html, MAX_NESTING);
     converter
         .convert(&html)
         .unwrap_or_else(|_| html.into_owned())
-}
-
-/// Elements that never hold others.
-const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-    "wbr",
-];
-
-/// `html` with the tags of elements nested deeper than `max` left out (their text kept), read
-/// tag by tag without building a tree.
-fn flattened(html: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    let mut out = String::new();
-    let mut copied = 0;
-    let mut depth = 0usize;
-    let mut at = 0;
-    while let Some(offset) = html[at..].find('<') {
-        let start = at + offset;
-        let rest = &html[start..];
-        let end = if rest.starts_with("<!--") {
-            rest.find("-->").map_or(html.len(), |e| start + e + 3)
-        } else {
-            rest.find('>').map_or(html.len(), |e| start + e + 1)
-        };
-        let tag = &html[start..end];
-        let closing = tag.starts_with("</");
-        let name: String = tag
-            .trim_start_matches(['<', '/'])
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric())
-            .collect::<String>()
-            .to_ascii_lowercase();
-        let element = !name.is_empty()
-            && tag
-                .as_bytes()
-                .get(1)
-                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'/');
-        let opens = element && !closing && !tag.ends_with("/>") && !VOID.contains(&name.as_str());
-        let deep = if closing && element {
-            let deep = depth > max;
-            depth = depth.saturating_sub(1);
-            deep
-        } else if opens {
-            depth += 1;
-            depth > max
-        } else {
-            false
-        };
-        if deep {
-            out.push_str(&html[copied..start]);
-            copied = end;
-        }
-        at = end;
-    }
-    if copied == 0 {
-        return std::borrow::Cow::Borrowed(html);
-    }
-    out.push_str(&html[copied..]);
-    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -228,11 +170,6 @@ mod tests {
                 .expect("the conversion overflowed a 2 MiB stack");
             assert!(converted.contains("deep words") || converted.contains("listed"));
         }
-        let shallow = "<p>a <b>b</b><br>c</p><!-- <div> -->";
-        assert!(matches!(
-            flattened(shallow, 2),
-            std::borrow::Cow::Borrowed(_)
-        ));
     }
 
     #[test]

@@ -301,3 +301,83 @@ fn in_chromium_a_page_on_a_rebound_name_can_do_nothing_and_the_real_page_works()
     let last = out.of_kind("step").last().unwrap()["text"].clone();
     assert_eq!(last, "|");
 }
+
+#[test]
+fn the_token_in_a_url_counts_only_where_a_client_cannot_send_a_header_and_the_port_must_be_its_own()
+{
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([]);
+    let server = Server::start(&sb, &model, &[]);
+    let token = server.token.clone().unwrap();
+    let (status, _) = http::request(
+        "GET",
+        &format!("{}/api/sessions?token={token}", server.url),
+        &[],
+        None,
+    );
+    assert_eq!(status, 401, "a REST call takes the token in a header");
+    assert_eq!(
+        socket(
+            &sb,
+            "ws",
+            format!("{}?token={token}", server.ws()),
+            json!({})
+        ),
+        "open",
+        "a WebSocket's URL may carry it"
+    );
+    let bearer = format!("Bearer {token}");
+    let other_port = format!("127.0.0.1:{}", port(&server).parse::<u32>().unwrap() + 1);
+    let (status, body) = http::request(
+        "GET",
+        &format!("{}/api/sessions", server.url),
+        &[
+            ("Host", other_port.as_str()),
+            ("Authorization", bearer.as_str()),
+        ],
+        None,
+    );
+    assert_eq!(status, 403, "{body}");
+}
+
+#[test]
+fn a_connection_that_never_speaks_is_closed_and_renders_stay_bounded() {
+    use std::io::Read;
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([]);
+    let server = Server::start(&sb, &model, &["--header-timeout", "1"]);
+    let address = server.url.trim_start_matches("http://").to_owned();
+    let mut silent = std::net::TcpStream::connect(&address).unwrap();
+    silent
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut buffer = [0u8; 16];
+    let read = silent.read(&mut buffer);
+    assert!(
+        matches!(read, Ok(0)) || read.is_err(),
+        "the silent connection was kept: {read:?}"
+    );
+    let bearer = format!("Bearer {}", server.token.as_deref().unwrap());
+    let render = |markdown: String| {
+        http::request(
+            "POST",
+            &format!("{}/api/render", server.url),
+            &[("Authorization", bearer.as_str())],
+            Some((
+                "application/json",
+                json!({"markdown": markdown}).to_string(),
+            )),
+        )
+    };
+    let (status, body) = render("<div>".repeat(100_000) + "deep");
+    assert_eq!(status, 200, "{body}");
+    let html = body["html"].as_str().unwrap();
+    assert!(
+        html.contains("deep") && html.matches("<div>").count() <= 64,
+        "{}",
+        html.len()
+    );
+    let (status, body) = render("x".repeat(600 * 1024));
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["code"], "too_large");
+}

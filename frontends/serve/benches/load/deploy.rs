@@ -237,7 +237,8 @@ impl Instance {
         let address = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let serving = tokio::spawn(async move {
-            let listener = agentry_serve::without_delay(listener);
+            let listener =
+                agentry_serve::GuardedListener::new(listener, agentry_serve::Timeouts::default());
             axum::serve(listener, router)
                 .with_graceful_shutdown(async move {
                     let _ = stopped.await;
