@@ -314,3 +314,27 @@ fn a_headless_run_says_nobody_was_asked_and_names_the_rule_that_allows_exactly_t
         "git status --short && rm -f victim — List files"
     );
 }
+
+#[test]
+fn a_headless_run_says_what_no_rule_can_see_through_and_suggests_no_rule_for_it() {
+    let sb = sandbox();
+    sb.write("project/victim", "here\n");
+    let server = calls(&[(
+        "Bash",
+        json!({"command": "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -f victim; false' git status"}),
+    )]);
+    let out = run_openai(&sb, &server, &["--allow", "Bash(git status:*)", "go"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(sb.project().join("victim").exists(), "it ran");
+    assert!(
+        out.stderr.contains("no rule can allow it")
+            && out
+                .stderr
+                .contains("`GIT_CONFIG_COUNT=` set for a command may change what it does"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("--allow"), "{}", out.stderr);
+    let told = tool_result_in(&server, 1);
+    assert!(told.contains("cannot see through"), "{told}");
+}
