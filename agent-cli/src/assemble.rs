@@ -13,6 +13,7 @@ use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
 use agentry::permission::lint::check_rules;
 use agentry::session::{LazyStore, PostgresStore, SessionStore, SqliteStore};
+use agentry::templates::TemplateFolder;
 use agentry::templates::TemplateFolders;
 use std::path::Path;
 use std::sync::Arc;
@@ -163,12 +164,19 @@ pub fn user_config_folder() -> Option<std::path::PathBuf> {
     dirs::config_dir().map(|dir| dir.join("agentry"))
 }
 
-/// The folders of the prompt templates, the user's before the project's.
-pub fn prompt_folders(project: &Path) -> Vec<std::path::PathBuf> {
-    user_config_folder()
-        .map(|dir| dir.join("prompts"))
+/// The folders of the prompt templates, the user's before the project's. The user's own
+/// templates embed any file; a project's (which a cloned repository wrote) only the project's.
+pub fn prompt_folders(project: &Path) -> Vec<TemplateFolder> {
+    let users = user_config_folder().map(|dir| TemplateFolder {
+        path: dir.join("prompts"),
+        embeds_within: std::path::PathBuf::from("/"),
+    });
+    users
         .into_iter()
-        .chain([project.join(".agentry").join("prompts")])
+        .chain([TemplateFolder {
+            path: project.join(".agentry").join("prompts"),
+            embeds_within: project.to_path_buf(),
+        }])
         .collect()
 }
 

@@ -145,9 +145,10 @@ pub fn trust(path: Option<PathBuf>) -> Result<(), CliError> {
     TrustedFolders::open(&user.data_folder())
         .trust(&project, &user.data_folder())
         .map_err(CliError::internal)?;
-    println!("Trusted {}.", project.display());
+    let terminal = agentry::terminal_text::visible;
+    println!("Trusted {}.", terminal(&project.display().to_string()));
     for item in withheld {
-        println!("  - {item}");
+        println!("  - {}", terminal(&item.to_string()));
     }
     Ok(())
 }

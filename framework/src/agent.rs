@@ -67,10 +67,10 @@ impl Default for AgentConfig {
     fn default() -> Self {
         Self {
             base_prompt: DEFAULT_BASE_PROMPT.to_owned(),
-            max_chat_requests: 100,
+            max_chat_requests: crate::limits::MAX_CHAT_REQUESTS,
             output_schema_retries: 2,
-            max_fork_depth: 2,
-            max_calls_per_answer: 100,
+            max_fork_depth: crate::limits::MAX_FORK_DEPTH,
+            max_calls_per_answer: crate::limits::MAX_CALLS_PER_ANSWER,
         }
     }
 }

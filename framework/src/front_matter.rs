@@ -47,9 +47,13 @@ pub fn line_of(text: &str, key: &str) -> Option<u64> {
         .map(|index| index as u64 + 1)
 }
 
+/// The largest document read.
+const MAX_DOCUMENT_BYTES: u64 = 1024 * 1024;
+
 /// Reads every file in `files` with `parse`, by name (`name_of`): a later file's document
 /// replaces an earlier one of the same name (the project's over the user's). Files that cannot
-/// be read or used come back as errors beside the documents.
+/// be read or used — not a regular file (a FIFO would block), larger than a megabyte — come
+/// back as errors beside the documents.
 pub fn load_named<T>(
     files: impl IntoIterator<Item = PathBuf>,
     parse: impl Fn(&Path, &str) -> Result<T, DocumentError>,
@@ -58,7 +62,8 @@ pub fn load_named<T>(
     let mut found = BTreeMap::new();
     let mut errors = Vec::new();
     for file in files {
-        let parsed = std::fs::read_to_string(&file)
+        let parsed = crate::paths::read_regular_file(&file, MAX_DOCUMENT_BYTES)
+            .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
             .map_err(|e| DocumentError {
                 path: file.clone(),
                 line: None,

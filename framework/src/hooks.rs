@@ -193,6 +193,21 @@ impl HookSettings {
         self
     }
 
+    /// Every command of every hook, in order of their events.
+    pub fn commands(&self) -> impl Iterator<Item = &str> {
+        [
+            &self.pre_tool_use,
+            &self.post_tool_use,
+            &self.user_prompt_submit,
+            &self.stop,
+            &self.subagent_stop,
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(|matcher| &matcher.hooks)
+        .map(|hook| hook.command.as_str())
+    }
+
     /// Whether there is none.
     pub fn is_empty(&self) -> bool {
         self.pre_tool_use.is_empty()

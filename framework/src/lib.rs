@@ -55,6 +55,7 @@ pub mod fanout;
 pub mod front_matter;
 pub mod hooks;
 pub mod html_nesting;
+pub mod limits;
 pub mod memory;
 #[cfg(feature = "metrics")]
 pub mod metrics;

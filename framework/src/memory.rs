@@ -12,27 +12,40 @@
 //!
 //! A file imports another with `@path` (relative to the importing file's folder, `~/…` from the
 //! home folder, or absolute), anywhere in its text except in code spans and code blocks. Each
-//! imported file follows the one importing it, once, up to [`IMPORT_DEPTH`] imports deep; a
-//! file outside the project and the home folder, or one that does not exist, is not read (an
-//! `@name` that names no file is only text).
+//! imported file follows the one importing it, once, up to [`IMPORT_DEPTH`] imports deep; an
+//! `@name` that names no file is only text. What a file may import depends on whose it is, as
+//! its real path (links resolved) says: the user's own file (and what it imports) reads the
+//! project and the home folder; a project's file — which a cloned repository wrote — reads the
+//! project, and in the home folder only Markdown in `~/.claude/` (where Claude Code keeps the
+//! user's own instructions), never `~/.ssh` or a credentials file. A file a `Read(…)` deny rule
+//! covers is never read, nor a file that is not a regular one (a FIFO would block the chat) or
+//! is larger than [`MAX_FILE_BYTES`].
 
+use crate::permission::ReadDenials;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// How many imports deep a chain of imports is followed (Claude Code's limit).
 pub const IMPORT_DEPTH: usize = 5;
 
+/// The largest instruction file read.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
 /// The names of the instruction files read in each folder, in order.
 const FOLDER_FILES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md"];
 
 /// The instruction files that apply in `cwd`, in order, each with its text (empty files left
-/// out), their imports after them.
-pub fn instruction_files(cwd: &Path) -> Vec<(PathBuf, String)> {
-    instruction_files_with_home(cwd, dirs::home_dir().as_deref())
+/// out), their imports after them; none that `denials` covers.
+pub fn instruction_files(cwd: &Path, denials: &ReadDenials) -> Vec<(PathBuf, String)> {
+    instruction_files_with_home(cwd, dirs::home_dir().as_deref(), denials)
 }
 
 /// [`instruction_files`] with `home` as the user's home folder.
-pub fn instruction_files_with_home(cwd: &Path, home: Option<&Path>) -> Vec<(PathBuf, String)> {
+pub fn instruction_files_with_home(
+    cwd: &Path,
+    home: Option<&Path>,
+    denials: &ReadDenials,
+) -> Vec<(PathBuf, String)> {
     let ancestors: Vec<&Path> = cwd.ancestors().collect();
     let root_index = ancestors
         .iter()
@@ -45,42 +58,62 @@ pub fn instruction_files_with_home(cwd: &Path, home: Option<&Path>) -> Vec<(Path
         .rev()
         .flat_map(|dir| FOLDER_FILES.iter().map(move |name| dir.join(name)));
     let mut reader = Reader {
-        allowed: [Some(project), home]
-            .into_iter()
-            .flatten()
-            .map(canonical)
-            .collect(),
+        project: canonical(project),
         home: home.map(Path::to_path_buf),
+        home_real: home.map(canonical),
+        denials,
         seen: HashSet::new(),
         files: Vec::new(),
     };
-    for path in user_file.into_iter().chain(folder_files) {
-        reader.read(&path, 0);
+    if let Some(path) = user_file {
+        reader.read(&path, 0, Owner::User);
+    }
+    for path in folder_files {
+        reader.read(&path, 0, Owner::Project);
     }
     reader.files
 }
 
+/// Whose a file is, which decides what it may import.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// The user's own `~/.claude/CLAUDE.md`, and what it imports.
+    User,
+    /// A file of the project's folders, and what it imports.
+    Project,
+}
+
 /// Reads files and their imports, each once.
-struct Reader {
-    /// The folders imports may come from (canonical): the project's and the home folder.
-    allowed: Vec<PathBuf>,
+struct Reader<'a> {
+    /// The project's folder (canonical).
+    project: PathBuf,
+    /// The home folder, as `~/` imports are written from it.
     home: Option<PathBuf>,
+    /// The home folder (canonical).
+    home_real: Option<PathBuf>,
+    /// What deny rules keep from being read.
+    denials: &'a ReadDenials,
     /// The files read so far (canonical).
     seen: HashSet<PathBuf>,
     files: Vec<(PathBuf, String)>,
 }
 
-impl Reader {
-    /// Reads `path` (an import `depth` deep), then what it imports.
-    fn read(&mut self, path: &Path, depth: usize) {
+impl Reader<'_> {
+    /// Reads `path` (an import `depth` deep, of a file of `owner`), then what it imports.
+    fn read(&mut self, path: &Path, depth: usize, owner: Owner) {
         let Ok(real) = path.canonicalize() else {
             return;
         };
-        if !self.seen.insert(real) {
+        if !self.may_read(&real, owner) || !self.seen.insert(real) {
             return;
         }
-        let Ok(text) = std::fs::read_to_string(path) else {
-            return;
+        let text = match crate::paths::read_regular_file(path, MAX_FILE_BYTES) {
+            Ok(Some(text)) => text,
+            Ok(None) => return,
+            Err(error) => {
+                tracing::warn!(file = %path.display(), %error, "instruction file not read");
+                return;
+            }
         };
         if text.trim().is_empty() {
             return;
@@ -92,23 +125,36 @@ impl Reader {
         }
         let folder = path.parent().unwrap_or(Path::new("/"));
         for import in imports {
-            let Some(target) = self.resolve(folder, &import) else {
-                continue;
+            let target = match import.strip_prefix("~/") {
+                Some(rest) => match &self.home {
+                    Some(home) => home.join(rest),
+                    None => continue,
+                },
+                None => folder.join(import),
             };
-            self.read(&target, depth + 1);
+            self.read(&target, depth + 1, owner);
         }
     }
 
-    /// Where `import` (written in a file of `folder`) points, when that is inside the
-    /// project or the home folder.
-    fn resolve(&self, folder: &Path, import: &str) -> Option<PathBuf> {
-        let path = match import.strip_prefix("~/") {
-            Some(rest) => self.home.as_ref()?.join(rest),
-            None => folder.join(import),
+    /// Whether a file of `owner` (or one it imports) may read `real`: inside the project, or
+    /// in the home folder as the owner may; never what a deny rule covers.
+    fn may_read(&self, real: &Path, owner: Owner) -> bool {
+        if self.denials.covers(real) {
+            return false;
+        }
+        let in_home = |inside: &str| {
+            self.home_real
+                .as_ref()
+                .is_some_and(|home| real.starts_with(home.join(inside)))
         };
-        let real = path.canonicalize().ok()?;
-        let inside = self.allowed.iter().any(|root| real.starts_with(root));
-        (inside && real.is_file()).then_some(path)
+        let allowed = real.starts_with(&self.project)
+            || match owner {
+                Owner::User => in_home(""),
+                Owner::Project => {
+                    in_home(".claude") && real.extension().is_some_and(|ext| ext == "md")
+                }
+            };
+        allowed && real.is_file()
     }
 }
 
@@ -170,6 +216,11 @@ mod tests {
         std::fs::write(path, text).unwrap();
     }
 
+    /// The instruction files of `cwd`, with no deny rules.
+    fn read_with(cwd: &Path, home: Option<&Path>) -> Vec<(PathBuf, String)> {
+        instruction_files_with_home(cwd, home, &ReadDenials::default())
+    }
+
     fn texts(files: &[(PathBuf, String)]) -> Vec<&str> {
         files.iter().map(|(_, text)| text.trim()).collect()
     }
@@ -183,7 +234,7 @@ mod tests {
         write(&root.join("AGENTS.md"), "root agents");
         write(&root.join("crate/CLAUDE.md"), "crate claude");
         write(&root.join("crate/src/AGENTS.md"), "  \n");
-        let files = instruction_files_with_home(&root.join("crate/src"), Some(&home));
+        let files = read_with(&root.join("crate/src"), Some(&home));
         assert_eq!(
             texts(&files),
             [
@@ -213,7 +264,7 @@ mod tests {
         write(&root.join("docs/deeper/four.md"), "four @five.md");
         write(&root.join("docs/deeper/five.md"), "five: too deep");
         write(&home.join(".claude/mine.md"), "mine");
-        let files = instruction_files_with_home(&root, Some(&home));
+        let files = read_with(&root, Some(&home));
         assert_eq!(
             texts(&files),
             [
@@ -237,10 +288,10 @@ mod tests {
             &root.join("AGENTS.md"),
             "@../secret.txt @/etc/hostname `@inside.md`\n```\n@inside.md\n```\n@missing.md",
         );
-        let files = instruction_files_with_home(&root, Some(&home));
+        let files = read_with(&root, Some(&home));
         assert_eq!(files.len(), 1, "{files:?}");
         write(&root.join("CLAUDE.md"), "(@inside.md)");
-        let files = instruction_files_with_home(&root, Some(&home));
+        let files = read_with(&root, Some(&home));
         assert_eq!(texts(&files)[2], "inside");
     }
 
@@ -251,7 +302,7 @@ mod tests {
         write(&dir.path().join("secret.txt"), "outside");
         std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("link.md")).unwrap();
         write(&root.join("CLAUDE.md"), "@link.md");
-        let files = instruction_files_with_home(&root, Some(&home));
+        let files = read_with(&root, Some(&home));
         assert_eq!(texts(&files), ["@link.md"]);
     }
 
@@ -261,8 +312,62 @@ mod tests {
         write(&dir.path().join("AGENTS.md"), "outer");
         let cwd = dir.path().join("sub");
         std::fs::create_dir(&cwd).unwrap();
-        assert!(instruction_files_with_home(&cwd, None).is_empty());
+        assert!(read_with(&cwd, None).is_empty());
         write(&cwd.join("CLAUDE.md"), "inner");
-        assert_eq!(texts(&instruction_files_with_home(&cwd, None)), ["inner"]);
+        assert_eq!(texts(&read_with(&cwd, None)), ["inner"]);
+    }
+
+    /// What a cloned repository's instruction files ask for beyond the project: the user's
+    /// keys, Claude Code's credentials, any file through a link. Only Markdown the user keeps
+    /// in `~/.claude/` is read, and the user's own file still reads their home folder.
+    #[cfg(unix)]
+    #[test]
+    fn a_projects_files_read_nothing_of_home_but_the_users_claude_notes() {
+        use std::os::unix::fs::symlink;
+        let (dir, root, home) = project();
+        write(&home.join(".ssh/id_rsa"), "PRIVATE KEY");
+        write(&home.join(".claude/.credentials.json"), "TOKEN");
+        write(&home.join(".claude/notes.md"), "notes");
+        write(&home.join("mine.md"), "mine");
+        write(&dir.path().join("outside.txt"), "OUTSIDE");
+        write(
+            &root.join("CLAUDE.md"),
+            "@~/.ssh/id_rsa @~/.claude/.credentials.json @~/.claude/notes.md @~/mine.md",
+        );
+        symlink(dir.path().join("outside.txt"), root.join("AGENTS.md")).unwrap();
+        symlink(home.join(".ssh/id_rsa"), root.join("CLAUDE.local.md")).unwrap();
+        write(&home.join(".claude/CLAUDE.md"), "user @~/mine.md");
+        let files = read_with(&root, Some(&home));
+        assert_eq!(
+            texts(&files),
+            [
+                "user @~/mine.md",
+                "mine",
+                "@~/.ssh/id_rsa @~/.claude/.credentials.json @~/.claude/notes.md @~/mine.md",
+                "notes",
+            ]
+        );
+    }
+
+    #[test]
+    fn deny_rules_and_files_that_are_not_regular_keep_an_instruction_file_out() {
+        let (_dir, root, home) = project();
+        write(&root.join(".env"), "SECRET=1");
+        write(&root.join("CLAUDE.md"), "@.env @pipe.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("pipe.md"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let root_real = root.canonicalize().unwrap();
+        let denials = ReadDenials::new(vec![
+            agentry_plugin::tool::PathMatcher::new(root_real.clone(), Some(".env")).unwrap(),
+        ]);
+        let files = instruction_files_with_home(&root, Some(&home), &denials);
+        assert_eq!(texts(&files), ["@.env @pipe.md"]);
+        let denials = ReadDenials::new(vec![
+            agentry_plugin::tool::PathMatcher::new(root_real.join("CLAUDE.md"), None).unwrap(),
+        ]);
+        assert!(instruction_files_with_home(&root, Some(&home), &denials).is_empty());
     }
 }

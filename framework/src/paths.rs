@@ -3,40 +3,66 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// The path with symlinks and `..` resolved: the canonical form of its longest existing
-/// ancestor, with the rest appended (so a file about to be created resolves too).
+/// The path with symlinks and `..` resolved as the kernel would resolve them when the file is
+/// opened or created: component by component, following every link — a dangling one too (a
+/// write through it creates its target) — and taking `..` from where a link led. So a file
+/// about to be created resolves to where it would be made. A relative path is taken from the
+/// current folder.
 pub fn canonical_path(path: &Path) -> PathBuf {
-    if let Ok(canonical) = path.canonicalize() {
-        return canonical;
-    }
-    let mut normal = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                normal.pop();
+    /// Links followed at most, as Linux's `MAXSYMLINKS`: past them the rest is taken as written.
+    const MAX_LINKS: usize = 40;
+    let mut pending: Vec<std::ffi::OsString> = Vec::new();
+    let mut resolved = PathBuf::new();
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    push_components(&absolute, &mut resolved, &mut pending);
+    let mut links = 0;
+    while let Some(name) = pending.pop() {
+        if name == ".." {
+            if resolved.parent().is_some() {
+                resolved.pop();
             }
-            Component::CurDir => {}
-            other => normal.push(other),
+            continue;
+        }
+        let candidate = resolved.join(&name);
+        let target = match candidate.symlink_metadata() {
+            Ok(metadata) if metadata.file_type().is_symlink() && links < MAX_LINKS => {
+                std::fs::read_link(&candidate).ok()
+            }
+            _ => None,
+        };
+        match target {
+            Some(target) => {
+                links += 1;
+                push_components(&target, &mut resolved, &mut pending);
+            }
+            None => resolved = candidate,
         }
     }
-    if let Ok(canonical) = normal.canonicalize() {
-        return canonical;
+    resolved
+}
+
+/// Queues `path`'s components (`.` dropped, `..` kept) in front of `pending`, which is read from
+/// its end; an absolute `path` starts again from its root.
+fn push_components(path: &Path, resolved: &mut PathBuf, pending: &mut Vec<std::ffi::OsString>) {
+    let is_root =
+        |component: &Component| matches!(component, Component::Prefix(_) | Component::RootDir);
+    let root: PathBuf = path.components().take_while(is_root).collect();
+    if !root.as_os_str().is_empty() {
+        *resolved = root;
     }
-    let mut existing = normal.as_path();
-    let mut rest = Vec::new();
-    while let Some(parent) = existing.parent() {
-        if let Some(name) = existing.file_name() {
-            rest.push(name.to_owned());
-        }
-        existing = parent;
-        if let Ok(canonical) = existing.canonicalize() {
-            return rest
-                .iter()
-                .rev()
-                .fold(canonical, |path, name| path.join(name));
-        }
-    }
-    normal
+    let names: Vec<std::ffi::OsString> = path
+        .components()
+        .filter_map(|component| match component {
+            Component::ParentDir => Some("..".into()),
+            Component::Normal(name) => Some(name.to_owned()),
+            _ => None,
+        })
+        .collect();
+    pending.extend(names.into_iter().rev());
 }
 
 /// The text of a settings file; `None` when there is no such file. Only a regular file (or a
@@ -44,6 +70,17 @@ pub fn canonical_path(path: &Path) -> PathBuf {
 /// device (`/dev/zero`) or a huge file would fill the memory. Either is an `InvalidData` error
 /// that says so.
 pub fn read_regular_file(path: &Path, max_bytes: u64) -> std::io::Result<Option<String>> {
+    let Some(bytes) = read_regular_bytes(path, max_bytes)? else {
+        return Ok(None);
+    };
+    String::from_utf8(bytes).map(Some).map_err(|_| {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text".to_owned())
+    })
+}
+
+/// The bytes of a file, read as [`read_regular_file`] reads text: only from a regular file of
+/// at most `max_bytes`; `None` when there is no such file.
+pub fn read_regular_bytes(path: &Path, max_bytes: u64) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read as _;
     let invalid = |message: String| std::io::Error::new(std::io::ErrorKind::InvalidData, message);
     let metadata = match std::fs::metadata(path) {
@@ -56,27 +93,31 @@ pub fn read_regular_file(path: &Path, max_bytes: u64) -> std::io::Result<Option<
             "not a regular file (a folder, a pipe or a device), so it is not read".to_owned(),
         ));
     }
-    let too_big = || {
-        invalid(format!(
-            "a settings file may hold at most {max_bytes} bytes"
-        ))
-    };
+    let too_big = || invalid(format!("it may hold at most {max_bytes} bytes"));
     if metadata.len() > max_bytes {
         return Err(too_big());
     }
     let mut bytes = Vec::new();
-    // Opened without blocking: the file may have been swapped for a FIFO since it was looked at.
-    let file = nonblocking_options().open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(invalid("not a regular file, so it is not read".to_owned()));
-    }
-    file.take(max_bytes + 1).read_to_end(&mut bytes)?;
+    open_regular(path)?
+        .take(max_bytes + 1)
+        .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max_bytes {
         return Err(too_big());
     }
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|_| invalid("not UTF-8 text".to_owned()))
+    Ok(Some(bytes))
+}
+
+/// `path` opened for reading when it is a regular file (or a link to one): opened without
+/// waiting for a writer, so a FIFO is an `InvalidData` error, not a hang.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let file = nonblocking_options().open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "not a regular file (a folder, a pipe or a device), so it is not read",
+        ));
+    }
+    Ok(file)
 }
 
 /// Options that open a file for reading without waiting for a writer (a FIFO).
@@ -157,5 +198,42 @@ mod tests {
             canonical_path(&root.join("nowhere/../link")),
             root.join("real")
         );
+    }
+
+    /// A write through a dangling link creates the link's target, and `..` after a link climbs
+    /// from where the link led: both are where the file would really be made.
+    #[cfg(unix)]
+    #[test]
+    fn files_not_yet_there_resolve_through_dangling_links_and_dots_after_links() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("project/.claude/agents")).unwrap();
+        std::fs::create_dir(root.join("project/sub")).unwrap();
+        symlink(".claude/settings.json", root.join("project/dangling")).unwrap();
+        symlink("../.mcp.json", root.join("project/sub/up")).unwrap();
+        symlink(".claude/agents", root.join("project/agents")).unwrap();
+        symlink("chain2", root.join("project/chain1")).unwrap();
+        symlink("/nonexistent-root-folder/x", root.join("project/chain2")).unwrap();
+        symlink("loop", root.join("project/loop")).unwrap();
+        let project = root.join("project");
+        assert_eq!(
+            canonical_path(&project.join("dangling")),
+            project.join(".claude/settings.json")
+        );
+        assert_eq!(
+            canonical_path(&project.join("sub/up")),
+            project.join(".mcp.json")
+        );
+        assert_eq!(
+            canonical_path(&project.join("agents/../settings.local.json")),
+            project.join(".claude/settings.local.json")
+        );
+        assert_eq!(
+            canonical_path(&project.join("chain1")),
+            Path::new("/nonexistent-root-folder/x")
+        );
+        assert_eq!(canonical_path(&project.join("loop")), project.join("loop"));
+        assert_eq!(canonical_path(Path::new("/../..")), Path::new("/"));
     }
 }

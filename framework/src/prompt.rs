@@ -6,6 +6,7 @@
 //! the model's cached prefix up to it.
 
 use crate::model::ToolDefinition;
+use crate::permission::ReadDenials;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -51,15 +52,16 @@ pub fn build_system_prompt(parts: &SystemPromptParts<'_>) -> String {
 
 /// What the model is told of where and when it works: the working directory, the platform and
 /// `date` (ISO 8601), then the instruction files that apply there
-/// ([`instruction_files`](crate::memory::instruction_files)), most general first.
-pub fn environment_block(cwd: &Path, date: &str) -> String {
+/// ([`instruction_files`](crate::memory::instruction_files)), most general first, but those
+/// `denials` covers.
+pub fn environment_block(cwd: &Path, date: &str, denials: &ReadDenials) -> String {
     let mut block = format!(
         "# Environment\nWorking directory: {}\nPlatform: {} ({})\nDate: {date}\n",
         cwd.display(),
         std::env::consts::OS,
         std::env::consts::ARCH,
     );
-    for (path, text) in crate::memory::instruction_files(cwd) {
+    for (path, text) in crate::memory::instruction_files(cwd, denials) {
         let _ = write!(
             block,
             "\n# Instructions ({})\n{}\n",
@@ -105,7 +107,7 @@ mod tests {
         std::fs::write(root.join("AGENTS.md"), "Run cargo test.").unwrap();
         std::fs::write(root.join("crate/AGENTS.md"), "This crate is the parser.").unwrap();
         let cwd = root.join("crate/src");
-        let block = environment_block(&cwd, "2026-11-22");
+        let block = environment_block(&cwd, "2026-11-22", &ReadDenials::default());
         assert!(block.starts_with(&format!(
             "# Environment\nWorking directory: {}\n",
             cwd.display()

@@ -19,7 +19,9 @@
 //!
 //! A template may embed files ([`PromptTemplate::render_content`]): a line that is only
 //! `@path` embeds a text file as a resource, and a line that is only `![description](path)`
-//! an image (PNG, JPEG, GIF or WebP). Paths are taken from the template's folder.
+//! an image (PNG, JPEG, GIF or WebP). Paths are taken from the template's folder, and an
+//! embedded file must be inside the folder its [`TemplateFolder`] names (links resolved): a
+//! project's templates embed the project's files, never `~/.ssh` or `/etc`.
 
 use crate::commands::{CommandArgument, CommandSource, SlashCommand};
 use crate::model::ContentBlock;
@@ -92,7 +94,25 @@ pub struct PromptTemplate {
     /// The file it came from.
     pub path: PathBuf,
     body: String,
+    /// The folder files it embeds must be inside.
+    embeds_within: PathBuf,
 }
+
+/// A folder of templates, and the folder the files they embed must be inside (the project, for
+/// a project's `.agentry/prompts/`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateFolder {
+    /// Where the templates are.
+    pub path: PathBuf,
+    /// The folder their embedded files must be inside.
+    pub embeds_within: PathBuf,
+}
+
+/// The largest template read.
+const MAX_TEMPLATE_BYTES: u64 = 1024 * 1024;
+
+/// The largest file a template embeds.
+const MAX_EMBEDDED_BYTES: u64 = 20 * 1024 * 1024;
 
 /// The longest description taken from a template's text, in characters.
 const SUMMARY_CHARS: usize = 100;
@@ -108,7 +128,7 @@ fn summary(body: &str) -> Option<String> {
 }
 
 impl PromptTemplate {
-    /// Reads a template from the text of `path`.
+    /// Reads a template from the text of `path`; it embeds files of its own folder.
     pub fn parse(path: &Path, text: &str) -> Result<Self, TemplateError> {
         let invalid = |message: String| TemplateError::Invalid {
             path: path.to_path_buf(),
@@ -133,6 +153,7 @@ impl PromptTemplate {
             description: front.description.or_else(|| summary(body)),
             arguments: front.arguments,
             path: path.to_path_buf(),
+            embeds_within: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
             body: body.to_owned(),
         })
     }
@@ -168,6 +189,29 @@ impl PromptTemplate {
             text = text.replace(&format!("{{{{{}}}}}", argument.name), value);
         }
         Ok(text)
+    }
+
+    /// Reads the template in the file `path` (a regular file of at most a megabyte).
+    pub fn read(path: &Path) -> Result<Self, TemplateError> {
+        let text = crate::paths::read_regular_file(path, MAX_TEMPLATE_BYTES)
+            .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+            .map_err(|e| TemplateError::Invalid {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        Self::parse(path, &text)
+    }
+
+    /// The template read again from its file (it may have changed since), embedding files of
+    /// the same folder.
+    pub fn reload(&self) -> Result<Self, TemplateError> {
+        Ok(Self::read(&self.path)?.embedding_within(&self.embeds_within))
+    }
+
+    /// The template, embedding files of `folder` (and the folders inside it) instead.
+    pub fn embedding_within(mut self, folder: &Path) -> Self {
+        self.embeds_within = folder.to_path_buf();
+        self
     }
 
     /// The prompt as content: the rendered text, with the files it embeds (`@path` lines as
@@ -215,7 +259,17 @@ impl PromptTemplate {
             path: path.clone(),
             message,
         };
-        let bytes = std::fs::read(&path).map_err(|e| unreadable(e.to_string()))?;
+        let real = path.canonicalize().map_err(|e| unreadable(e.to_string()))?;
+        let within = crate::paths::canonical_path(&self.embeds_within);
+        if !real.starts_with(&within) {
+            return Err(unreadable(format!(
+                "it is outside {}, where this template's files must be",
+                within.display()
+            )));
+        }
+        let bytes = crate::paths::read_regular_bytes(&real, MAX_EMBEDDED_BYTES)
+            .map_err(|e| unreadable(e.to_string()))?
+            .ok_or_else(|| unreadable("there is no such file".to_owned()))?;
         match embedded {
             Embedded::Image(_) => {
                 let mime_type = image_mime_type(&path)
@@ -289,13 +343,13 @@ impl SlashCommand for PromptTemplate {
 /// asked for (so an agent that never offers a command never reads them); unusable files are
 /// logged as warnings then.
 pub struct TemplateFolders {
-    folders: Vec<PathBuf>,
+    folders: Vec<TemplateFolder>,
     loaded: std::sync::OnceLock<Vec<Arc<dyn SlashCommand>>>,
 }
 
 impl TemplateFolders {
     /// The templates of `folders`, as [`load_templates`] reads them.
-    pub fn new(folders: Vec<PathBuf>) -> Self {
+    pub fn new(folders: Vec<TemplateFolder>) -> Self {
         Self {
             folders,
             loaded: std::sync::OnceLock::new(),
@@ -323,11 +377,11 @@ impl CommandSource for TemplateFolders {
 /// The templates of `folders` (`*.md`, sorted by name); a later folder's template replaces an
 /// earlier one of the same name (the project's over the user's). Unusable files are returned
 /// as errors beside the templates that load.
-pub fn load_templates(folders: &[PathBuf]) -> (Vec<PromptTemplate>, Vec<TemplateError>) {
+pub fn load_templates(folders: &[TemplateFolder]) -> (Vec<PromptTemplate>, Vec<TemplateError>) {
     let mut templates: BTreeMap<String, PromptTemplate> = BTreeMap::new();
     let mut errors = Vec::new();
     for folder in folders {
-        let Ok(entries) = std::fs::read_dir(folder) else {
+        let Ok(entries) = std::fs::read_dir(&folder.path) else {
             continue;
         };
         let mut files: Vec<PathBuf> = entries
@@ -336,12 +390,8 @@ pub fn load_templates(folders: &[PathBuf]) -> (Vec<PromptTemplate>, Vec<Template
             .collect();
         files.sort();
         for file in files {
-            let loaded = std::fs::read_to_string(&file)
-                .map_err(|e| TemplateError::Invalid {
-                    path: file.clone(),
-                    message: e.to_string(),
-                })
-                .and_then(|text| PromptTemplate::parse(&file, &text));
+            let loaded = PromptTemplate::read(&file)
+                .map(|template| template.embedding_within(&folder.embeds_within));
             match loaded {
                 Ok(template) => {
                     templates.insert(template.name.clone(), template);
@@ -444,8 +494,11 @@ mod tests {
         std::fs::write(project.path().join("review.md"), REVIEW).unwrap();
         std::fs::write(project.path().join("broken.md"), "---\nname: [\n---\n").unwrap();
         std::fs::write(project.path().join("notes.txt"), "not a template").unwrap();
-        let (templates, errors) =
-            load_templates(&[user.path().to_path_buf(), project.path().to_path_buf()]);
+        let folder = |dir: &tempfile::TempDir| TemplateFolder {
+            path: dir.path().to_path_buf(),
+            embeds_within: dir.path().to_path_buf(),
+        };
+        let (templates, errors) = load_templates(&[folder(&user), folder(&project)]);
         let names: Vec<&str> = templates.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["review", "tidy"]);
         assert_eq!(templates[0].description.as_deref(), Some("Review code"));
@@ -519,5 +572,34 @@ mod tests {
             plain.render_content(&BTreeMap::new()).unwrap(),
             [ContentBlock::text("email me @ noon")]
         );
+    }
+
+    /// A cloned repository's template embedding the user's key, `/etc`, or a file through a
+    /// link out of the project: none is read.
+    #[cfg(unix)]
+    #[test]
+    fn a_template_embeds_only_files_inside_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let prompts = project.join(".agentry/prompts");
+        std::fs::create_dir_all(&prompts).unwrap();
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(project.join("src/lib.rs"), "code").unwrap();
+        std::fs::write(dir.path().join("id_rsa"), "PRIVATE KEY").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("id_rsa"), project.join("key")).unwrap();
+        std::fs::write(prompts.join("look.md"), "@../../src/lib.rs\n").unwrap();
+        let folders = [TemplateFolder {
+            path: prompts.clone(),
+            embeds_within: project.clone(),
+        }];
+        let (templates, _) = load_templates(&folders);
+        let content = templates[0].render_content(&BTreeMap::new()).unwrap();
+        assert!(format!("{content:?}").contains("code"));
+        for line in ["@../../../id_rsa", "@/etc/hostname", "@../../key"] {
+            std::fs::write(prompts.join("look.md"), format!("{line}\n")).unwrap();
+            let (templates, _) = load_templates(&folders);
+            let error = templates[0].render_content(&BTreeMap::new()).unwrap_err();
+            assert!(error.to_string().contains("is outside"), "{line}: {error}");
+        }
     }
 }

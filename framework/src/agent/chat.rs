@@ -378,10 +378,13 @@ impl Chat<'_> {
     }
 }
 
-/// The environment block of a session's chat: its folder, today's date, its `AGENTS.md` files.
+/// The environment block of a session's chat: its folder, today's date, its `AGENTS.md` files
+/// (none that a `Read(…)` deny rule covers).
 fn environment(session: &Session) -> String {
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
-    environment_block(&session.options.cwd, &today)
+    let cwd = &session.options.cwd;
+    let denials = session.options.policy.read_denials("Read", cwd);
+    environment_block(cwd, &today, &denials)
 }
 
 /// The system prompt of a session's chat offering `tools` (and asking for an answer that

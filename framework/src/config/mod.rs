@@ -287,11 +287,9 @@ impl Config {
     /// The user's configuration (Claude Code's `~/.claude/settings.json`, then
     /// `~/.config/agentry/config.toml`), without any project's.
     pub fn load_user() -> Result<Config, ConfigError> {
-        let mut config = Config::default();
-        for (_, layer) in Self::user_layers()? {
-            config = config.merge(layer);
-        }
-        Ok(config)
+        Ok(Self::user_layers()?
+            .into_iter()
+            .fold(Config::default(), |config, (_, layer)| config.merge(layer)))
     }
 
     /// The user's configuration, then the project's: all of it when `trusted`, else only what
@@ -303,6 +301,9 @@ impl Config {
         let mut config = Config::default();
         let mut withheld = Vec::new();
         let user = Self::user_layers()?;
+        let users_own = user.iter().fold(Config::default(), |config, (_, layer)| {
+            config.merge(layer.clone())
+        });
         let project = Self::project_layers(project_dir)?;
         let (claude_user, agentry_user): (Vec<_>, Vec<_>) = user
             .into_iter()
@@ -321,7 +322,7 @@ impl Config {
             let layer = if users || trusted {
                 layer
             } else {
-                let (kept, left_out) = trust::narrowed(layer, &file);
+                let (kept, left_out) = trust::narrowed(layer, &file, &users_own);
                 withheld.extend(left_out);
                 kept
             };
@@ -488,6 +489,17 @@ impl Config {
             rules,
             additional_directories: self.permissions.additional_directories.clone(),
             relative_to: None,
+            protected_paths: self
+                .data_dir
+                .iter()
+                .cloned()
+                .chain(
+                    self.project_trusted
+                        .then(|| trust::files_settings_run(project))
+                        .into_iter()
+                        .flatten(),
+                )
+                .collect(),
         })
     }
 }

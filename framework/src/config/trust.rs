@@ -10,7 +10,8 @@
 //! Trust is kept in the user's data folder (`trusted-folders.json`), with a digest of the
 //! folder's settings files: a change to them asks again.
 
-use crate::config::Config;
+use crate::config::{CheckpointConfig, Config};
+use crate::limits;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -58,23 +59,100 @@ pub fn settings_files(project: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The digest of the project's settings files (their names and contents): what trust is
-/// given for.
+/// The digest of the project's settings files and of the files they run (their names and
+/// contents): what trust is given for. A file that cannot be read (a FIFO, say) counts by why.
 pub fn settings_digest(project: &Path) -> String {
     let mut hasher = Sha256::new();
-    for file in settings_files(project) {
+    let run = files_settings_run(project)
+        .into_iter()
+        .filter_map(|file| file.strip_prefix(project).ok().map(Path::to_path_buf));
+    for file in settings_files(project).into_iter().chain(run) {
         hasher.update(file.to_string_lossy().as_bytes());
         hasher.update([0]);
-        match std::fs::read(project.join(&file)) {
-            Ok(bytes) => hasher.update(Sha256::digest(&bytes)),
+        match file_digest(&project.join(&file)) {
+            Ok(digest) => hasher.update(digest),
             Err(error) => hasher.update(error.to_string().as_bytes()),
         }
         hasher.update([0]);
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
+    hex(&hasher.finalize())
+}
+
+/// The SHA-256 of a regular file's contents, read without waiting on a FIFO.
+fn file_digest(path: &Path) -> std::io::Result<[u8; 32]> {
+    let mut file = crate::paths::open_regular(path)?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher)?;
+    Ok(hasher.finalize().into())
+}
+
+/// Bytes as lowercase hexadecimal.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The files inside `project` that its settings files name, canonical: a hook's script, an MCP
+/// server's program, a plugin library — any word of any text in them that is a file of the
+/// project (`$CLAUDE_PROJECT_DIR` and `$AGENTRY_PROJECT_DIR` read as the project). Their contents decide what the settings
+/// run, so trust covers them, and a trusted project's run protects them from writes.
+pub fn files_settings_run(project: &Path) -> Vec<PathBuf> {
+    let root = crate::paths::canonical_path(project);
+    let mut files: Vec<PathBuf> = settings_files(project)
+        .into_iter()
+        .filter(|file| !file.starts_with(".agentry/plugins"))
+        .filter_map(|file| {
+            crate::paths::read_regular_file(&project.join(&file), MAX_SETTINGS_BYTES)
+                .ok()
+                .flatten()
+                .map(|text| (file, text))
+        })
+        .flat_map(|(file, text)| texts_of(&file, &text))
+        .flat_map(|text| named_files(&text, project, &root))
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// The largest settings file whose words are looked at.
+const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+
+/// Every text value of a settings file (TOML or JSON, by its name), its keys left out.
+fn texts_of(file: &Path, text: &str) -> Vec<String> {
+    fn walk(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::String(text) => out.push(text.clone()),
+            serde_json::Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            serde_json::Value::Object(map) => map.values().for_each(|item| walk(item, out)),
+            _ => {}
+        }
+    }
+    let value = if file.extension().is_some_and(|ext| ext == "toml") {
+        toml::from_str::<serde_json::Value>(text).ok()
+    } else {
+        serde_json::from_str::<serde_json::Value>(text).ok()
+    };
+    let mut out = Vec::new();
+    if let Some(value) = value {
+        walk(&value, &mut out);
+    }
+    out
+}
+
+/// The files of the project (canonical, under `root`) that words of `text` name, from
+/// `project` or absolutely.
+fn named_files(text: &str, project: &Path, root: &Path) -> Vec<PathBuf> {
+    // Quotes join what they hold to what is around them, as the shell reads it.
+    let text = text
+        .replace(['"', '\''], "")
+        .replace("${CLAUDE_PROJECT_DIR}", &project.to_string_lossy())
+        .replace("$CLAUDE_PROJECT_DIR", &project.to_string_lossy())
+        .replace("${AGENTRY_PROJECT_DIR}", &project.to_string_lossy())
+        .replace("$AGENTRY_PROJECT_DIR", &project.to_string_lossy());
+    text.split(|c: char| c.is_whitespace() || "=;&|()<>`,".contains(c))
+        .filter(|word| !word.is_empty() && !word.contains("://"))
+        .map(|word| crate::paths::canonical_path(&project.join(word)))
+        .filter(|path| path.starts_with(root) && path != root && path.is_file())
         .collect()
 }
 
@@ -82,14 +160,18 @@ pub fn settings_digest(project: &Path) -> String {
 /// untrusted folder leaves out. Empty when they enable nothing that takes trust.
 pub fn withheld(project: &Path) -> Result<Vec<Withheld>, crate::config::ConfigError> {
     let mut withheld = Vec::new();
+    let user = Config::load_user()?;
     for (file, layer) in Config::project_layers(project)? {
-        withheld.extend(narrowed(layer, &file).1);
+        withheld.extend(narrowed(layer, &file, &user).1);
     }
     let mcp_json = project.join(".mcp.json");
-    if mcp_json.is_file() {
+    if mcp_json.symlink_metadata().is_ok() {
         withheld.push(Withheld {
+            what: format!(
+                "MCP servers, started as commands or reached with your tokens: {}",
+                mcp_servers(&mcp_json)
+            ),
             file: mcp_json,
-            what: "MCP servers, started as commands or reached with your tokens".to_owned(),
         });
     }
     for plugin in settings_files(project)
@@ -104,10 +186,39 @@ pub fn withheld(project: &Path) -> Result<Vec<Withheld>, crate::config::ConfigEr
     Ok(withheld)
 }
 
-/// A project layer as an untrusted folder gets it: only what narrows (deny and ask rules,
-/// disabled tools and providers, redactions, limits, a stricter mode); and what it would have
-/// enabled.
-pub(crate) fn narrowed(layer: Config, file: &Path) -> (Config, Vec<Withheld>) {
+/// The servers a `.mcp.json` names, each with the command it starts or the address it reaches
+/// (`x` (`node server.js`)); what is wrong with the file when it cannot be read.
+fn mcp_servers(file: &Path) -> String {
+    let text = match crate::paths::read_regular_file(file, MAX_SETTINGS_BYTES) {
+        Ok(text) => text.unwrap_or_default(),
+        Err(error) => return error.to_string(),
+    };
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return "the file is not valid JSON".to_owned();
+    };
+    let Some(servers) = json["mcpServers"].as_object() else {
+        return "none named".to_owned();
+    };
+    let words = |server: &serde_json::Value| -> String {
+        let command = server["command"].as_str().or(server["url"].as_str());
+        let args = server["args"].as_array().into_iter().flatten();
+        command
+            .into_iter()
+            .chain(args.filter_map(serde_json::Value::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    servers
+        .iter()
+        .map(|(name, server)| format!("`{name}` (`{}`)", words(server)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A project layer as an untrusted folder gets it, over `so_far` (the user's settings): only
+/// what narrows (deny and ask rules, disabled tools and providers, redactions, a stricter mode,
+/// limits lower than those in force); and what it would have enabled.
+pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, Vec<Withheld>) {
     let mut withheld = Vec::new();
     let mut withhold = |what: String| {
         withheld.push(Withheld {
@@ -139,7 +250,20 @@ pub(crate) fn narrowed(layer: Config, file: &Path) -> (Config, Vec<Withheld>) {
         withhold("more workspace folders (`additional_directories`)".to_owned());
     }
     if !layer.hooks.is_empty() {
-        withhold("hooks, run as commands".to_owned());
+        let commands: Vec<String> = layer
+            .hooks
+            .commands()
+            .map(|command| format!("`{command}`"))
+            .collect();
+        withhold(format!("hooks, run as commands: {}", commands.join(", ")));
+    }
+    if let Some(model) = &layer.model {
+        withhold(format!(
+            "the model `{model}` (where the conversation and your key for it would go)"
+        ));
+    }
+    if !layer.models.is_empty() {
+        withhold(format!("the models {}", layer.models.join(", ")));
     }
     for name in layer.providers.keys() {
         withhold(format!(
@@ -158,25 +282,53 @@ pub(crate) fn narrowed(layer: Config, file: &Path) -> (Config, Vec<Withheld>) {
     if layer.telemetry.endpoint.is_some() || layer.telemetry.include_content.is_some() {
         withhold("where traces go (`[telemetry]`)".to_owned());
     }
+    if layer.checkpoints != CheckpointConfig::default() {
+        withhold("checkpoint settings (`[checkpoints]`), which could turn rewinds off".to_owned());
+    }
     for name in layer.sections.names() {
         withhold(format!("the `{name}` settings"));
     }
+    let mut lower = |name: &str, value: Option<u64>, in_force: u64| {
+        let kept = value.filter(|value| *value <= in_force);
+        if let Some(value) = value.filter(|_| kept.is_none()) {
+            withhold(format!("`{name} = {value}`, above the {in_force} in force"));
+        }
+        kept
+    };
+    let max_turn_requests = lower(
+        "max_turn_requests",
+        layer.max_turn_requests.map(u64::from),
+        u64::from(
+            so_far
+                .max_turn_requests
+                .unwrap_or(limits::MAX_CHAT_REQUESTS),
+        ),
+    );
+    let max_fork_depth = lower(
+        "max_fork_depth",
+        layer.max_fork_depth.map(u64::from),
+        u64::from(so_far.max_fork_depth.unwrap_or(limits::MAX_FORK_DEPTH)),
+    );
+    let max_calls_per_answer = lower(
+        "max_calls_per_answer",
+        layer.max_calls_per_answer.map(|max| max as u64),
+        so_far
+            .max_calls_per_answer
+            .unwrap_or(limits::MAX_CALLS_PER_ANSWER) as u64,
+    );
     let kept = Config {
-        model: layer.model,
         permission_mode: narrowing_mode.map(str::to_owned),
-        max_turn_requests: layer.max_turn_requests,
-        max_fork_depth: layer.max_fork_depth,
-        max_calls_per_answer: layer.max_calls_per_answer,
+        max_turn_requests: max_turn_requests.and_then(|max| u32::try_from(max).ok()),
+        max_fork_depth: max_fork_depth.and_then(|max| u32::try_from(max).ok()),
+        max_calls_per_answer: max_calls_per_answer.and_then(|max| usize::try_from(max).ok()),
         permissions: crate::config::PermissionRules {
             deny: layer.permissions.deny,
             ask: layer.permissions.ask,
             ..Default::default()
         },
         tools: layer.tools,
-        models: layer.models,
         record: layer.record,
         model_requests: layer.model_requests,
-        checkpoints: layer.checkpoints,
         ..Config::default()
     };
     (kept, withheld)
@@ -283,6 +435,55 @@ mod tests {
         dir
     }
 
+    /// The code trusted settings run is what trust was given for: a hook's script, an MCP
+    /// server's program or a plugin the settings name, changed, asks again.
+    #[test]
+    fn trust_covers_the_files_the_settings_run() {
+        let project = project_with(&[
+            (
+                ".claude/settings.json",
+                r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/scripts/lint.sh --fast"}]}]}}"#,
+            ),
+            (
+                ".agentry/config.toml",
+                "plugins = [\"vendor/p.so\"]\n[mcp_servers.x]\ncommand = \"node\"\nargs = [\"tools/server.js\", \"https://example.com/x\"]\n",
+            ),
+            ("scripts/lint.sh", "true\n"),
+            ("vendor/p.so", "library one"),
+            ("tools/server.js", "serve()"),
+            ("unrelated.txt", "text"),
+        ]);
+        let root = project.path().canonicalize().unwrap();
+        assert_eq!(
+            files_settings_run(project.path()),
+            [
+                root.join("scripts/lint.sh"),
+                root.join("tools/server.js"),
+                root.join("vendor/p.so"),
+            ]
+        );
+        for file in ["scripts/lint.sh", "vendor/p.so", "tools/server.js"] {
+            let before = settings_digest(project.path());
+            std::fs::write(project.path().join(file), "changed").unwrap();
+            assert_ne!(before, settings_digest(project.path()), "{file}");
+        }
+        let before = settings_digest(project.path());
+        std::fs::write(project.path().join("unrelated.txt"), "changed").unwrap();
+        assert_eq!(before, settings_digest(project.path()));
+    }
+
+    #[test]
+    fn a_pipe_among_the_plugins_is_counted_not_waited_on() {
+        let project = project_with(&[(".agentry/config.toml", "")]);
+        std::fs::create_dir_all(project.path().join(".agentry/plugins")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(project.path().join(".agentry/plugins/p.so"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert_eq!(settings_digest(project.path()).len(), 64);
+    }
+
     #[test]
     fn an_untrusted_layer_keeps_what_narrows_and_names_what_it_leaves_out() {
         let layer: Config = toml::from_str(
@@ -310,7 +511,11 @@ mod tests {
             "#,
         )
         .unwrap();
-        let (kept, withheld) = narrowed(layer, Path::new("/p/.agentry/config.toml"));
+        let (kept, withheld) = narrowed(
+            layer,
+            Path::new("/p/.agentry/config.toml"),
+            &Config::default(),
+        );
         assert_eq!(kept.permission_mode, None);
         assert!(kept.permissions.allow.is_empty());
         assert_eq!(kept.permissions.deny.len(), 1);
@@ -323,25 +528,60 @@ mod tests {
         assert_eq!(kept.sections.get("sandbox"), None);
         assert_eq!(kept.sections.get("mcp_servers"), None);
         assert_eq!(kept.tools.disabled, ["WebFetch"]);
-        assert_eq!(kept.model.as_deref(), Some("anthropic/x"));
+        assert_eq!(kept.model, None);
         let said: Vec<String> = withheld.iter().map(|w| w.what.clone()).collect();
         for expected in [
             "the permission mode `bypass`",
             "allow rules Bash",
-            "hooks, run as commands",
+            "hooks, run as commands: `true`",
             "the model provider `anthropic` (its address, key and headers)",
             "the `sandbox` settings",
             "the `mcp_servers` settings",
             "a data folder (`data_dir`)",
+            "the model `anthropic/x` (where the conversation and your key for it would go)",
         ] {
             assert!(said.iter().any(|s| s == expected), "{expected} in {said:?}");
         }
         let (plan, nothing) = narrowed(
             toml::from_str("permission_mode = \"plan\"").unwrap(),
             Path::new("/p/.agentry/config.toml"),
+            &Config::default(),
         );
         assert_eq!(plan.permission_mode.as_deref(), Some("plan"));
         assert!(nothing.is_empty());
+    }
+
+    #[test]
+    fn an_untrusted_layer_may_lower_limits_and_never_raise_them_or_turn_checkpoints_off() {
+        let user: Config =
+            toml::from_str("max_turn_requests = 5\nmax_calls_per_answer = 1\n").unwrap();
+        let layer: Config = toml::from_str(
+            "max_turn_requests = 3\nmax_calls_per_answer = 100000\nmax_fork_depth = 9\n\
+             [checkpoints]\nenabled = false\n",
+        )
+        .unwrap();
+        let (kept, withheld) = narrowed(layer, Path::new("/p/.agentry/config.toml"), &user);
+        assert_eq!(kept.max_turn_requests, Some(3), "lower: kept");
+        assert_eq!(
+            kept.max_calls_per_answer, None,
+            "higher than the user's: left out"
+        );
+        assert_eq!(
+            kept.max_fork_depth, None,
+            "higher than the default: left out"
+        );
+        assert_eq!(kept.checkpoints, CheckpointConfig::default());
+        let said: Vec<String> = withheld.iter().map(|w| w.what.clone()).collect();
+        for expected in [
+            "`max_calls_per_answer = 100000`, above the 1 in force",
+            "`max_fork_depth = 9`, above the 2 in force",
+            "checkpoint settings (`[checkpoints]`), which could turn rewinds off",
+        ] {
+            assert!(said.iter().any(|s| s == expected), "{expected} in {said:?}");
+        }
+        let merged = user.merge(kept);
+        assert_eq!(merged.max_calls_per_answer, Some(1));
+        assert_eq!(merged.max_turn_requests, Some(3));
     }
 
     #[test]

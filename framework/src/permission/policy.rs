@@ -59,6 +59,10 @@ pub struct PermissionPolicy {
     /// keeps its rules meaning what they meant in its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relative_to: Option<PathBuf>,
+    /// Files and folders protected besides the built-in ones (see [`protected`]): a configured
+    /// `data_dir`, and the files a trusted project's settings run (a hook's script, a plugin).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protected_paths: Vec<PathBuf>,
 }
 
 impl PermissionPolicy {
@@ -69,6 +73,7 @@ impl PermissionPolicy {
             rules,
             additional_directories: Vec::new(),
             relative_to: None,
+            protected_paths: Vec::new(),
         }
     }
 
@@ -131,14 +136,23 @@ impl PermissionPolicy {
                 .chain(rules(RuleAction::Ask))
                 .filter(|rule| rule.target.pattern().is_some())
         };
-        if parts.subjects.hidden.is_some() && guards().next().is_some() {
+        // So might a write no `Edit(…)` rule can name, for a tool whose writes they judge.
+        let write_guards = || write_rules(RuleAction::Deny).chain(write_rules(RuleAction::Ask));
+        let writes_judged = parts.subjects.locations_are_writes;
+        if parts.subjects.hidden.is_some()
+            && (guards().next().is_some() || (writes_judged && write_guards().next().is_some()))
+        {
             return Decision::Ask;
         }
         if guards().any(|rule| parts.possible_match(rule)) {
             return Decision::Ask;
         }
         // Files that configure what runs are the user's to change, whatever allows the call.
-        if self.mode != PermissionMode::Bypass && parts.writes_protected(home.as_deref()) {
+        // A file written that cannot be named might be one of them.
+        if self.mode != PermissionMode::Bypass
+            && (parts.subjects.writes_unseen
+                || parts.writes_protected(home.as_deref(), &self.protected_paths))
+        {
             return Decision::Ask;
         }
         // A call that asks for more than its tool's confinement is the user's to allow.
@@ -423,10 +437,10 @@ impl<'a> CallParts<'a> {
     }
 
     /// Whether the call writes a protected file (see [`protected`]).
-    fn writes_protected(&self, home: Option<&Path>) -> bool {
+    fn writes_protected(&self, home: Option<&Path>, protected_paths: &[PathBuf]) -> bool {
         self.written()
             .iter()
-            .any(|location| protected(&location.path, home).is_some())
+            .any(|location| protected(&location.path, home, protected_paths).is_some())
     }
 
     /// Whether the pattern of `rule` matches a command the call may run, though that cannot be

@@ -1,13 +1,15 @@
 //! Protected paths: files whose change makes later runs do more than the user agreed to — a
 //! project's agentry and Claude Code configuration (`.agentry/`, `.claude/`, `.mcp.json`), a
-//! repository's hooks and configuration (`.git/`), the user's own configuration, and the shell's
-//! start-up files. Writing one always asks, in every mode but bypass, whichever tool writes it
+//! repository's hooks and configuration (`.git/`), skills (`.agents/`), agentry's own
+//! configuration and data folders (the folders the user trusts are kept there), the user's own
+//! configuration, and the shell's start-up files. Writing one always asks, in every mode but bypass, whichever tool writes it
 //! (Write, Edit or a Bash redirection) and whatever allow rule covers it.
 
-use std::path::Path;
+use crate::paths::canonical_path;
+use std::path::{Path, PathBuf};
 
 /// Folders, at any depth, whose files configure what runs.
-const PROTECTED_FOLDERS: &[&str] = &[".agentry", ".claude", ".git"];
+const PROTECTED_FOLDERS: &[&str] = &[".agentry", ".claude", ".agents", ".git"];
 
 /// Files, at any depth, that configure what runs.
 const PROTECTED_FILES: &[&str] = &[".mcp.json", ".envrc"];
@@ -18,29 +20,82 @@ const PROTECTED_IN_HOME: &[&str] = &[
     ".bash_profile",
     ".bash_login",
     ".bash_logout",
+    ".bash_aliases",
     ".profile",
+    ".inputrc",
+    ".xprofile",
+    ".xinitrc",
+    ".xsession",
+    ".pam_environment",
     ".zshrc",
     ".zshenv",
     ".zprofile",
     ".zlogin",
+    ".zlogout",
     ".kshrc",
+    ".mkshrc",
     ".cshrc",
     ".tcshrc",
     ".config/fish",
     ".config/agentry",
+    ".config/environment.d",
+    ".config/autostart",
+    ".config/systemd",
     ".ssh",
     ".gitconfig",
     ".config/git",
+    ".npmrc",
+    ".cargo/config",
+    ".cargo/config.toml",
 ];
 
-/// Why writing `path` (canonical) is protected, if it is.
-pub fn protected(path: &Path, home: Option<&Path>) -> Option<String> {
+/// Folders of the user's configuration folder (`$XDG_CONFIG_HOME`, wherever it is) that run
+/// code or configure agents.
+const PROTECTED_IN_CONFIG: &[&str] = &[
+    "agentry",
+    "git",
+    "fish",
+    "environment.d",
+    "autostart",
+    "systemd",
+];
+
+/// Why writing `path` (canonical) is protected, if it is. `more` are protected files and folders
+/// besides the built-in ones: a configured data folder, the files a project's settings run.
+pub fn protected(path: &Path, home: Option<&Path>, more: &[PathBuf]) -> Option<String> {
     if let Some(inside) = home.and_then(|home| path.strip_prefix(home).ok())
         && let Some(entry) = PROTECTED_IN_HOME
             .iter()
             .find(|entry| inside.starts_with(entry))
     {
         return Some(format!("~/{entry} runs code or configures what runs"));
+    }
+    let config = dirs::config_dir().map(|config| canonical_path(&config));
+    if let Some(entry) = config.as_ref().and_then(|config| {
+        PROTECTED_IN_CONFIG
+            .iter()
+            .find(|entry| path.starts_with(config.join(entry)))
+    }) {
+        return Some(format!(
+            "the configuration folder's {entry}/ runs code or configures what runs"
+        ));
+    }
+    let data = canonical_path(&crate::paths::data_dir());
+    if path.starts_with(&data) {
+        return Some(format!(
+            "{} is agentry's own folder (the folders you trust, sessions)",
+            data.display()
+        ));
+    }
+    if let Some(named) = more
+        .iter()
+        .map(|named| canonical_path(named))
+        .find(|named| path.starts_with(named))
+    {
+        return Some(format!(
+            "{} is agentry's data or runs when the configuration says (a hook, a plugin)",
+            named.display()
+        ));
     }
     let mut components = path.components().peekable();
     while let Some(component) = components.next() {
@@ -76,6 +131,7 @@ mod tests {
             "/work/.git",
             "/work/vendor/lib/.git/config",
             "/work/.envrc",
+            "/work/.agents/skills/x/SKILL.md",
             "/home/u/.bashrc",
             "/home/u/.profile",
             "/home/u/.config/agentry/config.toml",
@@ -83,7 +139,7 @@ mod tests {
             "/home/u/.config/fish/config.fish",
         ] {
             assert!(
-                protected(Path::new(protected_path), Some(home)).is_some(),
+                protected(Path::new(protected_path), Some(home), &[]).is_some(),
                 "{protected_path}"
             );
         }
@@ -96,7 +152,23 @@ mod tests {
             "/home/u/notes.txt",
             "/work/.bashrc.example",
         ] {
-            assert!(protected(Path::new(free), Some(home)).is_none(), "{free}");
+            assert!(
+                protected(Path::new(free), Some(home), &[]).is_none(),
+                "{free}"
+            );
         }
+    }
+
+    #[test]
+    fn agentry_s_own_folders_are_protected_wherever_they_are_configured() {
+        let data = tempfile::tempdir().unwrap();
+        let data = data.path().canonicalize().unwrap();
+        let trust_file = data.join("trusted-folders.json");
+        assert!(protected(&trust_file, None, std::slice::from_ref(&data)).is_some());
+        assert!(protected(&trust_file, None, &[]).is_none());
+        let configured = dirs::config_dir().unwrap().join("agentry/config.toml");
+        assert!(protected(&canonical_path(&configured), None, &[]).is_some());
+        let default_data = crate::paths::data_dir().join("trusted-folders.json");
+        assert!(protected(&canonical_path(&default_data), None, &[]).is_some());
     }
 }

@@ -2,7 +2,7 @@
 //! at a time and filled in on `prompts/get`.
 
 use crate::content::mcp_block;
-use agentry::templates::{PromptTemplate, TemplateError, load_templates};
+use agentry::templates::{PromptTemplate, TemplateError, TemplateFolder, load_templates};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
@@ -11,17 +11,16 @@ use rmcp::model::{
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// The template folders, read afresh on every request (edits count at once).
 #[derive(Debug, Clone)]
 pub(crate) struct Catalog {
-    folders: Vec<PathBuf>,
+    folders: Vec<TemplateFolder>,
     page_size: usize,
 }
 
 impl Catalog {
-    pub(crate) fn new(folders: Vec<PathBuf>, page_size: usize) -> Self {
+    pub(crate) fn new(folders: Vec<TemplateFolder>, page_size: usize) -> Self {
         Self {
             folders,
             page_size: page_size.max(1),
@@ -29,7 +28,7 @@ impl Catalog {
     }
 
     /// The folders, in order (a later folder's template replaces an earlier one's).
-    pub(crate) fn folders(&self) -> &[PathBuf] {
+    pub(crate) fn folders(&self) -> &[TemplateFolder] {
         &self.folders
     }
 
@@ -75,12 +74,8 @@ impl Catalog {
                 ErrorData::invalid_params(format!("there is no prompt named `{name}`"), None)
             })?;
         // Read again: the file may have changed or gone since it was listed.
-        let template = std::fs::read_to_string(&template.path)
-            .map_err(|e| TemplateError::Invalid {
-                path: template.path.clone(),
-                message: e.to_string(),
-            })
-            .and_then(|text| PromptTemplate::parse(&template.path, &text))
+        let template = template
+            .reload()
             .map_err(|e| ErrorData::internal_error(format!("cannot read the prompt: {e}"), None))?;
         let values = argument_values(name, arguments)?;
         let content = template.render_content(&values).map_err(|e| match e {

@@ -15,12 +15,16 @@
 //! ```no_run
 //! use agentry::agent::Agent;
 //! use agentry::permission::{PermissionMode, PermissionPolicy};
+//! use agentry::templates::TemplateFolder;
 //! use agentry_mcp_server::{RunSettings, ServeSettings, serve_stdio};
 //!
 //! # async fn demo(agent: Agent) -> std::io::Result<()> {
 //! let project = std::env::current_dir()?;
 //! serve_stdio(ServeSettings {
-//!     folders: vec![project.join(".agentry/prompts")],
+//!     folders: vec![TemplateFolder {
+//!         path: project.join(".agentry/prompts"),
+//!         embeds_within: project.clone(),
+//!     }],
 //!     page_size: 50,
 //!     run: RunSettings {
 //!         agent: Ok(agent),
@@ -38,6 +42,7 @@ mod run_tool;
 mod watcher;
 
 use agentry::sync::lock;
+use agentry::templates::TemplateFolder;
 use catalog::Catalog;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
@@ -47,7 +52,6 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use run_tool::Runner;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 pub use run_tool::RunSettings;
@@ -55,8 +59,8 @@ pub use run_tool::RunSettings;
 /// What `agentry mcp serve` offers.
 pub struct ServeSettings {
     /// The template folders, in order (a later folder's template replaces an earlier one's of
-    /// the same name).
-    pub folders: Vec<PathBuf>,
+    /// the same name), each with the folder its templates' embedded files must be inside.
+    pub folders: Vec<TemplateFolder>,
     /// How many prompts one `prompts/list` page holds.
     pub page_size: usize,
     /// How `agentry_run` runs prompts.

@@ -54,8 +54,10 @@ pub(crate) async fn watch(catalog: Catalog, mut changed: impl AsyncFnMut() -> bo
     let mut watched: Vec<PathBuf> = Vec::new();
     let rearm = |watcher: &mut notify::RecommendedWatcher, watched: &mut Vec<PathBuf>| {
         for folder in catalog.folders() {
-            let target = nearest_existing(folder);
-            if !watched.contains(&target) && watcher.watch(&target, mode(folder, &target)).is_ok() {
+            let target = nearest_existing(&folder.path);
+            if !watched.contains(&target)
+                && watcher.watch(&target, mode(&folder.path, &target)).is_ok()
+            {
                 watched.push(target);
             }
         }

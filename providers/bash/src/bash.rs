@@ -400,11 +400,13 @@ async fn drain(running: &mut Running, captured: &mut Captured) {
     }
 }
 
-/// The command, followed by a note of the directory it ended in (its exit code preserved).
+/// The command, noting the directory it ends in (its exit code preserved) when the shell exits:
+/// set before the command, so that neither an `exit` nor a here-document left open at its end
+/// skips the note or reads it as its own text.
 fn remembering_cwd(command: &str, cwd_file: Option<&Path>) -> String {
     match cwd_file {
         Some(file) => format!(
-            "{command}\n__agentry_status=$?\npwd -P >| '{}' 2>/dev/null\nexit $__agentry_status\n",
+            "__agentry_note_cwd() {{ __agentry_status=$?; pwd -P >| '{}' 2>/dev/null; exit $__agentry_status; }}\ntrap __agentry_note_cwd EXIT\n{command}\n",
             file.display().to_string().replace('\'', r"'\''")
         ),
         None => command.to_owned(),

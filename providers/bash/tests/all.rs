@@ -125,6 +125,22 @@ async fn the_working_directory_persists_and_the_environment_does_not() {
         "{}\n",
         dir.path().canonicalize().unwrap().display()
     )));
+    // So does one that exits, with its own exit code.
+    let exited = bash(&h, "cd sub && exit 3").await.text();
+    assert!(exited.ends_with("Exit code 3"), "{exited}");
+    assert!(
+        bash(&h, "pwd")
+            .await
+            .text()
+            .starts_with(&format!("{}\n", sub.display()))
+    );
+    // A here-document left open reads nothing of the tool's own.
+    let open = bash(&h, "cd .. && cat <<EOF\nbody").await.text();
+    assert!(!open.contains("agentry"), "{open}");
+    assert!(bash(&h, "pwd").await.text().starts_with(&format!(
+        "{}\n",
+        dir.path().canonicalize().unwrap().display()
+    )));
 }
 
 #[tokio::test]

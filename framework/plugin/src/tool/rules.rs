@@ -86,6 +86,11 @@ pub struct RuleSubjects {
     /// and an allow rule or the mode must cover each.
     #[serde(default)]
     pub locations_are_writes: bool,
+    /// Whether the call may write a file that cannot be named before it runs (a redirection to
+    /// `$f`, one after a `cd`): no `Edit(…)` rule or protected path can judge it, so the user
+    /// is asked, in every mode but bypass.
+    #[serde(default)]
+    pub writes_unseen: bool,
 }
 
 impl RuleSubjects {

@@ -15,16 +15,34 @@
 use crate::rules::expansions::{
     arithmetic_expression, braced_expansion_is_safe, is_literal_arithmetic, unseen_in_here_document,
 };
-use crate::rules::programs::{Runs, leaves_arguments_alone, runs};
+use crate::rules::programs::{Runs, leaves_arguments_alone, lexically_normal, runs};
 use crate::rules::variables::{is_harmless_in_environment, is_local_name};
 use crate::rules::words::{Word, joins_a_word, text_of, word};
-use tree_sitter::{Node, Parser};
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+use tree_sitter::{Node, ParseOptions, ParseState, Parser};
+
+/// How long the grammar may take to read one script of a line.
+const PARSE_BUDGET: Duration = Duration::from_millis(500);
 
 /// How deep `bash -c "bash -c …"` is followed.
 const MAX_SCRIPT_DEPTH: usize = 4;
 
 /// How many words of a command, from one that may name a command it runs, deny rules see.
 const MENTION_WORDS: usize = 16;
+
+/// The longest command line read: a longer one cannot be given to bash as one argument.
+const MAX_LINE_BYTES: usize = 128 * 1024;
+
+/// The most here-documents a line may hold and still be read (the grammar's time grows with
+/// the square of their number).
+const MAX_HERE_DOCUMENTS: usize = 64;
+
+/// Programs that make links or move files, after which a file a redirection names may be
+/// another than the one judged.
+const MOVES_FILES: &[&str] = &[
+    "ln", "link", "cp", "mv", "install", "rsync", "tar", "unzip", "cpio", "mount", "bindfs",
+];
 
 /// Files a redirection may write that are not files.
 const DEVICES: &[&str] = &[
@@ -52,8 +70,12 @@ pub struct Analysis {
     pub writes: Vec<String>,
     /// Why it is not understood, if it is not.
     pub hidden: Option<String>,
+    /// Whether it may write a file that cannot be named before it runs.
+    pub writes_unseen: bool,
     /// Whether it changes its working folder (`cd`), after which a relative path is unknown.
     changes_folder: bool,
+    /// Whether it runs a program that makes links or moves files.
+    moves_files: bool,
 }
 
 /// Reads `command` as bash would.
@@ -69,7 +91,15 @@ pub fn analyse(command: &str) -> Analysis {
         let why = format!(
             "the line changes folder, then writes `{relative}`: which file is only known when it runs"
         );
-        analysis.hide(why);
+        analysis.hide_write(why);
+    }
+    if analysis.moves_files
+        && let Some(file) = analysis.writes.first()
+    {
+        let why = format!(
+            "the line makes links or moves files, and writes `{file}`: which file that is is only known when it runs"
+        );
+        analysis.hide_write(why);
     }
     analysis
 }
@@ -79,9 +109,32 @@ impl Analysis {
         self.hidden.get_or_insert_with(|| why.into());
     }
 
+    /// Not understood because of a file it writes, which no rule can name.
+    fn hide_write(&mut self, why: impl Into<String>) {
+        self.writes_unseen = true;
+        self.hide(why);
+    }
+
     fn script(&mut self, script: &str, depth: usize) {
         if depth > MAX_SCRIPT_DEPTH {
             return self.hide("shells within shells, too deep to follow");
+        }
+        if script.len() > MAX_LINE_BYTES {
+            return self.hide_write("the command line is longer than bash can be given");
+        }
+        if script.matches("<<").count() > MAX_HERE_DOCUMENTS {
+            return self.hide_write("more here-documents than rules read");
+        }
+        if let Some(control) = script
+            .chars()
+            .find(|c| c.is_ascii_control() && !matches!(c, '\t' | '\n'))
+        {
+            // The grammar takes a carriage return, a vertical tab or a form feed for a blank;
+            // bash does not.
+            return self.hide_write(format!(
+                "a control character ({}) that bash and the grammar read differently",
+                control.escape_default()
+            ));
         }
         if joins_a_word(script) {
             // Bash joins the lines before reading words; the grammar splits the word there.
@@ -94,8 +147,24 @@ impl Analysis {
         {
             return self.hide("the bash grammar could not be loaded");
         }
-        let Some(tree) = parser.parse(script, None) else {
-            return self.hide("the command line could not be read");
+        // The grammar's time grows faster than the line for some inputs (many substitutions
+        // in a here-document): past its budget the line is not read.
+        let deadline = Instant::now() + PARSE_BUDGET;
+        let mut within_budget = |_: &ParseState| {
+            if Instant::now() < deadline {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        };
+        let bytes = script.as_bytes();
+        let tree = parser.parse_with_options(
+            &mut |at, _| bytes.get(at..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut within_budget)),
+        );
+        let Some(tree) = tree else {
+            return self.hide_write("the command line takes too long to read");
         };
         let root = tree.root_node();
         if root.has_error() {
@@ -137,9 +206,8 @@ impl Analysis {
                     }
                 }
             }
-            "unset_command" if text.contains(['[', '$', '`']) => {
-                self.hide("`unset` evaluates a subscript as arithmetic");
-            }
+            "unset_command" => self.unset(node, source),
+            "array" => self.array(node, source),
             "expansion" if !braced_expansion_is_safe(text) => {
                 self.hide(format!("the expansion `{text}` may run code"));
             }
@@ -196,14 +264,12 @@ impl Analysis {
             | "regex"
             | "test_operator"
             | "file_descriptor"
-            | "array"
             | "simple_expansion"
             | "variable_name"
             | "special_variable_name"
             | "subscript"
             | "expansion"
             | "arithmetic_expansion"
-            | "unset_command"
             | "binary_expression"
             | "unary_expression"
             | "postfix_expression"
@@ -242,6 +308,11 @@ impl Analysis {
         let name = first.text.rsplit('/').next().unwrap_or_default();
         if matches!(name, "cd" | "pushd" | "popd") {
             self.changes_folder = true;
+        }
+        self.moves_files |= MOVES_FILES.contains(&name);
+        if name == "nohup" {
+            // Its output goes to `nohup.out` when it is a terminal's, as the tool's is.
+            self.writes.push("nohup.out".to_owned());
         }
         match runs(name, words) {
             Runs::Nothing => {
@@ -446,6 +517,17 @@ impl Analysis {
             return;
         };
         let target = word(destination, source);
+        if let Some(variable) = descriptor_variable(node, source)
+            && (!is_local_name(variable) || variable.contains('['))
+        {
+            self.hide(format!(
+                "the redirection `{{{variable}}}` sets `{variable}`, which may change what commands do"
+            ));
+        }
+        let path = lexically_normal(&target.text);
+        if path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/") {
+            return self.hide(format!("`{}` opens a network connection", target.text));
+        }
         let duplicates = |text: &str| {
             text == "-"
                 || text
@@ -464,27 +546,44 @@ impl Analysis {
 
     fn write(&mut self, target: Word) {
         if !target.is_exact() {
-            return self.hide(format!(
+            return self.hide_write(format!(
                 "writes to `{}`, a file only known when it runs",
                 target.text
             ));
         }
         if target.text.starts_with('~') && target.text != "~" && !target.text.starts_with("~/") {
-            return self.hide(format!("writes to `{}`, in another's home", target.text));
+            return self.hide_write(format!("writes to `{}`, in another's home", target.text));
         }
-        if !DEVICES.contains(&target.text.as_str()) {
-            self.writes.push(target.text);
+        let path = lexically_normal(&target.text);
+        if DEVICES.contains(&path.as_str()) {
+            return;
         }
+        if path.starts_with("/proc/") || path.starts_with("/dev/fd/") {
+            // Which file that is depends on the process that opens it.
+            return self.hide_write(format!(
+                "writes to `{}`, a file named through a process",
+                target.text
+            ));
+        }
+        self.writes.push(target.text);
     }
 
     /// `<<EOF`: an unquoted delimiter expands the body like a double-quoted word.
     fn here_document(&mut self, node: Node<'_>, source: &str) {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        let quoted = children
+        let delimiter = children
             .iter()
             .find(|child| child.kind() == "heredoc_start")
-            .is_some_and(|start| text_of(*start, source).contains(['\'', '"', '\\']));
+            .map(|start| text_of(*start, source))
+            .unwrap_or_default();
+        let Some(quoted) = delimiter_is_quoted(delimiter) else {
+            // Bash removes the quotes of `$'EOF'` or `E""OF` and ends the body at `EOF`; the
+            // grammar waits for the delimiter as written.
+            return self.hide(format!(
+                "the here-document delimiter `{delimiter}` is one bash and the grammar read differently"
+            ));
+        };
         if quoted {
             return;
         }
@@ -500,6 +599,41 @@ impl Analysis {
                 .collect();
             if let Some(why) = unseen_in_here_document(text_of(*body, source), &read) {
                 self.hide(why);
+            }
+        }
+    }
+
+    /// `unset NAME…`: only the line's own names (with `PATH` unset, bash looks for programs in
+    /// the current folder), and no subscript (evaluated as arithmetic).
+    fn unset(&mut self, node: Node<'_>, source: &str) {
+        let mut cursor = node.walk();
+        for argument in node.named_children(&mut cursor) {
+            let text = text_of(argument, source);
+            if text.starts_with('-') && argument.kind() == "word" {
+                continue;
+            }
+            if !is_local_name(text) {
+                self.hide(format!("`unset {text}` may change what later commands do"));
+            }
+        }
+    }
+
+    /// `(a b [2]=c)`: a subscript in an array's elements is evaluated as arithmetic.
+    fn array(&mut self, node: Node<'_>, source: &str) {
+        let mut cursor = node.walk();
+        for element in node.named_children(&mut cursor) {
+            let text = text_of(element, source);
+            let Some(index) = text
+                .strip_prefix('[')
+                .and_then(|rest| rest.split_once(']'))
+                .map(|(index, _)| index)
+            else {
+                continue;
+            };
+            if index.is_empty() || !index.chars().all(|c| c.is_ascii_digit()) {
+                self.hide(format!(
+                    "the subscript of `{text}` is evaluated as arithmetic"
+                ));
             }
         }
     }
@@ -535,6 +669,43 @@ impl Analysis {
             stack.extend(node.named_children(&mut cursor));
         }
     }
+}
+
+/// The variable a redirection assigns its descriptor to (`{fd}>file`): the `{NAME}` word right
+/// before it, which the grammar reads as an argument.
+fn descriptor_variable<'s>(node: Node<'_>, source: &'s str) -> Option<&'s str> {
+    let before = source.get(..node.start_byte())?;
+    let inner = before.strip_suffix('}')?;
+    let open = inner.rfind('{')?;
+    let name = &inner[open + 1..];
+    let starts_word = inner[..open]
+        .chars()
+        .next_back()
+        .is_none_or(|c| c.is_whitespace() || ";&|()".contains(c));
+    (starts_word && !name.contains(char::is_whitespace)).then_some(name)
+}
+
+/// Whether a here-document's delimiter (`EOF`, `'EOF'`, `"EOF"`, `-EOF` after `<<-`) is quoted,
+/// which keeps its body from expanding; `None` for any other spelling, which bash and the
+/// grammar may end at different lines.
+fn delimiter_is_quoted(delimiter: &str) -> Option<bool> {
+    let bare = |text: &str| {
+        !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
+    let delimiter = delimiter.trim();
+    if bare(delimiter) {
+        return Some(false);
+    }
+    let quoted = ['\'', '"'].iter().any(|quote| {
+        delimiter
+            .strip_prefix(*quote)
+            .and_then(|rest| rest.strip_suffix(*quote))
+            .is_some_and(bare)
+    });
+    quoted.then_some(true)
 }
 
 /// Whether an operand of `-eq` is a number, or an expansion that is one (`${#x}`, `$#`, `$?`).

@@ -54,7 +54,11 @@ fn wrappers_paths_and_redirections() {
     assert_eq!(sudo.parts, [vec!["sudo", "rm", "x"], vec!["rm", "x"]]);
     let nohup = analyse("nohup /bin/rm x > log 2>&1");
     assert_eq!(nohup.parts, [vec!["/bin/rm", "x"]]);
-    assert_eq!(nohup.writes, ["log"]);
+    assert_eq!(
+        nohup.writes,
+        ["nohup.out", "log"],
+        "nohup writes nohup.out when its output is a terminal's"
+    );
     assert!(
         nohup
             .variants
@@ -235,5 +239,20 @@ fn words_of_programs_that_may_run_them_are_possible_commands() {
     assert!(
         !possible("git commit -m 'drop the rm call'").contains(&"rm call".to_owned()),
         "a message is read as a command line, not word by word"
+    );
+}
+
+#[test]
+fn a_line_the_grammar_would_take_long_to_read_is_not_read() {
+    let line = format!("cat <<EOF\n{}\nEOF\n", "$(echo x) ".repeat(12_000));
+    let analysis = analyse(&line);
+    assert_eq!(
+        analysis.hidden.as_deref(),
+        Some("the command line takes too long to read")
+    );
+    let many = "cat <<EOF\nx\nEOF\n".repeat(65);
+    assert_eq!(
+        analyse(&many).hidden.as_deref(),
+        Some("more here-documents than rules read")
     );
 }

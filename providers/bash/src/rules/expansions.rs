@@ -152,7 +152,7 @@ pub fn unseen_in_here_document(body: &str, read: &[usize]) -> Option<String> {
                 Some('(') if body[at..].starts_with("$((") => {
                     return Some("a here-document's body holds arithmetic".to_owned());
                 }
-                Some('(') if !read.contains(&at) => {
+                Some('(') if read.binary_search(&at).is_err() => {
                     return Some(
                         "a here-document's body runs a command the grammar does not read"
                             .to_owned(),

@@ -7,6 +7,7 @@
 
 mod analysis;
 mod expansions;
+mod options;
 mod pattern;
 mod programs;
 mod scripts;
@@ -15,6 +16,7 @@ mod words;
 
 use agentry::tool::RuleSubjects;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 pub use pattern::check;
 
@@ -22,7 +24,7 @@ pub use pattern::check;
 /// each), other spellings of them and commands its programs may run (deny and ask rules see
 /// those too), and why it is not understood, if it is not.
 pub fn subjects(command: &str) -> RuleSubjects {
-    let analysis = analysis::analyse(command);
+    let analysis = analysed(command);
     let join = |words: &Vec<String>| shlex::try_join(words.iter().map(String::as_str)).ok();
     let joined = |all: &[Vec<String>]| all.iter().map(join).collect::<Option<Vec<String>>>();
     match (
@@ -39,12 +41,14 @@ pub fn subjects(command: &str) -> RuleSubjects {
                 .iter()
                 .filter_map(|words| pattern::suggest(words))
                 .collect(),
-            hidden: analysis.hidden,
+            hidden: analysis.hidden.clone(),
             locations_are_writes: true,
+            writes_unseen: analysis.writes_unseen,
         },
         _ => RuleSubjects {
             hidden: Some("the command line holds a NUL byte".to_owned()),
             locations_are_writes: true,
+            writes_unseen: true,
             ..RuleSubjects::default()
         },
     }
@@ -54,7 +58,7 @@ pub fn subjects(command: &str) -> RuleSubjects {
 /// ones in `cwd`, `~` in the home folder.
 pub fn written_files(command: &str, cwd: &Path) -> Vec<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    analysis::analyse(command)
+    analysed(command)
         .writes
         .iter()
         .map(|file| match (file.strip_prefix('~'), &home) {
@@ -66,10 +70,24 @@ pub fn written_files(command: &str, cwd: &Path) -> Vec<PathBuf> {
 
 /// Whether the command line `command` writes a file by a relative path.
 pub fn writes_relative_paths(command: &str) -> bool {
-    analysis::analyse(command)
+    analysed(command)
         .writes
         .iter()
         .any(|file| !file.starts_with('/') && !file.starts_with('~'))
+}
+
+/// The reading of `command`, kept for the next question about the same line: a call asks for
+/// its subjects, the files it writes and whether they are relative, and one reading serves all.
+fn analysed(command: &str) -> Arc<analysis::Analysis> {
+    static LAST: Mutex<Option<(String, Arc<analysis::Analysis>)>> = Mutex::new(None);
+    if let Some((line, analysis)) = agentry::sync::lock(&LAST).as_ref()
+        && line == command
+    {
+        return analysis.clone();
+    }
+    let analysis = Arc::new(analysis::analyse(command));
+    *agentry::sync::lock(&LAST) = Some((command.to_owned(), analysis.clone()));
+    analysis
 }
 
 /// Whether `pattern` matches one subject (one simple command, as [`subjects`] gives it).

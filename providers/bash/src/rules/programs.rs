@@ -4,8 +4,9 @@
 //! later name runs (`eval`, `trap`, `hash -p`). What cannot be followed is said, so that no
 //! rule allows it.
 
+use crate::rules::options::{OptionSpec, read_options};
 use crate::rules::scripts::{awk_program_is_safe, sed_script_is_safe};
-use crate::rules::variables::{is_harmless_in_environment, is_local_name, is_name};
+use crate::rules::variables::{is_harmless_in_environment, is_local_name};
 use crate::rules::words::Word;
 use std::ops::Range;
 
@@ -241,13 +242,7 @@ pub fn runs(name: &str, words: &[Word]) -> Runs {
                 long_values: &[],
             }),
         ),
-        "time" => wrapped(
-            words,
-            after(Options {
-                short_values: "fo",
-                long_values: &["--format", "--output"],
-            }),
-        ),
+        "time" => time(words),
         "nice" => wrapped(
             words,
             after(Options {
@@ -310,23 +305,19 @@ pub fn runs(name: &str, words: &[Word]) -> Runs {
             Some(file) if names_a_file(file) => Runs::Nothing,
             _ => hidden("`source` reads commands from what only running it shows"),
         },
-        "alias" if words[1..].iter().any(|w| w.text.contains('=')) => {
-            hidden("an alias changes what later command names run")
-        }
+        "alias" if words.len() > 1 => hidden("an alias changes what later command names run"),
         "trap" => trap(words),
-        "hash" if words[1..].iter().any(|w| w.text.starts_with("-p")) => {
-            hidden("`hash -p` binds a name to any program")
+        "hash" if words[1..].iter().any(|w| w.text != "-r") => {
+            hidden("`hash` may bind a name to any program (`-p`)")
         }
+        "set" => set(words),
+        "shopt" => shopt(words),
         "enable" if words[1..].iter().any(|w| w.text.starts_with("-f")) => {
             hidden("`enable -f` loads a builtin from a library")
         }
-        "complete" | "compgen"
-            if words[1..]
-                .iter()
-                .any(|w| w.text.starts_with("-C") || w.text.starts_with("-F")) =>
-        {
-            hidden("`-C` and `-F` run a command or function")
-        }
+        "complete" | "compgen" if words.len() > 1 => hidden(format!(
+            "`{name}` may run a command or function (`-C`, `-F`)"
+        )),
         "bind" if words[1..].iter().any(|w| w.text.starts_with("-x")) => {
             hidden("`bind -x` runs a command on a key")
         }
@@ -371,14 +362,35 @@ fn wrapped(words: &[Word], at: usize) -> Runs {
 }
 
 /// Whether `word` names a script file whose name is known: not standard input, a device or a
-/// process substitution.
+/// process substitution, however the path is spelt (`//dev/stdin`, `/sys/../dev/stdin`).
 fn names_a_file(word: &Word) -> bool {
     let text = word.text.as_str();
+    let path = lexically_normal(text);
     word.is_exact()
         && !text.is_empty()
         && text != "-"
-        && !text.starts_with("/dev/")
-        && !text.starts_with("/proc/")
+        && !["/dev", "/proc", "/sys"]
+            .iter()
+            .any(|special| path == *special || path.starts_with(&format!("{special}/")))
+}
+
+/// An absolute path with `//`, `.` and `..` folded as written (`/sys/../dev/x` is `/dev/x`); a
+/// relative one as it is.
+pub fn lexically_normal(path: &str) -> String {
+    if !path.starts_with('/') {
+        return path.to_owned();
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            name => parts.push(name),
+        }
+    }
+    format!("/{}", parts.join("/"))
 }
 
 /// The index of the first word from `start` that is not an option (or an option's value).
@@ -413,22 +425,23 @@ fn skip_options(words: &[Word], start: usize, options: &Options) -> usize {
     at
 }
 
-/// `env [OPTIONS] [NAME=VALUE]… [COMMAND …]`: only harmless variables may be set.
+/// `env [OPTIONS] [NAME=VALUE]… [COMMAND …]`: only harmless variables may be set, and only the
+/// options that clear or unset variables are read (`-S` splits a string into a command, `-C`
+/// moves the command to another folder).
 fn env(words: &[Word]) -> Runs {
-    let split = words[1..]
-        .iter()
-        .any(|w| w.text.starts_with("-S") || w.text.starts_with("--split-string"));
-    if split {
-        return hidden("`env -S` splits a string into a command");
+    const ENV: OptionSpec = OptionSpec {
+        flags: "i0",
+        values: "u",
+        long_flags: &["ignore-environment", "null"],
+        long_values: &["unset"],
+    };
+    let mut at = match read_options(words, 1, &ENV) {
+        Ok((_, at)) => at,
+        Err(option) => return hidden(format!("`env {option}` is an option rules do not read")),
+    };
+    if words.get(at).is_some_and(|word| word.text == "-") {
+        at += 1;
     }
-    let mut at = skip_options(
-        words,
-        1,
-        &Options {
-            short_values: "uC",
-            long_values: &["--unset", "--chdir"],
-        },
-    );
     while let Some(word) = words.get(at) {
         let Some((name, _)) = word.text.split_once('=') else {
             break;
@@ -445,6 +458,22 @@ fn env(words: &[Word]) -> Runs {
         at += 1;
     }
     wrapped(words, at)
+}
+
+/// `time [-p] COMMAND …` (bash's keyword, or `/usr/bin/time`, whose `-o` writes a file).
+fn time(words: &[Word]) -> Runs {
+    const TIME: OptionSpec = OptionSpec {
+        flags: "pvq",
+        values: "f",
+        long_flags: &["portability", "verbose", "quiet"],
+        long_values: &["format"],
+    };
+    match read_options(words, 1, &TIME) {
+        Ok((_, at)) => wrapped(words, at),
+        Err(option) => hidden(format!(
+            "`time {option}` is an option rules do not read (`-o` writes a file)"
+        )),
+    }
 }
 
 /// `sudo [OPTIONS] [NAME=VALUE]… COMMAND …` (and `doas`).
@@ -478,6 +507,13 @@ fn sudo(words: &[Word]) -> Runs {
             ));
         }
         at += 1;
+    }
+    let moves = words[1..at].iter().any(|w| {
+        w.text.starts_with("--chdir")
+            || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains('D'))
+    });
+    if moves {
+        return hidden("`sudo -D` runs the command in another folder");
     }
     if at < words.len() {
         return Runs::Privileged(at);
@@ -522,49 +558,158 @@ fn find(words: &[Word]) -> Runs {
 }
 
 /// `trap COMMAND SIGNAL…` runs a string later; `trap`, `trap -l`, `trap -p`, `trap - SIG` and
-/// `trap '' SIG` run nothing.
+/// `trap '' SIG` (after an optional `--`) run nothing.
 fn trap(words: &[Word]) -> Runs {
-    match words.get(1) {
+    let rest = match words.get(1) {
+        Some(dashes) if dashes.literal && dashes.text == "--" => &words[2..],
+        _ => &words[1..],
+    };
+    match rest.first() {
         None => Runs::Nothing,
-        Some(first)
-            if first.literal && matches!(first.text.as_str(), "-" | "" | "-l" | "-p" | "--") =>
-        {
+        Some(first) if first.literal && matches!(first.text.as_str(), "-" | "" | "-l" | "-p") => {
             Runs::Nothing
         }
         Some(_) => hidden("`trap` runs a string as a command when a signal comes"),
     }
 }
 
+/// `set`: the options that stop on errors, trace or refuse globs and clobbering change nothing a
+/// rule reads; `-k` (assignments anywhere), `-a` (every variable exported) and the rest might.
+fn set(words: &[Word]) -> Runs {
+    const READ_ONLY_NAMES: &[&str] = &[
+        "errexit",
+        "nounset",
+        "pipefail",
+        "xtrace",
+        "verbose",
+        "noglob",
+        "noclobber",
+        "errtrace",
+    ];
+    let mut at = 1;
+    while let Some(word) = words.get(at) {
+        let text = word.text.as_str();
+        if !word.literal {
+            return hidden(format!("`set {text}` is only known when it runs"));
+        }
+        if text == "--" || text == "-" || !(text.starts_with('-') || text.starts_with('+')) {
+            return Runs::Nothing;
+        }
+        let letters = &text[1..];
+        if letters == "o" {
+            match words.get(at + 1) {
+                Some(name) if name.literal && READ_ONLY_NAMES.contains(&name.text.as_str()) => {
+                    at += 2;
+                    continue;
+                }
+                None => return Runs::Nothing,
+                Some(name) => {
+                    return hidden(format!(
+                        "`set -o {}` may change what commands do",
+                        name.text
+                    ));
+                }
+            }
+        }
+        if !letters.chars().all(|c| "euxvfCE".contains(c)) {
+            return hidden(format!("`set {text}` may change what later commands do"));
+        }
+        at += 1;
+    }
+    Runs::Nothing
+}
+
+/// `shopt`: globbing options change nothing a rule reads; the rest (`expand_aliases`,
+/// `extdebug`, `extglob`, which changes how later lines read) might.
+fn shopt(words: &[Word]) -> Runs {
+    const GLOBBING: &[&str] = &[
+        "nullglob",
+        "globstar",
+        "dotglob",
+        "nocaseglob",
+        "nocasematch",
+        "failglob",
+    ];
+    let changes = words[1..].iter().any(|w| {
+        !w.literal
+            || !(matches!(w.text.as_str(), "-s" | "-u" | "-q" | "-p")
+                || GLOBBING.contains(&w.text.as_str()))
+    });
+    hidden_if(
+        changes,
+        "`shopt` may change how later commands are read or run",
+    )
+}
+
 /// Builtins that set variables they are given by name (`read NAME`, `printf -v NAME`,
 /// `mapfile NAME`, `getopts SPEC NAME`, `wait -p NAME`): each name must be the line's own, and
-/// a subscript in one is evaluated as arithmetic.
+/// a subscript in one is evaluated as arithmetic. Their options are read as they read them.
 fn assigned_names(program: &str, words: &[Word]) -> Runs {
-    if matches!(program, "mapfile" | "readarray")
-        && words[1..].iter().any(|w| w.text.starts_with("-C"))
-    {
-        return hidden(format!("`{program} -C` runs a string as a command"));
-    }
-    let names: Vec<&Word> = match program {
-        "printf" | "wait" => words
-            .windows(2)
-            .filter(|pair| pair[0].text == "-v" || pair[0].text == "-p")
-            .map(|pair| &pair[1])
-            .collect(),
-        "getopts" => words.get(2).into_iter().collect(),
-        // `read` and `mapfile`: every word that could be a name is taken for one.
-        _ => words[1..]
-            .iter()
-            .filter(|w| !w.text.starts_with('-'))
-            .collect(),
+    let spec = match program {
+        "read" => OptionSpec {
+            flags: "ers",
+            values: "adinNptu",
+            long_flags: &[],
+            long_values: &[],
+        },
+        "mapfile" | "readarray" => OptionSpec {
+            flags: "t",
+            values: "dnOsuc",
+            long_flags: &[],
+            long_values: &[],
+        },
+        "printf" => OptionSpec {
+            flags: "",
+            values: "v",
+            long_flags: &[],
+            long_values: &[],
+        },
+        "wait" => OptionSpec {
+            flags: "fn",
+            values: "p",
+            long_flags: &[],
+            long_values: &[],
+        },
+        _ => OptionSpec {
+            flags: "",
+            values: "",
+            long_flags: &[],
+            long_values: &[],
+        },
     };
-    for name in names {
+    let (given, at) = match read_options(words, 1, &spec) {
+        Ok(read) => read,
+        Err(option) => {
+            return hidden(format!(
+                "`{program} {option}` is an option rules do not read (`-C` runs a command)"
+            ));
+        }
+    };
+    // The option that names a variable: `printf -v`, `wait -p`, `read -a`.
+    let naming = match program {
+        "printf" => "v",
+        "wait" => "p",
+        "read" => "a",
+        _ => "",
+    };
+    let named_by_option = given
+        .iter()
+        .filter(|option| option.name == naming)
+        .filter_map(|option| option.value.as_ref());
+    let operands = &words[at.min(words.len())..];
+    let named_as_operands: Vec<&Word> = match program {
+        "getopts" => operands.get(1).into_iter().collect(),
+        "read" | "mapfile" | "readarray" => operands.iter().collect(),
+        _ => Vec::new(),
+    };
+    for name in named_by_option.chain(named_as_operands) {
         if !name.literal || name.text.contains('[') {
             return hidden(format!(
                 "`{program}` sets `{}`, whose subscript is evaluated as arithmetic",
                 name.text
             ));
         }
-        if is_name(&name.text) && !is_local_name(&name.text) {
+        if !is_local_name(&name.text) {
             return hidden(format!(
                 "`{program}` sets `{}`, which may change what later commands do",
                 name.text
@@ -626,44 +771,58 @@ fn awk(words: &[Word]) -> Runs {
 }
 
 /// `sed [OPTIONS] SCRIPT [FILE…]`: GNU sed's script may run commands (`e`) and write files
-/// (`w`) unless `--sandbox` is given.
+/// (`w`) unless `--sandbox` is given. Its options are read as sed reads them (`-e'…'`, `-ne`).
 fn sed(words: &[Word]) -> Runs {
-    // Each script, and whether its value is known.
-    let mut scripts: Vec<(bool, &str)> = Vec::new();
-    let mut from_file = false;
-    let mut at = 1;
-    while let Some(word) = words.get(at) {
-        let text = word.text.as_str();
-        if text == "--sandbox" {
-            return Runs::Nothing;
-        }
-        if text == "--" {
-            at += 1;
-            break;
-        }
-        if let Some(script) = text.strip_prefix("--expression=") {
-            scripts.push((word.literal, script));
-        } else if text == "-e" || text == "--expression" {
-            scripts.extend(words.get(at + 1).map(|w| (w.literal, w.text.as_str())));
-            at += 1;
-        } else if text == "-f" || text == "--file" {
-            from_file = true;
-            at += 1;
-        } else if text.starts_with("--file=") {
-            from_file = true;
-        } else if text == "-l" || text == "--line-length" {
-            at += 1;
-        } else if !(text.starts_with('-') && text.len() > 1) {
-            break;
-        }
-        at += 1;
+    const SED: OptionSpec = OptionSpec {
+        flags: "nErsuz",
+        values: "efl",
+        long_flags: &[
+            "quiet",
+            "silent",
+            "debug",
+            "posix",
+            "regexp-extended",
+            "separate",
+            "unbuffered",
+            "null-data",
+            "sandbox",
+            "follow-symlinks",
+            "in-place",
+        ],
+        long_values: &["expression", "file", "line-length"],
+    };
+    // `-i` takes its suffix from the rest of its word only; read apart from the rest.
+    let plain: Vec<Word> = words
+        .iter()
+        .map(|word| match word.text.strip_prefix("-i") {
+            Some(_) if word.literal => Word::plain("-E"),
+            None if word.literal && word.text.starts_with("--in-place=") => {
+                Word::plain("--in-place")
+            }
+            _ => word.clone(),
+        })
+        .collect();
+    let (given, at) = match read_options(&plain, 1, &SED) {
+        Ok(read) => read,
+        Err(option) => return hidden(format!("`sed {option}` is an option rules do not read")),
+    };
+    if given.iter().any(|option| option.name == "sandbox") {
+        return Runs::Nothing;
     }
+    let from_file = given
+        .iter()
+        .any(|option| matches!(option.name.as_str(), "f" | "file"));
+    let mut scripts: Vec<&Word> = given
+        .iter()
+        .filter(|option| matches!(option.name.as_str(), "e" | "expression"))
+        .filter_map(|option| option.value.as_ref())
+        .collect();
     if !from_file && scripts.is_empty() {
-        scripts.extend(words.get(at).map(|w| (w.literal, w.text.as_str())));
+        scripts.extend(plain.get(at));
     }
     let safe = scripts
         .iter()
-        .all(|(literal, script)| *literal && sed_script_is_safe(script));
+        .all(|script| script.literal && sed_script_is_safe(&script.text));
     hidden_if(
         !safe,
         "the sed script may run commands or write files (`e`, `w`)",

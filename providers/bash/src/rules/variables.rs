@@ -62,7 +62,7 @@ pub fn is_local_name(name: &str) -> bool {
 }
 
 /// Whether `text` is a shell variable name.
-pub fn is_name(text: &str) -> bool {
+fn is_name(text: &str) -> bool {
     let mut chars = text.chars();
     chars
         .next()

@@ -19,7 +19,6 @@ pub struct Word {
 
 impl Word {
     /// A word whose value is `text`, as written without quotes.
-    #[cfg(test)]
     pub fn plain(text: &str) -> Self {
         Self {
             text: text.to_owned(),
@@ -135,7 +134,7 @@ fn value(node: Node<'_>, source: &str) -> Option<String> {
         }
         "ansi_c_string" => {
             let inner = text.strip_prefix("$'")?.strip_suffix('\'')?;
-            Some(unescape_ansi_c(inner))
+            unescape_ansi_c(inner)
         }
         "concatenation" => {
             let mut cursor = node.walk();
@@ -190,8 +189,10 @@ fn unescape_double_quoted(text: &str) -> String {
     out
 }
 
-/// The inside of `$'…'`, its escapes decoded as bash decodes them.
-fn unescape_ansi_c(text: &str) -> String {
+/// The inside of `$'…'`, its escapes decoded as bash decodes them; `None` for an escape whose
+/// value depends on the bash version or the locale, or ends the string early: a NUL (`\0`,
+/// `\x00`, `\400`), a byte past ASCII, `\x{…}`, a code point bash drops.
+fn unescape_ansi_c(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -223,12 +224,15 @@ fn unescape_ansi_c(text: &str) -> String {
             'x' => (16, 2),
             'u' => (16, 4),
             'U' => (16, 8),
-            '0'..='7' => (8, 2),
+            '0'..='7' => (8, 3),
             'c' => {
                 // Control characters: `\cA` is 0x01.
-                if let Some(letter) = chars.next() {
-                    out.push(char::from((letter as u8) & 0x1f));
+                let letter = chars.next().filter(char::is_ascii)?;
+                let control = (letter as u8) & 0x1f;
+                if control == 0 {
+                    return None;
                 }
+                out.push(char::from(control));
                 continue;
             }
             other => {
@@ -241,7 +245,7 @@ fn unescape_ansi_c(text: &str) -> String {
         if radix == 8 {
             digits.push(escape);
         }
-        while digits.len() < most + usize::from(radix == 8) {
+        while digits.len() < most {
             match chars.peek() {
                 Some(d) if d.is_digit(radix) => {
                     digits.push(*d);
@@ -250,18 +254,13 @@ fn unescape_ansi_c(text: &str) -> String {
                 _ => break,
             }
         }
-        match u32::from_str_radix(&digits, radix)
+        let decoded = u32::from_str_radix(&digits, radix)
             .ok()
-            .and_then(char::from_u32)
-        {
-            Some(decoded) if !digits.is_empty() => out.push(decoded),
-            _ => {
-                out.push('\\');
-                out.push(escape);
-            }
-        }
+            .filter(|value| (1..0x80).contains(value))
+            .and_then(char::from_u32)?;
+        out.push(decoded);
     }
-    out
+    Some(out)
 }
 
 #[cfg(test)]
@@ -284,10 +283,29 @@ mod tests {
         assert_eq!(unescape_bare("\\rm"), "rm");
         assert_eq!(unescape_bare("a\\\nb"), "ab");
         assert_eq!(unescape_double_quoted(r#"a\"b\$c\d"#), r#"a"b$c\d"#);
-        assert_eq!(unescape_ansi_c(r"\x72m"), "rm");
-        assert_eq!(unescape_ansi_c(r"\162m"), "rm");
-        assert_eq!(unescape_ansi_c(r"\u0072m"), "rm");
-        assert_eq!(unescape_ansi_c(r"a\tb\'c"), "a\tb'c");
-        assert_eq!(unescape_ansi_c(r"\q"), r"\q");
+        assert_eq!(unescape_ansi_c(r"\x72m").as_deref(), Some("rm"));
+        assert_eq!(unescape_ansi_c(r"\162m").as_deref(), Some("rm"));
+        assert_eq!(unescape_ansi_c(r"\u0072m").as_deref(), Some("rm"));
+        assert_eq!(unescape_ansi_c(r"a\tb\'c").as_deref(), Some("a\tb'c"));
+        assert_eq!(unescape_ansi_c(r"\q").as_deref(), Some(r"\q"));
+        assert_eq!(unescape_ansi_c(r"\0101").as_deref(), Some("\x081"));
+        assert_eq!(unescape_ansi_c(r"\101").as_deref(), Some("A"));
+        assert_eq!(unescape_ansi_c(r"\101").as_deref(), Some("A"));
+        // Decoded differently by bash versions and locales, or cut short: not known.
+        for unknown in [
+            r"\x{72}m",
+            r"rm\400",
+            r"rm\x{100}",
+            r"r\UFFFFFFFFm",
+            r"r\x{}m",
+            r"r\xgm",
+            r"rm\0",
+            r"rm\x00",
+            r"r\c@m",
+            r"\u00e9",
+            r"\xff",
+        ] {
+            assert_eq!(unescape_ansi_c(unknown), None, "{unknown}");
+        }
     }
 }

@@ -215,6 +215,44 @@ const CONSTRUCTS: &[&str] = &[
     "timeout 5 bash -c '{C}'",
     "nice env {C}",
     "env setsid {C}",
+    // Characters bash and the grammar read differently.
+    "echo x\r# ; {C}",
+    "true\u{b}# ; {C}",
+    "echo x\u{c}# ; {C}",
+    "echo x \\\r\n{C}",
+    // Subscripts evaluated where no `$(( ))` shows it.
+    "x='b[$({C})]'; a=([x]=1); echo",
+    "x='b[$({C})]'; declare a=([x]=1)",
+    "x='b[$({C})]'; a+=([x]=1)",
+    "x='b[$({C})]'; echo hi {a[x]}>/dev/null",
+    "x='b[$({C})]'; echo hi {a[x]}<&0",
+    "x='b[$({C})]'; printf -va[x] %s 1",
+    // Here-document delimiters whose quotes bash removes.
+    "cat <<$'EOF'\nhello\nEOF\n{C}\n$'EOF'",
+    "cat <<E\"\"OF\nhello\nEOF\n{C}\nE\"\"OF",
+    "cat <<E$'O'F\nhello\nEOF\n{C}\nE$'O'F",
+    // ANSI-C escapes bash decodes past what rules read.
+    "$'{N}\\400' {A}",
+    "$'{N}\\x{100}' {A}",
+    "$'\\x{}'{N} {A}",
+    "$'\\UFFFFFFFF'{N} {A}",
+    // Options in the spellings their programs accept.
+    "trap -- '{C}' EXIT",
+    "mapfile -tC '{C}' -c 1 a < /etc/hostname",
+    "compgen -bC '{C}' zz",
+    "env -iS'{C}'",
+    "env --split-string='{C}'",
+    "env --sp='{C}'",
+    "echo 1 > q; sed -e'1e {C}' q",
+    "p=-p; b={P}; hash \"$p\" \"$b\" zz; zz {A}",
+    "shopt -s expand_aliases; q='zz={C}'; alias \"$q\"\nzz",
+    "set -k; git status --short GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='{C}; false'",
+    "/usr/bin/time -o log -f x {C}",
+    // Standard input however it is spelt; the current folder searched for programs.
+    "bash //dev/stdin <<< '{C}'",
+    "source /./dev/stdin <<< '{C}'",
+    "bash /sys/../dev/stdin <<< '{C}'",
+    "printf '#!/bin/sh\\n{C}\\n' > ls; chmod +x ls; unset PATH; ls",
 ];
 
 /// The Bash tool's reading of `command`: the names of the programs it reported, and whether it

@@ -107,7 +107,8 @@ fn seventy_command_lines_against_a_small_rule_set() {
         ("npm run build --silent", Allow),
         ("echo $HOME", Allow),
         ("ls $(echo .)", Allow),
-        ("nohup ls", Allow),
+        // nohup writes nohup.out: an edit the default mode asks about.
+        ("nohup ls", Ask),
         ("time ls -la", Allow),
         ("cat <<'EOF'\n$(rm -f victim)\nEOF", Allow),
         // Denied: some simple command, however written, is denied.
@@ -239,10 +240,17 @@ fn what_an_allow_rule_cannot_see_through_is_asked_about() {
     check(&policy, &table);
 }
 
-/// Forms that once got past a deny rule beside allowing all of Bash: each is refused or
-/// asked about, never run unasked.
-#[test]
-fn a_deny_rule_holds_against_what_the_reader_cannot_see_through() {
+/// The command lines of `forms` that `policy` lets Bash run without asking.
+fn run_unasked(policy: &PermissionPolicy, forms: impl Iterator<Item = String>) -> Vec<String> {
+    let tool = bash_tool();
+    forms
+        .filter(|form| decide(tool.as_ref(), policy, form) == Expect::Allow)
+        .collect()
+}
+
+/// Asserts that none of `forms` (written with `rm`) runs unasked past a deny rule on `rm` beside
+/// allowing all of Bash, nor past one on `curl` with `curl` in their place.
+fn assert_never_unasked_past_a_deny_rule(forms: &[&str]) {
     for denied in ["rm", "curl"] {
         let policy = policy(
             PermissionMode::Default,
@@ -251,51 +259,176 @@ fn a_deny_rule_holds_against_what_the_reader_cannot_see_through() {
                 (RuleAction::Deny, &format!("Bash({denied}:*)")),
             ],
         );
-        let tool = bash_tool();
-        let forms = [
-            "r\\\nm victim",
-            "/bin/r? victim",
-            "/usr/bin/r[m] victim",
-            "{rm,victim}",
-            "coproc rm victim",
-            "mapfile -C 'rm victim' -c 1 a < /etc/hostname",
-            "readarray -C 'rm victim' -c 1 a < /etc/hostname",
-            "hash -p /bin/rm x; x victim",
-            "bash <(echo 'rm victim')",
-            "bash /dev/stdin <<< 'rm victim'",
-            ". <(echo 'rm victim')",
-            "source /dev/stdin <<< 'rm victim'",
-            "echo victim | xargs -I{} sh -c 'rm {}'",
-            "setsid rm victim",
-            "ionice -c 3 rm victim",
-            "chrt -o 0 rm victim",
-            "flock /tmp/lock rm victim",
-            "taskset -c 0 rm victim",
-            "strace -o /dev/null rm victim",
-            "unshare -r rm victim",
-            "watch -n 1 rm victim",
-            "script -qc 'rm victim' /dev/null",
-            "nsenter -t 1 rm victim",
-            "prlimit --nofile=100 rm victim",
-            "setarch x86_64 rm victim",
-            "fakeroot rm victim",
-            "cpulimit -l 50 -- rm victim",
-            "somewrapper --quiet rm victim",
-            "python3 -c 'import os; os.remove(\"victim\")'",
-            "sed 'e rm victim' /etc/hostname",
-            "awk 'BEGIN { system(\"rm victim\") }'",
-            "x=rm; $x victim",
-            "trap 'rm victim' EXIT",
-            "eval 'rm victim'",
-        ];
-        let unasked: Vec<String> = forms
-            .iter()
-            .map(|form| form.replace("rm", denied))
-            .filter(|form| decide(tool.as_ref(), &policy, form) == Expect::Allow)
-            .collect();
+        let unasked = run_unasked(&policy, forms.iter().map(|form| form.replace("rm", denied)));
         assert!(
             unasked.is_empty(),
             "run unasked past Bash({denied}:*): {unasked:#?}"
         );
     }
+}
+
+/// Forms that once got past a deny rule beside allowing all of Bash: each is refused or
+/// asked about, never run unasked.
+#[test]
+fn a_deny_rule_holds_against_what_the_reader_cannot_see_through() {
+    assert_never_unasked_past_a_deny_rule(&[
+        "r\\\nm victim",
+        "/bin/r? victim",
+        "/usr/bin/r[m] victim",
+        "{rm,victim}",
+        "coproc rm victim",
+        "mapfile -C 'rm victim' -c 1 a < /etc/hostname",
+        "readarray -C 'rm victim' -c 1 a < /etc/hostname",
+        "hash -p /bin/rm x; x victim",
+        "bash <(echo 'rm victim')",
+        "bash /dev/stdin <<< 'rm victim'",
+        ". <(echo 'rm victim')",
+        "source /dev/stdin <<< 'rm victim'",
+        "echo victim | xargs -I{} sh -c 'rm {}'",
+        "setsid rm victim",
+        "ionice -c 3 rm victim",
+        "chrt -o 0 rm victim",
+        "flock /tmp/lock rm victim",
+        "taskset -c 0 rm victim",
+        "strace -o /dev/null rm victim",
+        "unshare -r rm victim",
+        "watch -n 1 rm victim",
+        "script -qc 'rm victim' /dev/null",
+        "nsenter -t 1 rm victim",
+        "prlimit --nofile=100 rm victim",
+        "setarch x86_64 rm victim",
+        "fakeroot rm victim",
+        "cpulimit -l 50 -- rm victim",
+        "somewrapper --quiet rm victim",
+        "python3 -c 'import os; os.remove(\"victim\")'",
+        "sed 'e rm victim' /etc/hostname",
+        "awk 'BEGIN { system(\"rm victim\") }'",
+        "x=rm; $x victim",
+        "trap 'rm victim' EXIT",
+        "eval 'rm victim'",
+    ]);
+}
+
+/// What a second attack got past allow rules, as a hostile model: characters bash and the
+/// grammar read differently, subscripts evaluated out of sight, here-document delimiters whose
+/// quotes bash removes, escapes decoded past what the reader knows, descriptor variables, and
+/// builtins given their options in other spellings. None runs unasked.
+#[test]
+fn allow_rules_never_cover_what_a_second_attack_hid_in_a_line() {
+    let policy = policy(
+        PermissionMode::Default,
+        &[
+            (RuleAction::Allow, "Bash(git status:*)"),
+            (RuleAction::Allow, "Bash(echo:*)"),
+            (RuleAction::Allow, "Bash(ls:*)"),
+            (RuleAction::Allow, "Bash(cat:*)"),
+        ],
+    );
+    let forms = [
+        "echo x\r# ; rm victim",
+        "echo x\u{b}# ; rm victim",
+        "echo x\u{c}# ; rm victim",
+        "echo x \\\r\nrm victim",
+        "x='b[$(rm victim)]'; a=([x]=1); echo",
+        "x='b[$(rm victim)]'; declare a=([x]=1); echo",
+        "x='b[$(rm victim)]'; a+=([x+0]=1); echo",
+        "x=HOME=10; a=([x]=1); git status --short",
+        "x='b[$(rm victim)]'; echo hi {a[x]}>/dev/null",
+        "echo hi {HOME}>/dev/null; git status --short",
+        "echo hi {fd}>/dev/null {PATH}>/dev/null; git status",
+        "cat <<$'EOF'\nhello\nEOF\nrm victim\n$'EOF'",
+        "cat <<$\"EOF\"\nhello\nEOF\nrm victim\n$\"EOF\"",
+        "cat <<E$'O'F\nhello\nEOF\nrm victim\nE$'O'F",
+        "cat <<E\"\"OF\nhello\nEOF\nrm victim\nE\"\"OF",
+        "unset PATH; ls",
+        "cat < /dev/tcp/127.0.0.1/9",
+        "/usr/bin/time -a -o .git/config -f x echo hi; git status --short",
+        "echo x > /proc/self/cwd/zz",
+    ];
+    let unasked = run_unasked(&policy, forms.iter().map(|form| form.to_string()));
+    assert!(unasked.is_empty(), "run unasked: {unasked:#?}");
+}
+
+/// The same attack's forms past a deny rule beside allowing all of Bash.
+#[test]
+fn a_deny_rule_holds_against_a_second_attack() {
+    assert_never_unasked_past_a_deny_rule(&[
+        "true\u{b}# ; rm victim",
+        "x='b[$(rm victim)]'; a=([x]=1)",
+        "$'\\x{72}m' victim",
+        "/bin/$'\\x{72}m' victim",
+        "$'rm\\400' victim",
+        "$'rm\\x{100}' victim",
+        "$'r\\UFFFFFFFFm' victim",
+        "r$'\\x{}'m victim",
+        "trap -- 'x=rm; $x victim' EXIT",
+        "trap -- \"$c\" EXIT",
+        "mapfile -tC 'x=rm; $x' -c 1 a <<< victim",
+        "compgen -bC 'x=rm; $x victim' zz",
+        "env -iS'r\"\"m victim'",
+        "env --split='rm victim'",
+        "env --sp='rm victim'",
+        "echo 1 > q; sed -e'1e x=rm; $x victim' q",
+        "x='b[$(rm victim)]'; printf -va[x] %s 1",
+        "p=-p; b=/usr/bin/rm; hash \"$p\" \"$b\" zz; zz victim",
+        "shopt -s expand_aliases; q='zz=rm victim'; alias \"$q\"\nzz",
+        "set -k; git status --short GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='x=rm; $x victim; false'",
+        "bash //dev/stdin <<< 'rm victim'",
+        "source /./dev/stdin <<< 'rm victim'",
+        "bash /sys/../dev/stdin <<< 'rm victim'",
+        "python3 //dev/stdin <<< 'import os'",
+    ]);
+}
+
+/// Writes no `Edit(…)` rule can name — to a variable's file, after a `cd`, through a link the
+/// line makes, in another spelling of a protected path — ask, even where all of Bash is
+/// allowed.
+#[test]
+fn a_write_no_rule_can_name_asks_even_where_bash_is_allowed() {
+    use Expect::*;
+    let guarded = policy(
+        PermissionMode::Default,
+        &[
+            (RuleAction::Allow, "Bash"),
+            (RuleAction::Deny, "Edit(protected/**)"),
+        ],
+    );
+    check(
+        &guarded,
+        &[
+            ("f=protected/a0; echo x > $f", Ask),
+            ("echo x > \"$PWD\"/protected/a0", Ask),
+            ("echo x > ~+/protected/a0", Ask),
+            ("cd protected && echo x > a1", Ask),
+            ("ln -s protected/a0 l0; echo x > l0", Ask),
+            ("eval 'echo x > protected/a0'", Ask),
+            ("echo x > $'\\x{70}rotected/a1'", Ask),
+            ("echo x > protected/a0", Deny),
+            ("echo x > notes.txt", Allow),
+        ],
+    );
+    let bash_allowed = policy(PermissionMode::Default, &[(RuleAction::Allow, "Bash")]);
+    check(
+        &bash_allowed,
+        &[
+            ("f=.git/config; echo '[alias]' >> $f", Ask),
+            ("echo x >> $'.gi\\x{74}/config'", Ask),
+            ("echo x > $'.envrc\\400'", Ask),
+            ("echo x > .git/config", Ask),
+            ("echo x > notes.txt", Allow),
+        ],
+    );
+    let edits = policy(
+        PermissionMode::AcceptEdits,
+        &[(RuleAction::Allow, "Bash(echo:*)")],
+    );
+    check(
+        &edits,
+        &[
+            ("echo x >> $'.gi\\x{74}/config'", Ask),
+            ("echo '[core]'\u{b}# >> .git/config", Ask),
+            ("nohup echo pwned", Allow),
+            ("echo x > notes.txt", Allow),
+        ],
+    );
 }
