@@ -129,6 +129,21 @@ fn nonblocking_options() -> std::fs::OpenOptions {
     options
 }
 
+/// Whether `path` is a file with other names besides it (a hard link): what is written to it in
+/// place is written to those too, which no rule naming `path` can see.
+pub fn has_other_names(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file() && metadata.nlink() > 1)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 /// Where agentry keeps its data (the sessions, the terminal's input history, checkpoints):
 /// `$AGENTRY_DATA_DIR`, else `agentry` in the user's data directory (`~/.local/share` on Linux).
 pub fn data_dir() -> PathBuf {

@@ -144,13 +144,16 @@ impl PermissionPolicy {
         {
             return Decision::Ask;
         }
-        if guards().any(|rule| parts.possible_match(rule)) {
+        if guards().any(|rule| parts.possible_match(rule))
+            || (parts.subjects.arguments_unseen.is_some() && guards().next().is_some())
+        {
             return Decision::Ask;
         }
         // Files that configure what runs are the user's to change, whatever allows the call.
-        // A file written that cannot be named might be one of them.
+        // A file written that cannot be named, or that has other names, might be one of them.
         if self.mode != PermissionMode::Bypass
             && (parts.subjects.writes_unseen
+                || parts.writes_hard_linked()
                 || parts.writes_protected(home.as_deref(), &self.protected_paths))
         {
             return Decision::Ask;
@@ -434,6 +437,15 @@ impl<'a> CallParts<'a> {
             }
         }
         covered.into_iter().all(|c| c)
+    }
+
+    /// Whether a file the command line writes in place has other names (`ln .git/config
+    /// notes.txt` makes `>> notes.txt` write `.git/config`). The file tools replace a file
+    /// rather than write into it, so only a command line's writes are in question.
+    fn writes_hard_linked(&self) -> bool {
+        self.command_writes()
+            .iter()
+            .any(|location| crate::paths::has_other_names(&location.path))
     }
 
     /// Whether the call writes a protected file (see [`protected`]).

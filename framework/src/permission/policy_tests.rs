@@ -720,3 +720,61 @@ fn a_deny_rule_matching_what_a_program_may_run_asks() {
     let unguarded = policy(PermissionMode::Default, &[(RuleAction::Allow, "Bash")]);
     assert_eq!(decide_own(&unguarded, &may_run, &none), Decision::Allow);
 }
+
+/// `ln .git/config notes.txt` in one call, `>> notes.txt` in the next: a file with other names
+/// is written through all of them, which no rule naming it can see.
+#[cfg(unix)]
+#[test]
+fn a_write_in_place_to_a_file_with_other_names_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = crate::paths::canonical_path(dir.path());
+    std::fs::write(root.join("notes.txt"), "").unwrap();
+    std::fs::write(root.join("config"), "").unwrap();
+    let edits_here = format!("Edit(/{}/**)", root.display());
+    let policy = policy(
+        PermissionMode::Default,
+        &[
+            (RuleAction::Allow, "Bash(echo)"),
+            (RuleAction::Allow, &edits_here),
+        ],
+    );
+    let none = RememberedAnswers::default();
+    let notes = root.join("notes.txt").display().to_string();
+    let appending = writing(&["echo"], &[&notes]);
+    assert_eq!(decide_own(&policy, &appending, &none), Decision::Allow);
+    std::fs::hard_link(root.join("config"), root.join("linked")).unwrap();
+    let linked = root.join("linked").display().to_string();
+    assert_eq!(
+        decide_own(&policy, &writing(&["echo"], &[&linked]), &none),
+        Decision::Ask
+    );
+    assert_eq!(decide_own(&policy, &appending, &none), Decision::Allow);
+}
+
+/// A program's argument that builds a command when it runs (`vim -c '!x=r; ${x}m …'`) asks
+/// wherever a Bash deny or ask rule could have named it, and leaves allow rules as they are
+/// where none exists.
+#[test]
+fn arguments_that_may_run_an_unseen_command_ask_beside_a_deny_rule() {
+    let none = RememberedAnswers::default();
+    let call = Call {
+        subjects: RuleSubjects {
+            arguments_unseen: Some("an argument of `vim` may run a command".to_owned()),
+            ..RuleSubjects::visible(vec!["vim -c x".to_owned()])
+        },
+        ..Call::default()
+    };
+    let guarded = policy(
+        PermissionMode::Default,
+        &[
+            (RuleAction::Allow, "Bash"),
+            (RuleAction::Deny, "Bash(rm:*)"),
+        ],
+    );
+    assert_eq!(decide_own(&guarded, &call, &none), Decision::Ask);
+    let allowed = policy(
+        PermissionMode::Default,
+        &[(RuleAction::Allow, "Bash(vim -c x)")],
+    );
+    assert_eq!(decide_own(&allowed, &call, &none), Decision::Allow);
+}

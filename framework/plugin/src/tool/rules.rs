@@ -91,6 +91,11 @@ pub struct RuleSubjects {
     /// is asked, in every mode but bypass.
     #[serde(default)]
     pub writes_unseen: bool,
+    /// Why a program's arguments may run a command no rule can see, if they may (`vim -c
+    /// '!x=r; ${x}m …'`): allow rules still judge the program, and a deny or ask rule with a
+    /// pattern asks, as it does for what is `hidden`.
+    #[serde(default)]
+    pub arguments_unseen: Option<String>,
 }
 
 impl RuleSubjects {

@@ -15,9 +15,10 @@
 use crate::rules::expansions::{
     arithmetic_expression, braced_expansion_is_safe, is_literal_arithmetic, unseen_in_here_document,
 };
-use crate::rules::programs::{Runs, leaves_arguments_alone, lexically_normal, runs};
+use crate::rules::programs::{Runs, keeps_paths, leaves_arguments_alone, lexically_normal, runs};
 use crate::rules::variables::{is_harmless_in_environment, is_local_name};
 use crate::rules::words::{Word, joins_a_word, text_of, word};
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, ParseOptions, ParseState, Parser};
@@ -31,18 +32,15 @@ const MAX_SCRIPT_DEPTH: usize = 4;
 /// How many words of a command, from one that may name a command it runs, deny rules see.
 const MENTION_WORDS: usize = 16;
 
+/// The most commands a line's arguments may name before they are not checked one by one.
+const MAX_POSSIBLE: usize = 4096;
+
 /// The longest command line read: a longer one cannot be given to bash as one argument.
 const MAX_LINE_BYTES: usize = 128 * 1024;
 
 /// The most here-documents a line may hold and still be read (the grammar's time grows with
 /// the square of their number).
 const MAX_HERE_DOCUMENTS: usize = 64;
-
-/// Programs that make links or move files, after which a file a redirection names may be
-/// another than the one judged.
-const MOVES_FILES: &[&str] = &[
-    "ln", "link", "cp", "mv", "install", "rsync", "tar", "unzip", "cpio", "mount", "bindfs",
-];
 
 /// Files a redirection may write that are not files.
 const DEVICES: &[&str] = &[
@@ -72,10 +70,24 @@ pub struct Analysis {
     pub hidden: Option<String>,
     /// Whether it may write a file that cannot be named before it runs.
     pub writes_unseen: bool,
+    /// Why a program's arguments may run a command no rule can see, if they may: deny and
+    /// ask rules ask.
+    pub arguments_unseen: Option<String>,
     /// Whether it changes its working folder (`cd`), after which a relative path is unknown.
     changes_folder: bool,
-    /// Whether it runs a program that makes links or moves files.
-    moves_files: bool,
+    /// The simple command nodes read so far, by script depth and node, numbered in order.
+    commands: HashMap<(usize, usize), usize>,
+    /// The number of the simple command being read.
+    current_command: usize,
+    /// The simple commands that run a program that may make links or put files in other
+    /// files' places (any program not known to keep paths).
+    path_changers: Vec<usize>,
+    /// For each file of `writes`, the simple command whose redirection it is, if one is.
+    write_owners: Vec<Option<usize>>,
+    /// Whether some of its commands may run at the same time or again (a pipeline, `&`, a
+    /// loop, a function, a substitution), so that their order in the line is not the order
+    /// they run in.
+    out_of_order: bool,
 }
 
 /// Reads `command` as bash would.
@@ -93,13 +105,28 @@ pub fn analyse(command: &str) -> Analysis {
         );
         analysis.hide_write(why);
     }
-    if analysis.moves_files
-        && let Some(file) = analysis.writes.first()
-    {
-        let why = format!(
-            "the line makes links or moves files, and writes `{file}`: which file that is is only known when it runs"
-        );
-        analysis.hide_write(why);
+    // A program run before a redirection, or beside it, may make the file it names a link
+    // first.
+    let runs_first = |changer: usize, owner: Option<usize>| match owner {
+        Some(owner) if changer == owner => false,
+        Some(owner) if !analysis.out_of_order => changer < owner,
+        _ => true,
+    };
+    let changed = analysis
+        .writes
+        .iter()
+        .zip(&analysis.write_owners)
+        .find(|(_, owner)| {
+            analysis
+                .path_changers
+                .iter()
+                .any(|changer| runs_first(*changer, **owner))
+        })
+        .map(|(file, _)| file.clone());
+    if let Some(file) = changed {
+        analysis.hide_write(format!(
+            "the line runs a program that may make `{file}` a link before it writes it: which file that is is only known when it runs"
+        ));
     }
     analysis
 }
@@ -186,14 +213,25 @@ impl Analysis {
     fn node(&mut self, node: Node<'_>, source: &str, depth: usize) {
         if !node.is_named() {
             // Keywords and punctuation.
+            self.out_of_order |= node.kind() == "&";
             return;
         }
+        self.out_of_order |= matches!(
+            node.kind(),
+            "pipeline"
+                | "while_statement"
+                | "for_statement"
+                | "c_style_for_statement"
+                | "function_definition"
+                | "command_substitution"
+                | "process_substitution"
+        );
         let text = text_of(node, source);
         match node.kind() {
             "command" => self.command(node, source, depth),
             "variable_assignment" => self.assignment(node, source),
             "declaration_command" => self.declaration(node, source),
-            "file_redirect" => self.redirect(node, source),
+            "file_redirect" => self.redirect(node, source, depth),
             "heredoc_redirect" => self.here_document(node, source),
             "test_command" => self.test_command(node, source),
             "for_statement" => {
@@ -284,6 +322,9 @@ impl Analysis {
         let Some(name) = node.child_by_field_name("name") else {
             return;
         };
+        self.current_command = self.commands.len() + 1;
+        self.commands
+            .insert((depth, node.id()), self.current_command);
         let mut cursor = node.walk();
         let words: Vec<Word> = std::iter::once(word(name, source))
             .chain(
@@ -292,6 +333,15 @@ impl Analysis {
             )
             .collect();
         self.simple_command(&words, depth);
+        // What it reads from a here-string or here-document may be commands it runs
+        // (`ed -s f <<< '!rm x'`).
+        let input: Vec<Word> = std::iter::once(words[0].clone())
+            .chain(fed_input(node, source))
+            .collect();
+        if input.len() > 1 {
+            let name = words[0].text.rsplit('/').next().unwrap_or_default();
+            self.mentions(name, &input, depth);
+        }
     }
 
     fn simple_command(&mut self, words: &[Word], depth: usize) {
@@ -309,10 +359,13 @@ impl Analysis {
         if matches!(name, "cd" | "pushd" | "popd") {
             self.changes_folder = true;
         }
-        self.moves_files |= MOVES_FILES.contains(&name);
+        if !keeps_paths(name) && self.path_changers.last() != Some(&self.current_command) {
+            self.path_changers.push(self.current_command);
+        }
         if name == "nohup" {
             // Its output goes to `nohup.out` when it is a terminal's, as the tool's is.
-            self.writes.push("nohup.out".to_owned());
+            let owner = Some(self.current_command);
+            self.record_write("nohup.out".to_owned(), owner);
         }
         match runs(name, words) {
             Runs::Nothing => {
@@ -369,8 +422,10 @@ impl Analysis {
     }
 
     /// The commands the arguments of `words` may name, for a program not known to leave them
-    /// alone: each literal argument may start a command (`setsid rm x`, `--exec=rm x`), and one
-    /// with spaces or operators may be a command line (`watch 'rm x'`).
+    /// alone: any word of a literal argument may start a command (`setsid rm x`,
+    /// `--exec=rm x`, `-c '!rm x'`, `'.shell rm x'`), and one with spaces or operators may be
+    /// a command line (`watch 'rm x'`), which, building a name when it runs (`x=r; ${x}m`),
+    /// leaves the arguments not seen through.
     fn mentions(&mut self, name: &str, words: &[Word], depth: usize) {
         if leaves_arguments_alone(name) {
             return;
@@ -380,31 +435,43 @@ impl Analysis {
                 continue;
             }
             let text = argument.text.as_str();
-            if text.contains(char::is_whitespace) || text.contains([';', '&', '|', '`', '$']) {
-                if depth < MAX_SCRIPT_DEPTH {
-                    let mut inner = Analysis::default();
-                    inner.script(text, depth + 1);
-                    self.possible.extend(inner.parts);
-                    self.possible.extend(inner.variants);
+            if depth < MAX_SCRIPT_DEPTH
+                && (text.contains(char::is_whitespace) || text.contains([';', '&', '|', '`', '$']))
+            {
+                let mut inner = Analysis::default();
+                inner.script(text, depth + 1);
+                self.possible.extend(inner.parts);
+                self.possible.extend(inner.variants);
+                self.possible.extend(inner.possible);
+                if text.contains(['$', '`'])
+                    && let Some(why) = inner.hidden.or(inner.arguments_unseen)
+                {
+                    self.arguments_unseen
+                        .get_or_insert(format!("an argument of `{name}` may run a command: {why}"));
                 }
-                continue;
             }
-            let start = if text.starts_with('-') {
-                match text.split_once('=') {
-                    Some((_, value)) if !value.is_empty() => value,
-                    _ => continue,
+            let tokens = command_words(text);
+            for (from, token) in tokens.iter().enumerate() {
+                if self.possible.len() >= MAX_POSSIBLE {
+                    self.arguments_unseen.get_or_insert(format!(
+                        "the arguments of `{name}` name more commands than rules check"
+                    ));
+                    return;
                 }
-            } else {
-                text
-            };
-            let rest = words[at + 1..].iter().take(MENTION_WORDS - 1);
-            let mention: Vec<String> = std::iter::once(start.to_owned())
-                .chain(rest.map(|w| w.text.clone()))
-                .collect();
-            if let Some(short) = by_file_name(&mention) {
-                self.possible.push(short);
+                if !token.starts_with(|c: char| c.is_ascii_alphanumeric() || "/._~".contains(c)) {
+                    continue;
+                }
+                let mention: Vec<String> = tokens[from..]
+                    .iter()
+                    .cloned()
+                    .chain(words[at + 1..].iter().map(|w| w.text.clone()))
+                    .take(MENTION_WORDS)
+                    .collect();
+                if let Some(short) = by_file_name(&mention) {
+                    self.possible.push(short);
+                }
+                self.possible.push(mention);
             }
-            self.possible.push(mention);
         }
     }
 
@@ -469,13 +536,18 @@ impl Analysis {
         for child in children.iter().skip(1) {
             let text = text_of(*child, source);
             let (name, assigned) = match child.kind() {
-                "variable_assignment" => (
-                    child
-                        .child_by_field_name("name")
-                        .map(|name| text_of(name, source))
-                        .unwrap_or_default(),
-                    true,
-                ),
+                "variable_assignment" => {
+                    if let Some(why) = declared_value_unseen(*child, source) {
+                        self.hide(format!("`{keyword} {text}`: {why}"));
+                    }
+                    (
+                        child
+                            .child_by_field_name("name")
+                            .map(|name| text_of(name, source))
+                            .unwrap_or_default(),
+                        true,
+                    )
+                }
                 "variable_name" => (text, false),
                 "word" if text.starts_with(['-', '+']) => continue,
                 _ => {
@@ -506,7 +578,7 @@ impl Analysis {
 
     /// A redirection that writes a file records it; one whose file is only known when it runs
     /// is not understood.
-    fn redirect(&mut self, node: Node<'_>, source: &str) {
+    fn redirect(&mut self, node: Node<'_>, source: &str, depth: usize) {
         let mut cursor = node.walk();
         let operator = node
             .children(&mut cursor)
@@ -539,12 +611,17 @@ impl Analysis {
         match operator {
             "<" | "<&" | "<&-" | ">&-" => {}
             ">&" if target.literal && duplicates(&target.text) => {}
-            ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&" => self.write(target),
+            ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&" => {
+                let owner = redirected_command(node)
+                    .and_then(|command| self.commands.get(&(depth, command.id())).copied());
+                self.write(target, owner);
+            }
             other => self.hide(format!("the redirection `{other}` is not one rules read")),
         }
     }
 
-    fn write(&mut self, target: Word) {
+    /// A redirection's write to `target`, by the simple command `owner` if it is one's.
+    fn write(&mut self, target: Word, owner: Option<usize>) {
         if !target.is_exact() {
             return self.hide_write(format!(
                 "writes to `{}`, a file only known when it runs",
@@ -565,7 +642,13 @@ impl Analysis {
                 target.text
             ));
         }
-        self.writes.push(target.text);
+        self.record_write(target.text, owner);
+    }
+
+    /// Records a file the line writes, and the simple command whose redirection it is.
+    fn record_write(&mut self, file: String, owner: Option<usize>) {
+        self.writes.push(file);
+        self.write_owners.push(owner);
     }
 
     /// `<<EOF`: an unquoted delimiter expands the body like a double-quoted word.
@@ -584,13 +667,34 @@ impl Analysis {
                 "the here-document delimiter `{delimiter}` is one bash and the grammar read differently"
             ));
         };
+        let strips_tabs = children.iter().any(|child| child.kind() == "<<-");
+        let bare = delimiter.trim().trim_matches(['\'', '"']);
+        let bodies = || {
+            children
+                .iter()
+                .filter(|child| child.kind() == "heredoc_body")
+        };
+        for body in bodies() {
+            // Bash ends the body at the first line that is the delimiter, whatever the grammar
+            // read into it (`$(cat <<'X'` in an unquoted body hides the rest from the grammar).
+            let ends_early = text_of(*body, source).lines().any(|line| {
+                let line = if strips_tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
+                line == bare
+            });
+            if ends_early {
+                return self.hide(format!(
+                    "a here-document's body holds a line `{bare}`, where bash ends it and the grammar does not"
+                ));
+            }
+        }
         if quoted {
             return;
         }
-        for body in children
-            .iter()
-            .filter(|child| child.kind() == "heredoc_body")
-        {
+        for body in bodies() {
             let mut cursor = body.walk();
             let read: Vec<usize> = body
                 .named_children(&mut cursor)
@@ -668,6 +772,87 @@ impl Analysis {
             let mut cursor = node.walk();
             stack.extend(node.named_children(&mut cursor));
         }
+    }
+}
+
+/// Why the value a declaration assigns (`declare -a a='(…)'`) may run code, if it may: given to
+/// an array (`-a`, `-A`, or one the shell already has), a value that is `(…)` once expanded
+/// is read again as an array's elements, whose subscripts and substitutions run.
+fn declared_value_unseen(assignment: Node<'_>, source: &str) -> Option<&'static str> {
+    let value = assignment.child_by_field_name("value")?;
+    if value.kind() == "array" {
+        // Read as one here, element by element.
+        return None;
+    }
+    let value = word(value, source);
+    let may_open_a_list = if value.literal {
+        value.text.starts_with('(')
+    } else {
+        // Its first character is only known when it runs.
+        !value
+            .text
+            .trim_start_matches(['"', '\''])
+            .starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '-' | '_'))
+    };
+    may_open_a_list
+        .then_some("a declared value that may open with `(` is read again as an array's elements")
+}
+
+/// The words of an argument that may each start a command the program runs: quotes and
+/// backslashes removed (a shell the program starts joins `r""m` into `rm`), split at every
+/// character a command name does not hold (`!rm`, `exec=rm`, `$(shell rm`).
+fn command_words(argument: &str) -> Vec<String> {
+    let joined: String = argument
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect();
+    joined
+        .split(|c: char| !(c.is_alphanumeric() || "_-./+~".contains(c)))
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// What a simple command is fed on its standard input by here-strings and here-documents.
+fn fed_input(command: Node<'_>, source: &str) -> Vec<Word> {
+    let mut redirects: Vec<Node<'_>> = Vec::new();
+    let mut cursor = command.walk();
+    redirects.extend(command.children(&mut cursor));
+    if let Some(parent) = command
+        .parent()
+        .filter(|parent| parent.kind() == "redirected_statement")
+    {
+        let mut cursor = parent.walk();
+        redirects.extend(parent.children(&mut cursor));
+    }
+    redirects
+        .into_iter()
+        .filter(|redirect| redirected_command(*redirect) == Some(command))
+        .filter_map(|redirect| {
+            let mut cursor = redirect.walk();
+            let children: Vec<Node<'_>> = redirect.named_children(&mut cursor).collect();
+            match redirect.kind() {
+                "herestring_redirect" => children.last().map(|value| word(*value, source)),
+                "heredoc_redirect" => children
+                    .iter()
+                    .find(|child| child.kind() == "heredoc_body")
+                    .map(|body| Word::plain(text_of(*body, source))),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The simple command a redirection belongs to (`cmd > file`), if it belongs to one rather
+/// than to a group, a loop or the shell (`{ …; } > file`, `exec > file`).
+fn redirected_command(redirect: Node<'_>) -> Option<Node<'_>> {
+    let parent = redirect.parent()?;
+    match parent.kind() {
+        "command" => Some(parent),
+        "redirected_statement" => parent
+            .child_by_field_name("body")
+            .filter(|body| body.kind() == "command"),
+        _ => None,
     }
 }
 

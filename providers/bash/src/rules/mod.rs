@@ -44,6 +44,7 @@ pub fn subjects(command: &str) -> RuleSubjects {
             hidden: analysis.hidden.clone(),
             locations_are_writes: true,
             writes_unseen: analysis.writes_unseen,
+            arguments_unseen: analysis.arguments_unseen.clone(),
         },
         _ => RuleSubjects {
             hidden: Some("the command line holds a NUL byte".to_owned()),

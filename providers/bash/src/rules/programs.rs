@@ -202,9 +202,20 @@ const INERT: &[&str] = &[
     "jobs",
 ];
 
+/// Programs among those that leave their arguments alone that make links or put files in
+/// other files' places.
+const MAKES_LINKS: &[&str] = &["cp", "mv", "ln"];
+
 /// Whether the program `name` is known never to run any of its arguments.
 pub fn leaves_arguments_alone(name: &str) -> bool {
     INERT.contains(&name)
+}
+
+/// Whether the program `name` is known to leave every path naming what it did: it makes no
+/// link and puts no file in another's place, so a file a later redirection names is the one
+/// judged. Any program not known to (`git apply`, `tar`, a script) might.
+pub fn keeps_paths(name: &str) -> bool {
+    leaves_arguments_alone(name) && !MAKES_LINKS.contains(&name)
 }
 
 /// Options of a program: the short ones that take a value, and the long ones that do.
@@ -322,6 +333,11 @@ pub fn runs(name: &str, words: &[Word]) -> Runs {
             hidden("`bind -x` runs a command on a key")
         }
         "let" => hidden("`let` evaluates arithmetic, in which a subscript runs `$( )`"),
+        // Read as a declaration only when written as one; behind `builtin` or in quotes its
+        // values are not read here, and a quoted `(…)` value is an array whose elements expand.
+        "declare" | "typeset" | "local" | "readonly" | "export" => hidden(format!(
+            "`{name}` written as an argument declares what it is given in ways rules do not read"
+        )),
         "read" | "mapfile" | "readarray" | "printf" | "getopts" | "wait" => {
             assigned_names(name, words)
         }

@@ -253,6 +253,15 @@ const CONSTRUCTS: &[&str] = &[
     "source /./dev/stdin <<< '{C}'",
     "bash /sys/../dev/stdin <<< '{C}'",
     "printf '#!/bin/sh\\n{C}\\n' > ls; chmod +x ls; unset PATH; ls",
+    // A quoted `(…)` declared into an array is read again as its elements.
+    "echo hi; declare -a a='($({C}))'",
+    "echo hi; typeset -A r='([k]=$({C}))'",
+    "a=(); declare a='([$({C})]=1)'",
+    "x='($({C}))'; declare -a a=$x",
+    "f() { local -a a=$1; }; f '($({C}))'",
+    "builtin declare -a a='($({C}))'",
+    // A here-document inside a here-document's body: bash ends the outer one first.
+    "echo <<EOF\n$(echo <<'X'\nEOF\n{C}\nX\n)\nEOF",
 ];
 
 /// The Bash tool's reading of `command`: the names of the programs it reported, and whether it

@@ -380,6 +380,99 @@ fn a_deny_rule_holds_against_a_second_attack() {
     ]);
 }
 
+/// What a third attack got past rules: a quoted `(…)` given to a declaration (read again as an
+/// array's elements), a here-document inside a here-document's body (bash ends the outer one
+/// where the grammar does not), and programs that run a command from inside an argument
+/// (`vim -c '!rm x'`, `sqlite3 '.shell rm x'`, `--checkpoint-action=exec=rm x`).
+#[test]
+fn rules_hold_against_a_third_attack() {
+    let policy = policy(
+        PermissionMode::Default,
+        &[
+            (RuleAction::Allow, "Bash(git status:*)"),
+            (RuleAction::Allow, "Bash(echo:*)"),
+        ],
+    );
+    let hidden_in_a_line = [
+        "echo hi; declare -a a='($(rm victim))'",
+        "echo hi; declare -a a+='($(rm victim))'",
+        "echo hi; readonly -a r='($(rm victim))'",
+        "echo hi; typeset -A r='([k]=$(rm victim))'",
+        "echo hi; declare -A m='([$(rm victim)]=1)'",
+        "a=(); declare a='([$(rm victim)]=1)'; echo hi",
+        "x='($(rm victim))'; declare -a a=$x; echo",
+        "x='($(rm victim))'; declare -a a=\"$x\"; echo",
+        "f() { local -a a=$1; }; echo",
+        "declare -a a=$'($(rm victim))'; echo",
+        "builtin declare -a a='($(rm victim))'",
+        "command declare -a a='($(rm victim))'",
+        "\"declare\" -a a='($(rm victim))'",
+        "echo <<EOF\n$(echo <<'X'\nEOF\nrm victim\nX\n)\nEOF",
+        "echo <<-EOF\n$(echo <<'X'\n\tEOF\nrm victim\nX\n)\nEOF",
+    ];
+    let unasked = run_unasked(
+        &policy,
+        hidden_in_a_line.iter().map(|form| form.to_string()),
+    );
+    assert!(unasked.is_empty(), "run unasked: {unasked:#?}");
+    assert_never_unasked_past_a_deny_rule(&hidden_in_a_line);
+    assert_never_unasked_past_a_deny_rule(&[
+        "vim -es -c '!rm victim' -c q",
+        "echo x | ed -s '!rm victim'",
+        "ed -s s.json <<< '!rm victim'",
+        "sqlite3 :memory: '.shell rm victim'",
+        "tar cf /dev/null victim --checkpoint=1 --checkpoint-action=exec='rm victim'",
+        "zip -q z.zip s.json -T -TT='rm victim'",
+        "make --eval='$(shell rm victim)' -f /dev/null",
+        "git ls-remote --upload-pack='rm victim;false' .",
+        "git -C . ls-remote --upload-pack='x=r; ${x}m victim; false' .",
+    ]);
+    // Declarations that only set words, and bodies that end where both read them, stay
+    // understood.
+    check(
+        &policy,
+        &[
+            ("declare -a a=(1 2); echo ${a[0]}", Expect::Allow),
+            ("declare x=plain; echo $x", Expect::Allow),
+            ("echo <<EOF\nline\nEOF", Expect::Allow),
+        ],
+    );
+}
+
+/// A program run before a redirection, or beside it, may make the file it names a link first
+/// (`git apply` of a patch that adds one, `tar x`, a script): the write asks, even where Bash
+/// is allowed; one known to keep paths, or one that only runs after the write, does not.
+#[test]
+fn a_write_beside_a_program_that_may_make_links_asks() {
+    use Expect::*;
+    let bash_allowed = policy(PermissionMode::AcceptEdits, &[(RuleAction::Allow, "Bash")]);
+    check(
+        &bash_allowed,
+        &[
+            ("git apply p.diff; echo x >> link", Ask),
+            ("tar xf t.tar && echo x > notes.txt", Ask),
+            ("./make-links.sh; echo x > notes.txt", Ask),
+            ("echo x > notes.txt | patch -p1 < p.diff", Ask),
+            (
+                "{ git apply p.diff; } > notes.txt; echo x >> other.txt",
+                Ask,
+            ),
+            ("echo x > link & git apply p.diff", Ask),
+            (
+                "for i in 1 2; do echo x >> link; git apply p.diff; done",
+                Ask,
+            ),
+            ("f() { echo x >> link; }; git apply p.diff; f", Ask),
+            ("echo $(git apply p.diff) > link", Ask),
+            ("cargo build > build.log 2>&1", Allow),
+            ("echo $$ > pid.txt; exec sleep 30", Allow),
+            ("echo x > notes.txt && git apply p.diff", Allow),
+            ("cat a.txt > notes.txt; ls", Allow),
+            ("mkdir -p out && echo x > out/notes.txt", Allow),
+        ],
+    );
+}
+
 /// Writes no `Edit(…)` rule can name — to a variable's file, after a `cd`, through a link the
 /// line makes, in another spelling of a protected path — ask, even where all of Bash is
 /// allowed.
