@@ -8,10 +8,12 @@ use agentry::agent::{Agent, AgentConfig};
 use agentry::commands::CommandSource;
 use agentry::config::Config;
 use agentry::hooks::CommandHooks;
+use agentry::memory::InstructionFiles;
 use agentry::model::named::NamedModels;
 use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
 use agentry::permission::lint::check_rules;
+use agentry::prompt::STOCK_BASE_PROMPT;
 use agentry::session::{LazyStore, PostgresStore, SessionStore, SqliteStore};
 use agentry::templates::TemplateFolder;
 use agentry::templates::TemplateFolders;
@@ -74,7 +76,11 @@ pub async fn agent(
             move || open_store(&config, location.as_deref())
         })),
     };
-    let mut agent_config = AgentConfig::default();
+    // The stock agent's own: its base prompt and the instruction files users keep.
+    let mut agent_config = AgentConfig {
+        base_prompt: STOCK_BASE_PROMPT.to_owned(),
+        ..AgentConfig::default()
+    };
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
         agent_config.max_chat_requests = max;
     }
@@ -99,7 +105,8 @@ pub async fn agent(
         .model(model)
         .named_models(named_models(config))
         .store(store)
-        .config(agent_config);
+        .config(agent_config)
+        .instructions(InstructionFiles);
     let builder = builder.command_source(prompt_templates(project));
     let builder = match config.checkpoints.settings(&config.data_folder()) {
         Some(settings) => builder.checkpoints(settings),

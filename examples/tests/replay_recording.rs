@@ -75,6 +75,10 @@ async fn the_recorded_session_replays_through_the_agent_with_the_same_events() {
     let agent = Agent::builder()
         .model(model)
         .provider(SimpleProvider::new("text", "Text tools.").with_tool(Reverse))
+        .config(AgentConfig {
+            base_prompt: "You reverse texts for the user, with the Reverse tool.".to_owned(),
+            ..AgentConfig::default()
+        })
         .build()
         .unwrap();
     let mut session = agent

@@ -31,7 +31,7 @@ use crate::model::record::{RecordingModel, Redactor};
 use crate::model::{ContentBlock, Message, Model};
 use crate::pause::{ChatPauses, PausedChat};
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RememberedAnswers};
-use crate::prompt::DEFAULT_BASE_PROMPT;
+use crate::prompt::InstructionSource;
 use crate::provider::{Provider, RegistryError, ToolRegistry};
 use crate::question::{QuestionAnswer, QuestionHandler, answers_text};
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
@@ -48,7 +48,8 @@ use tracing::Instrument;
 /// How an agent behaves, apart from its model and tools.
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
-    /// The base of the system prompt.
+    /// The base of the system prompt: who the agent is and how it works. None by default: the
+    /// framework gives an agent no identity of its own.
     pub base_prompt: String,
     /// The most model requests one chat may make; a chat that reaches it stops with ACP's
     /// `max_turn_requests` (ACP's turn is agentry's chat).
@@ -66,7 +67,7 @@ pub struct AgentConfig {
 impl Default for AgentConfig {
     fn default() -> Self {
         Self {
-            base_prompt: DEFAULT_BASE_PROMPT.to_owned(),
+            base_prompt: String::new(),
             max_chat_requests: crate::limits::MAX_CHAT_REQUESTS,
             output_schema_retries: 2,
             max_fork_depth: crate::limits::MAX_FORK_DEPTH,
@@ -92,6 +93,7 @@ struct AgentInner {
     hooks: Option<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
     named_models: Option<Arc<NamedModels>>,
+    instructions: Option<Arc<dyn InstructionSource>>,
     #[cfg(feature = "checkpoints")]
     checkpoints: Option<Arc<Checkpoints>>,
 }
@@ -131,6 +133,7 @@ pub struct AgentBuilder {
     hooks: Option<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
     named_models: Option<Arc<NamedModels>>,
+    instructions: Option<Arc<dyn InstructionSource>>,
     #[cfg(feature = "checkpoints")]
     checkpoints: Option<Arc<Checkpoints>>,
 }
@@ -200,6 +203,14 @@ impl AgentBuilder {
         self
     }
 
+    /// Reads instruction files into each chat's environment from `source` (the stock agent's
+    /// are [`InstructionFiles`](crate::memory::InstructionFiles): `AGENTS.md`, `CLAUDE.md`).
+    /// Without a source, an agent reads none.
+    pub fn instructions(mut self, source: impl InstructionSource + 'static) -> Self {
+        self.instructions = Some(Arc::new(source));
+        self
+    }
+
     /// Records every session's model traffic (see [`crate::model::record`]) to a file of its
     /// own in `dir` (`SESSION_ID.jsonl`), redacted by `redactor`.
     pub fn record_sessions(mut self, dir: impl Into<PathBuf>, redactor: Redactor) -> Self {
@@ -239,6 +250,7 @@ impl AgentBuilder {
                 hooks: self.hooks,
                 recordings: self.recordings,
                 named_models: self.named_models,
+                instructions: self.instructions,
                 #[cfg(feature = "checkpoints")]
                 checkpoints: self.checkpoints,
             }),

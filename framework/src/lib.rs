@@ -97,7 +97,7 @@ pub use error::AgentError;
 /// The items most agents and tools use, for `use agentry::prelude::*;`.
 pub mod prelude {
     pub use crate::AgentError;
-    pub use crate::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
+    pub use crate::agent::{Agent, AgentConfig, ChatIo, ChatOptions, Session, SessionOptions};
     pub use crate::event::{AgentEvent, StopReason};
     pub use crate::model::ContentBlock;
     pub use crate::provider::{Provider, SimpleProvider};

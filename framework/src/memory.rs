@@ -22,6 +22,7 @@
 //! is larger than [`MAX_FILE_BYTES`].
 
 use crate::permission::ReadDenials;
+use crate::prompt::InstructionSource;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -33,6 +34,18 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// The names of the instruction files read in each folder, in order.
 const FOLDER_FILES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md"];
+
+/// The stock agent's [`InstructionSource`]: the instruction files users keep for their agents
+/// (see the [module](self)), as the `agentry` binary reads them. Give it to an agent with
+/// [`AgentBuilder::instructions`](crate::agent::AgentBuilder::instructions).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InstructionFiles;
+
+impl InstructionSource for InstructionFiles {
+    fn instruction_files(&self, cwd: &Path, denials: &ReadDenials) -> Vec<(PathBuf, String)> {
+        instruction_files(cwd, denials)
+    }
+}
 
 /// The instruction files that apply in `cwd`, in order, each with its text (empty files left
 /// out), their imports after them; none that `denials` covers.

@@ -1,17 +1,28 @@
 //! The prompt, in cache-friendly order: the system prompt holds what stays the same across
 //! folders and days (the base prompt, the tools, the session's instructions); the environment
-//! (working directory, platform, date, the instruction files: `AGENTS.md`, `CLAUDE.md`, see
-//! [`memory`](crate::memory)) comes after it and the tools'
-//! definitions, at the head of the conversation, so that sessions in different folders share
-//! the model's cached prefix up to it.
+//! (working directory, platform, date, and the instruction files of the agent's
+//! [`InstructionSource`], if it has one) comes after it and the tools' definitions, at the head
+//! of the conversation, so that sessions in different folders share the model's cached prefix
+//! up to it.
 
 use crate::model::ToolDefinition;
 use crate::permission::ReadDenials;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// The base prompt of the stock agent.
-pub const DEFAULT_BASE_PROMPT: &str = "You are agentry, an agent that helps the user with software \
+/// Where an agent's instruction files come from: files its users keep beside their work that
+/// the model should follow there (the stock agent reads `AGENTS.md` and `CLAUDE.md`, see
+/// [`memory`](crate::memory)). An agent without a source reads none.
+pub trait InstructionSource: Send + Sync {
+    /// The files that apply in `cwd`, most general first, each with its text; none that
+    /// `denials` covers.
+    fn instruction_files(&self, cwd: &Path, denials: &ReadDenials) -> Vec<(PathBuf, String)>;
+}
+
+/// The base prompt of the stock agent (the `agentry` binary's). An agent built on the
+/// framework has the base prompt its [`AgentConfig`](crate::agent::AgentConfig) gives, none by
+/// default.
+pub const STOCK_BASE_PROMPT: &str = "You are agentry, an agent that helps the user with software \
 engineering tasks in their project. Use the tools to inspect and change the project rather than \
 guessing. Keep answers short and concrete. When a tool call fails, read the error, correct the \
 call and go on.";
@@ -32,36 +43,42 @@ pub struct SystemPromptParts<'a> {
 /// varies with the folder and the day is the [`environment_block`], which the chat puts at the
 /// head of the conversation, after the system prompt and the tools' definitions.
 pub fn build_system_prompt(parts: &SystemPromptParts<'_>) -> String {
-    let mut prompt = format!("{}\n", parts.base.trim_end());
+    let mut prompt = String::new();
+    let base = parts.base.trim_end();
+    if !base.is_empty() {
+        let _ = writeln!(prompt, "{base}");
+    }
+    let section = |prompt: &mut String, heading: &str| {
+        if !prompt.is_empty() {
+            prompt.push('\n');
+        }
+        let _ = writeln!(prompt, "# {heading}");
+    };
     if !parts.tools.is_empty() {
-        prompt.push_str("\n# Tools\n");
+        section(&mut prompt, "Tools");
         for tool in parts.tools {
             let summary = tool.description.lines().next().unwrap_or_default();
             let _ = writeln!(prompt, "- {}: {summary}", tool.name);
         }
     }
     if let Some(instructions) = parts.session_instructions {
-        let _ = write!(
-            prompt,
-            "\n# Instructions for this session\n{}\n",
-            instructions.trim_end()
-        );
+        section(&mut prompt, "Instructions for this session");
+        let _ = writeln!(prompt, "{}", instructions.trim_end());
     }
     prompt
 }
 
 /// What the model is told of where and when it works: the working directory, the platform and
-/// `date` (ISO 8601), then the instruction files that apply there
-/// ([`instruction_files`](crate::memory::instruction_files)), most general first, but those
-/// `denials` covers.
-pub fn environment_block(cwd: &Path, date: &str, denials: &ReadDenials) -> String {
+/// `date` (ISO 8601), then `instructions`, the instruction files that apply there (from the
+/// agent's [`InstructionSource`]), most general first.
+pub fn environment_block(cwd: &Path, date: &str, instructions: &[(PathBuf, String)]) -> String {
     let mut block = format!(
         "# Environment\nWorking directory: {}\nPlatform: {} ({})\nDate: {date}\n",
         cwd.display(),
         std::env::consts::OS,
         std::env::consts::ARCH,
     );
-    for (path, text) in crate::memory::instruction_files(cwd, denials) {
+    for (path, text) in instructions {
         let _ = write!(
             block,
             "\n# Instructions ({})\n{}\n",
@@ -99,6 +116,24 @@ mod tests {
     }
 
     #[test]
+    fn without_a_base_prompt_the_system_prompt_starts_with_the_tools() {
+        let tools = [ToolDefinition {
+            name: "Lookup".into(),
+            description: "Looks up an order.".into(),
+            input_schema: json!({"type": "object"}),
+        }];
+        let parts = SystemPromptParts {
+            base: "",
+            tools: &tools,
+            session_instructions: Some("Be brief."),
+        };
+        assert_eq!(
+            build_system_prompt(&parts),
+            "# Tools\n- Lookup: Looks up an order.\n\n# Instructions for this session\nBe brief.\n"
+        );
+    }
+
+    #[test]
     fn the_environment_has_the_folder_the_date_and_agents_md_from_repo_root_down() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -107,7 +142,9 @@ mod tests {
         std::fs::write(root.join("AGENTS.md"), "Run cargo test.").unwrap();
         std::fs::write(root.join("crate/AGENTS.md"), "This crate is the parser.").unwrap();
         let cwd = root.join("crate/src");
-        let block = environment_block(&cwd, "2026-11-22", &ReadDenials::default());
+        let files =
+            crate::memory::InstructionFiles.instruction_files(&cwd, &ReadDenials::default());
+        let block = environment_block(&cwd, "2026-11-22", &files);
         assert!(block.starts_with(&format!(
             "# Environment\nWorking directory: {}\n",
             cwd.display()

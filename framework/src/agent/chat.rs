@@ -378,13 +378,19 @@ impl Chat<'_> {
     }
 }
 
-/// The environment block of a session's chat: its folder, today's date, its `AGENTS.md` files
-/// (none that a `Read(…)` deny rule covers).
+/// The environment block of a session's chat: its folder, today's date, the instruction files
+/// of the agent's source (none that a `Read(…)` deny rule covers).
 fn environment(session: &Session) -> String {
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
     let cwd = &session.options.cwd;
-    let denials = session.options.policy.read_denials("Read", cwd);
-    environment_block(cwd, &today, &denials)
+    let files = match &session.agent.inner.instructions {
+        Some(source) => {
+            let denials = session.options.policy.read_denials("Read", cwd);
+            source.instruction_files(cwd, &denials)
+        }
+        None => Vec::new(),
+    };
+    environment_block(cwd, &today, &files)
 }
 
 /// The system prompt of a session's chat offering `tools` (and asking for an answer that

@@ -194,7 +194,13 @@ impl Session {
         let Some(checkpoint) = target.restore.clone() else {
             return Ok(Rewound::default());
         };
-        let checkpoints: Arc<Checkpoints> = self.agent.checkpoints().cloned().unwrap_or_default();
+        let checkpoints: Arc<Checkpoints> = self.agent.checkpoints().cloned().ok_or_else(|| {
+            AgentError::Rewind(
+                "this agent keeps no checkpoints now, so the files cannot be put back (the \
+                 conversation can: rewind without the files)"
+                    .to_owned(),
+            )
+        })?;
         let after = target.after_last_change.clone();
         tokio::task::spawn_blocking(move || {
             let repo = checkpoints.repo(&checkpoint.workspace)?;

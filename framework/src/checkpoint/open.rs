@@ -49,9 +49,3 @@ impl Checkpoints {
         Ok(repo)
     }
 }
-
-impl Default for Checkpoints {
-    fn default() -> Self {
-        Self::new(CheckpointSettings::default())
-    }
-}

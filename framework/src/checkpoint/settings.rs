@@ -17,10 +17,12 @@ pub struct CheckpointSettings {
     pub keep_for: Duration,
 }
 
-impl Default for CheckpointSettings {
-    fn default() -> Self {
+impl CheckpointSettings {
+    /// The default settings, with the shadow repositories in `folder` (the agent's data
+    /// folder's `checkpoints`, say: the framework keeps no folder of its own).
+    pub fn in_folder(folder: impl Into<PathBuf>) -> Self {
         Self {
-            folder: crate::paths::data_dir().join("checkpoints"),
+            folder: folder.into(),
             limits: Limits::default(),
             keep: 100,
             keep_for: Duration::from_secs(30 * 24 * 60 * 60),

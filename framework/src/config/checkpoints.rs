@@ -40,10 +40,10 @@ impl CheckpointConfig {
         if self.enabled == Some(false) {
             return None;
         }
-        let defaults = CheckpointSettings::default();
+        let defaults = CheckpointSettings::in_folder(data_dir.join("checkpoints"));
         let limits = Limits::default();
         Some(CheckpointSettings {
-            folder: data_dir.join("checkpoints"),
+            folder: defaults.folder.clone(),
             limits: Limits {
                 max_file_bytes: self.max_file_bytes.unwrap_or(limits.max_file_bytes),
                 max_folder_files: self.max_folder_files.unwrap_or(limits.max_folder_files),

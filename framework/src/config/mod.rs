@@ -489,10 +489,7 @@ impl Config {
             rules,
             additional_directories: self.permissions.additional_directories.clone(),
             relative_to: None,
-            protected_paths: self
-                .data_dir
-                .iter()
-                .cloned()
+            protected_paths: std::iter::once(self.data_folder())
                 .chain(
                     self.project_trusted
                         .then(|| trust::files_settings_run(project))

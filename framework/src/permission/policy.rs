@@ -59,8 +59,8 @@ pub struct PermissionPolicy {
     /// keeps its rules meaning what they meant in its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relative_to: Option<PathBuf>,
-    /// Files and folders protected besides the built-in ones (see [`protected`]): a configured
-    /// `data_dir`, and the files a trusted project's settings run (a hook's script, a plugin).
+    /// Files and folders protected besides the built-in ones (see [`protected`]): the agent's
+    /// data folder, and the files a trusted project's settings run (a hook's script, a plugin).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protected_paths: Vec<PathBuf>,
 }

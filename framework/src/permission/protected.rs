@@ -61,7 +61,7 @@ const PROTECTED_IN_CONFIG: &[&str] = &[
 ];
 
 /// Why writing `path` (canonical) is protected, if it is. `more` are protected files and folders
-/// besides the built-in ones: a configured data folder, the files a project's settings run.
+/// besides the built-in ones: the agent's data folder, the files a project's settings run.
 pub fn protected(path: &Path, home: Option<&Path>, more: &[PathBuf]) -> Option<String> {
     if let Some(inside) = home.and_then(|home| path.strip_prefix(home).ok())
         && let Some(entry) = PROTECTED_IN_HOME
@@ -80,20 +80,13 @@ pub fn protected(path: &Path, home: Option<&Path>, more: &[PathBuf]) -> Option<S
             "the configuration folder's {entry}/ runs code or configures what runs"
         ));
     }
-    let data = canonical_path(&crate::paths::data_dir());
-    if path.starts_with(&data) {
-        return Some(format!(
-            "{} is agentry's own folder (the folders you trust, sessions)",
-            data.display()
-        ));
-    }
     if let Some(named) = more
         .iter()
         .map(|named| canonical_path(named))
         .find(|named| path.starts_with(named))
     {
         return Some(format!(
-            "{} is agentry's data or runs when the configuration says (a hook, a plugin)",
+            "{} is the agent's own data, or runs when its configuration says (a hook, a plugin)",
             named.display()
         ));
     }
@@ -168,7 +161,5 @@ mod tests {
         assert!(protected(&trust_file, None, &[]).is_none());
         let configured = dirs::config_dir().unwrap().join("agentry/config.toml");
         assert!(protected(&canonical_path(&configured), None, &[]).is_some());
-        let default_data = crate::paths::data_dir().join("trusted-folders.json");
-        assert!(protected(&canonical_path(&default_data), None, &[]).is_some());
     }
 }

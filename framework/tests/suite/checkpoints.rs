@@ -54,10 +54,9 @@ async fn a_chat_checkpoints_before_its_first_change_and_a_rewind_plan_names_hand
         mode: PermissionMode::Bypass,
         ..PermissionPolicy::default()
     })
-    .checkpoints(CheckpointSettings {
-        folder: data.path().join("checkpoints"),
-        ..CheckpointSettings::default()
-    })
+    .checkpoints(CheckpointSettings::in_folder(
+        data.path().join("checkpoints"),
+    ))
     .build();
     std::fs::write(h.dir.path().join("a.txt"), "as it was\n").unwrap();
     h.prompt("look").await.unwrap();

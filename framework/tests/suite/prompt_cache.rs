@@ -12,7 +12,9 @@ use serde_json::Value;
 
 /// The first model request of a session in a fresh folder of its own (with an `AGENTS.md`).
 async fn first_request(instructions: &str) -> (ModelRequest, std::path::PathBuf) {
-    let mut h = harness([ScriptedResponse::text("Hello!")]).build();
+    let mut h = harness([ScriptedResponse::text("Hello!")])
+        .instruction_files()
+        .build();
     std::fs::write(h.dir.path().join("AGENTS.md"), instructions).unwrap();
     h.prompt("Hi").await.unwrap();
     let request = h.model.requests().remove(0);
@@ -26,6 +28,23 @@ fn split_first_text(mut messages: Value) -> (String, Value) {
     let environment = first[0]["text"].as_str().unwrap().to_owned();
     first.as_array_mut().unwrap().remove(0);
     (environment, messages)
+}
+
+/// An agent built on the framework has no identity and reads no instruction files unless it is
+/// given them: a folder's `AGENTS.md` and `CLAUDE.md` stay out of its requests.
+#[tokio::test]
+async fn an_agent_reads_no_instruction_files_and_has_no_base_prompt_unless_given() {
+    let mut h = harness([ScriptedResponse::text("Hello!")]).build();
+    std::fs::write(h.dir.path().join("AGENTS.md"), "Use tabs.").unwrap();
+    std::fs::write(h.dir.path().join("CLAUDE.md"), "Use spaces.").unwrap();
+    h.prompt("Hi").await.unwrap();
+    let request = h.model.requests().remove(0);
+    let sent = serde_json::to_string(&request.conversation()).unwrap() + &request.system;
+    assert!(
+        !sent.contains("Use tabs.") && !sent.contains("Use spaces."),
+        "{sent}"
+    );
+    assert!(!sent.to_lowercase().contains("agentry"), "{sent}");
 }
 
 #[tokio::test]

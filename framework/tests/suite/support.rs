@@ -169,9 +169,15 @@ pub struct HarnessBuilder {
     text_only: bool,
     hooks: Option<Arc<dyn agentry::hooks::AgentHooks>>,
     checkpoints: Option<agentry::checkpoint::CheckpointSettings>,
+    instruction_files: bool,
 }
 
 impl HarnessBuilder {
+    /// Reads the stock agent's instruction files (`AGENTS.md`, `CLAUDE.md`).
+    pub fn instruction_files(mut self) -> Self {
+        self.instruction_files = true;
+        self
+    }
     pub fn hooks(mut self, hooks: Arc<dyn agentry::hooks::AgentHooks>) -> Self {
         self.hooks = Some(hooks);
         self
@@ -230,6 +236,9 @@ impl HarnessBuilder {
         if let Some(settings) = self.checkpoints {
             builder = builder.checkpoints(settings);
         }
+        if self.instruction_files {
+            builder = builder.instructions(agentry::memory::InstructionFiles);
+        }
         let agent = builder.build().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let mut options = SessionOptions::new(dir.path());
@@ -268,6 +277,7 @@ pub fn harness(responses: impl IntoIterator<Item = ScriptedResponse>) -> Harness
         text_only: false,
         hooks: None,
         checkpoints: None,
+        instruction_files: false,
     }
 }
 
