@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// Serves ACP on stdio until the client closes it.
 pub async fn acp(args: AcpArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
-    let config = crate::assemble::load_config(&project)?;
+    let config = crate::config::load_config(&project)?;
     let policy = crate::assemble::policy(&config, &args.agent, &project)?;
     // An editor starts its agent before the user can see anything: without a model, serve
     // anyway and tell the client why (each session then fails with `auth_required`).

@@ -20,16 +20,6 @@ use agentry::templates::TemplateFolders;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The configuration of `project` (the user's, then the project's as far as the folder is
-/// trusted: [`crate::trust`]), the stock providers' sections checked; keys no provider reads
-/// are found when the providers are loaded (a plugin may read them:
-/// [`crate::providers::Available::check_sections`]).
-pub fn load_config(project: &Path) -> Result<Config, CliError> {
-    let config = crate::trust::load(project)?;
-    crate::sections::check(&config)?;
-    Ok(config)
-}
-
 /// The model: `--model`, else the configuration's, else the default for the keys set.
 pub fn model(config: &Config, args: &AgentArgs) -> Result<Arc<dyn Model>, ModelError> {
     config.open_model(args.model.as_deref())
@@ -165,16 +155,10 @@ pub fn prompt_templates(project: &Path) -> Arc<dyn CommandSource> {
     Arc::new(TemplateFolders::new(prompt_folders(project)))
 }
 
-/// The user's agentry configuration folder (`~/.config/agentry`), where their prompts,
-/// plugins, sub-agents and skills live.
-pub fn user_config_folder() -> Option<std::path::PathBuf> {
-    dirs::config_dir().map(|dir| dir.join("agentry"))
-}
-
 /// The folders of the prompt templates, the user's before the project's. The user's own
 /// templates embed any file; a project's (which a cloned repository wrote) only the project's.
 pub fn prompt_folders(project: &Path) -> Vec<TemplateFolder> {
-    let users = user_config_folder().map(|dir| TemplateFolder {
+    let users = crate::config::user_config_folder().map(|dir| TemplateFolder {
         path: dir.join("prompts"),
         embeds_within: std::path::PathBuf::from("/"),
     });

@@ -15,7 +15,7 @@ pub async fn chat(args: ChatArgs) -> Result<Exit, CliError> {
     }
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
     crate::trust::ask_in_terminal(&cwd)?;
-    let config = crate::assemble::load_config(&cwd)?;
+    let config = crate::config::load_config(&cwd)?;
     let policy = crate::assemble::policy(&config, &args.agent, &cwd)?;
     let model = crate::assemble::model(&config, &args.agent).map_err(CliError::usage)?;
     let offered = config.offered_models(model.name().to_owned());

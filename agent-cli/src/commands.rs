@@ -10,7 +10,7 @@ use serde_json::json;
 /// Lists the slash commands, as text or JSON.
 pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
-    let config = crate::assemble::load_config(&project)?;
+    let config = crate::config::load_config(&project)?;
     let plugins = crate::providers::plugin_paths(&config, &args.plugin, &project);
     let available =
         crate::providers::available(&config, &plugins, &project, ServerStart::Wait).await;

@@ -7,6 +7,7 @@ mod assemble;
 mod chat;
 mod cli;
 mod commands;
+mod config;
 mod exit;
 mod mcp;
 mod output;

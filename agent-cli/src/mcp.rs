@@ -71,7 +71,7 @@ async fn server_login(
     name: &str,
     plugin_flags: &[PathBuf],
 ) -> Result<std::sync::Arc<dyn agentry::provider::Login>, CliError> {
-    let config = crate::assemble::load_config(project)?;
+    let config = crate::config::load_config(project)?;
     let plugins = crate::providers::plugin_paths(&config, plugin_flags, project);
     let available =
         crate::providers::available(&config, &plugins, project, ServerStart::Background).await;
@@ -100,7 +100,7 @@ async fn server_login(
 /// `agentry mcp serve`: the prompt templates, and the agent as `agentry_run`. Without a usable
 /// model the prompts are still served; `agentry_run` then says what is missing.
 async fn serve(project: &Path, args: McpServeArgs) -> Result<Exit, CliError> {
-    let config = crate::assemble::load_config(project)?;
+    let config = crate::config::load_config(project)?;
     let policy = crate::assemble::policy(&config, &args.agent, project)?;
     let agent = match crate::assemble::model(&config, &args.agent) {
         Ok(model) => {
@@ -277,7 +277,7 @@ fn in_mcp_json(path: &Path, name: &str) -> bool {
 /// Starts every configured server (waiting for each to answer or fail) and lists how each is
 /// doing and what it offers. The servers are the MCP client's, linked or from a plugin.
 async fn list(project: &Path, as_json: bool, plugin_flags: &[PathBuf]) -> Result<Exit, CliError> {
-    let config = crate::assemble::load_config(project)?;
+    let config = crate::config::load_config(project)?;
     let plugins = crate::providers::plugin_paths(&config, plugin_flags, project);
     let available =
         crate::providers::available(&config, &plugins, project, ServerStart::Wait).await;

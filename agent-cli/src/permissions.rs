@@ -10,7 +10,7 @@ use serde_json::json;
 /// Lists the policy of this folder's agent, as text or JSON.
 pub async fn list(args: &PermissionsArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
-    let config = crate::assemble::load_config(&project)?;
+    let config = crate::config::load_config(&project)?;
     let policy = crate::assemble::policy(&config, &args.agent, &project)?;
     let registry = crate::providers::tool_registry(&config, &args.agent.plugin, &project).await?;
     let warnings = check_rules(&policy, registry.tools(), &project);

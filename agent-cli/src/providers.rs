@@ -31,7 +31,7 @@ pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<P
     let project_plugins = config
         .project_trusted
         .then(|| project.join(".agentry").join("plugins"));
-    let folders = crate::assemble::user_config_folder()
+    let folders = crate::config::user_config_folder()
         .map(|dir| dir.join("plugins"))
         .into_iter()
         .chain(project_plugins);
@@ -260,7 +260,7 @@ fn settings<'a>(
         names,
         |name| config.sections.get(name).cloned(),
         project.to_path_buf(),
-        crate::assemble::user_config_folder(),
+        crate::config::user_config_folder(),
     )
     .waiting(wait)
     .trusting_project(config.project_trusted)
@@ -440,7 +440,7 @@ pub async fn tool_registry(
 
 pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
-    let config = crate::assemble::load_config(&cwd)?;
+    let config = crate::config::load_config(&cwd)?;
     let plugins = plugin_paths(&config, &args.plugin, &cwd);
     let available = available(&config, &plugins, &cwd, ServerStart::Wait).await;
     available.check_sections()?;

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 /// Runs `agentry run` and returns the exit code its stop reason means.
 pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     let cwd = working_directory(args.cwd.as_deref())?;
-    let config = crate::assemble::load_config(&cwd)?;
+    let config = crate::config::load_config(&cwd)?;
     if let Some(target) = &args.rewind {
         return crate::rewind::run(&args, target, &config, &cwd).await;
     }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// Serves until interrupted (Ctrl-C or SIGTERM).
 pub async fn serve(mut args: ServeArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
-    let config = crate::assemble::load_config(&project)?;
+    let config = crate::config::load_config(&project)?;
     // The flag (or AGENTRY_STORE), else the configuration's `[serve] store`.
     if args.agent.store.location.is_none() {
         args.agent.store.location = config.serve.store.clone();

@@ -6,7 +6,7 @@ use crate::exit::{CliError, Exit};
 /// Lists the sessions of the configured store.
 pub fn list(args: &SessionsArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
-    let config = crate::assemble::load_config(&cwd)?;
+    let config = crate::config::load_config(&cwd)?;
     let store = crate::assemble::open_store(&config, args.store.location.as_deref())
         .map_err(CliError::internal)?;
     let sessions = store.list().map_err(CliError::internal)?;

@@ -134,24 +134,23 @@ mod tests {
     }
 
     #[test]
-    fn the_environment_has_the_folder_the_date_and_agents_md_from_repo_root_down() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join(".git")).unwrap();
-        std::fs::create_dir_all(root.join("crate/src")).unwrap();
-        std::fs::write(root.join("AGENTS.md"), "Run cargo test.").unwrap();
-        std::fs::write(root.join("crate/AGENTS.md"), "This crate is the parser.").unwrap();
-        let cwd = root.join("crate/src");
-        let files =
-            crate::memory::InstructionFiles.instruction_files(&cwd, &ReadDenials::default());
-        let block = environment_block(&cwd, "2026-11-22", &files);
-        assert!(block.starts_with(&format!(
-            "# Environment\nWorking directory: {}\n",
-            cwd.display()
-        )));
+    fn the_environment_has_the_folder_the_date_then_the_instruction_files_in_order() {
+        let cwd = Path::new("/work/crate/src");
+        let files = [
+            (
+                PathBuf::from("/work/AGENTS.md"),
+                "Run cargo test.\n".to_owned(),
+            ),
+            (
+                PathBuf::from("/work/crate/AGENTS.md"),
+                "This crate is the parser.".to_owned(),
+            ),
+        ];
+        let block = environment_block(cwd, "2026-11-22", &files);
+        assert!(block.starts_with("# Environment\nWorking directory: /work/crate/src\n"));
         assert!(block.contains("Date: 2026-11-22"));
-        let outer = block.find("Run cargo test.").unwrap();
-        let inner = block.find("This crate is the parser.").unwrap();
-        assert!(outer < inner);
+        assert!(block.ends_with(
+            "\n# Instructions (/work/AGENTS.md)\nRun cargo test.\n\n# Instructions (/work/crate/AGENTS.md)\nThis crate is the parser.\n"
+        ));
     }
 }

@@ -21,6 +21,8 @@
 //! The records ([`ChatCheckpoint`], [`TreeId`], [`LeftOut`], [`Limits`]) are always here, for
 //! the session stores; taking and restoring snapshots needs the `checkpoints` feature.
 
+#[cfg(feature = "checkpoints")]
+mod known;
 mod limits;
 #[cfg(feature = "checkpoints")]
 mod open;
@@ -39,6 +41,8 @@ mod snapshot;
 mod stat_cache;
 #[cfg(feature = "checkpoints")]
 mod survey;
+#[cfg(feature = "checkpoints")]
+mod tree_path;
 #[cfg(feature = "checkpoints")]
 mod watch;
 

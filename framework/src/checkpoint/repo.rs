@@ -1,7 +1,7 @@
 //! The shadow repository of one workspace: where it lives and how objects go in and out.
 
 use super::CheckpointError;
-use super::snapshot::Known;
+use super::known::Known;
 use gix_hash::ObjectId;
 use gix_object::{FindExt as _, Write as _};
 use std::path::{Path, PathBuf};

@@ -3,6 +3,7 @@
 //! out).
 
 use super::stat_cache::Stat;
+use super::tree_path::is_inside;
 use super::watch::Watcher;
 use super::{LeftOut, LeftOutReason, Limits};
 use gix_object::bstr::{BString, ByteSlice};
@@ -117,11 +118,6 @@ fn apply_size_limit(scan: &mut Scan, limits: &Limits) {
         },
     }));
     scan.left_out.sort_by(|a, b| a.path.cmp(&b.path));
-}
-
-/// Whether `path` lies inside `folder`.
-pub(super) fn is_inside(path: &[u8], folder: &[u8]) -> bool {
-    path.len() > folder.len() && path.starts_with(folder) && path[folder.len()] == b'/'
 }
 
 /// One walk: where, how deep, and what watches the folders it enters.
@@ -368,12 +364,5 @@ mod tests {
         assert_eq!(crowded.len(), 1);
         assert_eq!(crowded[&BString::from("a")], 4);
         assert!(crowded_folders(paths(), 4).is_empty());
-    }
-
-    #[test]
-    fn inside_means_below_a_slash() {
-        assert!(is_inside(b"a/b", b"a"));
-        assert!(!is_inside(b"ab", b"a"));
-        assert!(!is_inside(b"a", b"a"));
     }
 }

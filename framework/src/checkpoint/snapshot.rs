@@ -6,6 +6,7 @@
 //! last snapshot knew in memory and looks only where the workspace's folders reported changes;
 //! otherwise every file's stat is compared with the stat cache's.
 
+use super::known::Known;
 use super::repo::HASH;
 use super::scan::Found;
 use super::stat_cache::{Cached, Files, StatCache};
@@ -16,7 +17,6 @@ use gix_hash::ObjectId;
 use gix_object::bstr::{BString, ByteSlice};
 use gix_object::tree::EntryKind;
 use rustc_hash::FxHashSet;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
@@ -28,44 +28,6 @@ pub struct Snapshot {
     pub tree: TreeId,
     /// What was left out.
     pub left_out: Vec<LeftOut>,
-}
-
-/// What a watched repository's last snapshot knew, with the watches that say what changed
-/// since.
-pub(super) struct Known {
-    tree: ObjectId,
-    files: Arc<Files>,
-    left_out: Vec<LeftOut>,
-    watcher: Watcher,
-    /// The stat cache being written for the next process, off the snapshot's path.
-    saving: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Known {
-    /// Writes the stat cache on a thread of its own (a cache not written costs the next
-    /// process time, not correctness).
-    fn save(&mut self, path: PathBuf, started: SystemTime) {
-        self.wait_for_save();
-        let (tree, files) = (self.tree, self.files.clone());
-        self.saving = std::thread::Builder::new()
-            .name("checkpoint-cache".into())
-            .spawn(move || {
-                let _ = StatCache::save(&path, tree, &files, started);
-            })
-            .ok();
-    }
-
-    fn wait_for_save(&mut self) {
-        if let Some(saving) = self.saving.take() {
-            let _ = saving.join();
-        }
-    }
-}
-
-impl Drop for Known {
-    fn drop(&mut self) {
-        self.wait_for_save();
-    }
 }
 
 impl ShadowRepo {

@@ -1,8 +1,9 @@
 //! Where a snapshot looks: at the whole workspace, or (while its folders are watched) only
 //! where something changed since the last snapshot.
 
-use super::scan::{Scan, crowded_folders, is_inside, scan, scan_folder};
+use super::scan::{Scan, crowded_folders, scan, scan_folder};
 use super::stat_cache::Files;
+use super::tree_path::is_inside;
 use super::watch::{Changes, Watcher, parent};
 use super::{Limits, ShadowRepo};
 use gix_object::bstr::BString;

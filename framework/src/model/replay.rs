@@ -218,7 +218,95 @@ fn redacted_matches(recorded: &str, live: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::record::{RecordedError, RecordingModel, Redactor};
+    use crate::model::scripted::{ScriptedModel, ScriptedResponse};
+    use crate::model::{Message, ModelError};
+    use futures::StreamExt;
     use serde_json::json;
+    use std::sync::Arc;
+
+    fn request(text: &str) -> ModelRequest {
+        ModelRequest {
+            system: "Date: 2026-11-23".to_owned(),
+            messages: vec![Message::user_text(text)],
+            tools: Vec::new(),
+            environment: None,
+            max_output_tokens: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn abandoned_and_failed_responses_are_recorded_as_such_and_replay_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let inner = ScriptedModel::new([
+            ScriptedResponse::text("first").then_text(" and more"),
+            ScriptedResponse {
+                error: Some("overloaded".to_owned()),
+                ..ScriptedResponse::default()
+            },
+        ]);
+        let redactor = Redactor::new(&["sk-[a-z0-9]+".to_owned()])
+            .unwrap()
+            .with_secrets(["hunter2-secret".to_owned(), "short".to_owned()])
+            .blank_environment();
+        let model = RecordingModel::create(Arc::new(inner), &path, redactor).unwrap();
+        let mut abandoned = model
+            .stream(request("key sk-abc1 and hunter2-secret, short"))
+            .await
+            .unwrap();
+        assert!(abandoned.next().await.is_some());
+        drop(abandoned);
+        let failed = match model.stream(request("again")).await {
+            Ok(stream) => stream
+                .collect::<Vec<_>>()
+                .await
+                .into_iter()
+                .find_map(Result::err),
+            Err(error) => Some(error),
+        };
+        assert!(matches!(failed, Some(ModelError::Api { .. })), "{failed:?}");
+
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<Exchange> = text
+            .lines()
+            .skip(1)
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].interrupted);
+        assert_eq!(lines[0].events.len(), 1);
+        assert_eq!(lines[0].request.system, REDACTED);
+        assert_eq!(
+            lines[0].request.messages,
+            [Message::user_text("key [REDACTED] and [REDACTED], short")]
+        );
+        assert!(matches!(lines[1].error, Some(RecordedError::Api { .. })));
+
+        let replay = ReplayModel::from_file(&path).unwrap();
+        let played: Vec<_> = replay
+            .stream(request("key sk-zzz9 and another-secret, short"))
+            .await
+            .unwrap()
+            .collect()
+            .await;
+        assert_eq!(played.len(), 1);
+        let again: Vec<_> = replay
+            .stream(request("again"))
+            .await
+            .unwrap()
+            .collect()
+            .await;
+        assert!(matches!(again.last(), Some(Err(ModelError::Api { .. }))));
+        assert_eq!(replay.unplayed(), 0);
+        let extra = replay
+            .stream(request("more"))
+            .await
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(extra.contains("request 3 was not recorded"), "{extra}");
+    }
 
     #[test]
     fn the_first_difference_is_named_by_its_path_with_a_diff() {

@@ -112,3 +112,25 @@ impl FromStr for PermissionMode {
             })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_in_agentrys_and_claude_codes_spellings() {
+        assert_eq!(
+            "accept-edits".parse::<PermissionMode>().unwrap(),
+            PermissionMode::AcceptEdits
+        );
+        assert_eq!(
+            "acceptEdits".parse::<PermissionMode>().unwrap(),
+            PermissionMode::AcceptEdits
+        );
+        assert_eq!(
+            "bypassPermissions".parse::<PermissionMode>().unwrap(),
+            PermissionMode::Bypass
+        );
+        assert!("yolo".parse::<PermissionMode>().is_err());
+    }
+}

@@ -3,7 +3,7 @@
 //! session's temporary folder, and the model is told when a command it has not waited for ends.
 
 use crate::ShellConfig;
-use crate::output::{Captured, OutputFile};
+use crate::output::{OutputFile, ShellOutput};
 use crate::process::{Running, spawn};
 use crate::sandbox::Confinement;
 use crate::session::{BackgroundShell, ShellSession, lock};
@@ -15,27 +15,6 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-/// What a background command has produced since it was last read.
-#[derive(Default)]
-pub(crate) struct ShellOutput {
-    unread: Captured,
-    /// Its whole output, cleaned (`None` without a temporary folder, or once writing failed).
-    log: Option<OutputFile>,
-    /// `Some(code)` once it has ended (`Some(None)`: killed by a signal).
-    exit: Option<Option<i32>>,
-}
-
-impl ShellOutput {
-    fn take(&mut self, bytes: &[u8]) {
-        self.unread.push(bytes);
-        if let Some(log) = &mut self.log
-            && !log.write(bytes)
-        {
-            self.log = None;
-        }
-    }
-}
 
 /// Starts a command in the background and registers it with the session.
 pub(crate) fn start(

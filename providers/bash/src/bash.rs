@@ -1,9 +1,11 @@
 //! **Bash**: one command in a real terminal, with a timeout, streamed output and a persistent
 //! working directory.
 
+use crate::NAME;
 use crate::ShellConfig;
 use crate::background;
 use crate::client_terminal::{self, ClientCommand};
+use crate::exit_code::Ending;
 use crate::exit_code::{self, Meaning};
 use crate::output::Captured;
 use crate::process::{Running, spawn};
@@ -27,9 +29,6 @@ const DRAIN: Duration = Duration::from_millis(200);
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 /// How much output a progress update shows.
 const PROGRESS_CHARS: usize = 4_000;
-
-/// The tool's name.
-pub(crate) const NAME: &str = "Bash";
 
 /// Runs a shell command.
 #[derive(Debug, Clone)]
@@ -67,13 +66,6 @@ pub struct BashInput {
 
 /// How much output a client terminal keeps for the model (its oldest bytes go first).
 const CLIENT_OUTPUT_BYTES: u64 = 1024 * 1024;
-
-/// How a foreground command ended.
-pub(crate) enum Ending {
-    Exited(Option<i32>),
-    TimedOut,
-    Cancelled,
-}
 
 impl Tool for Bash {
     type Input = BashInput;

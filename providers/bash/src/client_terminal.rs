@@ -1,7 +1,7 @@
 //! Bash in the front-end client's terminal (ACP's `terminal/*`): the editor runs and shows the
 //! command; agentry waits for it, stops it on timeout or cancellation, and reads its output.
 
-use crate::bash::Ending;
+use crate::exit_code::Ending;
 use crate::output::Captured;
 use agentry::tool::{
     ClientTerminals, TerminalCommand, ToolContent, ToolContext, ToolError, ToolProgress,

@@ -60,6 +60,16 @@ fn is_assignment(word: &str) -> bool {
     })
 }
 
+/// How a foreground command ended.
+pub(crate) enum Ending {
+    /// It exited, with its code (`None`: killed by a signal).
+    Exited(Option<i32>),
+    /// It ran out of time.
+    TimedOut,
+    /// The call was cancelled.
+    Cancelled,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,9 @@
 //! # let _ = builder;
 //! ```
 
+/// The Bash tool's name.
+pub(crate) const NAME: &str = "Bash";
+
 mod background;
 mod bash;
 mod client_terminal;

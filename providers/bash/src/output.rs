@@ -233,6 +233,29 @@ fn chars_in(bytes: &[u8]) -> u64 {
     bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
 }
 
+/// What a background command has produced since it was last read.
+#[derive(Default)]
+pub(crate) struct ShellOutput {
+    /// What it printed that was not read yet.
+    pub(crate) unread: Captured,
+    /// Its whole output, cleaned (`None` without a temporary folder, or once writing failed).
+    pub(crate) log: Option<OutputFile>,
+    /// `Some(code)` once it has ended (`Some(None)`: killed by a signal).
+    pub(crate) exit: Option<Option<i32>>,
+}
+
+impl ShellOutput {
+    /// Takes `bytes` it printed: unread, and into its log.
+    pub(crate) fn take(&mut self, bytes: &[u8]) {
+        self.unread.push(bytes);
+        if let Some(log) = &mut self.log
+            && !log.write(bytes)
+        {
+            self.log = None;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

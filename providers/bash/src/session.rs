@@ -17,7 +17,7 @@ pub(crate) struct BackgroundShell {
     /// Its process group.
     pub group: i32,
     /// Output not yet read by TaskOutput, and the exit code once it has exited.
-    pub state: Arc<Mutex<crate::background::ShellOutput>>,
+    pub state: Arc<Mutex<crate::output::ShellOutput>>,
     /// Cancels the task that watches it.
     pub stop: tokio_util::sync::CancellationToken,
     /// Cancelled when the command has ended.
@@ -77,7 +77,7 @@ impl ShellSession {
         if let Ok(text) = std::fs::read_to_string(file) {
             let dir = PathBuf::from(text.trim_end_matches('\n'));
             if dir.is_dir() {
-                state.set_tool_folder(crate::bash::NAME, dir.clone());
+                state.set_tool_folder(crate::NAME, dir.clone());
                 *lock(&self.cwd) = Some(dir);
             }
         }

@@ -453,7 +453,6 @@ impl Tool for TaskGet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::TodoWrite;
     use agentry::event::AgentEvent;
     use agentry::provider::SimpleProvider;
     use agentry::testing::{CallOutcome, ToolHarness};
@@ -465,8 +464,7 @@ mod tests {
             .with_tool(TaskCreate)
             .with_tool(TaskUpdate)
             .with_tool(TaskList)
-            .with_tool(TaskGet)
-            .with_tool(TodoWrite);
+            .with_tool(TaskGet);
         (ToolHarness::new(&provider, dir.path()).unwrap(), dir)
     }
 
@@ -563,24 +561,5 @@ mod tests {
             "{}",
             unknown.text()
         );
-    }
-
-    #[tokio::test]
-    async fn todo_write_and_the_task_tools_share_one_list() {
-        let (h, _dir) = harness();
-        h.call(
-            "TodoWrite",
-            json!({"todos": [
-                {"content": "Plan", "status": "completed"},
-                {"content": "Build", "status": "pending"},
-            ]}),
-        )
-        .await;
-        let listed = h.call("TaskList", json!({})).await.text();
-        assert_eq!(listed, "1 [completed] Plan\n2 [pending] Build\n");
-        let created = h
-            .call("TaskCreate", json!({"subject": "Ship", "description": ""}))
-            .await;
-        assert_eq!(created.text(), "Task 3 created: Ship");
     }
 }

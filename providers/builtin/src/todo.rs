@@ -227,4 +227,28 @@ mod tests {
             outcome.text()
         );
     }
+
+    #[tokio::test]
+    async fn todo_write_and_the_task_tools_share_one_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let provider = SimpleProvider::new("builtin", "")
+            .with_tool(TodoWrite)
+            .with_tool(crate::TaskList)
+            .with_tool(crate::TaskCreate);
+        let h = ToolHarness::new(&provider, dir.path()).unwrap();
+        h.call(
+            "TodoWrite",
+            json!({"todos": [
+                {"content": "Plan", "status": "completed"},
+                {"content": "Build", "status": "pending"},
+            ]}),
+        )
+        .await;
+        let listed = h.call("TaskList", json!({})).await.text();
+        assert_eq!(listed, "1 [completed] Plan\n2 [pending] Build\n");
+        let created = h
+            .call("TaskCreate", json!({"subject": "Ship", "description": ""}))
+            .await;
+        assert_eq!(created.text(), "Task 3 created: Ship");
+    }
 }

@@ -1,10 +1,10 @@
 //! Where Read, Write and Edit find text files: on disk, or (when the front-end's client offers
 //! it) through the client, so an editor's unsaved buffers are read and every change shows in it.
 
-use crate::read::read_text;
 use crate::state::ReadFiles;
 use agentry::paths::canonical_path;
 use agentry::tool::{CheckedPaths, ClientFiles, ToolContext, ToolError};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -120,4 +120,18 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| ToolError::failed(format!("the file operation did not finish: {e}")))?
+}
+
+/// Reads a whole text file for Write and Edit (`path` canonical, opened following no link).
+pub(crate) fn read_text(path: &Path) -> Result<String, ToolError> {
+    let mut bytes = Vec::new();
+    agentry::checked_file::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| ToolError::failed(format!("cannot read {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError::failed(format!(
+            "{} is not UTF-8 text, so it cannot be edited as text: use Bash for it.",
+            path.display()
+        ))
+    })
 }

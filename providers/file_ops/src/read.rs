@@ -291,17 +291,3 @@ fn push_capped_line(out: &mut String, line: &str) {
         }
     }
 }
-
-/// Reads a whole text file for Write and Edit (`path` canonical, opened following no link).
-pub(crate) fn read_text(path: &Path) -> Result<String, ToolError> {
-    let mut bytes = Vec::new();
-    agentry::checked_file::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|e| ToolError::failed(format!("cannot read {}: {e}", path.display())))?;
-    String::from_utf8(bytes).map_err(|_| {
-        ToolError::failed(format!(
-            "{} is not UTF-8 text, so it cannot be edited as text: use Bash for it.",
-            path.display()
-        ))
-    })
-}

@@ -1,7 +1,7 @@
 //! How to reach an MCP server: agentry's `[mcp_servers.NAME]` tables and the `.mcp.json`
 //! `{"mcpServers": {…}}` file share one shape.
 
-use crate::{McpError, McpOptions};
+use crate::McpError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,6 +30,41 @@ pub fn servers_from_section(
                 .map_err(|e| format!("[{SERVERS_SECTION}.{name}]: {e}"))
         })
         .collect()
+}
+
+/// How agentry treats its MCP servers.
+#[derive(Debug, Clone)]
+pub struct McpOptions {
+    /// How long a server gets to start and list what it offers.
+    pub startup_timeout: Duration,
+    /// How long a tool call may go without an answer or a progress notification before it is
+    /// cancelled and fails; each progress notification starts the wait again.
+    pub tool_timeout: Duration,
+    /// How long to wait before starting a server that died; each further attempt in a row
+    /// waits twice as long.
+    pub restart_delay: Duration,
+    /// How many attempts in a row before giving up on a server (a restart counts as one in a
+    /// row when the server dies again within a minute).
+    pub restart_attempts: u32,
+    /// The most tokens the session's model's answer to a server's request for a message
+    /// (sampling) may have (a server asking for more gets this many).
+    pub sampling_max_tokens: u32,
+    /// The servers whose tool annotations are trusted (`readOnlyHint` lets a tool run unasked
+    /// as a read); every other server's hints can only make agentry ask more.
+    pub trusted_hints: Vec<String>,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        Self {
+            startup_timeout: Duration::from_secs(30),
+            tool_timeout: Duration::from_secs(120),
+            restart_delay: Duration::from_millis(500),
+            restart_attempts: 5,
+            sampling_max_tokens: 4096,
+            trusted_hints: Vec::new(),
+        }
+    }
 }
 
 impl McpOptions {

@@ -57,18 +57,17 @@ mod link;
 mod prompts;
 mod sampling;
 mod session_servers;
+mod start;
 mod tokens;
 mod tool;
 
 pub use auth::{login, logout, open_in_browser, token_folder};
 pub use client::RECIPE;
 pub use config::{
-    HttpServer, McpServerConfig, OAuthClient, SECTION, SERVERS_SECTION, StdioServer,
+    HttpServer, McpOptions, McpServerConfig, OAuthClient, SECTION, SERVERS_SECTION, StdioServer,
     configured_servers, parse_mcp_json, read_mcp_json, servers_from_section,
 };
-pub use connection::{
-    McpOptions, McpProvider, connect, connect_all, connect_in_background, connect_with,
-};
+pub use connection::{McpProvider, connect, connect_all, connect_in_background, connect_with};
 pub use prompts::McpPrompt;
 pub use session_servers::McpSessionServers;
 pub use tool::{tool_name, tool_prefix};

@@ -28,6 +28,7 @@
 
 pub mod cache;
 pub mod convert;
+pub mod error;
 pub mod fetch;
 pub mod guard;
 pub mod resolve;

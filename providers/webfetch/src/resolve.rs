@@ -3,7 +3,7 @@
 //! that are actually connected to (not a separate lookup beforehand) is what defeats DNS
 //! rebinding; redirects resolve their names here too.
 
-use crate::fetch::FetchError;
+use crate::error::FetchError;
 use crate::guard::AddressGuard;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::SocketAddr;

@@ -3,7 +3,8 @@
 
 use crate::cache::PageCache;
 use crate::convert;
-use crate::fetch::{FetchError, Fetcher};
+use crate::error::FetchError;
+use crate::fetch::Fetcher;
 use agentry::domains::host_in_domain;
 use agentry::tool::{
     RulePatterns, RuleSubjects, SideQuestion, Tool, ToolContext, ToolError, ToolKind, ToolOutput,

@@ -1,16 +1,74 @@
-//! [`ToolContext`]: everything a running tool may use from its session and front-end.
+//! [`ToolContext`]: everything a running tool may use from its session and front-end, with the
+//! [`HostServices`] it carries (those that act for the call itself take the context in turn).
 
 use crate::ids::{SessionId, ToolCallId};
 use crate::plan::PlanEntry;
+use crate::question::Question;
 use crate::sync::lock;
+use crate::tool::ToolError;
 use crate::tool::content::{ToolCallLocation, ToolContent};
-use crate::tool::host::HostServices;
+use crate::tool::host::{RequestRules, SideQuestions, SubAgentReport, SubAgentTask, UserAnswer};
 use futures::future::BoxFuture;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
+
+/// What the agent running a call offers its tool, when it offers it (outside a chat, nothing).
+#[derive(Clone, Default)]
+pub struct HostServices {
+    /// Side questions to the session's model (WebFetch applies its prompt to a page).
+    pub side_questions: Option<Arc<dyn SideQuestions>>,
+    /// Sub-agents run through the agent's own loop (the Agent tool).
+    pub sub_agents: Option<Arc<dyn SubAgentRunner>>,
+    /// Questions to the user, when the front-end can ask (AskUserQuestion).
+    pub ask_user: Option<Arc<dyn AskUser>>,
+    /// The session's permission rules, for what a tool is asked to do beyond its call (an MCP
+    /// server asking to use the session's model).
+    pub request_rules: Option<Arc<dyn RequestRules>>,
+}
+
+impl std::fmt::Debug for HostServices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostServices")
+            .field("side_questions", &self.side_questions.is_some())
+            .field("sub_agents", &self.sub_agents.is_some())
+            .field("ask_user", &self.ask_user.is_some())
+            .field("request_rules", &self.request_rules.is_some())
+            .finish()
+    }
+}
+
+/// Runs sub-agents through the agent's own loop: each works on its task with its own
+/// conversation and the agent's tools, and its events reach the user nested under the calling
+/// tool call (`parent_fork_tool_call_id`).
+pub trait SubAgentRunner: Send + Sync {
+    /// Runs `task` for the call `call` belongs to and waits for its report. Cancelling the call
+    /// cancels it ([`ToolError::Cancelled`]); a sub-agent that asks the user a question the
+    /// front-end answers later pauses the chat ([`ToolError::AwaitingAnswer`]: end the call with
+    /// it, and the call runs again, resuming the sub-agent, when the chat resumes). Other
+    /// failures are messages for the model.
+    fn run(
+        &self,
+        call: &ToolContext,
+        task: SubAgentTask,
+    ) -> BoxFuture<'static, Result<SubAgentReport, ToolError>>;
+}
+
+/// Asks the user questions through the front-end (the `AskUserQuestion` tool): its menu, an
+/// editor's form, a web page's question flow.
+pub trait AskUser: Send + Sync {
+    /// Asks `questions` for the call `call` belongs to. Cancelling the call stops waiting
+    /// ([`ToolError::Cancelled`]); a front-end that answers later pauses the chat
+    /// ([`ToolError::AwaitingAnswer`]: end the call with it; it runs again when the chat resumes
+    /// with the answer, and asking again then returns it).
+    fn ask(
+        &self,
+        call: &ToolContext,
+        questions: Vec<Question>,
+    ) -> BoxFuture<'static, Result<UserAnswer, ToolError>>;
+}
 
 /// What the front-end's client does for tools, when it offers it (ACP: an editor's files).
 /// Tools that find a service here use it instead of doing the work themselves.

@@ -17,14 +17,15 @@ pub use content::{
     image_mime_type,
 };
 pub use context::{
-    ClientFiles, ClientServices, ClientTerminals, Extensions, Notices, ProgressSink, SessionState,
-    TEMP_FOLDER_PREFIX, TerminalCommand, TerminalExit, ToolContext, ToolProgress,
+    AskUser, ClientFiles, ClientServices, ClientTerminals, Extensions, HostServices, Notices,
+    ProgressSink, SessionState, SubAgentRunner, TEMP_FOLDER_PREFIX, TerminalCommand, TerminalExit,
+    ToolContext, ToolProgress,
 };
 pub use denials::{PathMatcher, ReadDenials};
 pub use from_fn::{FnTool, tool_fn};
 pub use host::{
-    AskUser, Ended, HostServices, RequestDecision, RequestRules, SideAnswer, SideQuestion,
-    SideQuestions, SubAgentReport, SubAgentRunner, SubAgentTask, UserAnswer,
+    Ended, RequestDecision, RequestRules, SideAnswer, SideQuestion, SideQuestions, SubAgentReport,
+    SubAgentTask, UserAnswer,
 };
 pub use kind::{ToolKind, UnknownToolKind};
 pub use rules::{RulePatterns, RuleSubjects};

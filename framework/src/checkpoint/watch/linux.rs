@@ -1,6 +1,6 @@
 //! The watcher on Linux: one inotify instance, a watch per kept folder.
 
-use super::super::scan::is_inside;
+use super::super::tree_path::is_inside;
 use super::Changes;
 use gix_object::bstr::BString;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};

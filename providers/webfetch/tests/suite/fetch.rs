@@ -4,7 +4,8 @@
 
 use crate::site;
 use agentry_webfetch::convert;
-use agentry_webfetch::fetch::{FetchError, FetchSettings};
+use agentry_webfetch::error::FetchError;
+use agentry_webfetch::fetch::FetchSettings;
 use std::sync::atomic::Ordering;
 
 async fn fetched(path: &str) -> Result<String, String> {
