@@ -9,20 +9,24 @@
 //! questions as cancelled, sends the last updates, and ends the chat with `cancelled` — never
 //! with an error.
 
+mod builder;
 pub(crate) mod chat;
 pub mod compaction;
+mod options;
 #[cfg(feature = "checkpoints")]
 mod rewind;
 pub mod subagent;
 
+pub use builder::{AgentBuilder, AgentConfig};
+pub use options::{ChatIo, ChatOptions, SessionOptions};
 #[cfg(feature = "checkpoints")]
 pub use rewind::{RewindPoint, RewindScope, Rewound};
 
 #[cfg(feature = "checkpoints")]
-use crate::checkpoint::{CheckpointSettings, Checkpoints};
+use crate::checkpoint::Checkpoints;
 use crate::commands::{CommandSource, SlashCommands};
 use crate::error::AgentError;
-use crate::event::{ChatSummary, EventSink, StopReason, Usage};
+use crate::event::{ChatSummary, StopReason, Usage};
 use crate::executor::Executor;
 use crate::hooks::AgentHooks;
 use crate::ids::SessionId;
@@ -30,51 +34,19 @@ use crate::model::named::NamedModels;
 use crate::model::record::{RecordingModel, Redactor};
 use crate::model::{ContentBlock, Message, Model};
 use crate::pause::{ChatPauses, PausedChat};
-use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RememberedAnswers};
+use crate::permission::{PermissionMode, RememberedAnswers};
 use crate::prompt::InstructionSource;
 use crate::provider::{Provider, RegistryError, ToolRegistry};
-use crate::question::{QuestionAnswer, QuestionHandler, answers_text};
+use crate::question::{QuestionAnswer, answers_text};
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
 use crate::session_servers::SessionServers;
 use crate::sync::lock;
-use crate::tool::{ClientServices, SandboxMode, SessionState};
-use serde_json::Value;
+use crate::tool::{SandboxMode, SessionState};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use subagent::Fork;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
-
-/// How an agent behaves, apart from its model and tools.
-#[derive(Debug, Clone)]
-pub struct AgentConfig {
-    /// The base of the system prompt: who the agent is and how it works. None by default: the
-    /// framework gives an agent no identity of its own.
-    pub base_prompt: String,
-    /// The most model requests one chat may make; a chat that reaches it stops with ACP's
-    /// `max_turn_requests` (ACP's turn is agentry's chat).
-    pub max_chat_requests: u32,
-    /// How many times the model may correct an answer that does not satisfy the output schema.
-    pub output_schema_retries: u32,
-    /// How deep sub-agents may nest (a sub-agent of the main loop is 1 deep); a deeper fork
-    /// fails as a tool error.
-    pub max_fork_depth: u32,
-    /// The most tool calls one model answer may make; the calls after them are refused, each
-    /// with a result the model reads, unprepared.
-    pub max_calls_per_answer: usize,
-}
-
-impl Default for AgentConfig {
-    fn default() -> Self {
-        Self {
-            base_prompt: String::new(),
-            max_chat_requests: crate::limits::MAX_CHAT_REQUESTS,
-            output_schema_retries: 2,
-            max_fork_depth: crate::limits::MAX_FORK_DEPTH,
-            max_calls_per_answer: crate::limits::MAX_CALLS_PER_ANSWER,
-        }
-    }
-}
 
 /// An agent: a model, the tools of its providers, a configuration and (optionally) a store.
 /// Cheap to clone.
@@ -118,226 +90,6 @@ impl SessionRecordings {
             .find(|path| !path.exists())
             .unwrap_or(first)
     }
-}
-
-/// Builds an [`Agent`].
-#[derive(Default)]
-pub struct AgentBuilder {
-    model: Option<Arc<dyn Model>>,
-    providers: Vec<Arc<dyn Provider>>,
-    disabled_tools: Vec<String>,
-    config: AgentConfig,
-    store: Option<Arc<dyn SessionStore>>,
-    commands: Vec<Arc<dyn CommandSource>>,
-    session_servers: Option<Arc<dyn SessionServers>>,
-    hooks: Option<Arc<dyn AgentHooks>>,
-    recordings: Option<SessionRecordings>,
-    named_models: Option<Arc<NamedModels>>,
-    instructions: Option<Arc<dyn InstructionSource>>,
-    #[cfg(feature = "checkpoints")]
-    checkpoints: Option<Arc<Checkpoints>>,
-}
-
-impl AgentBuilder {
-    /// Sets the model.
-    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
-        self.model = Some(model);
-        self
-    }
-
-    /// Opens the models that side questions name (WebFetch's own model) through `models`;
-    /// without them, such a question fails.
-    pub fn named_models(mut self, models: Arc<NamedModels>) -> Self {
-        self.named_models = Some(models);
-        self
-    }
-
-    /// Adds a provider's tools.
-    pub fn provider(mut self, provider: impl Provider + 'static) -> Self {
-        self.providers.push(Arc::new(provider));
-        self
-    }
-
-    /// Adds a shared provider: one chosen at run time, or one the caller keeps a handle on
-    /// (an MCP server whose prompts a front-end offers, say).
-    pub fn shared_provider(mut self, provider: Arc<dyn Provider>) -> Self {
-        self.providers.push(provider);
-        self
-    }
-
-    /// Leaves these tools out, whichever provider offers them.
-    pub fn disable_tools(mut self, names: impl IntoIterator<Item = String>) -> Self {
-        self.disabled_tools.extend(names);
-        self
-    }
-
-    /// Keeps sessions in a store (without one, sessions live in memory only).
-    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
-        self.store = Some(store);
-        self
-    }
-
-    /// Replaces the configuration.
-    pub fn config(mut self, config: AgentConfig) -> Self {
-        self.config = config;
-        self
-    }
-
-    /// Adds a source of slash commands every front-end offers (prompt templates, an MCP
-    /// server's prompts).
-    pub fn command_source(mut self, source: Arc<dyn CommandSource>) -> Self {
-        self.commands.push(source);
-        self
-    }
-
-    /// Connects the tool servers a front-end's client hands to a session (see
-    /// [`crate::session_servers`]); without it, such servers are refused.
-    pub fn session_servers(mut self, servers: Arc<dyn SessionServers>) -> Self {
-        self.session_servers = Some(servers);
-        self
-    }
-
-    /// Runs `hooks` around every tool call (see [`crate::hooks`]).
-    pub fn hooks(mut self, hooks: Arc<dyn AgentHooks>) -> Self {
-        self.hooks = Some(hooks);
-        self
-    }
-
-    /// Reads instruction files into each chat's environment from `source` (the stock agent's
-    /// are [`InstructionFiles`](crate::memory::InstructionFiles): `AGENTS.md`, `CLAUDE.md`).
-    /// Without a source, an agent reads none.
-    pub fn instructions(mut self, source: impl InstructionSource + 'static) -> Self {
-        self.instructions = Some(Arc::new(source));
-        self
-    }
-
-    /// Records every session's model traffic (see [`crate::model::record`]) to a file of its
-    /// own in `dir` (`SESSION_ID.jsonl`), redacted by `redactor`.
-    pub fn record_sessions(mut self, dir: impl Into<PathBuf>, redactor: Redactor) -> Self {
-        self.recordings = Some(SessionRecordings {
-            dir: dir.into(),
-            redactor,
-        });
-        self
-    }
-
-    /// Keeps a checkpoint of the workspace before each chat's first change to it, so sessions
-    /// can be rewound (see [`crate::checkpoint`] and [`Session::rewind`]).
-    #[cfg(feature = "checkpoints")]
-    pub fn checkpoints(mut self, settings: CheckpointSettings) -> Self {
-        self.checkpoints = Some(Arc::new(Checkpoints::new(settings)));
-        self
-    }
-
-    /// Builds the agent; fails when there is no model or a provider's tools clash or are invalid.
-    pub fn build(self) -> Result<Agent, AgentError> {
-        let model = self.model.ok_or(AgentError::NoModel)?;
-        let mut registry = ToolRegistry::new();
-        for provider in &self.providers {
-            registry.register_except(provider.clone(), &self.disabled_tools)?;
-        }
-        // The providers' slash commands (skills, a plugin's) join the agent's own.
-        let mut commands = self.commands;
-        commands.extend(self.providers.iter().filter_map(|p| p.commands()));
-        Ok(Agent {
-            inner: Arc::new(AgentInner {
-                model,
-                executor: Executor::new(Arc::new(registry)),
-                config: self.config,
-                store: self.store,
-                commands,
-                session_servers: self.session_servers,
-                hooks: self.hooks,
-                recordings: self.recordings,
-                named_models: self.named_models,
-                instructions: self.instructions,
-                #[cfg(feature = "checkpoints")]
-                checkpoints: self.checkpoints,
-            }),
-        })
-    }
-}
-
-/// How a session is set up by its front-end.
-#[derive(Debug, Clone)]
-pub struct SessionOptions {
-    /// The working directory (absolute).
-    pub cwd: PathBuf,
-    /// Directories the session may work in without asking; `cwd` is always one.
-    pub workspace_roots: Vec<PathBuf>,
-    /// The permission policy.
-    pub policy: PermissionPolicy,
-    /// What the front-end's client does for tools (its files, its terminals).
-    pub client: ClientServices,
-    /// Instructions for this session only, added to the agent's system prompt (its tools are
-    /// the agent's plus those given with [`Session::add_provider`]).
-    pub instructions: Option<String>,
-    /// The sandbox the session's commands run in, over the sandboxing tools' own setting
-    /// (`None`: theirs).
-    pub sandbox: Option<SandboxMode>,
-}
-
-impl SessionOptions {
-    /// Options for a session in `cwd` with the default policy.
-    pub fn new(cwd: impl Into<PathBuf>) -> Self {
-        let cwd = cwd.into();
-        Self {
-            workspace_roots: vec![cwd.clone()],
-            cwd,
-            policy: PermissionPolicy::default(),
-            client: ClientServices::default(),
-            instructions: None,
-            sandbox: None,
-        }
-    }
-}
-
-/// What a front-end provides for one chat: where events go, who answers permission questions,
-/// and the cancellation to watch.
-#[derive(Clone)]
-pub struct ChatIo {
-    /// Where events go.
-    pub events: Arc<dyn EventSink>,
-    /// Who answers permission questions.
-    pub permissions: Arc<dyn PermissionHandler>,
-    /// Cancel it to cancel the chat.
-    pub cancel: CancellationToken,
-    /// Who answers the model's questions to the user; without one, tools that need a person
-    /// are not offered.
-    pub questions: Option<Arc<dyn QuestionHandler>>,
-}
-
-impl ChatIo {
-    /// Events to `events`, nobody to answer permission questions (each is rejected, see
-    /// [`RejectWhenAsked`](crate::permission::RejectWhenAsked)), and a fresh cancellation token.
-    pub fn new(events: impl EventSink + 'static) -> Self {
-        Self {
-            events: Arc::new(events),
-            permissions: Arc::new(crate::permission::RejectWhenAsked),
-            cancel: CancellationToken::new(),
-            questions: None,
-        }
-    }
-
-    /// Lets `handler` answer the model's questions to the user.
-    pub fn with_questions(mut self, handler: Arc<dyn QuestionHandler>) -> Self {
-        self.questions = Some(handler);
-        self
-    }
-
-    /// Lets `handler` answer permission questions.
-    pub fn with_permissions(mut self, handler: Arc<dyn PermissionHandler>) -> Self {
-        self.permissions = handler;
-        self
-    }
-}
-
-/// Options for one chat.
-#[derive(Debug, Clone, Default)]
-pub struct ChatOptions {
-    /// When set, the answer must be JSON satisfying this JSON Schema; the model is asked to fix
-    /// an answer that does not, up to [`AgentConfig::output_schema_retries`] times.
-    pub output_schema: Option<Value>,
 }
 
 impl Agent {

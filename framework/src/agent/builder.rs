@@ -1,0 +1,187 @@
+//! Building an [`Agent`]: its model, providers, configuration and the integrations it uses.
+
+use super::{Agent, AgentInner, SessionRecordings};
+#[cfg(feature = "checkpoints")]
+use crate::checkpoint::{CheckpointSettings, Checkpoints};
+use crate::commands::CommandSource;
+use crate::error::AgentError;
+use crate::executor::Executor;
+use crate::hooks::AgentHooks;
+use crate::model::Model;
+use crate::model::named::NamedModels;
+use crate::model::record::Redactor;
+use crate::prompt::InstructionSource;
+use crate::provider::{Provider, ToolRegistry};
+use crate::session::SessionStore;
+use crate::session_servers::SessionServers;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How an agent behaves, apart from its model and tools.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// The base of the system prompt: who the agent is and how it works. None by default: the
+    /// framework gives an agent no identity of its own.
+    pub base_prompt: String,
+    /// The most model requests one chat may make; a chat that reaches it stops with ACP's
+    /// `max_turn_requests` (ACP's turn is agentry's chat).
+    pub max_chat_requests: u32,
+    /// How many times the model may correct an answer that does not satisfy the output schema.
+    pub output_schema_retries: u32,
+    /// How deep sub-agents may nest (a sub-agent of the main loop is 1 deep); a deeper fork
+    /// fails as a tool error.
+    pub max_fork_depth: u32,
+    /// The most tool calls one model answer may make; the calls after them are refused, each
+    /// with a result the model reads, unprepared.
+    pub max_calls_per_answer: usize,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            base_prompt: String::new(),
+            max_chat_requests: crate::limits::MAX_CHAT_REQUESTS,
+            output_schema_retries: 2,
+            max_fork_depth: crate::limits::MAX_FORK_DEPTH,
+            max_calls_per_answer: crate::limits::MAX_CALLS_PER_ANSWER,
+        }
+    }
+}
+
+/// Builds an [`Agent`].
+#[derive(Default)]
+pub struct AgentBuilder {
+    model: Option<Arc<dyn Model>>,
+    providers: Vec<Arc<dyn Provider>>,
+    disabled_tools: Vec<String>,
+    config: AgentConfig,
+    store: Option<Arc<dyn SessionStore>>,
+    commands: Vec<Arc<dyn CommandSource>>,
+    session_servers: Option<Arc<dyn SessionServers>>,
+    hooks: Option<Arc<dyn AgentHooks>>,
+    recordings: Option<SessionRecordings>,
+    named_models: Option<Arc<NamedModels>>,
+    instructions: Option<Arc<dyn InstructionSource>>,
+    #[cfg(feature = "checkpoints")]
+    checkpoints: Option<Arc<Checkpoints>>,
+}
+
+impl AgentBuilder {
+    /// Sets the model.
+    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
+        self.model = Some(model);
+        self
+    }
+
+    /// Opens the models that side questions name (WebFetch's own model) through `models`;
+    /// without them, such a question fails.
+    pub fn named_models(mut self, models: Arc<NamedModels>) -> Self {
+        self.named_models = Some(models);
+        self
+    }
+
+    /// Adds a provider's tools.
+    pub fn provider(mut self, provider: impl Provider + 'static) -> Self {
+        self.providers.push(Arc::new(provider));
+        self
+    }
+
+    /// Adds a shared provider: one chosen at run time, or one the caller keeps a handle on
+    /// (an MCP server whose prompts a front-end offers, say).
+    pub fn shared_provider(mut self, provider: Arc<dyn Provider>) -> Self {
+        self.providers.push(provider);
+        self
+    }
+
+    /// Leaves these tools out, whichever provider offers them.
+    pub fn disable_tools(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.disabled_tools.extend(names);
+        self
+    }
+
+    /// Keeps sessions in a store (without one, sessions live in memory only).
+    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Replaces the configuration.
+    pub fn config(mut self, config: AgentConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Adds a source of slash commands every front-end offers (prompt templates, an MCP
+    /// server's prompts).
+    pub fn command_source(mut self, source: Arc<dyn CommandSource>) -> Self {
+        self.commands.push(source);
+        self
+    }
+
+    /// Connects the tool servers a front-end's client hands to a session (see
+    /// [`crate::session_servers`]); without it, such servers are refused.
+    pub fn session_servers(mut self, servers: Arc<dyn SessionServers>) -> Self {
+        self.session_servers = Some(servers);
+        self
+    }
+
+    /// Runs `hooks` around every tool call (see [`crate::hooks`]).
+    pub fn hooks(mut self, hooks: Arc<dyn AgentHooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// Reads instruction files into each chat's environment from `source` (the stock agent's
+    /// are [`InstructionFiles`](crate::memory::InstructionFiles): `AGENTS.md`, `CLAUDE.md`).
+    /// Without a source, an agent reads none.
+    pub fn instructions(mut self, source: impl InstructionSource + 'static) -> Self {
+        self.instructions = Some(Arc::new(source));
+        self
+    }
+
+    /// Records every session's model traffic (see [`crate::model::record`]) to a file of its
+    /// own in `dir` (`SESSION_ID.jsonl`), redacted by `redactor`.
+    pub fn record_sessions(mut self, dir: impl Into<PathBuf>, redactor: Redactor) -> Self {
+        self.recordings = Some(SessionRecordings {
+            dir: dir.into(),
+            redactor,
+        });
+        self
+    }
+
+    /// Keeps a checkpoint of the workspace before each chat's first change to it, so sessions
+    /// can be rewound (see [`crate::checkpoint`] and [`Session::rewind`](super::Session::rewind)).
+    #[cfg(feature = "checkpoints")]
+    pub fn checkpoints(mut self, settings: CheckpointSettings) -> Self {
+        self.checkpoints = Some(Arc::new(Checkpoints::new(settings)));
+        self
+    }
+
+    /// Builds the agent; fails when there is no model or a provider's tools clash or are invalid.
+    pub fn build(self) -> Result<Agent, AgentError> {
+        let model = self.model.ok_or(AgentError::NoModel)?;
+        let mut registry = ToolRegistry::new();
+        for provider in &self.providers {
+            registry.register_except(provider.clone(), &self.disabled_tools)?;
+        }
+        // The providers' slash commands (skills, a plugin's) join the agent's own.
+        let mut commands = self.commands;
+        commands.extend(self.providers.iter().filter_map(|p| p.commands()));
+        Ok(Agent {
+            inner: Arc::new(AgentInner {
+                model,
+                executor: Executor::new(Arc::new(registry)),
+                config: self.config,
+                store: self.store,
+                commands,
+                session_servers: self.session_servers,
+                hooks: self.hooks,
+                recordings: self.recordings,
+                named_models: self.named_models,
+                instructions: self.instructions,
+                #[cfg(feature = "checkpoints")]
+                checkpoints: self.checkpoints,
+            }),
+        })
+    }
+}

@@ -1,0 +1,151 @@
+//! Hooks: code that runs before a tool call (and may allow it without asking, deny it with a
+//! reason the model reads, make the user be asked, or rewrite its input), after it (and may
+//! give the model feedback), when a prompt is submitted (and may block it or add context), and
+//! when the agent or a sub-agent is about to stop (and may make it go on, saying why).
+//!
+//! Teams assembling their own agent implement [`AgentHooks`] in Rust
+//! ([`AgentBuilder::hooks`](crate::agent::AgentBuilder::hooks)). [`CommandHooks`] runs
+//! configured commands with Claude Code's hook contract, so that existing hook scripts work
+//! unchanged: the event as JSON on stdin (`hook_event_name`, `session_id`, `cwd`,
+//! `permission_mode`, `tool_name`, `tool_input`, `tool_use_id`, and `tool_response` after the
+//! call); exit code 2 blocks with stderr as the reason; on exit 0, JSON on stdout may decide
+//! (`hookSpecificOutput.permissionDecision`: `allow` / `deny` / `ask`, with
+//! `permissionDecisionReason`, and `updatedInput`; or the older `decision`: `approve` /
+//! `block` with `reason`). Any other exit code, a hook that cannot start and one that times out
+//! are reported as notices, and the call goes on.
+
+mod command;
+
+pub use command::{CommandHooks, HookCommand, HookMatcher, HookSettings, matches};
+
+use crate::tool::ToolKind;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// What a hook decides about a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookDecision {
+    /// Run it without asking (deny rules still apply).
+    Allow,
+    /// Do not run it; the reason goes to the model.
+    Deny,
+    /// Ask the user, whatever the permission mode says.
+    Ask,
+}
+
+/// The session an event happens in, as hooks see it.
+#[derive(Debug, Clone)]
+pub struct HookSession {
+    /// The session.
+    pub session_id: String,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// The permission mode (`default`, `accept_edits`, `plan`, `bypass`).
+    pub permission_mode: String,
+}
+
+/// A call, as hooks see it.
+#[derive(Debug, Clone)]
+pub struct HookCall {
+    /// Its session.
+    pub session: HookSession,
+    /// The tool's name.
+    pub tool_name: String,
+    /// The tool's kind.
+    pub kind: ToolKind,
+    /// The call's id.
+    pub tool_call_id: String,
+    /// Its input.
+    pub input: Value,
+}
+
+/// What the hooks before a call said.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PreToolOutcome {
+    /// Their decision, if any (deny wins over ask, ask over allow).
+    pub decision: Option<HookDecision>,
+    /// Why (the model reads a denial's reason).
+    pub reason: Option<String>,
+    /// The input to run the call with instead.
+    pub updated_input: Option<Value>,
+    /// What went wrong with a hook (failed, timed out), for the user.
+    pub notices: Vec<String>,
+}
+
+/// What the hooks after a call said.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PostToolOutcome {
+    /// Feedback the model reads with the call's result.
+    pub feedback: Option<String>,
+    /// What went wrong with a hook, for the user.
+    pub notices: Vec<String>,
+}
+
+/// What the hooks said of a submitted prompt.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptOutcome {
+    /// Why the prompt is blocked (the model never sees it), if it is.
+    pub blocked: Option<String>,
+    /// Context the model reads with the prompt.
+    pub context: Option<String>,
+    /// What went wrong with a hook, for the user.
+    pub notices: Vec<String>,
+}
+
+/// What the hooks said when the agent was about to stop.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StopOutcome {
+    /// Why it must go on (the model reads it), if it must.
+    pub go_on: Option<String>,
+    /// What went wrong with a hook, for the user.
+    pub notices: Vec<String>,
+}
+
+/// Hooks at the agent's points: tool use, prompt submission, stopping. Every method does
+/// nothing unless implemented.
+#[async_trait::async_trait]
+pub trait AgentHooks: Send + Sync {
+    /// Before a call runs (after its input was validated, before permission is checked).
+    async fn pre_tool_use(&self, _call: &HookCall) -> PreToolOutcome {
+        PreToolOutcome::default()
+    }
+    /// After a call ended: `result` is what the model reads, `failed` whether it failed.
+    async fn post_tool_use(
+        &self,
+        _call: &HookCall,
+        _result: &str,
+        _failed: bool,
+    ) -> PostToolOutcome {
+        PostToolOutcome::default()
+    }
+    /// A prompt was submitted, before the model sees it.
+    async fn user_prompt_submit(&self, _session: &HookSession, _prompt: &str) -> PromptOutcome {
+        PromptOutcome::default()
+    }
+    /// The agent (`sub_agent` false) or a sub-agent is about to end its chat with an answer;
+    /// `already_going_on` when a stop hook made it go on before in this chat.
+    async fn stop(
+        &self,
+        _session: &HookSession,
+        _sub_agent: bool,
+        _already_going_on: bool,
+    ) -> StopOutcome {
+        StopOutcome::default()
+    }
+}
+
+impl PreToolOutcome {
+    /// Takes in one hook's decision: deny wins over ask, ask over allow.
+    pub(crate) fn decide(&mut self, decision: HookDecision, reason: Option<String>) {
+        let rank = |d: Option<HookDecision>| match d {
+            None => 0,
+            Some(HookDecision::Allow) => 1,
+            Some(HookDecision::Ask) => 2,
+            Some(HookDecision::Deny) => 3,
+        };
+        if rank(Some(decision)) >= rank(self.decision) {
+            self.decision = Some(decision);
+            self.reason = reason.filter(|r| !r.is_empty()).or(self.reason.take());
+        }
+    }
+}
