@@ -58,7 +58,7 @@ pub struct AgentBuilder {
     store: Option<Arc<dyn SessionStore>>,
     commands: Vec<Arc<dyn CommandSource>>,
     session_servers: Option<Arc<dyn SessionServers>>,
-    hooks: Option<Arc<dyn AgentHooks>>,
+    hooks: Vec<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
     named_models: Option<Arc<NamedModels>>,
     instructions: Option<Arc<dyn InstructionSource>>,
@@ -125,9 +125,11 @@ impl AgentBuilder {
         self
     }
 
-    /// Runs `hooks` around every tool call (see [`crate::hooks`]).
+    /// Runs `hooks` around every tool call, prompt and stop (see [`crate::hooks`]). Hooks
+    /// given in several calls all run, in the order given: the strictest decision stands, and
+    /// a rewritten input is what the next one sees.
     pub fn hooks(mut self, hooks: Arc<dyn AgentHooks>) -> Self {
-        self.hooks = Some(hooks);
+        self.hooks.push(hooks);
         self
     }
 
@@ -175,7 +177,7 @@ impl AgentBuilder {
                 store: self.store,
                 commands,
                 session_servers: self.session_servers,
-                hooks: self.hooks,
+                hooks: stacked(self.hooks),
                 recordings: self.recordings,
                 named_models: self.named_models,
                 instructions: self.instructions,
@@ -183,5 +185,13 @@ impl AgentBuilder {
                 checkpoints: self.checkpoints,
             }),
         })
+    }
+}
+
+/// The agent's hooks: none, the one given, or all given, run in turn.
+fn stacked(mut hooks: Vec<Arc<dyn AgentHooks>>) -> Option<Arc<dyn AgentHooks>> {
+    match hooks.len() {
+        0 | 1 => hooks.pop(),
+        _ => Some(Arc::new(crate::hooks::HookStack(hooks))),
     }
 }

@@ -15,8 +15,10 @@
 //! are reported as notices, and the call goes on.
 
 mod command;
+mod stack;
 
 pub use command::{CommandHooks, HookCommand, HookMatcher, HookSettings, matches};
+pub(crate) use stack::HookStack;
 
 use crate::tool::ToolKind;
 use serde_json::Value;
