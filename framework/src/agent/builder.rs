@@ -195,3 +195,51 @@ fn stacked(mut hooks: Vec<Arc<dyn AgentHooks>>) -> Option<Arc<dyn AgentHooks>> {
         _ => Some(Arc::new(crate::hooks::HookStack(hooks))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hooks::{HookCall, HookSession, PostToolOutcome};
+    use crate::tool::ToolKind;
+
+    /// A hook whose feedback after every call is its name.
+    struct Named(&'static str);
+
+    #[async_trait::async_trait]
+    impl AgentHooks for Named {
+        async fn post_tool_use(&self, _: &HookCall, _: &str, _: bool) -> PostToolOutcome {
+            PostToolOutcome {
+                feedback: Some(self.0.to_owned()),
+                notices: Vec::new(),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn hooks_given_to_an_agent_twice_both_run_in_order() {
+        let model = crate::model::scripted::ScriptedModel::new(Vec::new());
+        let agent = Agent::builder()
+            .model(Arc::new(model))
+            .hooks(Arc::new(Named("ours")))
+            .hooks(Arc::new(Named("the team's")))
+            .build()
+            .unwrap();
+        let call = HookCall {
+            session: HookSession {
+                session_id: "s".into(),
+                cwd: "/work".into(),
+                permission_mode: "default".into(),
+            },
+            tool_name: "Bash".into(),
+            kind: ToolKind::Execute,
+            tool_call_id: "c".into(),
+            input: serde_json::json!({"command": "ls"}),
+        };
+        let after = agent
+            .hooks()
+            .unwrap()
+            .post_tool_use(&call, "ok", false)
+            .await;
+        assert_eq!(after.feedback.as_deref(), Some("ours\nthe team's"));
+    }
+}

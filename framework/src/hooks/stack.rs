@@ -153,28 +153,4 @@ mod tests {
         let after = stack.post_tool_use(&call(), "ok", false).await;
         assert_eq!(after.feedback.as_deref(), Some("first\nsecond"));
     }
-
-    #[tokio::test]
-    async fn hooks_given_to_an_agent_twice_both_run() {
-        let model = crate::model::scripted::ScriptedModel::new(Vec::new());
-        let saying = |feedback| {
-            Arc::new(Saying {
-                decision: None,
-                input: None,
-                feedback,
-            })
-        };
-        let agent = crate::agent::Agent::builder()
-            .model(Arc::new(model))
-            .hooks(saying("ours"))
-            .hooks(saying("the team's"))
-            .build()
-            .unwrap();
-        let after = agent
-            .hooks()
-            .unwrap()
-            .post_tool_use(&call(), "ok", false)
-            .await;
-        assert_eq!(after.feedback.as_deref(), Some("ours\nthe team's"));
-    }
 }
