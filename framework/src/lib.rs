@@ -102,5 +102,5 @@ pub mod prelude {
     pub use crate::model::ContentBlock;
     pub use crate::provider::{Provider, SimpleProvider};
     pub use crate::session::MemoryStore;
-    pub use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, erase};
+    pub use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 }
