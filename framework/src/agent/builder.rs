@@ -199,8 +199,7 @@ fn stacked(mut hooks: Vec<Arc<dyn AgentHooks>>) -> Option<Arc<dyn AgentHooks>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::{HookCall, HookSession, PostToolOutcome};
-    use crate::tool::ToolKind;
+    use crate::hooks::{HookCall, PostToolOutcome};
 
     /// A hook whose feedback after every call is its name.
     struct Named(&'static str);
@@ -224,17 +223,7 @@ mod tests {
             .hooks(Arc::new(Named("the team's")))
             .build()
             .unwrap();
-        let call = HookCall {
-            session: HookSession {
-                session_id: "s".into(),
-                cwd: "/work".into(),
-                permission_mode: "default".into(),
-            },
-            tool_name: "Bash".into(),
-            kind: ToolKind::Execute,
-            tool_call_id: "c".into(),
-            input: serde_json::json!({"command": "ls"}),
-        };
+        let call = crate::hooks::sample_call();
         let after = agent
             .hooks()
             .unwrap()

@@ -151,3 +151,19 @@ impl PreToolOutcome {
         }
     }
 }
+
+/// A call of `ls` in Bash, as tests of hooks give it.
+#[cfg(test)]
+pub(crate) fn sample_call() -> HookCall {
+    HookCall {
+        session: HookSession {
+            session_id: "s".into(),
+            cwd: "/work".into(),
+            permission_mode: "default".into(),
+        },
+        tool_name: "Bash".into(),
+        kind: ToolKind::Execute,
+        tool_call_id: "c".into(),
+        input: serde_json::json!({"command": "ls"}),
+    }
+}

@@ -86,7 +86,6 @@ impl AgentHooks for HookStack {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::ToolKind;
     use serde_json::{Value, json};
 
     /// A hook that says one thing of every call and prompt.
@@ -114,20 +113,6 @@ mod tests {
         }
     }
 
-    fn call() -> HookCall {
-        HookCall {
-            session: HookSession {
-                session_id: "s".into(),
-                cwd: "/work".into(),
-                permission_mode: "default".into(),
-            },
-            tool_name: "Bash".into(),
-            kind: ToolKind::Execute,
-            tool_call_id: "c".into(),
-            input: json!({"command": "ls"}),
-        }
-    }
-
     #[tokio::test]
     async fn every_hook_runs_in_order_and_the_strictest_decision_stands() {
         let stack = HookStack(vec![
@@ -142,7 +127,7 @@ mod tests {
                 feedback: "second",
             }),
         ]);
-        let before = stack.pre_tool_use(&call()).await;
+        let before = stack.pre_tool_use(&crate::hooks::sample_call()).await;
         assert_eq!(before.decision, Some(HookDecision::Ask));
         assert_eq!(
             before.reason.as_deref(),
@@ -150,7 +135,9 @@ mod tests {
             "the second hook sees the first one's input"
         );
         assert_eq!(before.updated_input, Some(json!({"command": "ls -a"})));
-        let after = stack.post_tool_use(&call(), "ok", false).await;
+        let after = stack
+            .post_tool_use(&crate::hooks::sample_call(), "ok", false)
+            .await;
         assert_eq!(after.feedback.as_deref(), Some("first\nsecond"));
     }
 }

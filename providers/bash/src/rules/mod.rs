@@ -6,10 +6,13 @@
 //! covered.
 
 mod analysis;
+mod builtins;
 mod expansions;
+mod interpreters;
 mod options;
 mod pattern;
 mod programs;
+mod runs;
 mod scripts;
 mod variables;
 mod words;
