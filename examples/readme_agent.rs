@@ -3,7 +3,7 @@
 
 use agentry::permission::{PermissionOptionKind, PermissionOutcome, handler_fn};
 use agentry::prelude::*;
-use agentry::session::SqliteStore;
+use agentry_sqlite::SqliteStore;
 use std::io::Write;
 use std::sync::Arc;
 

@@ -13,7 +13,7 @@
 
 use agentry::permission::{PermissionMode, PermissionPolicy, RuleAction};
 use agentry::prelude::*;
-use agentry::session::SqliteStore;
+use agentry_sqlite::SqliteStore;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 

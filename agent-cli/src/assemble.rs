@@ -14,9 +14,11 @@ use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
 use agentry::permission::lint::check_rules;
 use agentry::prompt::STOCK_BASE_PROMPT;
-use agentry::session::{LazyStore, PostgresStore, SessionStore, SqliteStore};
+use agentry::session::{LazyStore, SessionStore};
 use agentry::templates::TemplateFolder;
 use agentry::templates::TemplateFolders;
+use agentry_postgres::PostgresStore;
+use agentry_sqlite::SqliteStore;
 use std::path::Path;
 use std::sync::Arc;
 

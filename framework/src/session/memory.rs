@@ -274,30 +274,3 @@ impl SessionStore for MemoryStore {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::Arc;
-
-    #[test]
-    fn it_keeps_sessions_as_the_sqlite_store_does() {
-        let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
-        let same = store.clone();
-        super::super::contract::check(store, move || same);
-    }
-
-    #[test]
-    fn it_rewinds_as_the_sqlite_store_does() {
-        let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
-        let same = store.clone();
-        super::super::contract::check_rewind(store, move || same);
-    }
-
-    #[test]
-    fn it_records_chats_in_progress_as_the_sqlite_store_does() {
-        let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
-        let same = store.clone();
-        super::super::contract::check_progress(store, move || same);
-    }
-}

@@ -12,17 +12,17 @@ use crate::permission::RememberedAnswers;
 use std::collections::HashMap;
 
 /// `value` as the JSON text a row keeps.
-pub(super) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
     serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 /// A row's JSON text as what it holds.
-pub(super) fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+pub fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 /// Messages and events as the JSON rows they are stored as.
-pub(super) struct Rows {
+pub struct Rows {
     /// The messages' rows.
     pub messages: Vec<String>,
     /// The events' rows.
@@ -40,11 +40,11 @@ impl Rows {
 }
 
 /// Rows read back in chat order, each with its chat's id.
-pub(super) type ChatRows = Vec<(i64, String)>;
+pub type ChatRows = Vec<(i64, String)>;
 
 /// Where a stored chat stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum ChatState {
+pub enum ChatState {
     /// It ended (completed, failed, cancelled or paused).
     Ended,
     /// It runs on another server, which holds its session's lease: left out until it ends.
@@ -65,7 +65,7 @@ impl ChatState {
 }
 
 /// A session's rows as read back, before they are parsed.
-pub(super) struct ReadBack {
+pub struct ReadBack {
     /// Its description.
     pub meta: SessionMeta,
     /// Its remembered answers' row.

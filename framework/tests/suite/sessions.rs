@@ -7,7 +7,8 @@ use agentry::model::Message;
 use agentry::model::scripted::ScriptedResponse;
 use agentry::permission::PermissionOptionKind;
 use agentry::permission::PermissionOptionKind::AllowAlways;
-use agentry::session::{SessionStore, SqliteStore};
+use agentry::session::SessionStore;
+use agentry_sqlite::SqliteStore;
 use serde_json::json;
 use std::sync::Arc;
 
@@ -394,4 +395,22 @@ async fn always_answers_do_not_follow_a_session_resumed_in_another_folder() {
         ["Change", "Change"],
         "asked again in another folder"
     );
+}
+
+/// The in-memory store keeps sessions as every store must (the same checks the SQLite and
+/// PostgreSQL stores pass): its `reopen` is the same store.
+#[test]
+fn the_memory_store_keeps_rewinds_and_records_chats_in_progress_as_every_store_does() {
+    use agentry::session::MemoryStore;
+    use agentry::testing::stores;
+    let fresh = || -> Arc<dyn SessionStore> { Arc::new(MemoryStore::new()) };
+    let store = fresh();
+    let same = store.clone();
+    stores::check(store, move || same);
+    let store = fresh();
+    let same = store.clone();
+    stores::check_rewind(store, move || same);
+    let store = fresh();
+    let same = store.clone();
+    stores::check_progress(store, move || same);
 }

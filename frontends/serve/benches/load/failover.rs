@@ -4,7 +4,7 @@
 
 use super::deploy::{Backing, Instance, start_instance};
 use agentry::fanout::{Delivery, Fanout, RedisFanout};
-use agentry::session::PostgresStore;
+use agentry_postgres::PostgresStore;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};

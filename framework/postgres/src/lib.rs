@@ -1,19 +1,21 @@
-//! [`PostgresStore`]: sessions in a PostgreSQL database that several agentry servers share. The
-//! same records as the [`SqliteStore`](super::SqliteStore), one transaction per recorded step of
-//! a chat; the store creates its tables and brings them up to date itself, one server at a time.
+//! # agentry-postgres
+//!
+//! [`PostgresStore`]: an agent's sessions in a PostgreSQL database that several servers share.
+//! The same records as `agentry-sqlite`'s store, one transaction per recorded step of a chat; the
+//! store creates its tables and brings them up to date itself, one server at a time.
 
 mod leases;
 mod schema;
 
-use super::lease::ChatLeases;
-use super::rows::{ChatRows, ChatState, ReadBack, Rows, to_json};
-use super::{
+use agentry::checkpoint::ChatCheckpoint;
+use agentry::ids::SessionId;
+use agentry::session::lease::ChatLeases;
+use agentry::session::rows::{ChatRows, ChatState, ReadBack, Rows, to_json};
+use agentry::session::{
     ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
     now_rfc3339,
 };
-use crate::checkpoint::ChatCheckpoint;
-use crate::ids::SessionId;
-use crate::sync::lock;
+use agentry::sync::lock;
 use postgres::{Client, GenericClient, NoTls, Row};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -102,7 +104,7 @@ impl PostgresStore {
         });
         match outcome {
             Ok(done) => done.map_err(|e| self.failed(&e)),
-            Err(panic) => Err(StoreError::Panicked(crate::sync::panic_message(&*panic))),
+            Err(panic) => Err(StoreError::Panicked(agentry::sync::panic_message(&*panic))),
         }
     }
 

@@ -1,10 +1,10 @@
 //! The leases on sessions' chats as the PostgreSQL store keeps them (`agentry_chat_leases`).
 
 use super::PostgresStore;
-use crate::ids::SessionId;
-use crate::session::StoreError;
-use crate::session::lease::{ChatLeases, Lease};
-use crate::sync::lock;
+use agentry::ids::SessionId;
+use agentry::session::StoreError;
+use agentry::session::lease::{ChatLeases, Lease};
+use agentry::sync::lock;
 use std::time::Duration;
 
 impl ChatLeases for PostgresStore {

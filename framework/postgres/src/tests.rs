@@ -1,8 +1,8 @@
 //! The PostgreSQL store against a throwaway server.
 
 use super::*;
-use crate::model::Message;
-use crate::session::interrupted;
+use agentry::model::Message;
+use agentry::session::interrupted;
 use agentry_tests::servers::Postgres;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,21 +15,21 @@ fn opened(url: &str) -> Arc<dyn SessionStore> {
 fn chats_append_in_order_and_survive_reconnecting() {
     let server = Postgres::start();
     let url = server.database();
-    super::super::contract::check(opened(&url), || opened(&url));
+    agentry::testing::stores::check(opened(&url), || opened(&url));
 }
 
 #[test]
 fn a_chat_begun_and_never_ended_reads_as_interrupted_from_another_connection() {
     let server = Postgres::start();
     let url = server.database();
-    super::super::contract::check_progress(opened(&url), || opened(&url));
+    agentry::testing::stores::check_progress(opened(&url), || opened(&url));
 }
 
 #[test]
 fn a_rewind_leaves_the_later_chats_out_from_another_connection() {
     let server = Postgres::start();
     let url = server.database();
-    super::super::contract::check_rewind(opened(&url), || opened(&url));
+    agentry::testing::stores::check_rewind(opened(&url), || opened(&url));
 }
 
 #[test]
@@ -230,9 +230,9 @@ fn contract_record(text: &str) -> ChatRecord {
         begun: None,
         messages: vec![Message::user_text(text)],
         events: Vec::new(),
-        stop_reason: Some(crate::event::StopReason::EndTurn),
-        usage: crate::event::Usage::default(),
-        remembered: crate::permission::RememberedAnswers::default(),
+        stop_reason: Some(agentry::event::StopReason::EndTurn),
+        usage: agentry::event::Usage::default(),
+        remembered: agentry::permission::RememberedAnswers::default(),
         title: None,
         history: None,
         paused: None,

@@ -12,6 +12,8 @@
 //! # }
 //! ```
 
+pub mod stores;
+
 use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
 use crate::executor::{CallResult, CallScope, Executor};
 use crate::model::{ContentBlock, ToolResult};

@@ -1,14 +1,17 @@
-//! [`SqliteStore`]: sessions in an embedded SQLite file (WAL journal, one transaction per
-//! recorded step of a chat). A chat's row is `running` from its beginning until it is appended.
+//! # agentry-sqlite
+//!
+//! [`SqliteStore`]: an agent's sessions in an embedded SQLite file (WAL journal, one transaction
+//! per recorded step of a chat), for [`AgentBuilder::store`](agentry::agent::AgentBuilder::store).
+//! A chat's row is `running` from its beginning until it is appended.
 
-use super::rows::{ChatRows, ChatState, ReadBack, Rows, to_json};
-use super::{
+use agentry::checkpoint::ChatCheckpoint;
+use agentry::ids::SessionId;
+use agentry::session::rows::{ChatRows, ChatState, ReadBack, Rows, to_json};
+use agentry::session::{
     ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError, StoredSession,
     now_rfc3339,
 };
-use crate::checkpoint::ChatCheckpoint;
-use crate::ids::SessionId;
-use crate::sync::lock;
+use agentry::sync::lock;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -75,12 +78,12 @@ impl SqliteStore {
             message: e.to_string(),
         };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            crate::private::create_folder(parent).map_err(|e| db_error(&e))?;
+            agentry::private::create_folder(parent).map_err(|e| db_error(&e))?;
         }
         // Conversations and tool outputs are the user's alone: the file is made 0600 (SQLite
         // gives its -wal and -shm files the same mode), and one made looser before is tightened.
         if !path.exists() {
-            let _ = crate::private::file_options()
+            let _ = agentry::private::file_options()
                 .write(true)
                 .create_new(true)
                 .open(&path);
@@ -101,7 +104,7 @@ impl SqliteStore {
             })?;
         for file in [path.clone(), sidecar(&path, "-wal"), sidecar(&path, "-shm")] {
             if file.exists() {
-                crate::private::file(&file).map_err(|e| db_error(&e))?;
+                agentry::private::file(&file).map_err(|e| db_error(&e))?;
             }
         }
         Ok(Self {
@@ -571,7 +574,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nested/sessions.db");
         let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(&path).unwrap());
-        super::super::contract::check(store, || {
+        agentry::testing::stores::check(store, || {
             Arc::new(SqliteStore::open(&path).unwrap()) as Arc<dyn SessionStore>
         });
     }
@@ -581,7 +584,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sessions.db");
         let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(&path).unwrap());
-        super::super::contract::check_rewind(store, || {
+        agentry::testing::stores::check_rewind(store, || {
             Arc::new(SqliteStore::open(&path).unwrap()) as Arc<dyn SessionStore>
         });
     }
@@ -591,7 +594,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sessions.db");
         let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(&path).unwrap());
-        super::super::contract::check_progress(store, || {
+        agentry::testing::stores::check_progress(store, || {
             Arc::new(SqliteStore::open(&path).unwrap()) as Arc<dyn SessionStore>
         });
     }
