@@ -3,7 +3,7 @@
 
 use crate::cli::AccessArgs;
 use crate::exit::CliError;
-use agentry::admission::Admission;
+use agentry_admission::Admission;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::Path;

@@ -36,7 +36,6 @@
 
 #![forbid(clippy::todo, clippy::dbg_macro)]
 
-pub mod admission;
 pub mod agent;
 pub mod atomic_file;
 pub mod checked_file;
@@ -50,15 +49,12 @@ pub mod env_vars;
 pub mod error;
 pub mod event;
 pub mod executor;
-pub mod fanout;
 #[cfg(feature = "templates")]
 pub mod front_matter;
 pub mod hooks;
 pub mod html_nesting;
 pub mod limits;
 pub mod memory;
-#[cfg(feature = "metrics")]
-pub mod metrics;
 pub use agentry_plugin::ids;
 pub mod model;
 pub mod paths;

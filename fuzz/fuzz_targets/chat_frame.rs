@@ -22,7 +22,7 @@ static SESSIONS: LazyLock<Arc<Sessions>> = LazyLock::new(|| {
         lease: agentry_serve::DEFAULT_LEASE,
         limits: Limits::default(),
     };
-    let fanout = Arc::new(agentry::fanout::LocalFanout::default());
+    let fanout = Arc::new(agentry_fanout::LocalFanout::default());
     Arc::new(Sessions::new(agent, defaults, None, fanout))
 });
 

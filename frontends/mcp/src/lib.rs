@@ -195,7 +195,7 @@ pub async fn serve_stdio(settings: ServeSettings) -> Result<(), std::io::Error> 
 pub async fn serve_http(
     listener: tokio::net::TcpListener,
     settings: ServeSettings,
-    admission: agentry::admission::Admission,
+    admission: agentry_admission::Admission,
 ) -> Result<(), std::io::Error> {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -216,14 +216,14 @@ pub async fn serve_http(
 /// Lets a request through when it comes to a name the server answers to, from no other site's
 /// page, with the token; answers for it otherwise.
 async fn admit(
-    axum::extract::State(admission): axum::extract::State<Arc<agentry::admission::Admission>>,
+    axum::extract::State(admission): axum::extract::State<Arc<agentry_admission::Admission>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     let headers = request.headers();
     // MCP clients send the token in `Authorization`; a URL does not carry it.
-    let credentials = agentry::admission::Credentials::from_headers(
+    let credentials = agentry_admission::Credentials::from_headers(
         |name| headers.get(name).and_then(|value| value.to_str().ok()),
         None,
     );

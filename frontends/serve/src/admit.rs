@@ -3,7 +3,7 @@
 //! page's own files, carry the token; and a request to the REST API that has a body must say
 //! it is JSON (a cross-site form can only send `text/plain` and its kin).
 
-use agentry::admission::{Admission, Credentials, Refused};
+use agentry_admission::{Admission, Credentials, Refused};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;

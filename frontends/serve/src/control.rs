@@ -5,8 +5,8 @@
 
 use crate::error::ServeError;
 use crate::live::{LiveSession, Sessions};
-use agentry::fanout::Fanout;
 use agentry::permission::PermissionOptionKind;
+use agentry_fanout::Fanout;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -5,7 +5,7 @@
 //! over persistent sessions. Like every front-end, it is a projection of the framework's one
 //! event stream ([`projection`]); it depends on the framework only.
 //!
-//! Live events reach clients through a [`Fanout`](agentry::fanout::Fanout) (in-process by
+//! Live events reach clients through a [`Fanout`](agentry_fanout::Fanout) (in-process by
 //! default) and sessions live in the agent's [`SessionStore`](agentry::session::SessionStore):
 //! several instances sharing both (PostgreSQL and Redis) behind a load balancer serve the same
 //! sessions. A chat claims its session's lease first (one chat of a session
@@ -27,6 +27,7 @@ mod health;
 pub mod live;
 pub mod markdown;
 pub mod metering;
+pub mod metrics;
 mod openapi;
 mod outbox;
 mod ownership;

@@ -4,17 +4,17 @@
 
 use crate::error::ServeError;
 use crate::metering::ServeMetrics;
+use crate::metrics::ChatMeter;
 use crate::projection::Projector;
 use crate::protocol::ServerEvent;
 use agentry::agent::{Agent, Session, SessionOptions};
 use agentry::event::{AgentEvent, EventSink};
-use agentry::fanout::Fanout;
 use agentry::ids::SessionId;
-use agentry::metrics::ChatMeter;
 use agentry::model::catalog::ModelChoices;
 use agentry::permission::{PermissionOptionKind, PermissionOutcome, PermissionPolicy};
 use agentry::session::SessionStore;
 use agentry::sync::lock;
+use agentry_fanout::Fanout;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! running chats, events sent and subscribers that fell behind, store and broker errors. All
 //! are served at `GET /metrics` in the Prometheus text format.
 
-use agentry::metrics::Metrics;
+use crate::metrics::Metrics;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;

@@ -6,7 +6,7 @@
 
 use crate::error::ServeError;
 use crate::metering::ServeMetrics;
-use agentry::fanout::Delivery;
+use agentry_fanout::Delivery;
 use futures::stream::{AbortHandle, Abortable, BoxStream, SelectAll};
 use futures::{Stream, StreamExt};
 use serde_json::{Value, json};
@@ -175,7 +175,7 @@ pub(crate) fn system_error(error: &ServeError, session_id: Option<&str>) -> Even
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentry::fanout::{Fanout, LocalFanout};
+    use agentry_fanout::{Fanout, LocalFanout};
 
     fn event(name: &str, sequence: u64) -> Event {
         Arc::new(json!({"event": name, "data": {"sequence": sequence}}))

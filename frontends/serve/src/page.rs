@@ -4,7 +4,7 @@
 //! server prints (`/?token=…`), it trades the token for an `HttpOnly`, `SameSite=Strict`
 //! cookie, which its requests then carry, and drops the token from the address bar.
 
-use agentry::admission::{Admission, TOKEN_COOKIE};
+use agentry_admission::{Admission, TOKEN_COOKIE};
 use axum::Router;
 use axum::extract::RawQuery;
 use axum::http::{HeaderValue, StatusCode, header};

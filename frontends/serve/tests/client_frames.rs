@@ -3,9 +3,9 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use agentry::agent::Agent;
-use agentry::fanout::LocalFanout;
 use agentry::model::scripted::ScriptedModel;
 use agentry::permission::PermissionPolicy;
+use agentry_fanout::LocalFanout;
 use agentry_serve::client::Client;
 use agentry_serve::live::{Limits, SessionDefaults, Sessions};
 use futures::StreamExt;

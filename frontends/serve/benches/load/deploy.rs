@@ -2,15 +2,16 @@
 //! and one to three instances sharing a PostgreSQL store and a Redis broker (throwaway servers
 //! of Debian's on loopback), each instance an `agentry serve` router of its own in this process.
 
-use agentry::admission::Admission;
 use agentry::agent::Agent;
-use agentry::fanout::{Fanout, LocalFanout, RedisFanout};
 use agentry::model::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
 use agentry::permission::PermissionPolicy;
 use agentry::provider::SimpleProvider;
 use agentry::session::SessionStore;
 use agentry::tool::{ToolError, ToolKind, tool_fn};
+use agentry_admission::Admission;
+use agentry_fanout::{Fanout, LocalFanout};
 use agentry_postgres::PostgresStore;
+use agentry_redis::RedisFanout;
 use agentry_serve::ServeSettings;
 use agentry_serve::live::{Limits, SessionDefaults};
 use agentry_sqlite::SqliteStore;

@@ -3,8 +3,9 @@
 //! chat is seen interrupted on another instance.
 
 use super::deploy::{Backing, Instance, start_instance};
-use agentry::fanout::{Delivery, Fanout, RedisFanout};
+use agentry_fanout::{Delivery, Fanout};
 use agentry_postgres::PostgresStore;
+use agentry_redis::RedisFanout;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};

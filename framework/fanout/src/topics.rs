@@ -1,7 +1,7 @@
 //! [`Topics`]: the in-process delivery under every fan-out, a broadcast channel per topic.
 
 use super::Delivery;
-use crate::sync::lock;
+use agentry::sync::lock;
 use futures::stream::BoxStream;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -9,7 +9,7 @@ use tokio::sync::broadcast;
 
 /// A broadcast channel per topic, holding up to `capacity` deliveries for a subscriber that
 /// falls behind (it then gets [`Delivery::Missed`]); a topic nobody listens to is forgotten.
-pub(crate) struct Topics {
+pub struct Topics {
     capacity: usize,
     senders: Mutex<HashMap<String, broadcast::Sender<Delivery>>>,
 }
@@ -38,13 +38,11 @@ impl Topics {
     }
 
     /// Delivers `delivery` to the subscribers of every topic.
-    #[cfg(feature = "redis")]
     pub fn send_to_all(&self, delivery: &Delivery) {
         lock(&self.senders).retain(|_, sender| sender.send(delivery.clone()).is_ok());
     }
 
     /// Whether `topic` has subscribers.
-    #[cfg(feature = "redis")]
     pub fn has_subscribers(&self, topic: &str) -> bool {
         lock(&self.senders)
             .get(topic)

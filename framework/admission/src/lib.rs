@@ -1,3 +1,5 @@
+//! # agentry-admission
+//!
 //! Who may talk to an agent served on a port (`agentry serve`, `agentry mcp serve --listen`),
 //! as Jupyter decides it: a token (in an `Authorization: Bearer` header, a cookie or a `token`
 //! query parameter), a `Host` the server answers to (so that a page whose name was rebound to

@@ -1,19 +1,18 @@
-//! Live-event fan-out: a front-end publishes each session's events under a topic (the
-//! session's id), and every connection subscribed to that topic receives them, in order.
+//! # agentry-fanout
+//!
+//! Live-event fan-out for servers of agents: a front-end publishes each session's events under
+//! a topic (the session's id), and every connection subscribed to that topic receives them, in
+//! order.
 //!
 //! [`LocalFanout`] does it inside one process. Several servers behind a load balancer share
-//! one through a broker instead ([`RedisFanout`], cargo feature `redis`), with the sessions in
-//! a shared [`SessionStore`](crate::session::SessionStore): a subscriber on any server gets the
-//! events of a chat running on another, and a server can signal the one running a session's
-//! chat (to stop it, or to answer its permission question).
+//! one through a broker instead (`agentry-redis`'s `RedisFanout`), with the sessions in a shared
+//! [`SessionStore`](agentry::session::SessionStore): a subscriber on any server gets the events
+//! of a chat running on another, and a server can signal the one running a session's chat (to
+//! stop it, or to answer its permission question).
 
-#[cfg(feature = "redis")]
-mod redis_fanout;
 mod topics;
 
-#[cfg(feature = "redis")]
-pub use redis_fanout::RedisFanout;
-pub(crate) use topics::Topics;
+pub use topics::Topics;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;

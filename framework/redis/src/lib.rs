@@ -1,5 +1,7 @@
+//! # agentry-redis
+//!
 //! [`RedisFanout`]: live events and control shared by the servers of one deployment through
-//! Redis.
+//! Redis, as an [`agentry_fanout::Fanout`].
 //!
 //! Each published event goes to the server's own subscribers at once, and to Redis: appended
 //! to the topic's stream `agentry:events:{topic}` (trimmed to about [`STREAM_LENGTH`] entries,
@@ -15,7 +17,7 @@
 //! its events, which wait to be written once it is back; the others get
 //! [`Delivery::Interrupted`], and catch up by subscribing again.
 
-use super::{Delivery, Fanout, FanoutError, Topics};
+use agentry_fanout::{Delivery, Fanout, FanoutError, Topics};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;

@@ -7,9 +7,9 @@
 //! Label values are bounded: a model's and a tool's name, a status, an outcome; never a
 //! session, a path or a prompt.
 
-use crate::event::{AgentEvent, Role, ToolCallStatus, TurnStatus};
-use crate::permission::PermissionOutcome;
-use crate::sync::lock;
+use agentry::event::{AgentEvent, Role, ToolCallStatus, TurnStatus};
+use agentry::permission::PermissionOutcome;
+use agentry::sync::lock;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
