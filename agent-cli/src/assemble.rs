@@ -6,19 +6,19 @@ use crate::exit::CliError;
 use crate::providers::ServerStart;
 use agentry::agent::{Agent, AgentConfig};
 use agentry::commands::CommandSource;
-use agentry::config::Config;
-use agentry::hooks::CommandHooks;
-use agentry::memory::InstructionFiles;
 use agentry::model::named::NamedModels;
 use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
 use agentry::permission::lint::check_rules;
-use agentry::prompt::STOCK_BASE_PROMPT;
 use agentry::session::{LazyStore, SessionStore};
-use agentry::templates::TemplateFolder;
-use agentry::templates::TemplateFolders;
 use agentry_postgres::PostgresStore;
 use agentry_sqlite::SqliteStore;
+use agentry_stock::BASE_PROMPT;
+use agentry_stock::command_hooks::CommandHooks;
+use agentry_stock::config::Config;
+use agentry_stock::memory::InstructionFiles;
+use agentry_stock::templates::TemplateFolder;
+use agentry_stock::templates::TemplateFolders;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -70,7 +70,7 @@ pub async fn agent(
     };
     // The stock agent's own: its base prompt and the instruction files users keep.
     let mut agent_config = AgentConfig {
-        base_prompt: STOCK_BASE_PROMPT.to_owned(),
+        base_prompt: BASE_PROMPT.to_owned(),
         ..AgentConfig::default()
     };
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {

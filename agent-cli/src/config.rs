@@ -1,7 +1,7 @@
 //! The configuration a command runs with.
 
 use crate::exit::CliError;
-use agentry::config::Config;
+use agentry_stock::config::Config;
 use std::path::Path;
 
 /// The configuration of `project` (the user's, then the project's as far as the folder is

@@ -22,7 +22,7 @@ mod serve;
 mod sessions;
 mod trust;
 
-use agentry::telemetry::otlp::Traces;
+use agentry_otlp::Traces;
 use clap::Parser;
 use cli::{Cli, Command, LogFormat};
 use exit::CliError;

@@ -7,9 +7,9 @@
 use crate::cli::{ConfigScope, McpAddArgs, McpArgs, McpCommand, McpServeArgs};
 use crate::exit::{CliError, Exit};
 use crate::providers::ServerStart;
-use agentry::config::Config;
 use agentry::provider::{ProviderOrigin, ProviderStatus};
 use agentry_mcp_server::{RunSettings, ServeSettings};
+use agentry_stock::config::Config;
 use anyhow::{Context, anyhow};
 use serde_json::json;
 use std::path::{Path, PathBuf};

@@ -3,12 +3,12 @@
 
 use crate::cli::ProvidersArgs;
 use crate::exit::{CliError, Exit};
-use agentry::config::{Config, ToolSelection};
 use agentry::plugins::PluginProvider;
 use agentry::provider::{Provider, ProviderOrigin, ProviderStatus, ToolRegistry};
 use agentry::session_servers::SessionServers;
 use agentry::settings::{Recipe, Settings};
 use agentry::terminal_text::visible;
+use agentry_stock::config::{Config, ToolSelection};
 use anyhow::anyhow;
 use serde_json::json;
 use std::path::{Path, PathBuf};

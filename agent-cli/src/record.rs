@@ -3,8 +3,8 @@
 //! system prompt's lines that change with the machine and the day.
 
 use crate::exit::CliError;
-use agentry::config::Config;
 use agentry::model::record::Redactor;
+use agentry_stock::config::Config;
 
 /// Words in an environment variable's name that mark its value as a secret (a name holding
 /// one is redacted whole: `PGPASSWORD`, `MY_AUTH`, `SESSION_COOKIE`).

@@ -3,8 +3,8 @@
 
 use crate::cli::AgentArgs;
 use agentry::agent::Agent;
-use agentry::config::Config;
 use agentry::tool::{SandboxMode, ToolKind};
+use agentry_stock::config::Config;
 
 /// The configuration section of the sandbox (the bash provider's: linked or not, `--sandbox`
 /// writes it).

@@ -3,7 +3,7 @@
 //! sandbox, the task-list tools, the MCP servers) can be read.
 
 use crate::exit::CliError;
-use agentry::config::Config;
+use agentry_stock::config::Config;
 
 /// The sections of every stock provider, whether or not this build links it: a build without
 /// one reports its section as ignored rather than unknown.

@@ -4,8 +4,8 @@
 //! `agentry trust` / `agentry untrust`.
 
 use crate::exit::CliError;
-use agentry::config::Config;
-use agentry::config::trust::{TrustedFolders, Withheld, withheld};
+use agentry_stock::config::Config;
+use agentry_stock::config::trust::{TrustedFolders, Withheld, withheld};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -43,7 +43,7 @@ fn loaded(project: &Path) -> Result<(Config, Vec<Withheld>), CliError> {
         Config::load_trusting(project, trusted).map_err(CliError::usage)?;
     if !trusted {
         // The files no configuration layer reads: `.mcp.json` and the project's plugins.
-        withheld = agentry::config::trust::withheld(project).map_err(CliError::usage)?;
+        withheld = agentry_stock::config::trust::withheld(project).map_err(CliError::usage)?;
     }
     Ok((config, withheld))
 }

@@ -1,5 +1,5 @@
-//! Slash commands, whatever front-end offers them: prompt templates
-//! ([`crate::templates`]) and the prompts of MCP servers, named without clashes and expanded
+//! Slash commands, whatever front-end offers them: prompt templates (the stock agent's are
+//! `agentry_stock::templates`) and the prompts of MCP servers, named without clashes and expanded
 //! into a turn's content when a prompt starts with `/name`.
 //!
 //! Commands come from [`CommandSource`]s: an agent has its own

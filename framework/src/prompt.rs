@@ -12,20 +12,12 @@ use std::path::{Path, PathBuf};
 
 /// Where an agent's instruction files come from: files its users keep beside their work that
 /// the model should follow there (the stock agent reads `AGENTS.md` and `CLAUDE.md`, see
-/// [`memory`](crate::memory)). An agent without a source reads none.
+/// `agentry_stock::memory`). An agent without a source reads none.
 pub trait InstructionSource: Send + Sync {
     /// The files that apply in `cwd`, most general first, each with its text; none that
     /// `denials` covers.
     fn instruction_files(&self, cwd: &Path, denials: &ReadDenials) -> Vec<(PathBuf, String)>;
 }
-
-/// The base prompt of the stock agent (the `agentry` binary's). An agent built on the
-/// framework has the base prompt its [`AgentConfig`](crate::agent::AgentConfig) gives, none by
-/// default.
-pub const STOCK_BASE_PROMPT: &str = "You are agentry, an agent that helps the user with software \
-engineering tasks in their project. Use the tools to inspect and change the project rather than \
-guessing. Keep answers short and concrete. When a tool call fails, read the error, correct the \
-call and go on.";
 
 /// What the system prompt is made from: what stays the same from folder to folder and day to
 /// day, so that a model's prompt cache holds across sessions.

@@ -2,7 +2,7 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|text: &str| {
-    if let Ok(config) = toml::from_str::<agentry::config::Config>(text) {
-        let _ = config.merge(agentry::config::Config::default());
+    if let Ok(config) = toml::from_str::<agentry_stock::config::Config>(text) {
+        let _ = config.merge(agentry_stock::config::Config::default());
     }
 });

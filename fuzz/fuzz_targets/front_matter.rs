@@ -2,7 +2,7 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|text: &str| {
-    let _ = agentry::front_matter::split(text);
-    let _ = agentry::front_matter::read::<serde_json::Value>(text);
-    let _ = agentry::front_matter::line_of(text, "description");
+    let _ = agentry_front_matter::split(text);
+    let _ = agentry_front_matter::read::<serde_json::Value>(text);
+    let _ = agentry_front_matter::line_of(text, "description");
 });

@@ -6,7 +6,7 @@ use std::path::Path;
 
 libfuzzer_sys::fuzz_target!(|text: &str| {
     let (file, typed) = text.split_once('\u{0}').unwrap_or((text, ""));
-    let Ok(template) = agentry::templates::PromptTemplate::parse(Path::new("/t/fuzzed.md"), file)
+    let Ok(template) = agentry_stock::templates::PromptTemplate::parse(Path::new("/t/fuzzed.md"), file)
     else {
         return;
     };

@@ -134,7 +134,7 @@ impl AgentBuilder {
     }
 
     /// Reads instruction files into each chat's environment from `source` (the stock agent's
-    /// are [`InstructionFiles`](crate::memory::InstructionFiles): `AGENTS.md`, `CLAUDE.md`).
+    /// are `agentry_stock::memory::InstructionFiles`: `AGENTS.md`, `CLAUDE.md`).
     /// Without a source, an agent reads none.
     pub fn instructions(mut self, source: impl InstructionSource + 'static) -> Self {
         self.instructions = Some(Arc::new(source));

@@ -4,20 +4,11 @@
 //! when the agent or a sub-agent is about to stop (and may make it go on, saying why).
 //!
 //! Teams assembling their own agent implement [`AgentHooks`] in Rust
-//! ([`AgentBuilder::hooks`](crate::agent::AgentBuilder::hooks)). [`CommandHooks`] runs
-//! configured commands with Claude Code's hook contract, so that existing hook scripts work
-//! unchanged: the event as JSON on stdin (`hook_event_name`, `session_id`, `cwd`,
-//! `permission_mode`, `tool_name`, `tool_input`, `tool_use_id`, and `tool_response` after the
-//! call); exit code 2 blocks with stderr as the reason; on exit 0, JSON on stdout may decide
-//! (`hookSpecificOutput.permissionDecision`: `allow` / `deny` / `ask`, with
-//! `permissionDecisionReason`, and `updatedInput`; or the older `decision`: `approve` /
-//! `block` with `reason`). Any other exit code, a hook that cannot start and one that times out
-//! are reported as notices, and the call goes on.
+//! ([`AgentBuilder::hooks`](crate::agent::AgentBuilder::hooks)); the stock agent's
+//! Claude-compatible command hooks are `agentry-stock`'s `CommandHooks`.
 
-mod command;
 mod stack;
 
-pub use command::{CommandHooks, HookCommand, HookMatcher, HookSettings, matches};
 pub(crate) use stack::HookStack;
 
 use crate::tool::ToolKind;
@@ -138,7 +129,7 @@ pub trait AgentHooks: Send + Sync {
 
 impl PreToolOutcome {
     /// Takes in one hook's decision: deny wins over ask, ask over allow.
-    pub(crate) fn decide(&mut self, decision: HookDecision, reason: Option<String>) {
+    pub fn decide(&mut self, decision: HookDecision, reason: Option<String>) {
         let rank = |d: Option<HookDecision>| match d {
             None => 0,
             Some(HookDecision::Allow) => 1,

@@ -12,10 +12,7 @@
 //! A failure is recorded on its span (`error.type`, and an error status). Prompts, answers,
 //! tool arguments and results are recorded only when the [`CONTENT_TARGET`] is enabled at the
 //! `TRACE` level by the subscriber: `agentry`'s `[telemetry] include_content = true` does so.
-//! [`otlp`] (feature `otlp`) sends the spans to an OpenTelemetry collector.
-
-#[cfg(feature = "otlp")]
-pub mod otlp;
+//! `agentry-otlp` sends the spans to an OpenTelemetry collector.
 
 use crate::event::{StopReason, Usage};
 use crate::ids::SessionId;

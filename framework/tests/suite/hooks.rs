@@ -3,9 +3,9 @@
 
 use super::support::*;
 use agentry::event::AgentEvent;
-use agentry::hooks::{CommandHooks, HookSettings};
 use agentry::model::scripted::ScriptedResponse;
 use agentry::permission::PermissionOptionKind::AllowOnce;
+use agentry_stock::command_hooks::{CommandHooks, HookSettings};
 use serde_json::json;
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
-//! The parsers that read what agentry does not control (model streams, configuration, front
-//! matter and prompt templates, plugin messages, tool inputs) take any input without panicking: a value or an
-//! error. The same inputs are fuzzed at length with `./scripts/fuzz`; these property tests run
+//! The parsers that read what agentry does not control (model streams, plugin messages, tool
+//! inputs) take any input without panicking: a value or an error (the stock agent's
+//! configuration, front matter and prompt templates have the same checks in `agentry-stock`). The same inputs are fuzzed at length with `./scripts/fuzz`; these property tests run
 //! a few hundred cases each in the normal test run, seeded with the recorded model streams.
 
 use agentry::model::wire::sse::decode;
@@ -74,45 +74,6 @@ proptest! {
         decode_body(&body, 7, openai_chat::Decoder::new());
         decode_body(&body, 7, anthropic::Decoder::new());
         decode_body(&body, 7, openai_responses::Decoder::new());
-    }
-
-    #[test]
-    fn configuration_text_is_read_or_refused(text in "(?s).{0,300}") {
-        let _ = toml::from_str::<agentry::config::Config>(&text);
-    }
-
-    #[test]
-    fn front_matter_is_read_or_refused(
-        head in "[a-z_-]{0,10}: ?[^\n]{0,30}",
-        body in "(?s).{0,100}",
-        fence in prop::sample::select(vec!["---\n", "---\r\n", "--- \n", ""]),
-    ) {
-        let text = format!("{fence}{head}\n---\n{body}");
-        if let Ok((_, rest)) = agentry::front_matter::read::<Value>(&text) {
-            prop_assert!(text.ends_with(rest));
-        }
-    }
-
-    #[test]
-    fn prompt_templates_are_read_and_rendered_or_refused(
-        name in "[a-z]{1,6}",
-        body in "(?s)[^{}]{0,40}",
-        typed in "[a-z \"]{0,30}",
-    ) {
-        let text = format!(
-            "---\narguments:\n  - name: {name}\n    required: true\n---\n{body}{{{{{name}}}}}!\n"
-        );
-        let template =
-            agentry::templates::PromptTemplate::parse(std::path::Path::new("/t/p.md"), &text)
-                .unwrap();
-        let values = agentry::commands::arguments_from_text(&template.arguments, &typed);
-        match template.render(&values) {
-            Ok(rendered) => {
-                let value = &values[&name];
-                prop_assert!(rendered.ends_with(&format!("{value}!\n")), "{rendered:?}");
-            }
-            Err(error) => prop_assert!(error.to_string().contains(&name), "{error}"),
-        }
     }
 
     #[test]

@@ -237,7 +237,7 @@ impl HarnessBuilder {
             builder = builder.checkpoints(settings);
         }
         if self.instruction_files {
-            builder = builder.instructions(agentry::memory::InstructionFiles);
+            builder = builder.instructions(agentry_stock::memory::InstructionFiles);
         }
         let agent = builder.build().unwrap();
         let dir = tempfile::tempdir().unwrap();

@@ -64,7 +64,7 @@ impl Commands {
 mod tests {
     use super::*;
     use agentry::commands::CommandList;
-    use agentry::templates::PromptTemplate;
+    use agentry_stock::templates::PromptTemplate;
     use std::path::Path;
 
     fn commands() -> Commands {

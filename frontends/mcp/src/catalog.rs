@@ -2,7 +2,7 @@
 //! at a time and filled in on `prompts/get`.
 
 use crate::content::mcp_block;
-use agentry::templates::{PromptTemplate, TemplateError, TemplateFolder, load_templates};
+use agentry_stock::templates::{PromptTemplate, TemplateError, TemplateFolder, load_templates};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;

@@ -4,7 +4,7 @@
 //! streamable HTTP (`agentry mcp serve`), on the official Rust SDK, `rmcp`. Like every
 //! front-end it depends on the framework only.
 //!
-//! - Prompts: the prompt templates of its folders (`agentry::templates`), capability
+//! - Prompts: the prompt templates of its folders (`agentry_stock::templates`), capability
 //!   `prompts: {listChanged: true}`; `prompts/list` a page at a time with an opaque cursor;
 //!   `prompts/get` checks the arguments (an unknown prompt, a missing required or an unknown
 //!   argument is -32602) and reads the template afresh (a file that cannot be read is
@@ -15,7 +15,7 @@
 //! ```no_run
 //! use agentry::agent::Agent;
 //! use agentry::permission::{PermissionMode, PermissionPolicy};
-//! use agentry::templates::TemplateFolder;
+//! use agentry_stock::templates::TemplateFolder;
 //! use agentry_mcp_server::{RunSettings, ServeSettings, serve_stdio};
 //!
 //! # async fn demo(agent: Agent) -> std::io::Result<()> {
@@ -42,7 +42,7 @@ mod run_tool;
 mod watcher;
 
 use agentry::sync::lock;
-use agentry::templates::TemplateFolder;
+use agentry_stock::templates::TemplateFolder;
 use catalog::Catalog;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,

@@ -3,7 +3,7 @@
 
 use super::catalog::Catalog;
 use agentry::commands::CommandArgument;
-use agentry::templates::PromptTemplate;
+use agentry_stock::templates::PromptTemplate;
 use notify::{RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! already have (`name`, `description`, `tools`, `model`, `maxTurns`, `permissionMode`; the body
 //! is the system prompt).
 
-use agentry::front_matter;
 use agentry::permission::PermissionMode;
+use agentry_front_matter as front_matter;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 

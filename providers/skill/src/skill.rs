@@ -2,7 +2,7 @@
 //! `description`, optional `license`, `compatibility`, `metadata`, `allowed-tools`) and the
 //! instructions — and any files the instructions refer to.
 
-use agentry::front_matter;
+use agentry_front_matter as front_matter;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,8 +4,8 @@
 //! the whole subscriber: off (every other layout), it lets no span through.
 
 use super::cores::Cores;
-use agentry::config::TelemetrySettings;
-use agentry::telemetry::otlp;
+use agentry_otlp as otlp;
+use agentry_otlp::TelemetrySettings;
 use agentry_tests::otlp::OtlpReceiver;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tracing_subscriber::layer::SubscriberExt;

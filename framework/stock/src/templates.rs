@@ -23,9 +23,9 @@
 //! embedded file must be inside the folder its [`TemplateFolder`] names (links resolved): a
 //! project's templates embed the project's files, never `~/.ssh` or `/etc`.
 
-use crate::commands::{CommandArgument, CommandSource, SlashCommand};
-use crate::model::ContentBlock;
-use crate::tool::image_mime_type;
+use agentry::commands::{CommandArgument, CommandSource, SlashCommand};
+use agentry::model::ContentBlock;
+use agentry::tool::image_mime_type;
 use base64::Engine;
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -134,7 +134,7 @@ impl PromptTemplate {
             path: path.to_path_buf(),
             message,
         };
-        let (front, body): (FrontMatter, &str) = crate::front_matter::read(text)
+        let (front, body): (FrontMatter, &str) = agentry_front_matter::read(text)
             .map_err(|e| invalid(format!("invalid front matter: {e}")))?;
         let name = match front.name {
             Some(name) => name,
@@ -193,7 +193,7 @@ impl PromptTemplate {
 
     /// Reads the template in the file `path` (a regular file of at most a megabyte).
     pub fn read(path: &Path) -> Result<Self, TemplateError> {
-        let text = crate::paths::read_regular_file(path, MAX_TEMPLATE_BYTES)
+        let text = agentry::paths::read_regular_file(path, MAX_TEMPLATE_BYTES)
             .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
             .map_err(|e| TemplateError::Invalid {
                 path: path.to_path_buf(),
@@ -260,14 +260,14 @@ impl PromptTemplate {
             message,
         };
         let real = path.canonicalize().map_err(|e| unreadable(e.to_string()))?;
-        let within = crate::paths::canonical_path(&self.embeds_within);
+        let within = agentry::paths::canonical_path(&self.embeds_within);
         if !real.starts_with(&within) {
             return Err(unreadable(format!(
                 "it is outside {}, where this template's files must be",
                 within.display()
             )));
         }
-        let bytes = crate::paths::read_regular_bytes(&real, MAX_EMBEDDED_BYTES)
+        let bytes = agentry::paths::read_regular_bytes(&real, MAX_EMBEDDED_BYTES)
             .map_err(|e| unreadable(e.to_string()))?
             .ok_or_else(|| unreadable("there is no such file".to_owned()))?;
         match embedded {
@@ -406,7 +406,7 @@ pub fn load_templates(folders: &[TemplateFolder]) -> (Vec<PromptTemplate>, Vec<T
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::{argument_hint, arguments_from_text};
+    use agentry::commands::{argument_hint, arguments_from_text};
 
     const REVIEW: &str = "---\nname: review\ndescription: Review code\narguments:\n  - name: target\n    required: true\n  - name: focus\n---\nReview {{target}}, looking at {{focus}}.\n";
 

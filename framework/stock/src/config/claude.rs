@@ -1,9 +1,9 @@
 //! Claude Code's settings files (`~/.claude/settings.json`, `.claude/settings.json`,
 //! `.claude/settings.local.json`): their permissions and hooks count in agentry unchanged.
 
+use crate::command_hooks::HookSettings;
 use crate::config::rules::{PermissionRules, WrittenRule};
 use crate::config::{Config, ConfigError};
-use crate::hooks::HookSettings;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -80,7 +80,7 @@ pub fn read(path: &Path) -> Result<Option<Config>, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::{PermissionMode, RuleAction};
+    use agentry::permission::{PermissionMode, RuleAction};
 
     #[test]
     fn a_settings_file_gives_its_permissions_and_hooks() {

@@ -1,12 +1,13 @@
-//! The chats' spans sent over OTLP (HTTP/protobuf) to an OpenTelemetry collector, off unless
+//! # agentry-otlp
+//!
+//! The chats' spans ([`agentry::telemetry`]) sent over OTLP (HTTP/protobuf) to an OpenTelemetry collector, off unless
 //! configured: by the standard `OTEL_EXPORTER_OTLP_ENDPOINT` (or
 //! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, with `OTEL_EXPORTER_OTLP_HEADERS` and
 //! `OTEL_SERVICE_NAME`), or by `[telemetry]` in the configuration. `OTEL_SDK_DISABLED=true` or
 //! `OTEL_TRACES_EXPORTER=none` turn them off.
 //!
 //! ```no_run
-//! use agentry::config::TelemetrySettings;
-//! use agentry::telemetry::otlp::Traces;
+//! use agentry_otlp::{TelemetrySettings, Traces};
 //! use tracing_subscriber::layer::SubscriberExt;
 //! use tracing_subscriber::util::SubscriberInitExt;
 //!
@@ -23,7 +24,6 @@
 
 mod unentered;
 
-use crate::config::TelemetrySettings;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{ExporterBuildError, Protocol, WithExportConfig};
 use opentelemetry_sdk::Resource;
@@ -31,12 +31,29 @@ use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{
     BatchConfig, BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider, SpanData, SpanExporter,
 };
+use serde::Deserialize;
 use std::sync::Once;
 use std::time::Duration;
 use tracing::Level;
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::registry::LookupSpan;
+
+/// `[telemetry]`: OpenTelemetry traces over OTLP (HTTP/protobuf). The standard
+/// `OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME` and `OTEL_SDK_DISABLED` variables take the
+/// place of these keys.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySettings {
+    /// The collector's base URL (`http://127.0.0.1:4318`; traces go to its `/v1/traces`), as
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` gives it. Traces are off unless this or the variable is set.
+    pub endpoint: Option<String>,
+    /// The service name the traces carry (`agentry` by default).
+    pub service_name: Option<String>,
+    /// Whether spans carry what was said: the messages sent to the model, its answers, the
+    /// tools' arguments and results (off by default).
+    pub include_content: Option<bool>,
+}
 
 /// The traces this process sends, while it runs.
 pub struct Traces {
@@ -102,9 +119,9 @@ impl Traces {
     {
         let mut targets = Targets::new()
             .with_target("agentry", Level::INFO)
-            .with_target(super::CHAT_LOG_TARGET, Level::WARN);
+            .with_target(agentry::telemetry::CHAT_LOG_TARGET, Level::WARN);
         if self.include_content {
-            targets = targets.with_target(super::CONTENT_TARGET, Level::TRACE);
+            targets = targets.with_target(agentry::telemetry::CONTENT_TARGET, Level::TRACE);
         }
         let layer = tracing_opentelemetry::layer()
             .with_tracer(self.provider.tracer("agentry"))

@@ -1,7 +1,7 @@
 //! `[permissions]` as written in a configuration file (or the `permissions` of a Claude Code
 //! settings file), each rule remembering the file it came from.
 
-use crate::permission::{PermissionError, PermissionRule, RuleAction, RuleOrigin};
+use agentry::permission::{PermissionError, PermissionRule, RuleAction, RuleOrigin};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 

@@ -1,11 +1,18 @@
-//! [`CommandHooks`]: hooks as commands, with Claude Code's hook contract (see the
-//! [module](super)), configured in Claude Code's settings files and agentry's own.
+//! [`CommandHooks`]: hooks as commands, with Claude Code's hook contract, so that existing hook
+//! scripts work unchanged: the event as JSON on stdin (`hook_event_name`, `session_id`, `cwd`,
+//! `permission_mode`, `tool_name`, `tool_input`, `tool_use_id`, and `tool_response` after the
+//! call); exit code 2 blocks with stderr as the reason; on exit 0, JSON on stdout may decide
+//! (`hookSpecificOutput.permissionDecision`: `allow` / `deny` / `ask`, with
+//! `permissionDecisionReason`, and `updatedInput`; or the older `decision`: `approve` /
+//! `block` with `reason`). Any other exit code, a hook that cannot start and one that times out
+//! are reported as notices, and the call goes on. Configured in Claude Code's settings files
+//! and agentry's own.
 
-use super::{
+use agentry::hooks::{
     AgentHooks, HookCall, HookDecision, HookSession, PostToolOutcome, PreToolOutcome,
     PromptOutcome, StopOutcome,
 };
-use crate::tool::ToolKind;
+use agentry::tool::ToolKind;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -113,7 +120,7 @@ impl CommandHooks {
 /// How long a hook may run when its configuration says nothing.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-#[async_trait::async_trait]
+#[agentry::async_trait]
 impl AgentHooks for CommandHooks {
     async fn pre_tool_use(&self, call: &HookCall) -> PreToolOutcome {
         let input = event_json("PreToolUse", call, None);
@@ -372,7 +379,7 @@ async fn run_command(command: &HookCommand, input: &Value, cwd: &Path) -> Ran {
         Err(_) => {
             #[cfg(unix)]
             if let Some(group) = group {
-                crate::process_group::kill_group_now(group as i32);
+                agentry::process_group::kill_group_now(group as i32);
             }
             Ran::TimedOut(timeout)
         }

@@ -6,7 +6,7 @@
 //! ([`Config::policy`]), the session database ([`Config::database_path`]).
 //!
 //! ```no_run
-//! use agentry::config::Config;
+//! use agentry_stock::config::Config;
 //!
 //! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let project = std::env::current_dir()?;
@@ -19,12 +19,12 @@
 //! # Ok(()) }
 //! ```
 
-use crate::hooks::HookSettings;
-use crate::model::catalog::{ModelCatalog, OfferedModels, ProviderConfig};
-#[cfg(feature = "http-models")]
-use crate::model::http::HttpOptions;
-use crate::model::{Model, ModelError};
-use crate::permission::{PermissionError, PermissionMode, PermissionPolicy, RuleOrigin};
+use crate::command_hooks::HookSettings;
+use agentry::model::catalog::{ModelCatalog, OfferedModels, ProviderConfig};
+use agentry::model::http::HttpOptions;
+use agentry::model::{Model, ModelError};
+use agentry::permission::{PermissionError, PermissionMode, PermissionPolicy, RuleOrigin};
+use agentry_otlp::TelemetrySettings;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -93,7 +93,7 @@ pub struct Config {
     #[serde(default)]
     pub models: Vec<String>,
     /// Hooks around tool use (`[[hooks.PreToolUse]]`, `[[hooks.PostToolUse]]`), in Claude
-    /// Code's shape (see [`crate::hooks`]).
+    /// Code's shape (see [`crate::command_hooks`]).
     #[serde(default)]
     pub hooks: HookSettings,
     /// What recordings of model traffic leave out (`[record]`).
@@ -157,7 +157,6 @@ impl ModelRequestSettings {
     }
 
     /// The model clients' options: the defaults, with these keys over them.
-    #[cfg(feature = "http-models")]
     pub fn http_options(&self) -> HttpOptions {
         use std::time::Duration;
         let default = HttpOptions::default();
@@ -192,22 +191,6 @@ pub struct ServeSettings {
     /// How many seconds a chat's claim on its session holds without renewal (10 by default):
     /// how long a session waits for another instance after its instance died or was cut off.
     pub lease_secs: Option<u64>,
-}
-
-/// `[telemetry]`: OpenTelemetry traces over OTLP (HTTP/protobuf). The standard
-/// `OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME` and `OTEL_SDK_DISABLED` variables take the
-/// place of these keys.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TelemetrySettings {
-    /// The collector's base URL (`http://127.0.0.1:4318`; traces go to its `/v1/traces`), as
-    /// `OTEL_EXPORTER_OTLP_ENDPOINT` gives it. Traces are off unless this or the variable is set.
-    pub endpoint: Option<String>,
-    /// The service name the traces carry (`agentry` by default).
-    pub service_name: Option<String>,
-    /// Whether spans carry what was said: the messages sent to the model, its answers, the
-    /// tools' arguments and results (off by default).
-    pub include_content: Option<bool>,
 }
 
 /// `[record]`: what recordings of model traffic (`--record`) leave out.
@@ -370,14 +353,14 @@ impl Config {
 
     /// Whether the user's `trusted_folders` cover `project` (a folder covers those inside it).
     pub fn trusts_folder(&self, project: &Path) -> bool {
-        let project = crate::paths::canonical_path(project);
+        let project = agentry::paths::canonical_path(project);
         let home = dirs::home_dir();
         self.trusted_folders.iter().any(|folder| {
             let folder = match (folder.strip_prefix("~"), &home) {
                 (Ok(rest), Some(home)) => home.join(rest),
                 _ => folder.clone(),
             };
-            project.starts_with(crate::paths::canonical_path(&folder))
+            project.starts_with(agentry::paths::canonical_path(&folder))
         })
     }
 
@@ -414,11 +397,11 @@ impl Config {
         Ok(Some(config))
     }
 
-    /// The data folder: the configured one, else the default ([`crate::session::data_dir`]).
+    /// The data folder: the configured one, else the default ([`agentry::session::data_dir`]).
     pub fn data_folder(&self) -> PathBuf {
         self.data_dir
             .clone()
-            .unwrap_or_else(crate::session::data_dir)
+            .unwrap_or_else(agentry::session::data_dir)
     }
 
     /// Where the session database lives: `sessions.db` in the [`data_folder`](Self::data_folder).
@@ -431,7 +414,6 @@ impl Config {
     pub fn open_model(&self, spec: Option<&str>) -> Result<Arc<dyn Model>, ModelError> {
         let env = |name: &str| std::env::var(name).ok();
         let catalog = ModelCatalog::new(&self.providers, &env);
-        #[cfg(feature = "http-models")]
         let catalog = catalog.with_http(self.model_requests.http_options());
         let spec = match spec.map(str::to_owned).or_else(|| self.model.clone()) {
             Some(spec) => spec,
@@ -443,13 +425,11 @@ impl Config {
     /// The models a front-end may switch a session to: `default`, then the configuration's
     /// `models`, opened through the same catalog.
     pub fn offered_models(&self, default: String) -> OfferedModels {
-        let offered = OfferedModels::new(
+        OfferedModels::new(
             self.providers.clone(),
             std::iter::once(default).chain(self.models.iter().cloned()),
-        );
-        #[cfg(feature = "http-models")]
-        let offered = offered.with_http(self.model_requests.http_options());
-        offered
+        )
+        .with_http(self.model_requests.http_options())
     }
 
     /// The permission policy: `mode` (a flag, say), else the configuration's, else `default`;
@@ -505,9 +485,9 @@ impl Config {
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// A configuration file's text; `None` when there is no such file. Only a regular file (or a
-/// link to one) of at most a megabyte is read ([`crate::paths::read_regular_file`]).
+/// link to one) of at most a megabyte is read ([`agentry::paths::read_regular_file`]).
 pub(crate) fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
-    crate::paths::read_regular_file(path, MAX_CONFIG_BYTES).map_err(|source| {
+    agentry::paths::read_regular_file(path, MAX_CONFIG_BYTES).map_err(|source| {
         if source.kind() == std::io::ErrorKind::InvalidData {
             ConfigError::Invalid {
                 path: path.to_path_buf(),

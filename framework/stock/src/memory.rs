@@ -21,8 +21,8 @@
 //! covers is never read, nor a file that is not a regular one (a FIFO would block the chat) or
 //! is larger than [`MAX_FILE_BYTES`].
 
-use crate::permission::ReadDenials;
-use crate::prompt::InstructionSource;
+use agentry::permission::ReadDenials;
+use agentry::prompt::InstructionSource;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -37,7 +37,7 @@ const FOLDER_FILES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md"];
 
 /// The stock agent's [`InstructionSource`]: the instruction files users keep for their agents
 /// (see the [module](self)), as the `agentry` binary reads them. Give it to an agent with
-/// [`AgentBuilder::instructions`](crate::agent::AgentBuilder::instructions).
+/// [`AgentBuilder::instructions`](agentry::agent::AgentBuilder::instructions).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InstructionFiles;
 
@@ -120,7 +120,7 @@ impl Reader<'_> {
         if !self.may_read(&real, owner) || !self.seen.insert(real) {
             return;
         }
-        let text = match crate::paths::read_regular_file(path, MAX_FILE_BYTES) {
+        let text = match agentry::paths::read_regular_file(path, MAX_FILE_BYTES) {
             Ok(Some(text)) => text,
             Ok(None) => return,
             Err(error) => {
@@ -374,12 +374,12 @@ mod tests {
         assert!(made.success());
         let root_real = root.canonicalize().unwrap();
         let denials = ReadDenials::new(vec![
-            agentry_plugin::tool::PathMatcher::new(root_real.clone(), Some(".env")).unwrap(),
+            agentry::tool::PathMatcher::new(root_real.clone(), Some(".env")).unwrap(),
         ]);
         let files = instruction_files_with_home(&root, Some(&home), &denials);
         assert_eq!(texts(&files), ["@.env @pipe.md"]);
         let denials = ReadDenials::new(vec![
-            agentry_plugin::tool::PathMatcher::new(root_real.join("CLAUDE.md"), None).unwrap(),
+            agentry::tool::PathMatcher::new(root_real.join("CLAUDE.md"), None).unwrap(),
         ]);
         assert!(instruction_files_with_home(&root, Some(&home), &denials).is_empty());
     }

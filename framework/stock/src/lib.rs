@@ -1,0 +1,40 @@
+//! # agentry-stock
+//!
+//! The stock agent's own parts, which the `agentry` binary and its front-ends build the stock
+//! agent from, and which an agent built on the framework takes only when it wants them:
+//!
+//! - [`BASE_PROMPT`]: the stock agent's identity;
+//! - [`data_folder`]: where it keeps its data;
+//! - [`config`]: its TOML configuration (`~/.config/agentry/config.toml`, the project's
+//!   `.agentry/config.toml`, Claude Code's settings files), and which of a project's settings a
+//!   folder not yet trusted may give;
+//! - [`memory`]: the instruction files it reads (`AGENTS.md`, `CLAUDE.md`, `CLAUDE.local.md`);
+//! - [`templates`]: prompt templates, its slash commands;
+//! - [`command_hooks`]: hooks as commands with Claude Code's contract.
+
+pub mod command_hooks;
+pub mod config;
+pub mod memory;
+pub mod templates;
+
+use std::path::PathBuf;
+
+/// The base prompt of the stock agent (the `agentry` binary's). An agent built on the
+/// framework has the base prompt its [`AgentConfig`](agentry::agent::AgentConfig) gives, none by
+/// default.
+pub const BASE_PROMPT: &str = "You are agentry, an agent that helps the user with software \
+engineering tasks in their project. Use the tools to inspect and change the project rather than \
+guessing. Keep answers short and concrete. When a tool call fails, read the error, correct the \
+call and go on.";
+
+/// Where the stock agent keeps its data (the sessions, the terminal's input history,
+/// checkpoints): `$AGENTRY_DATA_DIR`, else `agentry` in the user's data directory
+/// (`~/.local/share` on Linux).
+pub fn data_folder() -> PathBuf {
+    agentry::paths::data_dir()
+}
+
+/// The stock agent's session database: `sessions.db` in the [`data_folder`].
+pub fn default_database_path() -> PathBuf {
+    data_folder().join("sessions.db")
+}
