@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let model = agentry::model::open("anthropic/claude-sonnet-4-5")?; // keys from the environment
+    let model = agentry_models::open("anthropic/claude-sonnet-4-5")?; // keys from the environment
     // Sessions are stored, so `agent.resume_session(&id, options)` takes one up again later.
     let store = SqliteStore::open(agentry::session::data_dir().join("our-agent.db"))?;
     let agent = Agent::builder()

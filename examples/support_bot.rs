@@ -157,7 +157,7 @@ async fn main() -> anyhow::Result<()> {
         .with_tool(LookupOrder(orders.clone()))
         .with_tool(RequestRefund(orders));
     let agent = Agent::builder()
-        .model(agentry::model::open(&model_spec)?)
+        .model(agentry_models::open(&model_spec)?)
         .store(Arc::new(SqliteStore::open(data.join("sessions.db"))?))
         .provider(tools)
         .config(AgentConfig {

@@ -15,10 +15,10 @@
 
 use agentry::event::{ToolCallStatus, ToolCallUpdate};
 use agentry::model::Model;
-use agentry::model::catalog::ModelCatalog;
 use agentry::model::record::Redactor;
 use agentry::model::replay::ReplayModel;
 use agentry::prelude::*;
+use agentry_models::catalog::ModelCatalog;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -2,5 +2,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    agentry_fuzz::decode_body(data, agentry::model::wire::anthropic::Decoder::new());
+    agentry_fuzz::decode_body(data, agentry_models::wire::anthropic::Decoder::new());
 });

@@ -2,5 +2,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    agentry_fuzz::decode_body(data, agentry::model::wire::openai_chat::Decoder::new());
+    agentry_fuzz::decode_body(data, agentry_models::wire::openai_chat::Decoder::new());
 });

@@ -1,8 +1,8 @@
 //! What agentry's fuzz targets share: a runtime, and running a model stream decoder over bytes
 //! cut into chunks.
 
-use agentry::model::wire::StreamDecoder;
-use agentry::model::wire::sse::decode;
+use agentry_models::wire::StreamDecoder;
+use agentry_models::wire::sse::decode;
 use bytes::Bytes;
 use futures::StreamExt;
 use std::time::Duration;

@@ -1,35 +1,17 @@
-//! The [`Model`] interface: streaming chat with tools. Real HTTP clients and the
-//! [`ScriptedModel`](scripted::ScriptedModel) for tests implement the same trait.
+//! The [`Model`] interface: streaming chat with tools. The HTTP clients of hosted models
+//! (`agentry-models`) and the [`ScriptedModel`](scripted::ScriptedModel) for tests implement the
+//! same trait.
 
-#[cfg(feature = "http-models")]
-pub mod anthropic;
-pub mod catalog;
-#[cfg(feature = "http-models")]
-pub mod http;
+mod choices;
 pub mod named;
-#[cfg(feature = "http-models")]
-pub mod openai;
 pub mod record;
 pub mod replay;
 pub mod scripted;
 pub mod side;
 pub mod unavailable;
-pub mod wire;
 
 pub use crate::tool::ContentBlock;
-
-/// Opens the model `spec` names (`PROVIDER/MODEL` or `scripted:PATH`) from the built-in
-/// providers, with the API keys and base URLs of the process's environment (see
-/// [`catalog`]). With providers of one's own, use a [`catalog::ModelCatalog`].
-///
-/// ```no_run
-/// let model = agentry::model::open("anthropic/claude-sonnet-4-5")?;
-/// # Ok::<(), agentry::model::ModelError>(())
-/// ```
-pub fn open(spec: &str) -> Result<std::sync::Arc<dyn Model>, ModelError> {
-    let env = |name: &str| std::env::var(name).ok();
-    catalog::ModelCatalog::new(&Default::default(), &env).open(spec)
-}
+pub use choices::ModelChoices;
 
 use crate::event::Usage;
 use crate::ids::ToolCallId;
@@ -498,8 +480,5 @@ mod tests {
         assert_eq!(limited.output_limit(Some(4096)), Some(50));
         assert_eq!(limited.output_limit(Some(20)), Some(20));
         assert_eq!(limited.output_limit(None), Some(50));
-        let body =
-            anthropic::messages_body("m", &limited, limited.output_limit(Some(4096)).unwrap());
-        assert_eq!(body["max_tokens"], 50);
     }
 }

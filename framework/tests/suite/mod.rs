@@ -1,9 +1,7 @@
 mod cancellation;
 mod checkpoints;
-mod clients;
 mod concurrency;
 mod executor;
-mod fixtures;
 mod hooks;
 mod notices;
 mod permissions;

@@ -4,10 +4,10 @@
 //! tools, as the first text of the first user message.
 
 use super::support::*;
-use agentry::model::anthropic::messages_body;
-use agentry::model::openai::chat_body;
 use agentry::model::scripted::ScriptedResponse;
 use agentry::model::{Message, ModelRequest};
+use agentry_models::anthropic::messages_body;
+use agentry_models::openai::chat_body;
 use serde_json::Value;
 
 /// The first model request of a session in a fresh folder of its own (with an `AGENTS.md`).

@@ -5,7 +5,7 @@
 use crate::live::LiveSession;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Error, ErrorCode};
-use agentry::model::catalog::ModelChoices;
+use agentry::model::ModelChoices;
 use agentry::tool::SandboxMode;
 
 /// The id of the model option.

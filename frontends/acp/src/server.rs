@@ -14,7 +14,7 @@ use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
 use agentry::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
 use agentry::commands::CommandSource;
 use agentry::ids::SessionId;
-use agentry::model::catalog::ModelChoices;
+use agentry::model::ModelChoices;
 use agentry::permission::{PermissionMode, PermissionPolicy};
 use agentry::question::QuestionHandler;
 use agentry::tool::SandboxMode;

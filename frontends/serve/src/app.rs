@@ -7,7 +7,7 @@ use crate::live::{SessionDefaults, Sessions};
 use crate::metering::ServeMetrics;
 use crate::rest;
 use agentry::agent::Agent;
-use agentry::model::catalog::ModelChoices;
+use agentry::model::ModelChoices;
 use agentry_admission::Admission;
 use agentry_fanout::{Fanout, LocalFanout};
 use axum::Router;

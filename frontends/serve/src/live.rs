@@ -10,7 +10,7 @@ use crate::protocol::ServerEvent;
 use agentry::agent::{Agent, Session, SessionOptions};
 use agentry::event::{AgentEvent, EventSink};
 use agentry::ids::SessionId;
-use agentry::model::catalog::ModelChoices;
+use agentry::model::ModelChoices;
 use agentry::permission::{PermissionOptionKind, PermissionOutcome, PermissionPolicy};
 use agentry::session::SessionStore;
 use agentry::sync::lock;

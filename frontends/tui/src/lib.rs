@@ -44,7 +44,7 @@ pub mod wrap;
 
 use agentry::agent::Agent;
 use agentry::ids::SessionId;
-use agentry::model::catalog::ModelChoices;
+use agentry::model::ModelChoices;
 use agentry::permission::PermissionPolicy;
 use agentry::tool::SandboxMode;
 pub use palette::Palette;

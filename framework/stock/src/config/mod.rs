@@ -20,10 +20,10 @@
 //! ```
 
 use crate::command_hooks::HookSettings;
-use agentry::model::catalog::{ModelCatalog, OfferedModels, ProviderConfig};
-use agentry::model::http::HttpOptions;
 use agentry::model::{Model, ModelError};
 use agentry::permission::{PermissionError, PermissionMode, PermissionPolicy, RuleOrigin};
+use agentry_models::catalog::{ModelCatalog, OfferedModels, ProviderConfig};
+use agentry_models::http::HttpOptions;
 use agentry_otlp::TelemetrySettings;
 use serde::Deserialize;
 use std::collections::BTreeMap;

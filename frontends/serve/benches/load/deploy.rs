@@ -3,13 +3,13 @@
 //! of Debian's on loopback), each instance an `agentry serve` router of its own in this process.
 
 use agentry::agent::Agent;
-use agentry::model::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
 use agentry::permission::PermissionPolicy;
 use agentry::provider::SimpleProvider;
 use agentry::session::SessionStore;
 use agentry::tool::{ToolError, ToolKind, tool_fn};
 use agentry_admission::Admission;
 use agentry_fanout::{Fanout, LocalFanout};
+use agentry_models::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
 use agentry_postgres::PostgresStore;
 use agentry_redis::RedisFanout;
 use agentry_serve::ServeSettings;

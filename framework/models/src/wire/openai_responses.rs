@@ -7,7 +7,7 @@
 //! are errors.
 
 use super::{SseEvent, StreamDecoder, clip, count, openai_usage, parse_json};
-use crate::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
+use agentry::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -2,8 +2,8 @@
 //! timeouts, and retries of 429 / 5xx / overloaded answers with exponential backoff and jitter
 //! that honour `retry-after`. Each retry is announced as a [`ModelEvent::Notice`] in the stream.
 
-use super::wire::{StreamDecoder, clip, sse};
-use super::{ModelError, ModelEvent, ModelStream};
+use crate::wire::{StreamDecoder, clip, sse};
+use agentry::model::{ModelError, ModelEvent, ModelStream};
 use futures::StreamExt;
 use rand::Rng;
 use reqwest::header::HeaderMap;

@@ -2,7 +2,7 @@
 //! [`StreamDecoder`] over it to give a [`ModelStream`].
 
 use super::{SseEvent, StreamDecoder};
-use crate::model::{ModelError, ModelEvent, ModelStream};
+use agentry::model::{ModelError, ModelEvent, ModelStream};
 use bytes::Bytes;
 use eventsource_stream::Eventsource;
 use futures::{Stream, StreamExt};

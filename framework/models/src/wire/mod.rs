@@ -8,8 +8,8 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod sse;
 
-use super::{ModelError, ModelEvent};
-use crate::event::Usage;
+use agentry::event::Usage;
+use agentry::model::{ModelError, ModelEvent};
 use serde_json::Value;
 
 /// One server-sent event.
@@ -42,7 +42,7 @@ pub(crate) fn parse_json(format: &str, data: &str) -> Result<Value, ModelError> 
 
 /// At most 200 characters of a payload, for error messages.
 pub(crate) fn clip(text: &str) -> String {
-    crate::text::clip(text, 200)
+    agentry::text::clip(text, 200)
 }
 
 /// A token count from a JSON field (absent or null is 0).

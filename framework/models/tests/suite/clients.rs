@@ -1,13 +1,13 @@
 //! The hosted-model clients against the mock server on 127.0.0.1, speaking each wire format.
 
 use agentry::event::Usage;
-use agentry::model::anthropic::{AnthropicModel, AnthropicSettings};
-use agentry::model::http::HttpOptions;
-use agentry::model::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
 use agentry::model::{
     AssistantContent, ContentBlock, FinishReason, Message, Model, ModelError, ModelEvent,
     ModelRequest, ToolDefinition, ToolResult,
 };
+use agentry_models::anthropic::{AnthropicModel, AnthropicSettings};
+use agentry_models::http::HttpOptions;
+use agentry_models::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Stop};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -611,4 +611,15 @@ async fn cancelling_a_turn_mid_stream_ends_it_cancelled_and_hangs_up_the_request
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("the request was not dropped");
+}
+
+#[test]
+fn the_messages_body_asks_for_the_requests_own_output_limit_when_it_is_lower() {
+    let limited = hello().with_max_output_tokens(50);
+    let body = agentry_models::anthropic::messages_body(
+        "m",
+        &limited,
+        limited.output_limit(Some(4096)).unwrap(),
+    );
+    assert_eq!(body["max_tokens"], 50);
 }

@@ -18,15 +18,12 @@
 //! A `[providers.NAME]` table in configuration ([`ProviderConfig`]) overrides any of these or adds
 //! a provider of its own.
 
-#[cfg(feature = "http-models")]
-use super::anthropic::{AnthropicModel, AnthropicSettings};
-#[cfg(feature = "http-models")]
-use super::http::HttpOptions;
-#[cfg(feature = "http-models")]
-use super::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
-use super::replay::ReplayModel;
-use super::scripted::ScriptedModel;
-use super::{Model, ModelError};
+use crate::anthropic::{AnthropicModel, AnthropicSettings};
+use crate::http::HttpOptions;
+use crate::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
+use agentry::model::replay::ReplayModel;
+use agentry::model::scripted::ScriptedModel;
+use agentry::model::{Model, ModelChoices, ModelError};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -175,20 +172,11 @@ pub fn known_limits(model: &str) -> Option<(u64, u32)> {
         .map(|&(_, window, output)| (window, output))
 }
 
-/// The models a front-end's user may switch a session to.
-pub trait ModelChoices: Send + Sync {
-    /// The models offered, as users write them (`anthropic/claude-sonnet-4-5`, …).
-    fn offered(&self) -> Vec<String>;
-    /// Opens one of them.
-    fn open(&self, spec: &str) -> Result<Arc<dyn Model>, ModelError>;
-}
-
 /// A list of models opened through the [`ModelCatalog`], with the keys of the process's
 /// environment.
 pub struct OfferedModels {
     providers: BTreeMap<String, ProviderConfig>,
     offered: Vec<String>,
-    #[cfg(feature = "http-models")]
     http: HttpOptions,
 }
 
@@ -207,13 +195,11 @@ impl OfferedModels {
         Self {
             providers,
             offered: unique,
-            #[cfg(feature = "http-models")]
             http: HttpOptions::default(),
         }
     }
 
     /// Opens them with these timeouts and retries.
-    #[cfg(feature = "http-models")]
     pub fn with_http(mut self, http: HttpOptions) -> Self {
         self.http = http;
         self
@@ -228,7 +214,6 @@ impl ModelChoices for OfferedModels {
     fn open(&self, spec: &str) -> Result<Arc<dyn Model>, ModelError> {
         let env = |name: &str| std::env::var(name).ok();
         let catalog = ModelCatalog::new(&self.providers, &env);
-        #[cfg(feature = "http-models")]
         let catalog = catalog.with_http(self.http.clone());
         catalog.open(spec)
     }
@@ -238,13 +223,10 @@ impl ModelChoices for OfferedModels {
 pub struct ModelCatalog<'a> {
     providers: &'a BTreeMap<String, ProviderConfig>,
     env: &'a dyn Fn(&str) -> Option<String>,
-    #[cfg(feature = "http-models")]
     http: HttpOptions,
 }
 
-/// Where a hosted model is reached, once its provider is resolved. (Without the HTTP clients
-/// only its URL is read, to say what is missing.)
-#[cfg_attr(not(feature = "http-models"), allow(dead_code))]
+/// Where a hosted model is reached, once its provider is resolved.
 struct Endpoint {
     api: ApiKind,
     base_url: String,
@@ -263,13 +245,11 @@ impl<'a> ModelCatalog<'a> {
         Self {
             providers,
             env,
-            #[cfg(feature = "http-models")]
             http: HttpOptions::default(),
         }
     }
 
     /// Uses these timeouts and retries for every client.
-    #[cfg(feature = "http-models")]
     pub fn with_http(mut self, http: HttpOptions) -> Self {
         self.http = http;
         self
@@ -346,7 +326,6 @@ impl<'a> ModelCatalog<'a> {
     }
 
     /// The HTTP client of a resolved model.
-    #[cfg(feature = "http-models")]
     fn client(
         &self,
         spec: &str,
@@ -392,20 +371,6 @@ impl<'a> ModelCatalog<'a> {
                 })?)
             }
         })
-    }
-
-    /// This build has no HTTP model clients: only scripted models open.
-    #[cfg(not(feature = "http-models"))]
-    fn client(
-        &self,
-        spec: &str,
-        _model: &str,
-        endpoint: Endpoint,
-    ) -> Result<Arc<dyn Model>, ModelError> {
-        Err(ModelError::Config(format!(
-            "`{spec}` is reached over HTTP ({}), and this build of agentry has no HTTP model clients (cargo feature `http-models`)",
-            endpoint.base_url
-        )))
     }
 
     fn var(&self, name: &str) -> Option<String> {

@@ -10,11 +10,11 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
-use agentry::model::anthropic::{AnthropicModel, AnthropicSettings};
-use agentry::model::http::HttpOptions;
-use agentry::model::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
-use agentry::model::wire::{StreamDecoder, anthropic, openai_chat, sse};
 use agentry::model::{ContentBlock, Model};
+use agentry_models::anthropic::{AnthropicModel, AnthropicSettings};
+use agentry_models::http::HttpOptions;
+use agentry_models::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
+use agentry_models::wire::{StreamDecoder, anthropic, openai_chat, sse};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

@@ -2,8 +2,8 @@
 //! recorded streams; their provenance is in its README) through its wire decoder: whole, one
 //! byte at a time, and in 7-byte pieces (which split UTF-8 characters and SSE lines).
 
-use agentry::model::wire::{StreamDecoder, anthropic, openai_chat, openai_responses, sse};
 use agentry::model::{FinishReason, ModelError, ModelEvent, ToolArguments};
+use agentry_models::wire::{StreamDecoder, anthropic, openai_chat, openai_responses, sse};
 use bytes::Bytes;
 use futures::StreamExt;
 use std::path::PathBuf;
@@ -65,7 +65,7 @@ fn body(name: &str) -> Vec<u8> {
 struct Boxed(Box<dyn StreamDecoder>);
 
 impl StreamDecoder for Boxed {
-    fn feed(&mut self, e: &agentry::model::wire::SseEvent) -> Result<Vec<ModelEvent>, ModelError> {
+    fn feed(&mut self, e: &agentry_models::wire::SseEvent) -> Result<Vec<ModelEvent>, ModelError> {
         self.0.feed(e)
     }
     fn finish(&mut self) -> Result<Vec<ModelEvent>, ModelError> {

@@ -1,9 +1,9 @@
 //! The OpenAI-compatible client: Chat Completions (OpenAI, OpenRouter, DeepSeek, Groq, xAI,
 //! Ollama, vLLM, llama.cpp, LM Studio, …) and, where configured, the Responses API.
 
-use super::http::{Endpoint, HttpOptions};
-use super::wire::{openai_chat, openai_responses};
-use super::{
+use crate::http::{Endpoint, HttpOptions};
+use crate::wire::{openai_chat, openai_responses};
+use agentry::model::{
     AssistantContent, ContentBlock, Message, Model, ModelError, ModelRequest, ModelStream,
     ToolResult, resource_text,
 };
@@ -70,7 +70,7 @@ impl OpenAiModel {
     }
 }
 
-#[async_trait::async_trait]
+#[agentry::async_trait]
 impl Model for OpenAiModel {
     fn name(&self) -> String {
         self.settings.display_name.clone()

@@ -8,8 +8,8 @@
 //! calls keyed by `index`, an `event: error` with no `[DONE]`, and unknown fields.
 
 use super::{SseEvent, StreamDecoder, clip, openai_usage, parse_json};
-use crate::event::Usage;
-use crate::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
+use agentry::event::Usage;
+use agentry::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
 use serde_json::Value;
 use std::collections::BTreeMap;
 

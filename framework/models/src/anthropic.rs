@@ -1,9 +1,9 @@
 //! The Anthropic Messages client (`POST {base}/v1/messages`), with prompt caching on the system
 //! prompt and the tool definitions, and thinking blocks sent back exactly as received.
 
-use super::http::{Endpoint, HttpOptions};
-use super::wire::anthropic;
-use super::{
+use crate::http::{Endpoint, HttpOptions};
+use crate::wire::anthropic;
+use agentry::model::{
     AssistantContent, ContentBlock, Message, Model, ModelError, ModelRequest, ModelStream,
     resource_text,
 };
@@ -64,7 +64,7 @@ impl AnthropicModel {
     }
 }
 
-#[async_trait::async_trait]
+#[agentry::async_trait]
 impl Model for AnthropicModel {
     fn name(&self) -> String {
         self.settings.display_name.clone()

@@ -7,8 +7,8 @@
 //! `message_delta`.
 
 use super::{SseEvent, StreamDecoder, clip, count, parse_json};
-use crate::event::Usage;
-use crate::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
+use agentry::event::Usage;
+use agentry::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
 use serde_json::Value;
 use std::collections::HashMap;
 

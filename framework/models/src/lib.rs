@@ -1,0 +1,28 @@
+//! # agentry-models
+//!
+//! The HTTP clients of hosted models, as [`Model`](agentry::model::Model)s: OpenAI's Chat
+//! Completions and Responses APIs ([`openai`]), Anthropic's Messages API ([`anthropic`]) and the
+//! servers compatible with them, over one HTTP layer with timeouts and retries ([`http`]) and
+//! the decoders of their streams ([`wire`]); the [`catalog`] opens them by the name users write
+//! (`PROVIDER/MODEL`).
+
+pub mod anthropic;
+pub mod catalog;
+pub mod http;
+pub mod openai;
+pub mod wire;
+
+/// Opens the model `spec` names (`PROVIDER/MODEL` or `scripted:PATH`) from the built-in
+/// providers, with the API keys and base URLs of the process's environment (see
+/// [`catalog`]). With providers of one's own, use a [`catalog::ModelCatalog`].
+///
+/// ```no_run
+/// let model = agentry_models::open("anthropic/claude-sonnet-4-5")?;
+/// # Ok::<(), agentry::model::ModelError>(())
+/// ```
+pub fn open(
+    spec: &str,
+) -> Result<std::sync::Arc<dyn agentry::model::Model>, agentry::model::ModelError> {
+    let env = |name: &str| std::env::var(name).ok();
+    catalog::ModelCatalog::new(&Default::default(), &env).open(spec)
+}

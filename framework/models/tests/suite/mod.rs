@@ -1,0 +1,3 @@
+mod clients;
+mod fixtures;
+mod robustness;
