@@ -34,7 +34,7 @@ async fn main() -> anyhow::Result<()> {
         Some(path) => PathBuf::from(path),
         None => example_plugin()?,
     };
-    let plugin = agentry::plugins::load(&plugin_file)?;
+    let plugin = agentry_plugin_host::load(&plugin_file)?;
     let model = ScriptedModel::new([
         ScriptedResponse::tool_call(
             "Bash",

@@ -11,6 +11,7 @@ use agentry::model::{Model, ModelError};
 use agentry::permission::PermissionPolicy;
 use agentry::permission::lint::check_rules;
 use agentry::session::{LazyStore, SessionStore};
+use agentry_checkpoint::Checkpoints;
 use agentry_postgres::PostgresStore;
 use agentry_sqlite::SqliteStore;
 use agentry_stock::BASE_PROMPT;
@@ -101,7 +102,7 @@ pub async fn agent(
         .instructions(InstructionFiles);
     let builder = builder.command_source(prompt_templates(project));
     let builder = match config.checkpoints.settings(&config.data_folder()) {
-        Some(settings) => builder.checkpoints(settings),
+        Some(settings) => builder.checkpoints(Checkpoints::new(settings)),
         None => builder,
     };
     let builder = match available.session_servers {

@@ -10,7 +10,7 @@ fn version() -> &'static str {
         format!(
             "{} (plugin ABI {})",
             env!("CARGO_PKG_VERSION"),
-            agentry::plugins::abi_version()
+            agentry_plugin_host::abi_version()
         )
     });
     &VERSION

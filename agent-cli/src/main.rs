@@ -117,7 +117,7 @@ fn init_logs(to_file: bool, format: LogFormat, traces: Option<&Traces>) {
         })
         .flatten();
     // Plugins log where agentry does.
-    agentry::plugins::log_to(agentry::plugins::LogTarget {
+    agentry_plugin_host::log_to(agentry_plugin_host::LogTarget {
         filter: filter.clone(),
         file: log_file.as_ref().map(|(_, path)| path.clone()),
     });

@@ -3,11 +3,11 @@
 
 use crate::cli::ProvidersArgs;
 use crate::exit::{CliError, Exit};
-use agentry::plugins::PluginProvider;
 use agentry::provider::{Provider, ProviderOrigin, ProviderStatus, ToolRegistry};
 use agentry::session_servers::SessionServers;
 use agentry::settings::{Recipe, Settings};
 use agentry::terminal_text::visible;
+use agentry_plugin_host::PluginProvider;
 use agentry_stock::config::{Config, ToolSelection};
 use anyhow::anyhow;
 use serde_json::json;
@@ -148,7 +148,7 @@ pub async fn available(
     // older build, typically) gives way to them.
     let mut named: Vec<(String, &Path)> = Vec::new();
     for plugin in plugins {
-        let loaded = agentry::plugins::load(&plugin.path).and_then(|loaded| {
+        let loaded = agentry_plugin_host::load(&plugin.path).and_then(|loaded| {
             read_sections.extend(loaded.sections().into_iter().flatten());
             configured_plugin(loaded, config, project, wait)
         });
@@ -280,7 +280,7 @@ fn configured_plugin(
     config: &Config,
     project: &Path,
     wait: bool,
-) -> Result<PluginProvider, agentry::plugins::PluginError> {
+) -> Result<PluginProvider, agentry_plugin_host::PluginError> {
     let Some(names) = plugin.sections() else {
         return Ok(plugin);
     };

@@ -55,8 +55,6 @@ pub mod model;
 pub mod paths;
 pub mod pause;
 pub mod permission;
-#[cfg(feature = "plugins")]
-pub mod plugins;
 pub mod private;
 #[cfg(unix)]
 pub mod process_group;

@@ -1,8 +1,7 @@
 //! Building an [`Agent`]: its model, providers, configuration and the integrations it uses.
 
 use super::{Agent, AgentInner, SessionRecordings};
-#[cfg(feature = "checkpoints")]
-use crate::checkpoint::{CheckpointSettings, Checkpoints};
+use crate::checkpoint::CheckpointKeeper;
 use crate::commands::CommandSource;
 use crate::error::AgentError;
 use crate::executor::Executor;
@@ -62,8 +61,7 @@ pub struct AgentBuilder {
     recordings: Option<SessionRecordings>,
     named_models: Option<Arc<NamedModels>>,
     instructions: Option<Arc<dyn InstructionSource>>,
-    #[cfg(feature = "checkpoints")]
-    checkpoints: Option<Arc<Checkpoints>>,
+    checkpoints: Option<Arc<dyn CheckpointKeeper>>,
 }
 
 impl AgentBuilder {
@@ -151,11 +149,12 @@ impl AgentBuilder {
         self
     }
 
-    /// Keeps a checkpoint of the workspace before each chat's first change to it, so sessions
-    /// can be rewound (see [`crate::checkpoint`] and [`Session::rewind`](super::Session::rewind)).
-    #[cfg(feature = "checkpoints")]
-    pub fn checkpoints(mut self, settings: CheckpointSettings) -> Self {
-        self.checkpoints = Some(Arc::new(Checkpoints::new(settings)));
+    /// Keeps a checkpoint of the workspace before each chat's first change to it, with
+    /// `keeper`, so sessions can be rewound (see [`crate::checkpoint`] and
+    /// [`Session::rewind`](super::Session::rewind)); `agentry-checkpoint`'s keeper holds them in a
+    /// shadow git repository.
+    pub fn checkpoints(mut self, keeper: impl CheckpointKeeper + 'static) -> Self {
+        self.checkpoints = Some(Arc::new(keeper));
         self
     }
 
@@ -181,7 +180,6 @@ impl AgentBuilder {
                 recordings: self.recordings,
                 named_models: self.named_models,
                 instructions: self.instructions,
-                #[cfg(feature = "checkpoints")]
                 checkpoints: self.checkpoints,
             }),
         })

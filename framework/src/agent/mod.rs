@@ -13,17 +13,14 @@ mod builder;
 pub(crate) mod chat;
 pub mod compaction;
 mod options;
-#[cfg(feature = "checkpoints")]
 mod rewind;
 pub mod subagent;
 
 pub use builder::{AgentBuilder, AgentConfig};
 pub use options::{ChatIo, ChatOptions, SessionOptions};
-#[cfg(feature = "checkpoints")]
 pub use rewind::{RewindPoint, RewindScope, Rewound};
 
-#[cfg(feature = "checkpoints")]
-use crate::checkpoint::Checkpoints;
+use crate::checkpoint::CheckpointKeeper;
 use crate::commands::{CommandSource, SlashCommands};
 use crate::error::AgentError;
 use crate::event::{ChatSummary, StopReason, Usage};
@@ -66,8 +63,7 @@ struct AgentInner {
     recordings: Option<SessionRecordings>,
     named_models: Option<Arc<NamedModels>>,
     instructions: Option<Arc<dyn InstructionSource>>,
-    #[cfg(feature = "checkpoints")]
-    checkpoints: Option<Arc<Checkpoints>>,
+    checkpoints: Option<Arc<dyn CheckpointKeeper>>,
 }
 
 /// Where every session's model traffic is recorded: a file per session in `dir`.
@@ -119,8 +115,7 @@ impl Agent {
     }
 
     /// The agent's checkpoints, when it keeps them.
-    #[cfg(feature = "checkpoints")]
-    pub fn checkpoints(&self) -> Option<&Arc<Checkpoints>> {
+    pub fn checkpoints(&self) -> Option<&Arc<dyn CheckpointKeeper>> {
         self.inner.checkpoints.as_ref()
     }
 

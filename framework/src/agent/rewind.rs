@@ -7,7 +7,7 @@
 //! caller says so: they are listed, and left as they are.
 
 use super::Session;
-use crate::checkpoint::{Change, ChatCheckpoint, Checkpoints, FileChange, LeftOut};
+use crate::checkpoint::{Change, ChatCheckpoint, CheckpointKeeper, FileChange, LeftOut};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, StopReason};
 use crate::ids::TurnId;
@@ -194,20 +194,21 @@ impl Session {
         let Some(checkpoint) = target.restore.clone() else {
             return Ok(Rewound::default());
         };
-        let checkpoints: Arc<Checkpoints> = self.agent.checkpoints().cloned().ok_or_else(|| {
-            AgentError::Rewind(
-                "this agent keeps no checkpoints now, so the files cannot be put back (the \
+        let checkpoints: Arc<dyn CheckpointKeeper> =
+            self.agent.checkpoints().cloned().ok_or_else(|| {
+                AgentError::Rewind(
+                    "this agent keeps no checkpoints now, so the files cannot be put back (the \
                  conversation can: rewind without the files)"
-                    .to_owned(),
-            )
-        })?;
+                        .to_owned(),
+                )
+            })?;
         let after = target.after_last_change.clone();
         tokio::task::spawn_blocking(move || {
-            let repo = checkpoints.repo(&checkpoint.workspace)?;
-            let now = repo.snapshot(&checkpoints.settings().limits)?;
+            let workspace = checkpoint.workspace.as_path();
+            let now = checkpoints.snapshot(workspace)?;
             let hand_edited: HashSet<String> = match &after {
-                Some(after) => repo
-                    .changes(after, &now.tree)?
+                Some(after) => checkpoints
+                    .changes(workspace, after, &now.tree)?
                     .into_iter()
                     .map(|change| change.path)
                     .collect(),
@@ -215,14 +216,14 @@ impl Session {
             };
             let is_hand_edited = |path: &str| hand_edited.contains(path);
             let (files, hand_edited) = match overwrite {
-                None => repo
-                    .changes(&now.tree, &checkpoint.before)?
+                None => checkpoints
+                    .changes(workspace, &now.tree, &checkpoint.before)?
                     .into_iter()
                     .partition(|change| !is_hand_edited(&change.path)),
                 Some(overwrite) => {
-                    let restored = repo.restore(&checkpoint.before, &now.tree, |path| {
-                        !overwrite && is_hand_edited(path)
-                    })?;
+                    let spare = |path: &str| !overwrite && is_hand_edited(path);
+                    let restored =
+                        checkpoints.restore(workspace, &checkpoint.before, &now.tree, &spare)?;
                     let mut overwritten: Vec<FileChange> = restored
                         .changed
                         .iter()

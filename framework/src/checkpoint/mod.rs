@@ -1,64 +1,14 @@
-//! Checkpoints: the workspace's files as they were before a chat changed them, kept in a
-//! shadow git repository outside the workspace, and put back when the user rewinds.
+//! Checkpoints: the workspace's files as they were before a chat changed them, kept by a
+//! [`CheckpointKeeper`] and put back when the user rewinds ([`Session::rewind`]).
 //!
-//! Each workspace has its shadow repository in the data folder (`checkpoints/ID/`, where ID
-//! is derived from the workspace's path): a git object database written with gitoxide, in
-//! which a snapshot of the workspace is a tree. The user's own repository, its index and its
-//! stash are never touched, and nothing is written inside the workspace.
+//! The records ([`ChatCheckpoint`], [`TreeId`], [`LeftOut`]) are what session stores keep; the
+//! keeper takes the snapshots and puts files back. `agentry-checkpoint`'s keeper holds them in a
+//! shadow git repository outside the workspace.
 //!
-//! A snapshot holds every file the ignore rules do not exclude (`.gitignore`, `.ignore`,
-//! `.git/info/exclude` and the global excludes), tracked by git or not, with its mode
-//! (executable or not); symbolic links are kept as links. Left out, and listed in the
-//! snapshot: files larger than [`Limits::max_file_bytes`], folders holding more than
-//! [`Limits::max_folder_files`] files, and files that cannot be read.
-//!
-//! Snapshots after the first are incremental: a stat cache remembers each file's size, times,
-//! inode and mode with its blob, so only files whose stat changed are read again, and only the
-//! trees along changed paths are written. A repository that takes many snapshots (an agent's,
-//! see [`ShadowRepo::watching`]) watches the workspace's folders as well, so that it looks only
-//! where something changed.
-
-//! The records ([`ChatCheckpoint`], [`TreeId`], [`LeftOut`], [`Limits`]) are always here, for
-//! the session stores; taking and restoring snapshots needs the `checkpoints` feature.
-
-#[cfg(feature = "checkpoints")]
-mod known;
-mod limits;
-#[cfg(feature = "checkpoints")]
-mod open;
-#[cfg(feature = "checkpoints")]
-mod prune;
-#[cfg(feature = "checkpoints")]
-mod repo;
-#[cfg(feature = "checkpoints")]
-mod restore;
-#[cfg(feature = "checkpoints")]
-mod scan;
-mod settings;
-#[cfg(feature = "checkpoints")]
-mod snapshot;
-#[cfg(feature = "checkpoints")]
-mod stat_cache;
-#[cfg(feature = "checkpoints")]
-mod survey;
-#[cfg(feature = "checkpoints")]
-mod tree_path;
-#[cfg(feature = "checkpoints")]
-mod watch;
-
-pub use limits::Limits;
-#[cfg(feature = "checkpoints")]
-pub use open::Checkpoints;
-#[cfg(feature = "checkpoints")]
-pub use repo::ShadowRepo;
-#[cfg(feature = "checkpoints")]
-pub use restore::{Change, FileChange, Restored};
-pub use settings::CheckpointSettings;
-#[cfg(feature = "checkpoints")]
-pub use snapshot::Snapshot;
+//! [`Session::rewind`]: crate::agent::Session::rewind
 
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A chat's checkpoint, as its session keeps it: the workspace before the chat's first change
 /// and after its last.
@@ -82,18 +32,6 @@ pub struct ChatCheckpoint {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct TreeId(pub String);
-
-#[cfg(feature = "checkpoints")]
-impl TreeId {
-    fn of(id: gix_hash::ObjectId) -> Self {
-        Self(id.to_string())
-    }
-
-    fn object_id(&self) -> Result<gix_hash::ObjectId, CheckpointError> {
-        gix_hash::ObjectId::from_hex(self.0.as_bytes())
-            .map_err(|_| CheckpointError::Corrupt(format!("`{}` is not an object id", self.0)))
-    }
-}
 
 /// A path a snapshot left out, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -162,21 +100,86 @@ pub enum CheckpointError {
     Corrupt(String),
 }
 
-#[cfg(feature = "checkpoints")]
 impl CheckpointError {
-    fn io(path: impl Into<std::path::PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+    /// The error of reading or writing `path`, for `map_err`.
+    pub fn io(path: impl Into<std::path::PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
         let path = path.into();
         move |source| Self::Io { path, source }
     }
 
-    fn repository(error: impl std::fmt::Display) -> Self {
+    /// A failure of the repository's own, as text.
+    pub fn repository(error: impl std::fmt::Display) -> Self {
         Self::Repository(error.to_string())
     }
 }
 
-#[cfg(test)]
-#[cfg(all(unix, feature = "checkpoints"))]
-mod tests;
-#[cfg(test)]
-#[cfg(all(target_os = "linux", feature = "checkpoints"))]
-mod watched_tests;
+/// Where an agent keeps its checkpoints: snapshots of a workspace's files, what differs between
+/// two of them, and putting a workspace's files back as a snapshot has them. Its calls block
+/// (the agent makes them on a blocking thread).
+pub trait CheckpointKeeper: Send + Sync {
+    /// Takes a snapshot of `workspace`'s files now.
+    fn snapshot(&self, workspace: &Path) -> Result<Snapshot, CheckpointError>;
+    /// Records `tree` as a checkpoint of `workspace` (what [`prune`](Self::prune) keeps or
+    /// forgets).
+    fn log(&self, workspace: &Path, tree: &TreeId) -> Result<(), CheckpointError>;
+    /// Forgets `workspace`'s checkpoints past what the keeper keeps (housekeeping, after a
+    /// chat).
+    fn prune(&self, workspace: &Path) -> Result<(), CheckpointError>;
+    /// The files of `workspace` that differ between two snapshots, by path.
+    fn changes(
+        &self,
+        workspace: &Path,
+        from: &TreeId,
+        to: &TreeId,
+    ) -> Result<Vec<FileChange>, CheckpointError>;
+    /// Puts `workspace`'s files back as `target` has them, from `current` (a snapshot taken
+    /// just now); the files `spare` names are left as they are.
+    fn restore(
+        &self,
+        workspace: &Path,
+        target: &TreeId,
+        current: &TreeId,
+        spare: &dyn Fn(&str) -> bool,
+    ) -> Result<Restored, CheckpointError>;
+}
+
+/// The workspace's files at one moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Their tree, as the keeper names it.
+    pub tree: TreeId,
+    /// What was left out.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// How a file differs from one snapshot to another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FileChange {
+    /// The file, relative to the workspace (`/`-separated).
+    pub path: String,
+    /// How it differs.
+    pub change: Change,
+}
+
+/// How a file differs from one snapshot to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// It is new in the second.
+    Added,
+    /// Its content or mode changed.
+    Modified,
+    /// It is gone from the second.
+    Deleted,
+}
+
+/// What a restore did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restored {
+    /// The files put back as the snapshot has them, each with how the workspace changed to
+    /// get there (`added`: brought back, `modified`: rewritten, `deleted`: removed).
+    pub changed: Vec<FileChange>,
+    /// The files left as they are although they differ from the snapshot (those the caller
+    /// spared).
+    pub spared: Vec<FileChange>,
+}

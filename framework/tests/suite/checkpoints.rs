@@ -4,11 +4,12 @@
 
 use super::support::*;
 use agentry::agent::RewindScope;
-use agentry::checkpoint::{Change, CheckpointSettings};
+use agentry::checkpoint::Change;
 use agentry::model::scripted::ScriptedResponse;
 use agentry::permission::{PermissionMode, PermissionPolicy};
 use agentry::session::{MemoryStore, SessionStore};
 use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, erase};
+use agentry_checkpoint::CheckpointSettings;
 use serde_json::json;
 use std::sync::Arc;
 

@@ -5,7 +5,6 @@ mod executor;
 mod hooks;
 mod notices;
 mod permissions;
-mod plugins;
 mod prompt_cache;
 mod robustness;
 mod sessions;

@@ -168,7 +168,7 @@ pub struct HarnessBuilder {
     store: Option<Arc<dyn agentry::session::SessionStore>>,
     text_only: bool,
     hooks: Option<Arc<dyn agentry::hooks::AgentHooks>>,
-    checkpoints: Option<agentry::checkpoint::CheckpointSettings>,
+    checkpoints: Option<agentry_checkpoint::CheckpointSettings>,
     instruction_files: bool,
 }
 
@@ -202,7 +202,7 @@ impl HarnessBuilder {
         self.store = Some(store);
         self
     }
-    pub fn checkpoints(mut self, settings: agentry::checkpoint::CheckpointSettings) -> Self {
+    pub fn checkpoints(mut self, settings: agentry_checkpoint::CheckpointSettings) -> Self {
         self.checkpoints = Some(settings);
         self
     }
@@ -234,7 +234,7 @@ impl HarnessBuilder {
             builder = builder.hooks(hooks);
         }
         if let Some(settings) = self.checkpoints {
-            builder = builder.checkpoints(settings);
+            builder = builder.checkpoints(agentry_checkpoint::Checkpoints::new(settings));
         }
         if self.instruction_files {
             builder = builder.instructions(agentry_stock::memory::InstructionFiles);

@@ -20,8 +20,8 @@
 //! target/release/agentry-thin && cargo build --release -p agentry-cli`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use agentry::plugins::load;
 use agentry::testing::ToolHarness;
+use agentry_plugin_host::load;
 use criterion::Criterion;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};

@@ -4,7 +4,7 @@
 
 use super::{Chat, Recorder};
 use crate::agent::Session;
-use crate::checkpoint::{ChatCheckpoint, Checkpoints, Snapshot};
+use crate::checkpoint::{ChatCheckpoint, CheckpointKeeper, Snapshot};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, EventSink};
 use crate::executor::BeforeChange;
@@ -64,7 +64,7 @@ impl Chat<'_> {
 /// The checkpoint of one chat under way (shared with its sub-agents, whose changes it covers
 /// too).
 pub(crate) struct ChatCheckpointer {
-    checkpoints: Arc<Checkpoints>,
+    checkpoints: Arc<dyn CheckpointKeeper>,
     workspace: PathBuf,
     events: Arc<dyn EventSink>,
     /// The checkpoint, once the snapshot before the first change was tried (`None` when it
@@ -77,7 +77,7 @@ pub(crate) struct ChatCheckpointer {
 impl ChatCheckpointer {
     /// A chat's checkpointer for `workspace`, saying what goes wrong to `events`.
     pub(crate) fn new(
-        checkpoints: Arc<Checkpoints>,
+        checkpoints: Arc<dyn CheckpointKeeper>,
         workspace: PathBuf,
         events: Arc<dyn EventSink>,
     ) -> Self {
@@ -109,10 +109,7 @@ impl ChatCheckpointer {
         let workspace = self.workspace.clone();
         // Pruning is housekeeping: the chat does not wait for it, nor fail with it.
         tokio::task::spawn_blocking(move || {
-            let settings = checkpoints.settings();
-            let _ = checkpoints
-                .repo(&workspace)
-                .and_then(|repo| repo.prune(settings.keep, settings.keep_for));
+            let _ = checkpoints.prune(&workspace);
         });
         Some(checkpoint)
     }
@@ -122,9 +119,8 @@ impl ChatCheckpointer {
         let checkpoints = self.checkpoints.clone();
         let workspace = self.workspace.clone();
         tokio::task::spawn_blocking(move || {
-            let repo = checkpoints.repo(&workspace)?;
-            let snapshot = repo.snapshot(&checkpoints.settings().limits)?;
-            repo.log(&snapshot.tree)?;
+            let snapshot = checkpoints.snapshot(&workspace)?;
+            checkpoints.log(&workspace, &snapshot.tree)?;
             Ok::<_, crate::checkpoint::CheckpointError>(snapshot)
         })
         .await

@@ -18,7 +18,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-#[cfg(feature = "checkpoints")]
 mod checkpointing;
 mod context;
 mod hooks;
@@ -87,7 +86,6 @@ struct Chat<'s> {
     /// When each open turn began.
     turn_clocks: Mutex<HashMap<TurnId, Instant>>,
     /// This chat's checkpoint (a main chat's, when the agent keeps checkpoints).
-    #[cfg(feature = "checkpoints")]
     checkpoint: Option<Arc<checkpointing::ChatCheckpointer>>,
     /// What runs before each call that may change the workspace: this chat's checkpoint, or
     /// the calling chat's for a sub-agent.
@@ -127,9 +125,7 @@ pub(crate) async fn run(
         inner: io.events.clone(),
         transcript: Mutex::default(),
     });
-    #[cfg(feature = "checkpoints")]
     let checkpoint = checkpointing::checkpointer(session, &recorder);
-    #[cfg(feature = "checkpoints")]
     let before_change =
         before_change.or_else(|| checkpoint.clone().map(|c| c as Arc<dyn BeforeChange>));
     let mut chat = Chat {
@@ -149,7 +145,6 @@ pub(crate) async fn run(
         requests: 0,
         stop_hook_went_on: false,
         turn_clocks: Mutex::default(),
-        #[cfg(feature = "checkpoints")]
         checkpoint,
         before_change,
     };

@@ -86,7 +86,6 @@ impl Chat<'_> {
             self.record.compacted = false;
             lock(&self.recorder.transcript).discard_first(recorded_events);
         }
-        #[cfg(feature = "checkpoints")]
         self.store_checkpoint().await?;
         Ok(())
     }
@@ -98,7 +97,6 @@ impl Chat<'_> {
             self.session.paused =
                 (stop_reason == Some(StopReason::Paused)).then(|| self.pauses.take_paused());
         }
-        #[cfg(feature = "checkpoints")]
         self.finish_checkpoint().await?;
         if let Some(store) = self.store() {
             let rest = self.unrecorded();

@@ -1,6 +1,6 @@
 //! `[checkpoints]`: whether and how the workspace is checkpointed before each chat changes it.
 
-use agentry::checkpoint::{CheckpointSettings, Limits};
+use agentry_checkpoint::{CheckpointSettings, Limits};
 use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;

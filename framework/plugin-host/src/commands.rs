@@ -3,8 +3,8 @@
 //! thread (a command's content may wait, as an MCP server's prompt does).
 
 use super::Library;
-use crate::commands::{CommandArgument, CommandSource, SlashCommand};
-use crate::model::ContentBlock;
+use agentry::commands::{CommandArgument, CommandSource, SlashCommand};
+use agentry::model::ContentBlock;
 use agentry_plugin::wire::{CommandDescription, Query};
 use futures::future::BoxFuture;
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! Snapshots and restores of real folders.
 
 use super::*;
-use restore::Change;
+use agentry::checkpoint::{Change, FileChange, TreeId};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -199,7 +199,7 @@ fn the_shadow_repository_lives_outside_the_workspace_and_its_git() {
     assert!(repo.folder().starts_with(fixture.data.path()));
     assert_eq!(
         std::fs::read_to_string(repo.folder().join("workspace")).unwrap(),
-        crate::paths::canonical_path(fixture.workspace.path()).to_string_lossy()
+        agentry::paths::canonical_path(fixture.workspace.path()).to_string_lossy()
     );
     assert_eq!(std::fs::read(fixture.path(".git/HEAD")).unwrap(), head);
     let names: Vec<_> = std::fs::read_dir(fixture.workspace.path())

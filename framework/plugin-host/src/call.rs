@@ -4,9 +4,9 @@
 
 use super::services::{self, Offered};
 use super::{Library, take};
-use crate::permission::ReadDenials;
-use crate::sync::lock;
-use crate::tool::{
+use agentry::permission::ReadDenials;
+use agentry::sync::lock;
+use agentry::tool::{
     CheckedPaths, DynTool, PreparedCall, ProgressSink, RulePatterns, RuleSubjects, SandboxMode,
     ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };

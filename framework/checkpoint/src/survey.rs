@@ -1,11 +1,11 @@
 //! Where a snapshot looks: at the whole workspace, or (while its folders are watched) only
 //! where something changed since the last snapshot.
 
-use super::scan::{Scan, crowded_folders, scan, scan_folder};
-use super::stat_cache::Files;
-use super::tree_path::is_inside;
-use super::watch::{Changes, Watcher, parent};
-use super::{Limits, ShadowRepo};
+use crate::scan::{Scan, crowded_folders, scan, scan_folder};
+use crate::stat_cache::Files;
+use crate::tree_path::is_inside;
+use crate::watch::{Changes, Watcher, parent};
+use crate::{Limits, ShadowRepo};
 use gix_object::bstr::BString;
 use rustc_hash::FxHashSet;
 

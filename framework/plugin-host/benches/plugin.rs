@@ -3,9 +3,9 @@
 //! in the same run. Target: the boundary adds under 10 µs per call.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use agentry::plugins::load;
 use agentry::provider::SimpleProvider;
 use agentry::testing::ToolHarness;
+use agentry_plugin_host::load;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 

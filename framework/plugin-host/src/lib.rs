@@ -12,11 +12,11 @@ mod commands;
 mod hosted;
 mod services;
 
-use crate::commands::CommandSource;
-use crate::ids::SessionId;
-use crate::provider::{Login, Provider, ProviderOrigin, ProviderStatus};
-use crate::session_servers::SessionServers;
-use crate::tool::{DynTool, ToolError};
+use agentry::commands::CommandSource;
+use agentry::ids::SessionId;
+use agentry::provider::{Login, Provider, ProviderOrigin, ProviderStatus};
+use agentry::session_servers::SessionServers;
+use agentry::tool::{DynTool, ToolError};
 use agentry_plugin::abi::{self, Buffer, PluginInfo, PluginV1};
 use call::PluginTool;
 

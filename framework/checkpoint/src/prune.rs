@@ -1,8 +1,9 @@
 //! Pruning a shadow repository: its log of checkpoints cut to the newest within the age and
 //! count kept, then the objects no kept checkpoint (nor the stat cache) reaches removed.
 
-use super::stat_cache::StatCache;
-use super::{CheckpointError, ShadowRepo, TreeId};
+use crate::ShadowRepo;
+use crate::stat_cache::StatCache;
+use agentry::checkpoint::{CheckpointError, TreeId};
 use gix_hash::ObjectId;
 use gix_object::tree::EntryKind;
 use std::collections::HashSet;
@@ -28,7 +29,7 @@ impl ShadowRepo {
     /// it is among the newest and young enough.
     pub fn log(&self, tree: &TreeId) -> Result<(), CheckpointError> {
         let path = self.log_path();
-        let mut file = crate::private::file_options()
+        let mut file = agentry::private::file_options()
             .create(true)
             .append(true)
             .open(&path)
@@ -59,7 +60,7 @@ impl ShadowRepo {
             text.push_str(&format!("{} {}\n", line.at, line.tree));
         }
         let path = self.log_path();
-        crate::atomic_file::write_atomically_as(&path, text.as_bytes(), None)
+        agentry::atomic_file::write_atomically_as(&path, text.as_bytes(), None)
             .map_err(CheckpointError::io(&path))?;
         let mut roots: Vec<ObjectId> = kept.iter().map(|line| line.tree).collect();
         roots.extend(StatCache::load(&self.stat_cache_path()).tree);

@@ -4,8 +4,8 @@
 //! login to what a provider reaches.
 
 use super::{Library, PluginProvider};
-use crate::provider::{Login, Provider, ProviderStatus};
-use crate::session_servers::{ServerSpec, ServerTransports, SessionServers};
+use agentry::provider::{Login, Provider, ProviderStatus};
+use agentry::session_servers::{ServerSpec, ServerTransports, SessionServers};
 use agentry_plugin::wire::{Description, ProviderState, Query};
 use futures::future::BoxFuture;
 use std::path::Path;

@@ -1,14 +1,15 @@
 //! The example plugin loaded into the framework directly (no CLI).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use agentry::event::ToolCallStatus::*;
-use agentry::plugins::load;
 use agentry::provider::{Provider, ProviderOrigin};
 use agentry::testing::ToolHarness;
 use agentry::tool::{ToolContent, ToolKind};
+use agentry_plugin_host::load;
 use serde_json::json;
 use std::time::Duration;
 
-pub fn hello_plugin() -> std::path::PathBuf {
+fn hello_plugin() -> std::path::PathBuf {
     let deps = std::env::current_exe()
         .unwrap()
         .parent()

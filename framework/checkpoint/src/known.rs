@@ -1,8 +1,8 @@
 //! What a watched shadow repository's last snapshot knew, kept in memory between snapshots.
 
-use super::LeftOut;
-use super::stat_cache::{Files, StatCache};
-use super::watch::Watcher;
+use crate::stat_cache::{Files, StatCache};
+use crate::watch::Watcher;
+use agentry::checkpoint::LeftOut;
 use gix_hash::ObjectId;
 use std::path::PathBuf;
 use std::sync::Arc;

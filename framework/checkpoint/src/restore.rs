@@ -1,45 +1,13 @@
 //! Comparing snapshots, and putting the workspace's files back as a snapshot has them.
 
-use super::repo::HASH;
-use super::{CheckpointError, ShadowRepo, TreeId};
+use crate::ShadowRepo;
+use crate::repo::HASH;
+use agentry::checkpoint::{Change, CheckpointError, FileChange, Restored, TreeId};
 use gix_hash::ObjectId;
 use gix_object::FindExt as _;
 use gix_object::bstr::{BString, ByteSlice};
 use gix_object::tree::{EntryKind, EntryMode};
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-
-/// How a file differs from one snapshot to another.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct FileChange {
-    /// The file, relative to the workspace (`/`-separated).
-    pub path: String,
-    /// How it differs.
-    pub change: Change,
-}
-
-/// How a file differs from one snapshot to the next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Change {
-    /// It is new in the second.
-    Added,
-    /// Its content or mode changed.
-    Modified,
-    /// It is gone from the second.
-    Deleted,
-}
-
-/// What a restore did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Restored {
-    /// The files put back as the snapshot has them, each with how the workspace changed to
-    /// get there (`added`: brought back, `modified`: rewritten, `deleted`: removed).
-    pub changed: Vec<FileChange>,
-    /// The files left as they are although they differ from the snapshot (those the caller
-    /// spared).
-    pub spared: Vec<FileChange>,
-}
 
 /// One file's side of a change: its kind and blob.
 type Side = Option<(EntryKind, ObjectId)>;
@@ -99,7 +67,7 @@ impl ShadowRepo {
         from: &TreeId,
         to: &TreeId,
     ) -> Result<Vec<(BString, Change, Side)>, CheckpointError> {
-        let (from, to) = (from.object_id()?, to.object_id()?);
+        let (from, to) = (crate::object_id(from)?, crate::object_id(to)?);
         if from == to {
             return Ok(Vec::new());
         }
@@ -179,7 +147,7 @@ impl ShadowRepo {
         if kind == EntryKind::Link {
             return make_link(&content, path);
         }
-        crate::atomic_file::write_atomically_as(path, &content, permissions(kind))
+        agentry::atomic_file::write_atomically_as(path, &content, permissions(kind))
             .map_err(CheckpointError::io(path))
     }
 

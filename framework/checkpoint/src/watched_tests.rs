@@ -3,6 +3,7 @@
 //! they cannot vouch for the files.
 
 use super::*;
+use agentry::checkpoint::Snapshot;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 

@@ -16,7 +16,7 @@
 //! Prints its figures; exits non-zero only when it cannot run.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use agentry::checkpoint::{Limits, ShadowRepo};
+use agentry_checkpoint::{Limits, ShadowRepo};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

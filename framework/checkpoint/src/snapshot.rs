@@ -6,13 +6,14 @@
 //! last snapshot knew in memory and looks only where the workspace's folders reported changes;
 //! otherwise every file's stat is compared with the stat cache's.
 
-use super::known::Known;
-use super::repo::HASH;
-use super::scan::Found;
-use super::stat_cache::{Cached, Files, StatCache};
-use super::survey::Survey;
-use super::watch::Watcher;
-use super::{CheckpointError, LeftOut, LeftOutReason, Limits, ShadowRepo, TreeId};
+use crate::known::Known;
+use crate::repo::HASH;
+use crate::scan::Found;
+use crate::stat_cache::{Cached, Files, StatCache};
+use crate::survey::Survey;
+use crate::watch::Watcher;
+use crate::{Limits, ShadowRepo};
+use agentry::checkpoint::{CheckpointError, LeftOut, LeftOutReason, Snapshot};
 use gix_hash::ObjectId;
 use gix_object::bstr::{BString, ByteSlice};
 use gix_object::tree::EntryKind;
@@ -21,20 +22,11 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
-/// The workspace's files at one moment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Snapshot {
-    /// Their tree in the shadow repository.
-    pub tree: TreeId,
-    /// What was left out.
-    pub left_out: Vec<LeftOut>,
-}
-
 impl ShadowRepo {
     /// Takes a snapshot of the workspace's files now.
     pub fn snapshot(&self, limits: &Limits) -> Result<Snapshot, CheckpointError> {
         let started = SystemTime::now();
-        let mut known = self.known.as_ref().map(crate::sync::lock);
+        let mut known = self.known.as_ref().map(agentry::sync::lock);
         if let Some(known) = known.as_deref_mut()
             && let Some(snapshot) = self.snapshot_changes(known, limits, started)?
         {
@@ -80,7 +72,7 @@ impl ShadowRepo {
             }
         }
         Ok(Snapshot {
-            tree: TreeId::of(tree),
+            tree: crate::tree_id(tree),
             left_out,
         })
     }
@@ -114,7 +106,7 @@ impl ShadowRepo {
                 last.left_out = left_out.clone();
                 last.save(self.stat_cache_path(), started);
                 Ok(Some(Snapshot {
-                    tree: TreeId::of(tree),
+                    tree: crate::tree_id(tree),
                     left_out,
                 }))
             }
@@ -225,7 +217,7 @@ impl ShadowRepo {
         };
         let unreadable = |error: String| LeftOut {
             path: file.path.to_str_lossy().into_owned(),
-            reason: super::LeftOutReason::Unreadable { error },
+            reason: LeftOutReason::Unreadable { error },
         };
         let content = content.map_err(|e| unreadable(e.to_string()))?;
         let id = self
@@ -291,6 +283,6 @@ impl ShadowRepo {
     pub(super) fn is_watched(&self) -> bool {
         self.known
             .as_ref()
-            .is_some_and(|known| crate::sync::lock(known).is_some())
+            .is_some_and(|known| agentry::sync::lock(known).is_some())
     }
 }

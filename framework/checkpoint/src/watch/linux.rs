@@ -1,7 +1,7 @@
 //! The watcher on Linux: one inotify instance, a watch per kept folder.
 
-use super::super::tree_path::is_inside;
 use super::Changes;
+use crate::tree_path::is_inside;
 use gix_object::bstr::BString;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 use rustc_hash::FxHashMap;
@@ -28,7 +28,7 @@ fn mask() -> WatchMask {
 }
 
 /// The watches on a workspace's kept folders.
-pub(in crate::checkpoint) struct Watcher {
+pub(crate) struct Watcher {
     inotify: Inotify,
     watches: Watches,
     /// Each watch's folder, relative to the workspace (empty for the workspace itself).
@@ -56,7 +56,7 @@ impl Watcher {
         let mut watches = self.watches.clone();
         match watches.add(absolute, mask()) {
             Ok(watch) => {
-                crate::sync::lock(&self.folders).insert(watch, relative);
+                agentry::sync::lock(&self.folders).insert(watch, relative);
             }
             Err(error) if error.raw_os_error() == Some(nix::libc::ENOSPC) => {
                 tracing::debug!(
@@ -111,7 +111,7 @@ impl Watcher {
             changes.everywhere = true;
             return;
         }
-        let mut folders = crate::sync::lock(&self.folders);
+        let mut folders = agentry::sync::lock(&self.folders);
         if mask.contains(EventMask::IGNORED) {
             folders.remove(watch);
             return;

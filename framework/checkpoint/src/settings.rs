@@ -1,6 +1,6 @@
 //! How an agent keeps checkpoints: where, what they leave out, and how long.
 
-use super::Limits;
+use crate::Limits;
 use std::path::PathBuf;
 use std::time::Duration;
 

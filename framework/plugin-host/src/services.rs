@@ -4,7 +4,7 @@
 //! [`ToolContext`] exactly as a built-in tool would use them, and answered through the
 //! plugin's `answer`.
 
-use crate::tool::{Ended, ToolContext};
+use agentry::tool::{Ended, ToolContext};
 use agentry_plugin::abi::PluginV1;
 use agentry_plugin::wire::{Service, ServiceAnswer, ServiceCall, ServiceRequest};
 use futures::future::BoxFuture;

@@ -2,10 +2,11 @@
 //! workspace or of one folder, then the limits applied (large files and crowded folders left
 //! out).
 
-use super::stat_cache::Stat;
-use super::tree_path::is_inside;
-use super::watch::Watcher;
-use super::{LeftOut, LeftOutReason, Limits};
+use crate::Limits;
+use crate::stat_cache::Stat;
+use crate::tree_path::is_inside;
+use crate::watch::Watcher;
+use agentry::checkpoint::{LeftOut, LeftOutReason};
 use gix_object::bstr::{BString, ByteSlice};
 use gix_object::tree::EntryKind;
 use std::collections::HashMap;
@@ -152,7 +153,7 @@ fn walk(walk: Walk<'_>) -> Scan {
         .build_parallel()
         .visit(&mut collectors);
     drop(collectors);
-    std::mem::take(&mut *crate::sync::lock(&found))
+    std::mem::take(&mut *agentry::sync::lock(&found))
 }
 
 /// Makes each walking thread its [`Collector`], and gathers what they found.
@@ -244,7 +245,7 @@ impl ignore::ParallelVisitor for Collector<'_> {
 
 impl Drop for Collector<'_> {
     fn drop(&mut self) {
-        crate::sync::lock(&self.all).append(std::mem::take(&mut self.found));
+        agentry::sync::lock(&self.all).append(std::mem::take(&mut self.found));
     }
 }
 
