@@ -11,7 +11,8 @@ use std::sync::Arc;
 async fn main() -> anyhow::Result<()> {
     let model = agentry_models::open("anthropic/claude-sonnet-4-5")?; // keys from the environment
     // Sessions are stored, so `agent.resume_session(&id, options)` takes one up again later.
-    let store = SqliteStore::open(agentry::session::data_dir().join("our-agent.db"))?;
+    let data = dirs::data_dir().unwrap_or_default().join("our-agent");
+    let store = SqliteStore::open(data.join("sessions.db"))?;
     let agent = Agent::builder()
         .model(model)
         .store(Arc::new(store))

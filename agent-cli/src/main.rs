@@ -104,7 +104,7 @@ fn init_logs(to_file: bool, format: LogFormat, traces: Option<&Traces>) {
         .unwrap_or_else(|| "warn,agent_client_protocol=error".to_owned());
     let log_file = to_file
         .then(|| {
-            let dir = agentry::session::data_dir();
+            let dir = agentry_stock::data_folder();
             agentry::private::folder(&dir).ok()?;
             let log = dir.join("agentry.log");
             let file = agentry::private::file_options()

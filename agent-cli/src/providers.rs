@@ -264,6 +264,7 @@ fn settings<'a>(
     )
     .waiting(wait)
     .trusting_project(config.project_trusted)
+    .keeping_data_in(config.data_folder())
 }
 
 /// Reports what in a provider's settings could not be used.

@@ -37,27 +37,27 @@
 #![forbid(clippy::todo, clippy::dbg_macro)]
 
 pub mod agent;
-pub mod atomic_file;
-pub mod checked_file;
+pub use agentry_plugin::atomic_file;
+pub use agentry_plugin::checked_file;
 pub mod checkpoint;
 pub mod coerce;
 pub mod commands;
-pub mod domains;
-pub mod env_vars;
+pub use agentry_plugin::domains;
+pub use agentry_plugin::env_vars;
 pub mod error;
 pub mod event;
 pub mod executor;
 pub mod hooks;
-pub mod html_nesting;
+pub use agentry_plugin::html_nesting;
 pub mod limits;
 pub use agentry_plugin::ids;
 pub mod model;
-pub mod paths;
+pub use agentry_plugin::paths;
 pub mod pause;
 pub mod permission;
-pub mod private;
+pub use agentry_plugin::private;
 #[cfg(unix)]
-pub mod process_group;
+pub use agentry_plugin::process_group;
 pub mod prompt;
 pub mod provider;
 pub mod question;
@@ -70,9 +70,8 @@ pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod text;
-pub use agentry_plugin::export_plugin;
 pub use agentry_plugin::sync;
-pub mod terminal_text;
+pub use agentry_plugin::terminal_text;
 pub use agentry_plugin::tool;
 
 /// The attribute [`PermissionHandler`](permission::PermissionHandler) implementations (and

@@ -1,7 +1,7 @@
 //! The JSON messages of the plugin ABI, as a host and a plugin read each other's.
 #![no_main]
 
-use agentry_plugin::wire::{CallEnd, CallRequest, PrepareRequest, Prepared};
+use agentry_plugin_abi::wire::{CallEnd, CallRequest, PrepareRequest, Prepared};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = serde_json::from_slice::<PrepareRequest>(data);

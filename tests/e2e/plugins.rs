@@ -548,7 +548,7 @@ fn not_a_plugin_asks_whether_export_plugin_is_missing_and_version_names_the_abi(
     assert_eq!(out.code, Some(2), "{out:?}");
     assert!(
         out.stderr
-            .contains("is `agentry_plugin::export_plugin!(…)` missing"),
+            .contains("is `agentry_plugin_abi::export_plugin!(…)` missing"),
         "{}",
         out.stderr
     );

@@ -138,4 +138,4 @@ pub fn provider(greeting: WriteGreeting) -> impl Provider {
     .with_tool(Summarize)
 }
 
-agentry_plugin::export_plugin!(recipe: RECIPE);
+agentry_plugin_abi::export_plugin!(recipe: RECIPE);

@@ -7,7 +7,7 @@ struct Input {
     name: String,
 }
 
-agentry_plugin::export_plugin!(
+agentry_plugin_abi::export_plugin!(
     SimpleProvider::new("greetings", "Greets people.").with_tool(tool_fn(
         "Hello",
         "Greets someone by name.",

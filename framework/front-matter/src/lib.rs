@@ -62,7 +62,7 @@ pub fn load_named<T>(
     let mut found = BTreeMap::new();
     let mut errors = Vec::new();
     for file in files {
-        let parsed = agentry::paths::read_regular_file(&file, MAX_DOCUMENT_BYTES)
+        let parsed = agentry_plugin::paths::read_regular_file(&file, MAX_DOCUMENT_BYTES)
             .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
             .map_err(|e| DocumentError {
                 path: file.clone(),

@@ -10,8 +10,8 @@ use agentry::tool::{
     CheckedPaths, DynTool, PreparedCall, ProgressSink, RulePatterns, RuleSubjects, SandboxMode,
     ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
 };
-use agentry_plugin::abi;
-use agentry_plugin::wire::{
+use agentry_plugin_abi::abi;
+use agentry_plugin_abi::wire::{
     CallEnd, CallRequest, PrepareRequest, Prepared, Query, ServiceCall, ToolDescription,
 };
 use futures::future::BoxFuture;

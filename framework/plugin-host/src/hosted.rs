@@ -6,7 +6,7 @@
 use super::{Library, PluginProvider};
 use agentry::provider::{Login, Provider, ProviderStatus};
 use agentry::session_servers::{ServerSpec, ServerTransports, SessionServers};
-use agentry_plugin::wire::{Description, ProviderState, Query};
+use agentry_plugin_abi::wire::{Description, ProviderState, Query};
 use futures::future::BoxFuture;
 use std::path::Path;
 use std::sync::Arc;

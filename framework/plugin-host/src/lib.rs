@@ -1,4 +1,4 @@
-//! Tool providers from plugin libraries: the host side of the ABI in [`agentry_plugin::abi`].
+//! Tool providers from plugin libraries: the host side of the ABI in [`agentry_plugin_abi::abi`].
 //!
 //! [`load`] opens a library with every symbol resolved at once (`RTLD_NOW`, so a broken
 //! library fails here), reads its info symbol, checks the magic, the ABI major and that panics
@@ -17,7 +17,7 @@ use agentry::ids::SessionId;
 use agentry::provider::{Login, Provider, ProviderOrigin, ProviderStatus};
 use agentry::session_servers::SessionServers;
 use agentry::tool::{DynTool, ToolError};
-use agentry_plugin::abi::{self, Buffer, PluginInfo, PluginV1};
+use agentry_plugin_abi::abi::{self, Buffer, PluginInfo, PluginV1};
 use call::PluginTool;
 
 /// The plugin ABI this host speaks, as `MAJOR.MINOR`: it loads plugins built for the same
@@ -26,8 +26,8 @@ pub fn abi_version() -> String {
     format!("{}.{}", abi::ABI_MAJOR, abi::ABI_MINOR)
 }
 use agentry_plugin::settings::Settings;
-pub use agentry_plugin::wire::LogTarget;
-use agentry_plugin::wire::{ConfiguredDescription, Description, Query};
+pub use agentry_plugin_abi::wire::LogTarget;
+use agentry_plugin_abi::wire::{ConfiguredDescription, Description, Query};
 use std::ffi::{CStr, c_char};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,7 +46,7 @@ pub enum PluginError {
     },
     /// The library is not an agentry plugin.
     #[error(
-        "{path}: not an agentry plugin (it has no `{symbol}` symbol, or a wrong magic number): is `agentry_plugin::export_plugin!(…)` missing from the crate, or is it not built as a `cdylib`?"
+        "{path}: not an agentry plugin (it has no `{symbol}` symbol, or a wrong magic number): is `agentry_plugin_abi::export_plugin!(…)` missing from the crate, or is it not built as a `cdylib`?"
     )]
     NotAPlugin {
         /// The file.
@@ -148,7 +148,7 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
         return Err(not_a_plugin(abi::INFO_SYMBOL));
     }
     if info.abi_major != abi::ABI_MAJOR {
-        let (host_sdk, host_rustc) = agentry_plugin::export::build_info();
+        let (host_sdk, host_rustc) = agentry_plugin_abi::export::build_info();
         return Err(PluginError::AbiMismatch {
             path,
             plugin: format!(

@@ -5,8 +5,8 @@
 //! plugin's `answer`.
 
 use agentry::tool::{Ended, ToolContext};
-use agentry_plugin::abi::PluginV1;
-use agentry_plugin::wire::{Service, ServiceAnswer, ServiceCall, ServiceRequest};
+use agentry_plugin_abi::abi::PluginV1;
+use agentry_plugin_abi::wire::{Service, ServiceAnswer, ServiceCall, ServiceRequest};
 use futures::future::BoxFuture;
 use serde::Serialize;
 use tracing::Instrument;

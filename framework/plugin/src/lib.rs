@@ -2,18 +2,27 @@
 //!
 //! The slim crate tool authors build on, with few dependencies so that what crosses into plugins
 //! stays put: the typed [`Tool`](tool::Tool) trait and its object-safe form, [`ToolKind`](tool::ToolKind),
-//! tool content and context, and [`Provider`](provider::Provider). The `agentry` framework
-//! re-exports all of it at the same paths (`agentry::tool`, `agentry::provider`, `agentry::ids`).
+//! tool content and context, [`Provider`](provider::Provider), and the helpers tools share
+//! (files written atomically or checked against the workspace, private files, path checks,
+//! process groups, terminal text, environment variables, domain lists). The `agentry` framework
+//! re-exports all of it at the same paths (`agentry::tool`, `agentry::provider`, `agentry::paths`, …).
 
-pub mod abi;
+pub mod atomic_file;
+pub mod checked_file;
 pub mod commands;
-pub mod export;
+pub mod domains;
+pub mod env_vars;
+pub mod html_nesting;
 pub mod ids;
+pub mod paths;
 pub mod plan;
+pub mod private;
+#[cfg(unix)]
+pub mod process_group;
 pub mod provider;
 pub mod question;
 pub mod session_servers;
 pub mod settings;
 pub mod sync;
+pub mod terminal_text;
 pub mod tool;
-pub mod wire;

@@ -32,6 +32,10 @@ pub struct Settings {
     /// files name (the servers of its `.mcp.json`) only then.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub project_trusted: bool,
+    /// The host's data folder, where a provider keeps what lasts from one run to the next (an
+    /// MCP server's login tokens); `None` when the host keeps nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_folder: Option<PathBuf>,
 }
 
 impl Settings {
@@ -53,7 +57,14 @@ impl Settings {
             user_folder,
             wait: false,
             project_trusted: false,
+            data_folder: None,
         }
+    }
+
+    /// The same settings, with the host's data folder.
+    pub fn keeping_data_in(mut self, folder: PathBuf) -> Self {
+        self.data_folder = Some(folder);
+        self
     }
 
     /// The same settings, the project's own files trusted (or not).
@@ -200,6 +211,7 @@ mod tests {
             user_folder: Some(PathBuf::from("/home/u/.config/agentry")),
             wait: true,
             project_trusted: true,
+            data_folder: Some(PathBuf::from("/home/u/.local/share/agentry")),
         };
         let json = serde_json::to_value(&settings).unwrap();
         assert_eq!(serde_json::from_value::<Settings>(json).unwrap(), settings);

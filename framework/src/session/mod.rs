@@ -245,13 +245,6 @@ pub trait SessionStore: Send + Sync {
     }
 }
 
-pub use crate::paths::data_dir;
-
-/// The default database file: `sessions.db` in the [`data_dir`].
-pub fn default_database_path() -> PathBuf {
-    data_dir().join("sessions.db")
-}
-
 /// What a stored chat that never ended adds after its own messages and events: a note for the
 /// model (the prompt's answer was cut off) and the [`AgentEvent::ChatInterrupted`] mark.
 pub fn interrupted(id: &SessionId) -> (Message, AgentEvent) {

@@ -31,10 +31,8 @@ call and go on.";
 /// checkpoints): `$AGENTRY_DATA_DIR`, else `agentry` in the user's data directory
 /// (`~/.local/share` on Linux).
 pub fn data_folder() -> PathBuf {
-    agentry::paths::data_dir()
-}
-
-/// The stock agent's session database: `sessions.db` in the [`data_folder`].
-pub fn default_database_path() -> PathBuf {
-    data_folder().join("sessions.db")
+    std::env::var_os("AGENTRY_DATA_DIR")
+        .map(PathBuf::from)
+        .or_else(|| dirs::data_dir().map(|d| d.join("agentry")))
+        .unwrap_or_else(|| PathBuf::from(".agentry-data"))
 }

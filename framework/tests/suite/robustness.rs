@@ -12,8 +12,8 @@ proptest! {
 
     #[test]
     fn plugin_messages_are_read_or_refused(text in "(?s).{0,200}") {
-        let _ = serde_json::from_str::<agentry_plugin::wire::Prepared>(&text);
-        let _ = serde_json::from_str::<agentry_plugin::wire::CallEnd>(&text);
+        let _ = serde_json::from_str::<agentry_plugin_abi::wire::Prepared>(&text);
+        let _ = serde_json::from_str::<agentry_plugin_abi::wire::CallEnd>(&text);
         let _ = serde_json::from_str::<agentry::tool::ToolProgress>(&text);
     }
 

@@ -41,7 +41,7 @@ impl History {
 
     /// The default file: `history.jsonl` in agentry's data directory.
     pub fn default_file() -> PathBuf {
-        agentry::session::data_dir().join("history.jsonl")
+        agentry_stock::data_folder().join("history.jsonl")
     }
 
     /// Records a sent entry (not twice in a row) and stops browsing.

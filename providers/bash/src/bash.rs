@@ -12,9 +12,9 @@ use crate::process::{Running, spawn};
 use crate::rules;
 use crate::sandbox::{Confinement, explain_refusal};
 use crate::session::ShellSession;
-use agentry::paths::canonical_path;
-use agentry::process_group::stop_group;
-use agentry::tool::{
+use agentry_plugin::paths::canonical_path;
+use agentry_plugin::process_group::stop_group;
+use agentry_plugin::tool::{
     RulePatterns, RuleSubjects, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError,
     ToolKind, ToolOutput, ToolProgress,
 };

@@ -3,7 +3,7 @@
 
 use crate::exit_code::Ending;
 use crate::output::Captured;
-use agentry::tool::{
+use agentry_plugin::tool::{
     ClientTerminals, TerminalCommand, ToolContent, ToolContext, ToolError, ToolProgress,
 };
 use std::path::Path;

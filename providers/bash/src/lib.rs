@@ -44,9 +44,9 @@ pub use background::{TaskOutput, TaskStop};
 pub use bash::Bash;
 pub use sandbox::{SECTION, SandboxMode, SandboxSettings, WhenUnavailable};
 
-use agentry::provider::Provider;
-use agentry::settings::{Configured, Making, Recipe, Settings, made};
-use agentry::tool::{DynTool, erase};
+use agentry_plugin::provider::Provider;
+use agentry_plugin::settings::{Configured, Making, Recipe, Settings, made};
+use agentry_plugin::tool::{DynTool, erase};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -130,4 +130,4 @@ fn make(settings: Settings) -> Making {
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(recipe: RECIPE);
+agentry_plugin_abi::export_plugin!(recipe: RECIPE);

@@ -3,8 +3,8 @@
 //! most N characters as head + tail with an "N characters omitted" marker). Output that will not
 //! fit is also written whole, cleaned, to a file the model can read back.
 
-use agentry::terminal_text::{TerminalText, plain_text};
-use agentry::tool::cut_for_model;
+use agentry_plugin::terminal_text::{TerminalText, plain_text};
+use agentry_plugin::tool::cut_for_model;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -178,12 +178,12 @@ impl OutputFile {
     /// Creates (or empties) the file, readable by the user alone whatever the umask: a command's
     /// output may hold what only they may read.
     pub fn create(path: &Path) -> std::io::Result<Self> {
-        let file = agentry::private::file_options()
+        let file = agentry_plugin::private::file_options()
             .write(true)
             .create(true)
             .truncate(true)
             .open(path)?;
-        agentry::private::file(path)?;
+        agentry_plugin::private::file(path)?;
         Ok(Self {
             writer: BufWriter::new(file),
             cleaner: TerminalText::default(),

@@ -1,10 +1,10 @@
 //! What the shell tools keep per session: the working directory, where files go (the session's
 //! temporary folder), and the background commands (stopped when the session ends).
 
-use agentry::process_group::kill_group_now;
-pub(crate) use agentry::sync::lock;
-use agentry::tool::ToolProgress;
-use agentry::tool::{SessionState, ToolContext};
+use agentry_plugin::process_group::kill_group_now;
+pub(crate) use agentry_plugin::sync::lock;
+use agentry_plugin::tool::ToolProgress;
+use agentry_plugin::tool::{SessionState, ToolContext};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

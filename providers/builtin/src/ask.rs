@@ -1,9 +1,9 @@
 //! **AskUserQuestion**: the model asks the user 1–4 multiple-choice questions (an answer in the
 //! user's own words is always possible) and reads the answers. Offered only where a front-end
-//! can ask (see [`agentry::question`]).
+//! can ask (see [`agentry_plugin::question`]).
 
-use agentry::question::{Question, answers_text, check_questions};
-use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, UserAnswer};
+use agentry_plugin::question::{Question, answers_text, check_questions};
+use agentry_plugin::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, UserAnswer};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

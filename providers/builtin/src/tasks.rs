@@ -2,9 +2,9 @@
 //! **TaskUpdate**, **TaskList**, **TaskGet** — which change it one task at a time. TodoWrite
 //! replaces the same list whole. Every change is reported as the whole plan.
 
-use agentry::event::{PlanEntry, PlanPriority, PlanStatus};
-use agentry::sync::lock;
-use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress};
+use agentry_plugin::plan::{PlanEntry, PlanPriority, PlanStatus};
+use agentry_plugin::sync::lock;
+use agentry_plugin::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;

@@ -1,8 +1,8 @@
 //! **TodoWrite**: the agent's task list, shown to the user as its plan, replaced whole.
 
 use crate::tasks::{SessionTasks, Task, TaskStatus};
-use agentry::event::PlanPriority;
-use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use agentry_plugin::plan::PlanPriority;
+use agentry_plugin::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;

@@ -2,8 +2,8 @@
 //! it) through the client, so an editor's unsaved buffers are read and every change shows in it.
 
 use crate::state::ReadFiles;
-use agentry::paths::canonical_path;
-use agentry::tool::{CheckedPaths, ClientFiles, ToolContext, ToolError};
+use agentry_plugin::paths::canonical_path;
+use agentry_plugin::tool::{CheckedPaths, ClientFiles, ToolContext, ToolError};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,7 +31,7 @@ impl TextFiles {
     /// lead elsewhere, and the disk's reads and writes follow no link ([`checked_file`]). The
     /// client's files are the client's business, by the path as given.
     ///
-    /// [`checked_file`]: agentry::checked_file
+    /// [`checked_file`]: agentry_plugin::checked_file
     pub fn path_for(&self, ctx: &ToolContext, given: &str) -> Result<PathBuf, ToolError> {
         let resolved = ctx.resolve_path(given);
         if self.through_client() {
@@ -68,7 +68,7 @@ impl TextFiles {
             TextFiles::Disk => {
                 let target = path.to_path_buf();
                 blocking(move || {
-                    agentry::checked_file::write_atomically(&target, text.as_bytes())
+                    agentry_plugin::checked_file::write_atomically(&target, text.as_bytes())
                         .map_err(|e| failed(e.to_string()))
                 })
                 .await
@@ -125,7 +125,7 @@ async fn blocking<T: Send + 'static>(
 /// Reads a whole text file for Write and Edit (`path` canonical, opened following no link).
 pub(crate) fn read_text(path: &Path) -> Result<String, ToolError> {
     let mut bytes = Vec::new();
-    agentry::checked_file::open(path)
+    agentry_plugin::checked_file::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(|e| ToolError::failed(format!("cannot read {}: {e}", path.display())))?;
     String::from_utf8(bytes).map_err(|_| {

@@ -3,9 +3,9 @@
 
 use crate::FileOpsConfig;
 use crate::walk::walker;
-use agentry::permission::ReadDenials;
-use agentry::sync::lock;
-use agentry::tool::{
+use agentry_plugin::sync::lock;
+use agentry_plugin::tool::ReadDenials;
+use agentry_plugin::tool::{
     RulePatterns, Tool, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};

@@ -37,9 +37,9 @@ pub use notebook::NotebookEdit;
 pub use read::Read;
 pub use write::Write;
 
-use agentry::provider::Provider;
-use agentry::settings::{Configured, Recipe, made};
-use agentry::tool::{DynTool, erase};
+use agentry_plugin::provider::Provider;
+use agentry_plugin::settings::{Configured, Recipe, made};
+use agentry_plugin::tool::{DynTool, erase};
 use std::sync::Arc;
 
 /// Limits of the file tools.
@@ -112,4 +112,4 @@ pub const RECIPE: Recipe = Recipe {
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(recipe: RECIPE);
+agentry_plugin_abi::export_plugin!(recipe: RECIPE);

@@ -3,9 +3,9 @@
 
 use crate::files::TextFiles;
 use crate::state::ReadFiles;
-use agentry::model::ContentBlock;
-use agentry::terminal_text::plain_text;
-use agentry::tool::{
+use agentry_plugin::terminal_text::plain_text;
+use agentry_plugin::tool::ContentBlock;
+use agentry_plugin::tool::{
     RulePatterns, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use schemars::JsonSchema;

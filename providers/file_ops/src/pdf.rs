@@ -2,8 +2,8 @@
 //! rendered as an image for models that take images. Text comes from `pdf-extract`, pictures
 //! from `hayro` (both pure Rust).
 
-use agentry::model::ContentBlock;
-use agentry::tool::{ToolContent, ToolError, ToolOutput};
+use agentry_plugin::tool::ContentBlock;
+use agentry_plugin::tool::{ToolContent, ToolError, ToolOutput};
 use base64::Engine as _;
 use std::fmt::Write as _;
 use std::path::Path;

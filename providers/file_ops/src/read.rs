@@ -6,8 +6,8 @@ use crate::files::TextFiles;
 use crate::notebook::{self, is_notebook};
 use crate::pdf::{PdfReading, read_pdf};
 use crate::state::ReadFiles;
-use agentry::model::ContentBlock;
-use agentry::tool::{
+use agentry_plugin::tool::ContentBlock;
+use agentry_plugin::tool::{
     RulePatterns, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind,
     ToolOutput, image_mime_type,
 };
@@ -128,7 +128,7 @@ impl Tool for Read {
 
 fn read(path: &Path, input: &ReadInput, config: &FileOpsConfig) -> Result<ToolOutput, ToolError> {
     // Opened once, following no link, and read through that handle alone.
-    let file = agentry::checked_file::open(path).map_err(|e| match e.kind() {
+    let file = agentry_plugin::checked_file::open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => ToolError::failed(format!(
             "{} does not exist. Check the path, or find the file with Glob.",
             path.display()

@@ -1,7 +1,7 @@
 //! What this session has read: the read-before-write rule and stale-file detection.
 
-use agentry::sync::lock;
-use agentry::tool::{ToolContext, ToolError};
+use agentry_plugin::sync::lock;
+use agentry_plugin::tool::{ToolContext, ToolError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

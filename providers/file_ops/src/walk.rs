@@ -1,7 +1,7 @@
 //! The folder walk Glob and Grep share: what they look at, and what they leave out.
 
-use agentry::paths::canonical_path;
-use agentry::permission::ReadDenials;
+use agentry_plugin::paths::canonical_path;
+use agentry_plugin::tool::ReadDenials;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 
 use crate::files::TextFiles;
 use crate::state::ReadFiles;
-use agentry::tool::{
+use agentry_plugin::tool::{
     RulePatterns, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use schemars::JsonSchema;

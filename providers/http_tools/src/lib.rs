@@ -37,8 +37,8 @@ pub use load::as_object_schema;
 pub use settings::HttpToolEntry;
 pub use tool::{Endpoint, HttpTool};
 
-use agentry::provider::SimpleProvider;
-use agentry::settings::{Configured, Making, Recipe, Settings};
+use agentry_plugin::provider::SimpleProvider;
+use agentry_plugin::settings::{Configured, Making, Recipe, Settings};
 
 /// The provider of the tools `entries` declare (reaching their servers to discover LangServe
 /// schemas), with `${NAME}` read through `env`, and what could not be used, with why.
@@ -91,4 +91,4 @@ fn make(settings: Settings) -> Making {
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(recipe: RECIPE);
+agentry_plugin_abi::export_plugin!(recipe: RECIPE);

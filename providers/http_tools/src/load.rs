@@ -4,7 +4,7 @@
 
 use crate::settings::HttpToolEntry;
 use crate::tool::{Endpoint, HttpTool, client};
-use agentry::tool::ToolKind;
+use agentry_plugin::tool::ToolKind;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 
@@ -42,7 +42,7 @@ async fn entry_tools(
     env: Env<'_>,
     client: &reqwest::Client,
 ) -> Result<Vec<HttpTool>, String> {
-    let expand = |text: &str| agentry::env_vars::expand_with(text, |name| env(name));
+    let expand = |text: &str| agentry_plugin::env_vars::expand_with(text, |name| env(name));
     let headers = entry
         .headers
         .iter()

@@ -3,7 +3,7 @@
 //! the result, and whose failures (an error status, an answer that is not JSON, a timeout)
 //! become failed calls carrying the server's message.
 
-use agentry::tool::{
+use agentry_plugin::tool::{
     DynTool, PreparedCall, ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use futures::future::BoxFuture;

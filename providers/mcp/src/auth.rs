@@ -23,12 +23,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// The name agentry registers itself under with an authorization server.
 const CLIENT_NAME: &str = "agentry";
 
-/// The folder that keeps each server's tokens: `mcp-auth` in agentry's data folder.
-pub fn token_folder() -> PathBuf {
-    agentry::session::data_dir().join("mcp-auth")
-}
-
-/// Logs in to server `name` (in `folder`, [`token_folder`] by default): asks the server who
+/// Logs in to server `name` (its tokens kept in `folder`): asks the server who
 /// authorizes it, registers agentry if it has no configured client, has `open` show the
 /// authorization URL to the user and waits for the redirect on a loopback port; the tokens are
 /// kept for the server's connections.
@@ -162,17 +157,32 @@ async fn authorize(
 }
 
 /// The login to one server over HTTP, as its provider offers it
-/// ([`Provider::login`](agentry::provider::Provider::login)): the tokens kept in
-/// [`token_folder`], the address printed on standard error and opened in the browser.
+/// ([`Provider::login`](agentry::provider::Provider::login)): the tokens kept in `folder` (the
+/// [`McpOptions::token_folder`](crate::McpOptions::token_folder)), the address printed on
+/// standard error and opened in the browser.
 pub(crate) struct ServerLogin {
     pub(crate) name: String,
     pub(crate) server: HttpServer,
+    pub(crate) folder: Option<PathBuf>,
 }
+
+impl ServerLogin {
+    /// Where the tokens are kept, or why they cannot be.
+    fn folder(&self) -> Result<&Path, String> {
+        self.folder
+            .as_deref()
+            .ok_or_else(|| NO_TOKEN_FOLDER.to_owned())
+    }
+}
+
+/// Why a login cannot be kept: the host gave the provider no data folder.
+pub(crate) const NO_TOKEN_FOLDER: &str =
+    "this agent keeps no data folder, so an MCP server's login tokens cannot be kept";
 
 impl agentry::provider::Login for ServerLogin {
     fn log_in(&self) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async move {
-            login(&self.name, &self.server, &token_folder(), |url| {
+            login(&self.name, &self.server, self.folder()?, |url| {
                 eprintln!("Open this address to log in:\n  {url}");
                 open_in_browser(url);
             })
@@ -183,7 +193,7 @@ impl agentry::provider::Login for ServerLogin {
 
     fn log_out(&self) -> BoxFuture<'_, Result<bool, String>> {
         Box::pin(async move {
-            logout(&self.name, &self.server.url, &token_folder())
+            logout(&self.name, &self.server.url, self.folder()?)
                 .await
                 .map_err(|e| e.to_string())
         })

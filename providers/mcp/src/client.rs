@@ -29,7 +29,11 @@ struct McpClient {
 /// waits for each to answer or fail (within its startup timeout) and reports those that failed.
 fn make(settings: Settings) -> Making {
     let read = || -> Result<_, String> {
-        let options = McpOptions::from_section(settings.section(SECTION))?;
+        let mut options = McpOptions::from_section(settings.section(SECTION))?;
+        options.token_folder = settings
+            .data_folder
+            .as_ref()
+            .map(|data| data.join("mcp-auth"));
         let mut problems = Vec::new();
         // Settings without a project (a plugin's first making, before the host configures it)
         // have no `.mcp.json`: the servers start once, when the host's settings come. An
@@ -135,4 +139,4 @@ impl Provider for McpClient {
 // `--features plugin` exports the client through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(recipe: RECIPE);
+agentry_plugin_abi::export_plugin!(recipe: RECIPE);

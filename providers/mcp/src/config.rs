@@ -52,6 +52,9 @@ pub struct McpOptions {
     /// The servers whose tool annotations are trusted (`readOnlyHint` lets a tool run unasked
     /// as a read); every other server's hints can only make agentry ask more.
     pub trusted_hints: Vec<String>,
+    /// Where the servers' login tokens are kept (`mcp-auth` in the host's data folder); `None`:
+    /// nowhere, so a server that needs a login cannot be logged in to.
+    pub token_folder: Option<PathBuf>,
 }
 
 impl Default for McpOptions {
@@ -63,6 +66,7 @@ impl Default for McpOptions {
             restart_attempts: 5,
             sampling_max_tokens: 4096,
             trusted_hints: Vec::new(),
+            token_folder: None,
         }
     }
 }

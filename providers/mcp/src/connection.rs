@@ -90,6 +90,7 @@ impl Provider for McpProvider {
         Some(Arc::new(crate::auth::ServerLogin {
             name: self.link.server.clone(),
             server,
+            folder: self.link.options.token_folder.clone(),
         }))
     }
 }

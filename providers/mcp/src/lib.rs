@@ -61,7 +61,7 @@ mod start;
 mod tokens;
 mod tool;
 
-pub use auth::{login, logout, open_in_browser, token_folder};
+pub use auth::{login, logout, open_in_browser};
 pub use client::RECIPE;
 pub use config::{
     HttpServer, McpOptions, McpServerConfig, OAuthClient, SECTION, SERVERS_SECTION, StdioServer,

@@ -8,7 +8,6 @@
 
 use crate::McpError;
 use crate::McpOptions;
-use crate::auth::token_folder;
 use crate::config::{HttpServer, McpServerConfig};
 use crate::handler::{Changed, Handler, root};
 use crate::in_flight::CallsInFlight;
@@ -331,7 +330,9 @@ impl Supervisor {
             calls: self.calls.clone(),
             sampling: SamplingPolicy::of(&self.origin.options),
         };
-        start(name, &self.origin.config, &self.origin.project, handler).await
+        let origin = &self.origin;
+        let tokens = origin.options.token_folder.as_deref();
+        start(name, &origin.config, &origin.project, tokens, handler).await
     }
 
     /// Starts the server and lists what it offers, within the start-up timeout; `None` when
@@ -358,10 +359,12 @@ impl Supervisor {
     /// [`LOGIN_LOOK_EVERY`]; false when nobody wants the server any more, or it is not one
     /// that logs in.
     async fn logged_in_anew(&self) -> bool {
-        let McpServerConfig::Http(server) = &self.origin.config else {
+        let (McpServerConfig::Http(server), Some(folder)) =
+            (&self.origin.config, &self.origin.options.token_folder)
+        else {
             return false;
         };
-        let tokens = TokenFile::new(&token_folder(), &self.server, &server.url);
+        let tokens = TokenFile::new(folder, &self.server, &server.url);
         let before = tokens.written_at();
         loop {
             tokio::select! {

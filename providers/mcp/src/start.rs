@@ -2,7 +2,6 @@
 //! (with kept tokens, the newest protocol revision first), up to a completed handshake.
 
 use crate::McpError;
-use crate::auth::token_folder;
 use crate::config::{HttpServer, McpServerConfig, StdioServer};
 use crate::handler::Handler;
 use agentry::sync::lock;
@@ -32,11 +31,12 @@ pub(crate) async fn start(
     name: &str,
     config: &McpServerConfig,
     project: &Path,
+    tokens: Option<&Path>,
     handler: Handler,
 ) -> Result<Service, McpError> {
     match config {
         McpServerConfig::Stdio(server) => start_child(name, server, project, handler).await,
-        McpServerConfig::Http(server) => connect_http(name, server, handler).await,
+        McpServerConfig::Http(server) => connect_http(name, server, tokens, handler).await,
     }
 }
 
@@ -101,6 +101,7 @@ async fn keep_stderr(
 async fn connect_http(
     name: &str,
     server: &HttpServer,
+    tokens: Option<&Path>,
     handler: Handler,
 ) -> Result<Service, McpError> {
     let start_error = |message: String| McpError::Start {
@@ -117,7 +118,11 @@ async fn connect_http(
     }
     let config =
         StreamableHttpClientTransportConfig::with_uri(server.url.as_str()).custom_headers(headers);
-    let connected = match crate::auth::authorized_client(name, server, &token_folder()).await {
+    let authorized = match tokens {
+        Some(folder) => crate::auth::authorized_client(name, server, folder).await,
+        None => None,
+    };
+    let connected = match authorized {
         Some(client) => connect_through(client, config, handler).await,
         None => connect_through(reqwest::Client::new(), config, handler).await,
     };

@@ -1,6 +1,6 @@
 //! One MCP tool as an agentry tool.
 
-use crate::auth::{open_in_browser, token_folder};
+use crate::auth::{NO_TOKEN_FOLDER, open_in_browser};
 use crate::content::tool_output;
 use crate::handler::{Unanswered, input_response};
 use crate::link::Link;
@@ -370,7 +370,12 @@ impl McpCall {
             return Err(self.short_of_scope());
         };
         let name = &self.link.server;
-        let folder = token_folder();
+        let Some(folder) = self.link.options.token_folder.clone() else {
+            return Err(ToolError::failed(format!(
+                "{}: {NO_TOKEN_FOLDER}",
+                self.short_of_scope()
+            )));
+        };
         let (address, addressed) = tokio::sync::oneshot::channel::<String>();
         let login = crate::auth::step_up(name, server, &folder, challenge, |url| {
             let text = format!(

@@ -70,7 +70,8 @@ impl Backend {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, SearchError> {
         let expand = |text: &str| {
-            agentry::env_vars::expand_with(text, |name| env(name)).map_err(SearchError::Settings)
+            agentry_plugin::env_vars::expand_with(text, |name| env(name))
+                .map_err(SearchError::Settings)
         };
         let url = match (settings.backend, &settings.url) {
             (_, Some(url)) => url.trim_end_matches('/').to_owned(),

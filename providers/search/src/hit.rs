@@ -1,6 +1,6 @@
 //! A search result, the domain filters, and the numbered list the model reads.
 
-use agentry::domains::host_in_domain;
+use agentry_plugin::domains::host_in_domain;
 use serde::Serialize;
 
 /// One result.

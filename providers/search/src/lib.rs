@@ -35,8 +35,8 @@ pub use backend::{Backend, SearchError};
 pub use settings::SearchSettings;
 pub use tool::WebSearch;
 
-use agentry::provider::SimpleProvider;
-use agentry::settings::{Configured, Making, Recipe, Settings, made};
+use agentry_plugin::provider::SimpleProvider;
+use agentry_plugin::settings::{Configured, Making, Recipe, Settings, made};
 
 /// The provider of `WebSearch` over the configured back-end (`None`: not configured, and each
 /// call says how to configure one).
@@ -77,4 +77,4 @@ fn make(settings: Settings) -> Making {
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(recipe: RECIPE);
+agentry_plugin_abi::export_plugin!(recipe: RECIPE);

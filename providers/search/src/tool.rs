@@ -2,7 +2,7 @@
 
 use crate::backend::{Backend, SearchError};
 use crate::hit::{filter, numbered};
-use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use agentry_plugin::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

@@ -24,11 +24,11 @@ mod skill;
 
 pub use skill::{Skill, SkillError, load, roots};
 
-use agentry::commands::{CommandArgument, CommandSource, SlashCommand};
-use agentry::model::ContentBlock;
-use agentry::provider::Provider;
-use agentry::settings::{Configured, Making, Recipe, Settings, made};
-use agentry::tool::{DynTool, Tool, ToolContext, ToolError, ToolKind, ToolOutput, erase};
+use agentry_plugin::commands::{CommandArgument, CommandSource, SlashCommand};
+use agentry_plugin::provider::Provider;
+use agentry_plugin::settings::{Configured, Making, Recipe, Settings, made};
+use agentry_plugin::tool::ContentBlock;
+use agentry_plugin::tool::{DynTool, Tool, ToolContext, ToolError, ToolKind, ToolOutput, erase};
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -115,7 +115,7 @@ fn make(settings: Settings) -> Making {
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(recipe: RECIPE);
+agentry_plugin_abi::export_plugin!(recipe: RECIPE);
 
 impl CommandSource for Skills {
     fn commands(&self) -> Vec<Arc<dyn SlashCommand>> {

@@ -2,7 +2,7 @@
 //! again does not fetch it again.
 
 use crate::fetch::Page;
-use agentry::sync::lock;
+use agentry_plugin::sync::lock;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

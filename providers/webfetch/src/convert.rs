@@ -147,7 +147,7 @@ pub fn html_to_markdown(html: &str) -> String {
             .skip_tags(DROPPED.to_vec())
             .build()
     });
-    let html = agentry::html_nesting::flattened(html, MAX_NESTING);
+    let html = agentry_plugin::html_nesting::flattened(html, MAX_NESTING);
     converter
         .convert(&html)
         .unwrap_or_else(|_| html.into_owned())

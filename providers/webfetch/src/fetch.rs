@@ -5,7 +5,7 @@
 use crate::error::FetchError;
 use crate::guard::AddressGuard;
 use crate::resolve::{BeforeConnect, GuardedResolver, SystemLookup};
-use agentry::domains::host_in_domain;
+use agentry_plugin::domains::host_in_domain;
 use reqwest::dns::Resolve;
 use reqwest::redirect;
 use std::net::IpAddr;

@@ -38,8 +38,8 @@ pub mod tool;
 pub use settings::{SECTION, SettingsError, WebFetchSettings};
 pub use tool::WebFetch;
 
-use agentry::provider::SimpleProvider;
-use agentry::settings::{Configured, Making, Recipe, Settings, made};
+use agentry_plugin::provider::SimpleProvider;
+use agentry_plugin::settings::{Configured, Making, Recipe, Settings, made};
 
 /// The provider of `WebFetch`, with `settings` (its `model` answers prompts, opened by the
 /// agent; the session's model when absent).
@@ -77,4 +77,4 @@ fn make(settings: Settings) -> Making {
 // `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
 // crate (`scripts/build-plugins`).
 #[cfg(feature = "plugin")]
-agentry::export_plugin!(recipe: RECIPE);
+agentry_plugin_abi::export_plugin!(recipe: RECIPE);

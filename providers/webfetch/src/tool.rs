@@ -5,8 +5,8 @@ use crate::cache::PageCache;
 use crate::convert;
 use crate::error::FetchError;
 use crate::fetch::Fetcher;
-use agentry::domains::host_in_domain;
-use agentry::tool::{
+use agentry_plugin::domains::host_in_domain;
+use agentry_plugin::tool::{
     RulePatterns, RuleSubjects, SideQuestion, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
 };
 use schemars::JsonSchema;

@@ -397,11 +397,9 @@ impl Config {
         Ok(Some(config))
     }
 
-    /// The data folder: the configured one, else the default ([`agentry::session::data_dir`]).
+    /// The data folder: the configured one, else the default ([`crate::data_folder`]).
     pub fn data_folder(&self) -> PathBuf {
-        self.data_dir
-            .clone()
-            .unwrap_or_else(agentry::session::data_dir)
+        self.data_dir.clone().unwrap_or_else(crate::data_folder)
     }
 
     /// Where the session database lives: `sessions.db` in the [`data_folder`](Self::data_folder).

@@ -17,7 +17,7 @@ mod scripts;
 mod variables;
 mod words;
 
-use agentry::tool::RuleSubjects;
+use agentry_plugin::tool::RuleSubjects;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -84,13 +84,13 @@ pub fn writes_relative_paths(command: &str) -> bool {
 /// its subjects, the files it writes and whether they are relative, and one reading serves all.
 fn analysed(command: &str) -> Arc<analysis::Analysis> {
     static LAST: Mutex<Option<(String, Arc<analysis::Analysis>)>> = Mutex::new(None);
-    if let Some((line, analysis)) = agentry::sync::lock(&LAST).as_ref()
+    if let Some((line, analysis)) = agentry_plugin::sync::lock(&LAST).as_ref()
         && line == command
     {
         return analysis.clone();
     }
     let analysis = Arc::new(analysis::analyse(command));
-    *agentry::sync::lock(&LAST) = Some((command.to_owned(), analysis.clone()));
+    *agentry_plugin::sync::lock(&LAST) = Some((command.to_owned(), analysis.clone()));
     analysis
 }
 

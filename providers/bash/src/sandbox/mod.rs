@@ -10,11 +10,11 @@ mod report;
 
 pub(crate) use report::explain_refusal;
 
-use agentry::tool::ToolContext;
+use agentry_plugin::tool::ToolContext;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-pub use agentry::tool::SandboxMode;
+pub use agentry_plugin::tool::SandboxMode;
 
 /// What Bash does on a system that cannot sandbox (a kernel without Landlock).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

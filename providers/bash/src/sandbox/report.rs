@@ -2,7 +2,7 @@
 //! ask to run outside the sandbox instead of guessing.
 
 use super::Confinement;
-use agentry::paths::canonical_path;
+use agentry_plugin::paths::canonical_path;
 use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;

@@ -9,15 +9,15 @@ mod query;
 mod remote;
 
 use crate::abi::{self, Buffer, HostCallback, PluginInfo, PluginV1};
-use crate::ids::{SessionId, ToolCallId};
-use crate::provider::Provider;
-use crate::settings::{Configured, Making, Recipe, Settings};
-use crate::sync::{lock, panic_message};
-use crate::tool::{
-    Extensions, PreparedCall, ProgressSink, RuleSubjects, SessionState, ToolContext, ToolError,
-};
 use crate::wire::{
     CallEnd, CallRequest, ConfiguredDescription, PrepareRequest, Prepared, ServiceAnswer,
+};
+use agentry_plugin::ids::{SessionId, ToolCallId};
+use agentry_plugin::provider::Provider;
+use agentry_plugin::settings::{Configured, Making, Recipe, Settings};
+use agentry_plugin::sync::{lock, panic_message};
+use agentry_plugin::tool::{
+    Extensions, PreparedCall, ProgressSink, RuleSubjects, SessionState, ToolContext, ToolError,
 };
 use futures::FutureExt;
 use host::Host;
@@ -568,14 +568,14 @@ extern "C" fn free(buffer: Buffer) {
 /// to offer:
 ///
 /// ```ignore
-/// agentry_plugin::export_plugin!(MyProvider::default());
+/// agentry_plugin_abi::export_plugin!(MyProvider::default());
 /// ```
 ///
 /// or, for a provider made from the configuration (its sections, the project), with its
-/// [`Recipe`](crate::settings::Recipe), which the host follows with the user's settings:
+/// [`Recipe`](agentry_plugin::settings::Recipe), which the host follows with the user's settings:
 ///
 /// ```ignore
-/// agentry_plugin::export_plugin!(recipe: my_provider::RECIPE);
+/// agentry_plugin_abi::export_plugin!(recipe: my_provider::RECIPE);
 /// ```
 #[macro_export]
 macro_rules! export_plugin {
@@ -598,7 +598,7 @@ macro_rules! export_plugin {
         }
     };
     ($provider:expr) => {
-        fn __agentry_make_provider() -> ::std::boxed::Box<dyn $crate::provider::Provider> {
+        fn __agentry_make_provider() -> ::std::boxed::Box<dyn $crate::__private::Provider> {
             ::std::boxed::Box::new($provider)
         }
         $crate::export_plugin!(@table $crate::export::Source::Fixed(__agentry_make_provider));

@@ -5,10 +5,10 @@ mod services;
 
 pub use services::{LogTarget, Query, Service, ServiceAnswer, ServiceCall, ServiceRequest};
 
-use crate::commands::{CommandArgument, SlashCommand};
-use crate::provider::{ProviderOrigin, ProviderStatus};
-use crate::session_servers::ServerTransports;
-use crate::tool::{
+use agentry_plugin::commands::{CommandArgument, SlashCommand};
+use agentry_plugin::provider::{ProviderOrigin, ProviderStatus};
+use agentry_plugin::session_servers::ServerTransports;
+use agentry_plugin::tool::{
     CheckedPaths, ReadDenials, RulePatterns, RuleSubjects, SandboxMode, ToolCallLocation, ToolKind,
     ToolOutput,
 };
@@ -46,20 +46,20 @@ pub struct Description {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<ProviderOrigin>,
     /// The prefix of the tool names it may offer later (see
-    /// [`Provider::tool_prefix`](crate::provider::Provider::tool_prefix)).
+    /// [`Provider::tool_prefix`](agentry_plugin::provider::Provider::tool_prefix)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_prefix: Option<String>,
     /// The handles of the providers it hosts (see
-    /// [`Provider::hosted`](crate::provider::Provider::hosted)), each described through
+    /// [`Provider::hosted`](agentry_plugin::provider::Provider::hosted)), each described through
     /// [`Query::Describe`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosted: Vec<u64>,
     /// The transports of the session servers it connects ([`Query::ConnectServer`]), when it
-    /// offers [`Provider::session_servers`](crate::provider::Provider::session_servers).
+    /// offers [`Provider::session_servers`](agentry_plugin::provider::Provider::session_servers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_servers: Option<ServerTransports>,
     /// Whether the user can log in to what it reaches (see
-    /// [`Provider::login`](crate::provider::Provider::login)), through [`Query::Login`] and
+    /// [`Provider::login`](agentry_plugin::provider::Provider::login)), through [`Query::Login`] and
     /// [`Query::Logout`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub login: bool,
@@ -172,7 +172,7 @@ pub struct Prepared {
     /// The files it touches.
     pub locations: Vec<ToolCallLocation>,
     /// Why the call asks for more than its tool's usual confinement (see
-    /// [`crate::tool::Tool::escalation`]); absent for ordinary calls and from older plugins.
+    /// [`agentry_plugin::tool::Tool::escalation`]); absent for ordinary calls and from older plugins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalation: Option<String>,
     /// What the call offers its tool's own rule patterns to match (a tool with

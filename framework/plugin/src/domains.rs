@@ -4,7 +4,7 @@
 /// Whether `host` is `domain` or one of its subdomains (case and a trailing dot ignored).
 ///
 /// ```
-/// use agentry::domains::host_in_domain;
+/// use agentry_plugin::domains::host_in_domain;
 /// assert!(host_in_domain("api.Docs.rs", "docs.rs"));
 /// assert!(host_in_domain("docs.rs", "*.docs.rs"));
 /// assert!(!host_in_domain("notdocs.rs", "docs.rs"));

@@ -2,10 +2,10 @@
 //! answered through the table's `answer`), and the queries the host makes of a plugin (through
 //! the table's `query`).
 
-use crate::question::Question;
-use crate::session_servers::ServerSpec;
-use crate::settings::Settings;
-use crate::tool::{SideQuestion, SubAgentTask, TerminalCommand};
+use agentry_plugin::question::Question;
+use agentry_plugin::session_servers::ServerSpec;
+use agentry_plugin::settings::Settings;
+use agentry_plugin::tool::{SideQuestion, SubAgentTask, TerminalCommand};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -83,18 +83,18 @@ pub enum ServiceRequest {
     /// and no history. Answer: `{"text", "model", "usage"}`.
     AskModel(SideQuestion),
     /// Runs a sub-agent through the host's agent loop, its events nested under the call.
-    /// Answer: an [`Ended`](crate::tool::Ended) report: `{"done": {"answer", "stop_reason",
+    /// Answer: an [`Ended`](agentry_plugin::tool::Ended) report: `{"done": {"answer", "stop_reason",
     /// "usage", "model_requests", "loop_id"}}`, `"cancelled"` or `"awaiting_answer"`.
     RunSubAgent(SubAgentTask),
-    /// Asks the user questions through the front-end. Answer: an [`Ended`](crate::tool::Ended)
-    /// [`UserAnswer`](crate::tool::UserAnswer): `{"done": {"answered": {"selections",
+    /// Asks the user questions through the front-end. Answer: an [`Ended`](agentry_plugin::tool::Ended)
+    /// [`UserAnswer`](agentry_plugin::tool::UserAnswer): `{"done": {"answered": {"selections",
     /// "custom"}}}`, `{"done": "declined"}`, `"cancelled"` or `"awaiting_answer"`.
     AskUser {
         /// The questions (1–4).
         questions: Vec<Question>,
     },
     /// What the session's permission rules say of a request the tool received (`Sampling`
-    /// from the MCP server `docs`). Answer: a [`RequestDecision`](crate::tool::RequestDecision):
+    /// from the MCP server `docs`). Answer: a [`RequestDecision`](agentry_plugin::tool::RequestDecision):
     /// `"allow"`, `{"deny": "why"}` or `"ask"`.
     DecideRequest {
         /// The request, as a rule names it.
@@ -205,7 +205,7 @@ pub enum Query {
         session_id: String,
     },
     /// Logs the user in to what a provider reaches (see
-    /// [`Provider::login`](crate::provider::Provider::login)); blocks until the user is done
+    /// [`Provider::login`](agentry_plugin::provider::Provider::login)); blocks until the user is done
     /// in the browser. Answer: `null`; an error says why not.
     Login {
         /// The provider.

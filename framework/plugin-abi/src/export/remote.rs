@@ -2,13 +2,13 @@
 //! tool finds in its context: each request crosses to the host through the call's [`Host`].
 
 use super::host::Host;
-use crate::question::Question;
-use crate::tool::{
+use crate::wire::{Service, ServiceRequest};
+use agentry_plugin::question::Question;
+use agentry_plugin::tool::{
     AskUser, ClientFiles, ClientServices, ClientTerminals, Ended, HostServices, RequestDecision,
     RequestRules, SideAnswer, SideQuestion, SideQuestions, SubAgentReport, SubAgentRunner,
     SubAgentTask, TerminalCommand, TerminalExit, ToolContext, ToolError, UserAnswer,
 };
-use crate::wire::{Service, ServiceRequest};
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use std::path::PathBuf;

@@ -2,8 +2,8 @@
 //! through which the call reports progress, asks for host services and ends.
 
 use crate::abi::{self, HostCallback};
-use crate::sync::lock;
 use crate::wire::{CallEnd, ServiceAnswer, ServiceCall, ServiceRequest};
+use agentry_plugin::sync::lock;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::ffi::c_void;

@@ -144,15 +144,6 @@ pub fn has_other_names(path: &Path) -> bool {
     }
 }
 
-/// Where agentry keeps its data (the sessions, the terminal's input history, checkpoints):
-/// `$AGENTRY_DATA_DIR`, else `agentry` in the user's data directory (`~/.local/share` on Linux).
-pub fn data_dir() -> PathBuf {
-    std::env::var_os("AGENTRY_DATA_DIR")
-        .map(PathBuf::from)
-        .or_else(|| dirs::data_dir().map(|d| d.join("agentry")))
-        .unwrap_or_else(|| PathBuf::from(".agentry-data"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,12 +2,12 @@
 //! providers it hosts by handle (the servers of an MCP client, configured or handed to a
 //! session), each described, and its tools and commands found, by handle.
 
-use crate::commands::{CommandSource, SlashCommand};
-use crate::provider::{Login, Provider, ProviderOrigin};
-use crate::session_servers::SessionServers;
-use crate::sync::lock;
-use crate::tool::DynTool;
 use crate::wire::{Description, ProviderState, ToolDescription};
+use agentry_plugin::commands::{CommandSource, SlashCommand};
+use agentry_plugin::provider::{Login, Provider, ProviderOrigin};
+use agentry_plugin::session_servers::SessionServers;
+use agentry_plugin::sync::lock;
+use agentry_plugin::tool::DynTool;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};

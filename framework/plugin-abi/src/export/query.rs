@@ -2,8 +2,8 @@
 //! providers, calls and sessions.
 
 use super::{Plugin, Slot};
-use crate::sync::lock;
 use crate::wire::{CommandDescription, LogTarget, Query};
+use agentry_plugin::sync::lock;
 use serde_json::{Value, json};
 use std::sync::Mutex;
 

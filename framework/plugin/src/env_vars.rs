@@ -6,8 +6,8 @@
 ///
 /// ```
 /// let env = |name: &str| (name == "TOKEN").then(|| "s3cret".to_owned());
-/// assert_eq!(agentry::env_vars::expand_with("Bearer ${TOKEN}", env).unwrap(), "Bearer s3cret");
-/// assert!(agentry::env_vars::expand_with("${MISSING}", env).is_err());
+/// assert_eq!(agentry_plugin::env_vars::expand_with("Bearer ${TOKEN}", env).unwrap(), "Bearer s3cret");
+/// assert!(agentry_plugin::env_vars::expand_with("${MISSING}", env).is_err());
 /// ```
 pub fn expand_with(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());

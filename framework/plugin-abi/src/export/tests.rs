@@ -1,10 +1,10 @@
 //! Tests of the exported table, driven as a host drives it.
 
 use super::*;
-use crate::provider::SimpleProvider;
-use crate::settings::made;
-use crate::tool::{Tool, ToolKind, ToolOutput};
 use crate::wire::Description;
+use agentry_plugin::provider::SimpleProvider;
+use agentry_plugin::settings::made;
+use agentry_plugin::tool::{Tool, ToolKind, ToolOutput};
 
 struct Echo;
 
@@ -115,7 +115,7 @@ fn make(settings: Settings) -> Making {
             .filter(|key| *key != "name")
             .map(|key| format!("greeting: unknown key `{key}`"))
             .collect::<Vec<_>>();
-        let greet = crate::tool::tool_fn(
+        let greet = agentry_plugin::tool::tool_fn(
             "Greet",
             "Greets the configured name.",
             ToolKind::Other,

@@ -1,0 +1,17 @@
+//! # agentry-plugin-abi
+//!
+//! agentry's plugin ABI: the versioned C function tables ([`abi`]) and the JSON messages that
+//! cross them ([`wire`]), and the exporter a plugin is built with ([`export`], behind
+//! [`export_plugin!`]). A tool provider written on `agentry-plugin` needs this crate only to be
+//! built as a plugin library (the stock providers turn it on with their `plugin` feature); the
+//! host that loads plugins (`agentry-plugin-host`) reads the same tables.
+
+pub mod abi;
+pub mod export;
+pub mod wire;
+
+/// What [`export_plugin!`] names from other crates, at paths it can reach.
+#[doc(hidden)]
+pub mod __private {
+    pub use agentry_plugin::provider::Provider;
+}
