@@ -34,7 +34,7 @@ async fn main() -> anyhow::Result<()> {
     ]);
     let tools = SimpleProvider::new("words", "Text tools.").with_tool(WordCount);
     let store = Arc::new(MemoryStore::new());
-    let agent = Agent::builder().model(Arc::new(model)).store(store);
+    let agent = Agent::builder(Arc::new(model)).store(store);
     let agent = agent.provider(tools).build()?;
     let mut session = agent.new_session(SessionOptions::new(std::env::current_dir()?))?;
     let io = ChatIo::new(|event: AgentEvent| {
@@ -43,7 +43,9 @@ async fn main() -> anyhow::Result<()> {
         }
     });
     let prompt = vec![ContentBlock::text("How many words are in 'one two three'?")];
-    let summary = session.prompt(prompt, &ChatOptions::default(), &io).await?;
+    let summary = session
+        .prompt_with(prompt, &ChatOptions::default(), &io)
+        .await?;
     println!("{} ({})", summary.answer(), summary.stop_reason);
     Ok(())
 }

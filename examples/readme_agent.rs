@@ -13,9 +13,8 @@ async fn main() -> anyhow::Result<()> {
     // Sessions are stored, so `agent.resume_session(&id, options)` takes one up again later.
     let data = dirs::data_dir().unwrap_or_default().join("our-agent");
     let store = SqliteStore::open(data.join("sessions.db"))?;
-    let agent = Agent::builder()
-        .model(model)
-        .store(Arc::new(store))
+    let agent = Agent::builder(model)
+        .store(store)
         .provider(agentry_file_ops::FileOps::default())
         .provider(agentry_bash::Shell::default())
         .build()?;
@@ -49,7 +48,9 @@ async fn main() -> anyhow::Result<()> {
         }
     });
     let prompt = vec![ContentBlock::text("What does this project do?")];
-    let summary = session.prompt(prompt, &ChatOptions::default(), &io).await?;
+    let summary = session
+        .prompt_with(prompt, &ChatOptions::default(), &io)
+        .await?;
     println!("\n({}; session {})", summary.stop_reason, session.id());
     Ok(())
 }

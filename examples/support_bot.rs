@@ -156,8 +156,7 @@ async fn main() -> anyhow::Result<()> {
     let tools = SimpleProvider::new("shop", "The shop's orders.")
         .with_tool(LookupOrder(orders.clone()))
         .with_tool(RequestRefund(orders));
-    let agent = Agent::builder()
-        .model(agentry_models::open(&model_spec)?)
+    let agent = Agent::builder(agentry_models::open(&model_spec)?)
         .store(Arc::new(SqliteStore::open(data.join("sessions.db"))?))
         .provider(tools)
         .config(AgentConfig {
@@ -174,7 +173,9 @@ async fn main() -> anyhow::Result<()> {
     let mut session = agent.new_session(options)?;
     let io = ChatIo::new(|_: AgentEvent| {});
     let prompt = vec![ContentBlock::text(question)];
-    let summary = session.prompt(prompt, &ChatOptions::default(), &io).await?;
+    let summary = session
+        .prompt_with(prompt, &ChatOptions::default(), &io)
+        .await?;
     println!("{}", summary.answer());
     Ok(())
 }

@@ -43,8 +43,7 @@ async fn main() -> anyhow::Result<()> {
         ScriptedResponse::tool_call("SlowCount", serde_json::json!({"to": 3})),
         ScriptedResponse::text("Listed the files and counted to three."),
     ]);
-    let agent = Agent::builder()
-        .model(Arc::new(model))
+    let agent = Agent::builder(Arc::new(model))
         .provider(agentry_file_ops::FileOps::default())
         .provider(agentry_bash::Shell::default())
         .provider(plugin)
@@ -68,7 +67,7 @@ async fn main() -> anyhow::Result<()> {
         }
     });
     let summary = session
-        .prompt(
+        .prompt_with(
             vec![ContentBlock::text("List the files, then count to 3.")],
             &ChatOptions::default(),
             &io,

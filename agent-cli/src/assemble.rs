@@ -91,11 +91,10 @@ pub async fn agent(
     let builder = selected
         .providers
         .into_iter()
-        .fold(Agent::builder(), |builder, provider| {
-            builder.shared_provider(provider)
+        .fold(Agent::builder(model), |builder, provider| {
+            builder.provider(provider)
         })
         .disable_tools(selected.disabled_tools)
-        .model(model)
         .named_models(named_models(config))
         .store(store)
         .config(agent_config)

@@ -43,7 +43,7 @@ impl Exit {
     /// The exit code for a failed turn.
     pub fn for_error(error: &AgentError) -> Exit {
         match error {
-            AgentError::Model(_) | AgentError::NoModel => Exit::Model,
+            AgentError::Model(_) => Exit::Model,
             AgentError::OutputSchema { .. } => Exit::OutputSchema,
             AgentError::InvalidOutputSchema(_)
             | AgentError::Registry(_)

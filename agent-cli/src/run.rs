@@ -7,9 +7,9 @@ use crate::output::{print_failure, print_summary, render_events};
 use crate::providers::ServerStart;
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::event::{AgentEvent, EventSink};
-use agentry::model::ContentBlock;
 use agentry::permission::{PermissionOutcome, PermissionRequest, handler_fn};
 use agentry::question::QuestionHandler;
+use agentry::tool::ContentBlock;
 use anyhow::{Context, anyhow};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -70,7 +70,7 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
         questions: answers.map(|answers| Arc::new(answers) as Arc<dyn QuestionHandler>),
     };
     let outcome = session
-        .prompt(prompt, &ChatOptions { output_schema }, &io)
+        .prompt_with(prompt, &ChatOptions { output_schema }, &io)
         .await;
     drop(io);
     // The renderer ends once every sender is gone; it has then printed every event.

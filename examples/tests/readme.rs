@@ -1,5 +1,6 @@
-//! The README's team agent cannot drift: its code is `examples/readme_agent.rs` (which the
-//! workspace compiles), and the `Cargo.toml` shown beside it lists every crate the code uses.
+//! The README's agents cannot drift: the smallest agent's code is `examples/smallest_agent.rs`
+//! and the team agent's `examples/readme_agent.rs` (which the workspace compiles), the smallest
+//! stays within 25 lines, and the `Cargo.toml` shown lists every crate either uses.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::collections::BTreeSet;
@@ -16,24 +17,49 @@ fn section() -> String {
     readme[start..end].to_owned()
 }
 
+/// The fenced blocks of `language` in `text`, in order.
+fn blocks(text: &str, language: &str) -> Vec<String> {
+    let fence = format!("```{language}\n");
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(&fence) {
+        let start = at + fence.len();
+        let end = start + rest[start..].find("```\n").unwrap();
+        found.push(rest[start..end].to_owned());
+        rest = &rest[end..];
+    }
+    found
+}
+
 /// The first fenced block of `language` in `text`.
 fn block(text: &str, language: &str) -> String {
-    let fence = format!("```{language}\n");
-    let start = text.find(&fence).unwrap() + fence.len();
-    let end = start + text[start..].find("```\n").unwrap();
-    text[start..end].to_owned()
+    blocks(text, language).remove(0)
+}
+
+/// An example's source.
+fn example(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap()
 }
 
 #[test]
-fn the_readme_shows_the_compiled_example() {
-    let example =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("readme_agent.rs"))
-            .unwrap();
+fn the_readme_shows_the_compiled_examples() {
+    let shown = blocks(&section(), "rust");
     assert_eq!(
-        block(&section(), "rust"),
-        example,
-        "README.md's agent differs from examples/readme_agent.rs: make them the same"
+        shown[0],
+        example("smallest_agent.rs"),
+        "README.md's smallest agent differs from examples/smallest_agent.rs: make them the same"
     );
+    assert_eq!(
+        shown[1],
+        example("readme_agent.rs"),
+        "README.md's team agent differs from examples/readme_agent.rs: make them the same"
+    );
+}
+
+#[test]
+fn the_smallest_agent_is_at_most_25_lines() {
+    let lines = example("smallest_agent.rs").lines().count();
+    assert!(lines <= 25, "examples/smallest_agent.rs has {lines} lines");
 }
 
 #[test]
@@ -46,7 +72,7 @@ fn the_readme_cargo_toml_lists_every_crate_the_agent_uses() {
         .keys()
         .map(|name| name.replace('-', "_"))
         .collect();
-    let code = block(&section, "rust");
+    let code = blocks(&section, "rust").concat();
     let used: BTreeSet<String> = code
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
         .filter_map(|word| word.split_once("::").map(|(first, _)| first.to_owned()))

@@ -72,8 +72,7 @@ fn model() -> (Arc<dyn Model>, bool) {
 #[tokio::test]
 async fn the_recorded_session_replays_through_the_agent_with_the_same_events() {
     let (model, recording_now) = model();
-    let agent = Agent::builder()
-        .model(model)
+    let agent = Agent::builder(model)
         .provider(SimpleProvider::new("text", "Text tools.").with_tool(Reverse))
         .config(AgentConfig {
             base_prompt: "You reverse texts for the user, with the Reverse tool.".to_owned(),
@@ -94,7 +93,7 @@ async fn the_recorded_session_replays_through_the_agent_with_the_same_events() {
     let seen = events.clone();
     let io = ChatIo::new(move |event: AgentEvent| seen.lock().unwrap().push(event));
     let summary = session
-        .prompt(
+        .prompt_with(
             vec![ContentBlock::text(
                 "Reverse the word agentry, with the tool.",
             )],

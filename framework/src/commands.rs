@@ -11,7 +11,7 @@
 
 pub use agentry_plugin::commands::{CommandArgument, CommandList, CommandSource, SlashCommand};
 
-use crate::model::ContentBlock;
+use crate::tool::ContentBlock;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -17,9 +17,6 @@ pub enum AgentError {
     /// A provider could not be registered.
     #[error(transparent)]
     Registry(#[from] RegistryError),
-    /// The agent was built without a model.
-    #[error("the agent has no model: call AgentBuilder::model")]
-    NoModel,
     /// The output schema is not a valid JSON Schema.
     #[error("the output schema is not a valid JSON Schema: {0}")]
     InvalidOutputSchema(String),
@@ -63,7 +60,6 @@ impl AgentError {
             AgentError::Model(error) => error.kind(),
             AgentError::Store(_) => "store",
             AgentError::Registry(_) => "registry",
-            AgentError::NoModel => "no_model",
             AgentError::InvalidOutputSchema(_) => "invalid_output_schema",
             AgentError::OutputSchema { .. } => "output_schema",
             AgentError::NoSuchQuestion(_) => "no_such_question",

@@ -18,11 +18,10 @@
 //! model reads that the user did not answer. A sub-agent's provider state (its task list, its
 //! background commands) does not survive the pause; its history does.
 
-use crate::event::question::{Answers, QuestionAnswer};
-pub use crate::event::question::{PendingQuestion, SourceLoop};
 use crate::ids::{ToolCallId, TurnId};
 use crate::model::{AssistantContent, Message, ToolArguments, ToolCallRequest, ToolResult};
 use crate::sync::lock;
+use agentry_plugin::question::{Answers, PendingQuestion, QuestionAnswer};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Mutex;

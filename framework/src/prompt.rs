@@ -6,7 +6,7 @@
 //! up to it.
 
 use crate::model::ToolDefinition;
-use crate::permission::ReadDenials;
+use crate::tool::ReadDenials;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -12,14 +12,14 @@
 //! its chats [`PauseForAnswers`]: the question then pauses the chat, and
 //! [`Session::answer`](crate::agent::Session::answer) resumes it (see [`pause`](crate::pause)).
 
-pub use crate::event::question::{
-    Answers, PendingQuestion, Question, QuestionAnswer, QuestionOption, SourceLoop, answers_text,
-    check_questions,
-};
 use crate::event::{AgentEvent, EventSink};
 use crate::ids::ToolCallId;
 use crate::pause::ChatPauses;
 use crate::tool::{AskUser, ToolContext, ToolError, UserAnswer};
+pub use agentry_plugin::question::{
+    Answers, PendingQuestion, Question, QuestionAnswer, QuestionOption, SourceLoop, answers_text,
+    check_questions,
+};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 

@@ -11,8 +11,7 @@ use agentry_serve::live::{Limits, SessionDefaults, Sessions};
 use std::sync::{Arc, LazyLock};
 
 static SESSIONS: LazyLock<Arc<Sessions>> = LazyLock::new(|| {
-    let agent = Agent::builder()
-        .model(Arc::new(ScriptedModel::new([])))
+    let agent = Agent::builder(Arc::new(ScriptedModel::new([])))
         .build()
         .expect("an agent");
     let defaults = SessionDefaults {

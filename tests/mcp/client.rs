@@ -404,11 +404,8 @@ async fn colliding_and_overlong_tool_names_never_stop_the_agent() {
         "{names:?}"
     );
     // The agent starts with it, the colliding tool left out.
-    agentry::agent::Agent::builder()
-        .shared_provider(std::sync::Arc::new(provider))
-        .model(std::sync::Arc::new(
-            agentry::model::scripted::ScriptedModel::new([]),
-        ))
+    agentry::agent::Agent::builder(agentry::model::scripted::ScriptedModel::new([]))
+        .provider(provider)
         .build()
         .unwrap();
 }

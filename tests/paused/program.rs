@@ -12,9 +12,9 @@
 //! questions that wait, the chat's events and the model's requests.
 
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
-use agentry::model::ContentBlock;
 use agentry::model::scripted::ScriptedModel;
 use agentry::question::{PauseForAnswers, QuestionAnswer};
+use agentry::tool::ContentBlock;
 use agentry_builtin::Builtin;
 use agentry_fork::{Forks, SubAgentDefinition};
 use agentry_sqlite::SqliteStore;
@@ -30,8 +30,7 @@ async fn main() -> anyhow::Result<()> {
         bail!("usage: paused-chat DB SCRIPT CWD (prompt TEXT | answer SESSION JSON)");
     };
     let model = Arc::new(ScriptedModel::from_file(Path::new(script))?);
-    let agent = Agent::builder()
-        .model(model.clone())
+    let agent = Agent::builder(model.clone())
         .provider(Builtin::default())
         .provider(Forks::new(vec![SubAgentDefinition::general_purpose()]))
         .store(Arc::new(SqliteStore::open(db)?))
@@ -43,7 +42,9 @@ async fn main() -> anyhow::Result<()> {
         ("prompt", [text]) => {
             let mut session = agent.new_session(options)?;
             let content = vec![ContentBlock::text(text)];
-            let outcome = session.prompt(content, &ChatOptions::default(), &io).await;
+            let outcome = session
+                .prompt_with(content, &ChatOptions::default(), &io)
+                .await;
             (session, outcome)
         }
         ("answer", [id, answer]) => {

@@ -10,7 +10,8 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
-use agentry::model::{ContentBlock, Model};
+use agentry::model::Model;
+use agentry::tool::ContentBlock;
 use agentry_models::anthropic::{AnthropicModel, AnthropicSettings};
 use agentry_models::http::HttpOptions;
 use agentry_models::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
@@ -155,7 +156,7 @@ fn turns(c: &mut Criterion, group_name: &str, paced: bool) {
     let dir = std::env::temp_dir();
     let mut group = c.benchmark_group(group_name);
     for (name, model) in models(&server) {
-        let agent = Agent::builder().model(model).build().unwrap();
+        let agent = Agent::builder(model).build().unwrap();
         group.bench_function(name, |b| {
             b.iter_custom(|iterations| {
                 let mut total = Duration::ZERO;
@@ -166,7 +167,7 @@ fn turns(c: &mut Criterion, group_name: &str, paced: bool) {
                     runtime.block_on(async {
                         let prompt = vec![ContentBlock::text("go")];
                         session
-                            .prompt(prompt, &ChatOptions::default(), &io)
+                            .prompt_with(prompt, &ChatOptions::default(), &io)
                             .await
                             .unwrap();
                     });

@@ -4,9 +4,9 @@
 use crate::http::{Endpoint, HttpOptions};
 use crate::wire::anthropic;
 use agentry::model::{
-    AssistantContent, ContentBlock, Message, Model, ModelError, ModelRequest, ModelStream,
-    resource_text,
+    AssistantContent, Message, Model, ModelError, ModelRequest, ModelStream, resource_text,
 };
+use agentry::tool::ContentBlock;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 

@@ -4,9 +4,10 @@
 use crate::http::{Endpoint, HttpOptions};
 use crate::wire::{openai_chat, openai_responses};
 use agentry::model::{
-    AssistantContent, ContentBlock, Message, Model, ModelError, ModelRequest, ModelStream,
-    ToolResult, resource_text,
+    AssistantContent, Message, Model, ModelError, ModelRequest, ModelStream, ToolResult,
+    resource_text,
 };
+use agentry::tool::ContentBlock;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 

@@ -4,8 +4,8 @@
 
 use super::services::{self, Offered};
 use super::{Library, take};
-use agentry::permission::ReadDenials;
 use agentry::sync::lock;
+use agentry::tool::ReadDenials;
 use agentry::tool::{
     CheckedPaths, DynTool, PreparedCall, ProgressSink, RulePatterns, RuleSubjects, SandboxMode,
     ToolCallLocation, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,

@@ -4,7 +4,7 @@
 
 use super::Library;
 use agentry::commands::{CommandArgument, CommandSource, SlashCommand};
-use agentry::model::ContentBlock;
+use agentry::tool::ContentBlock;
 use agentry_plugin_abi::wire::{CommandDescription, Query};
 use futures::future::BoxFuture;
 use std::collections::BTreeMap;

@@ -57,6 +57,16 @@ pub trait CommandSource: Send + Sync {
     }
 }
 
+/// A shared source is the source it shares.
+impl<S: CommandSource + ?Sized> CommandSource for Arc<S> {
+    fn commands(&self) -> Vec<Arc<dyn SlashCommand>> {
+        (**self).commands()
+    }
+    fn changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        (**self).changes()
+    }
+}
+
 /// A fixed list of commands (the prompt templates read at start, say).
 #[derive(Clone, Default)]
 pub struct CommandList(Vec<Arc<dyn SlashCommand>>);

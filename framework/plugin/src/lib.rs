@@ -7,6 +7,8 @@
 //! process groups, terminal text, environment variables, domain lists). The `agentry` framework
 //! re-exports all of it at the same paths (`agentry::tool`, `agentry::provider`, `agentry::paths`, …).
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod atomic_file;
 pub mod checked_file;
 pub mod commands;
@@ -18,6 +20,7 @@ pub mod paths;
 pub mod plan;
 pub mod private;
 #[cfg(unix)]
+#[cfg_attr(docsrs, doc(cfg(unix)))]
 pub mod process_group;
 pub mod provider;
 pub mod question;
@@ -26,3 +29,10 @@ pub mod settings;
 pub mod sync;
 pub mod terminal_text;
 pub mod tool;
+
+/// The crates a tool's input and output are written with, re-exported so that a tool crate
+/// needs no dependency of its own on them (with `#[serde(crate = "agentry_plugin::serde")]` and
+/// `#[schemars(crate = "agentry_plugin::schemars")]` on its derives).
+pub use schemars;
+pub use serde;
+pub use serde_json;

@@ -77,6 +77,53 @@ pub trait Provider: Send + Sync {
     }
 }
 
+/// A shared provider is the provider it shares: an agent may be given one that the caller keeps a
+/// handle on (an MCP server whose prompts a front-end offers, say).
+impl<P: Provider + ?Sized> Provider for Arc<P> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn description(&self) -> String {
+        (**self).description()
+    }
+    fn tools(&self) -> Vec<Arc<dyn DynTool>> {
+        (**self).tools()
+    }
+    fn origin(&self) -> ProviderOrigin {
+        (**self).origin()
+    }
+    fn revision(&self) -> u64 {
+        (**self).revision()
+    }
+    fn readable_roots(&self) -> Vec<std::path::PathBuf> {
+        (**self).readable_roots()
+    }
+    fn commands(&self) -> Option<Arc<dyn crate::commands::CommandSource>> {
+        (**self).commands()
+    }
+    fn take_notices(&self, session_id: &crate::ids::SessionId) -> Vec<String> {
+        (**self).take_notices(session_id)
+    }
+    fn hosted(&self) -> Vec<Arc<dyn Provider>> {
+        (**self).hosted()
+    }
+    fn status(&self) -> ProviderStatus {
+        (**self).status()
+    }
+    fn tool_prefix(&self) -> Option<String> {
+        (**self).tool_prefix()
+    }
+    fn end_session(&self, session_id: &crate::ids::SessionId) {
+        (**self).end_session(session_id)
+    }
+    fn session_servers(&self) -> Option<Arc<dyn SessionServers>> {
+        (**self).session_servers()
+    }
+    fn login(&self) -> Option<Arc<dyn Login>> {
+        (**self).login()
+    }
+}
+
 /// Logging the user in to what a provider reaches, and out again (see [`Provider::login`]).
 pub trait Login: Send + Sync {
     /// Logs in: the authorization page opens in the user's browser (its address is also
@@ -268,4 +315,14 @@ pub trait SessionServers: Send + Sync {
     /// tools and commands ([`Provider::commands`]) join when it does. Dropping the provider
     /// stops the server. The message says why it cannot be used.
     fn connect(&self, server: &ServerSpec, cwd: &Path) -> Result<Arc<dyn Provider>, String>;
+}
+
+/// A shared hook is the hook it shares.
+impl<S: SessionServers + ?Sized> SessionServers for Arc<S> {
+    fn transports(&self) -> ServerTransports {
+        (**self).transports()
+    }
+    fn connect(&self, server: &ServerSpec, cwd: &Path) -> Result<Arc<dyn Provider>, String> {
+        (**self).connect(server, cwd)
+    }
 }

@@ -47,10 +47,10 @@ impl Default for AgentConfig {
     }
 }
 
-/// Builds an [`Agent`].
-#[derive(Default)]
+/// Builds an [`Agent`] (see [`Agent::builder`]). Each part it takes may be given as itself or
+/// shared, in an `Arc`.
 pub struct AgentBuilder {
-    model: Option<Arc<dyn Model>>,
+    model: Arc<dyn Model>,
     providers: Vec<Arc<dyn Provider>>,
     disabled_tools: Vec<String>,
     config: AgentConfig,
@@ -65,10 +65,22 @@ pub struct AgentBuilder {
 }
 
 impl AgentBuilder {
-    /// Sets the model.
-    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
-        self.model = Some(model);
-        self
+    /// A builder of an agent answering with `model`.
+    pub(super) fn new(model: impl Model + 'static) -> Self {
+        Self {
+            model: Arc::new(model),
+            providers: Vec::new(),
+            disabled_tools: Vec::new(),
+            config: AgentConfig::default(),
+            store: None,
+            commands: Vec::new(),
+            session_servers: None,
+            hooks: Vec::new(),
+            recordings: None,
+            named_models: None,
+            instructions: None,
+            checkpoints: None,
+        }
     }
 
     /// Opens the models that side questions name (WebFetch's own model) through `models`;
@@ -78,16 +90,10 @@ impl AgentBuilder {
         self
     }
 
-    /// Adds a provider's tools.
+    /// Adds a provider's tools (an `Arc<dyn Provider>` for one chosen at run time, or one the
+    /// caller keeps a handle on).
     pub fn provider(mut self, provider: impl Provider + 'static) -> Self {
         self.providers.push(Arc::new(provider));
-        self
-    }
-
-    /// Adds a shared provider: one chosen at run time, or one the caller keeps a handle on
-    /// (an MCP server whose prompts a front-end offers, say).
-    pub fn shared_provider(mut self, provider: Arc<dyn Provider>) -> Self {
-        self.providers.push(provider);
         self
     }
 
@@ -98,8 +104,8 @@ impl AgentBuilder {
     }
 
     /// Keeps sessions in a store (without one, sessions live in memory only).
-    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
-        self.store = Some(store);
+    pub fn store(mut self, store: impl SessionStore + 'static) -> Self {
+        self.store = Some(Arc::new(store));
         self
     }
 
@@ -111,23 +117,23 @@ impl AgentBuilder {
 
     /// Adds a source of slash commands every front-end offers (prompt templates, an MCP
     /// server's prompts).
-    pub fn command_source(mut self, source: Arc<dyn CommandSource>) -> Self {
-        self.commands.push(source);
+    pub fn command_source(mut self, source: impl CommandSource + 'static) -> Self {
+        self.commands.push(Arc::new(source));
         self
     }
 
     /// Connects the tool servers a front-end's client hands to a session (see
     /// [`crate::session_servers`]); without it, such servers are refused.
-    pub fn session_servers(mut self, servers: Arc<dyn SessionServers>) -> Self {
-        self.session_servers = Some(servers);
+    pub fn session_servers(mut self, servers: impl SessionServers + 'static) -> Self {
+        self.session_servers = Some(Arc::new(servers));
         self
     }
 
     /// Runs `hooks` around every tool call, prompt and stop (see [`crate::hooks`]). Hooks
     /// given in several calls all run, in the order given: the strictest decision stands, and
     /// a rewritten input is what the next one sees.
-    pub fn hooks(mut self, hooks: Arc<dyn AgentHooks>) -> Self {
-        self.hooks.push(hooks);
+    pub fn hooks(mut self, hooks: impl AgentHooks + 'static) -> Self {
+        self.hooks.push(Arc::new(hooks));
         self
     }
 
@@ -158,9 +164,9 @@ impl AgentBuilder {
         self
     }
 
-    /// Builds the agent; fails when there is no model or a provider's tools clash or are invalid.
+    /// Builds the agent; fails when a provider's tools clash or are invalid.
     pub fn build(self) -> Result<Agent, AgentError> {
-        let model = self.model.ok_or(AgentError::NoModel)?;
+        let model = self.model;
         let mut registry = ToolRegistry::new();
         for provider in &self.providers {
             registry.register_except(provider.clone(), &self.disabled_tools)?;
@@ -215,8 +221,7 @@ mod tests {
     #[tokio::test]
     async fn hooks_given_to_an_agent_twice_both_run_in_order() {
         let model = crate::model::scripted::ScriptedModel::new(Vec::new());
-        let agent = Agent::builder()
-            .model(Arc::new(model))
+        let agent = Agent::builder(Arc::new(model))
             .hooks(Arc::new(Named("ours")))
             .hooks(Arc::new(Named("the team's")))
             .build()

@@ -4,7 +4,8 @@
 use crate::error::AgentError;
 use crate::event::Usage;
 use crate::model::side::answer_text;
-use crate::model::{ContentBlock, Message, Model, ModelError, ModelRequest, ToolDefinition};
+use crate::model::{Message, Model, ModelError, ModelRequest, ToolDefinition};
+use crate::tool::ContentBlock;
 
 /// The share of the window a request may fill before compaction (the rest is for the answer).
 const FILL_LIMIT: f64 = 0.75;

@@ -29,7 +29,7 @@ use crate::hooks::AgentHooks;
 use crate::ids::SessionId;
 use crate::model::named::NamedModels;
 use crate::model::record::{RecordingModel, Redactor};
-use crate::model::{ContentBlock, Message, Model};
+use crate::model::{Message, Model};
 use crate::pause::{ChatPauses, PausedChat};
 use crate::permission::{PermissionMode, RememberedAnswers};
 use crate::prompt::InstructionSource;
@@ -38,6 +38,7 @@ use crate::question::{QuestionAnswer, answers_text};
 use crate::session::{SessionMeta, SessionStore, StoredSession, now_rfc3339};
 use crate::session_servers::SessionServers;
 use crate::sync::lock;
+use crate::tool::ContentBlock;
 use crate::tool::{SandboxMode, SessionState};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -89,9 +90,10 @@ impl SessionRecordings {
 }
 
 impl Agent {
-    /// Starts building an agent.
-    pub fn builder() -> AgentBuilder {
-        AgentBuilder::default()
+    /// Starts building an agent that answers with `model` (a [`Model`],
+    /// or an `Arc` of one).
+    pub fn builder(model: impl crate::model::Model + 'static) -> AgentBuilder {
+        AgentBuilder::new(model)
     }
 
     /// The agent's configuration.
@@ -394,11 +396,21 @@ impl Session {
         lock(&self.remembered).clone()
     }
 
+    /// Runs one chat on `text`, the plain case: default [`ChatOptions`], the events not
+    /// watched, every permission question answered no (calls that need asking are refused:
+    /// give [`prompt_with`](Self::prompt_with) a [`ChatIo`] with a permission handler to
+    /// answer them). The answer is [`ChatSummary::answer`].
+    pub async fn prompt(&mut self, text: &str) -> Result<ChatSummary, AgentError> {
+        let io = ChatIo::new(|_: crate::event::AgentEvent| {});
+        self.prompt_with(vec![ContentBlock::text(text)], &ChatOptions::default(), &io)
+            .await
+    }
+
     /// Runs one chat (prompt turn) to its stop reason. Errors are for failures (the model, the
     /// store); a cancelled chat returns `Ok` with [`StopReason::Cancelled`].
     /// When the last chat paused for an answer, its waiting calls are given up first (the model
     /// reads that the user wrote this instead of answering).
-    pub async fn prompt(
+    pub async fn prompt_with(
         &mut self,
         content: Vec<ContentBlock>,
         options: &ChatOptions,

@@ -90,3 +90,13 @@ pub struct ChatOptions {
     /// an answer that does not, up to [`AgentConfig::output_schema_retries`](super::AgentConfig::output_schema_retries) times.
     pub output_schema: Option<Value>,
 }
+
+impl ChatOptions {
+    /// Options asking for an answer that is a `T` (its JSON Schema, from `schemars`), which
+    /// [`ChatSummary::output`](crate::event::ChatSummary::output) then reads back.
+    pub fn output_of<T: schemars::JsonSchema>() -> Self {
+        Self {
+            output_schema: Some(schemars::schema_for!(T).to_value()),
+        }
+    }
+}

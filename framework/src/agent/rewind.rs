@@ -11,8 +11,8 @@ use crate::checkpoint::{Change, ChatCheckpoint, CheckpointKeeper, FileChange, Le
 use crate::error::AgentError;
 use crate::event::{AgentEvent, StopReason};
 use crate::ids::TurnId;
-use crate::model::ContentBlock;
 use crate::session::{ChatRecord, StoredSession};
+use crate::tool::ContentBlock;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::sync::Arc;

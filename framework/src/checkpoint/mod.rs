@@ -143,6 +143,36 @@ pub trait CheckpointKeeper: Send + Sync {
     ) -> Result<Restored, CheckpointError>;
 }
 
+/// A shared keeper is the keeper it shares.
+impl<K: CheckpointKeeper + ?Sized> CheckpointKeeper for std::sync::Arc<K> {
+    fn snapshot(&self, workspace: &Path) -> Result<Snapshot, CheckpointError> {
+        (**self).snapshot(workspace)
+    }
+    fn log(&self, workspace: &Path, tree: &TreeId) -> Result<(), CheckpointError> {
+        (**self).log(workspace, tree)
+    }
+    fn prune(&self, workspace: &Path) -> Result<(), CheckpointError> {
+        (**self).prune(workspace)
+    }
+    fn changes(
+        &self,
+        workspace: &Path,
+        from: &TreeId,
+        to: &TreeId,
+    ) -> Result<Vec<FileChange>, CheckpointError> {
+        (**self).changes(workspace, from, to)
+    }
+    fn restore(
+        &self,
+        workspace: &Path,
+        target: &TreeId,
+        current: &TreeId,
+        spare: &dyn Fn(&str) -> bool,
+    ) -> Result<Restored, CheckpointError> {
+        (**self).restore(workspace, target, current, spare)
+    }
+}
+
 /// The workspace's files at one moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {

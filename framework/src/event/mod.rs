@@ -39,13 +39,13 @@ use serde_json::Value;
 use std::ops::AddAssign;
 
 pub mod permission;
-pub use agentry_plugin::question;
+use agentry_plugin::question;
 mod refusal;
 mod tool_call;
 mod tracker;
 
 pub use permission::{PermissionOptionKind, PermissionOutcome};
-pub use question::{PendingQuestion, QuestionAnswer, SourceLoop};
+use question::{PendingQuestion, QuestionAnswer};
 pub use refusal::Refusal;
 pub use tool_call::{ToolCallBook, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
 pub use tracker::{CallTracker, IllegalTransition};
@@ -210,6 +210,13 @@ impl ChatSummary {
             Value::String(text) => text.clone(),
             other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
         }
+    }
+
+    /// The structured answer as a `T`, for a chat asked for one
+    /// ([`ChatOptions::output_of`](crate::agent::ChatOptions::output_of)); an error says how the
+    /// answer differs from a `T`.
+    pub fn output<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        T::deserialize(&self.result)
     }
 }
 

@@ -3,8 +3,9 @@
 
 use super::{CANCEL_GRACE, CallResult};
 use crate::event::{AgentEvent, CallTracker, EventSink, Refusal, ToolCallStatus, ToolCallUpdate};
-use crate::model::{ContentBlock, ToolResult};
+use crate::model::ToolResult;
 use crate::sync::{lock, panic_message};
+use crate::tool::ContentBlock;
 use crate::tool::{
     PreparedCall, ProgressSink, ToolContent, ToolContext, ToolError, ToolOutput, ToolProgress,
 };

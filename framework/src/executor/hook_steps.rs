@@ -4,8 +4,8 @@
 use super::{CallResult, CallScope, canonical_locations, prepare};
 use crate::event::{AgentEvent, CallTracker, Refusal, ToolCallSnapshot};
 use crate::hooks::{AgentHooks, HookCall, HookDecision, HookSession};
-use crate::model::ContentBlock;
 use crate::provider::ToolRegistry;
+use crate::tool::ContentBlock;
 use crate::tool::PreparedCall;
 
 /// Runs the hooks before a call and takes in what they say: notices go to the user, a

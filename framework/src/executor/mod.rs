@@ -51,7 +51,7 @@ use hook_steps::{after_hooks, pre_hooks};
 use permission_step::{check_permission, decide, with_hook_decision};
 use prepare::prepare;
 
-pub use crate::event::{CallTracker, IllegalTransition, Refusal};
+use crate::event::{CallTracker, Refusal};
 
 /// How long a cancelled tool gets to clean up (kill its processes, …) before it is dropped.
 pub const CANCEL_GRACE: Duration = Duration::from_secs(5);

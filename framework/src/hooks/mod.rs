@@ -127,6 +127,28 @@ pub trait AgentHooks: Send + Sync {
     }
 }
 
+/// Shared hooks are the hooks they share.
+#[async_trait::async_trait]
+impl<H: AgentHooks + ?Sized> AgentHooks for std::sync::Arc<H> {
+    async fn pre_tool_use(&self, call: &HookCall) -> PreToolOutcome {
+        (**self).pre_tool_use(call).await
+    }
+    async fn post_tool_use(&self, call: &HookCall, result: &str, failed: bool) -> PostToolOutcome {
+        (**self).post_tool_use(call, result, failed).await
+    }
+    async fn user_prompt_submit(&self, session: &HookSession, prompt: &str) -> PromptOutcome {
+        (**self).user_prompt_submit(session, prompt).await
+    }
+    async fn stop(
+        &self,
+        session: &HookSession,
+        sub_agent: bool,
+        already_going_on: bool,
+    ) -> StopOutcome {
+        (**self).stop(session, sub_agent, already_going_on).await
+    }
+}
+
 impl PreToolOutcome {
     /// Takes in one hook's decision: deny wins over ask, ask over allow.
     pub fn decide(&mut self, decision: HookDecision, reason: Option<String>) {

@@ -10,7 +10,7 @@ pub mod scripted;
 pub mod side;
 pub mod unavailable;
 
-pub use crate::tool::ContentBlock;
+use crate::tool::ContentBlock;
 pub use choices::ModelChoices;
 
 use crate::event::Usage;
@@ -380,13 +380,15 @@ pub enum ModelError {
     /// The stream could not be understood or ended early.
     #[error("model stream: {0}")]
     Protocol(String),
-    /// A scripted model ran out of responses or its script is invalid.
-    #[error("scripted model: {0}")]
-    Script(String),
-    /// A replayed recording cannot answer: the agent's request is not the recorded one, or
-    /// the recording is unreadable.
-    #[error("replay: {0}")]
-    Replay(String),
+    /// A model that is not reached over an API failed in its own way (a scripted model out of
+    /// responses, a replayed recording whose request differs from the agent's).
+    #[error("{model}: {message}")]
+    Failed {
+        /// Which model, as its errors name it (`scripted model`, `replay`).
+        model: &'static str,
+        /// What failed.
+        message: String,
+    },
 }
 
 impl ModelError {
@@ -398,8 +400,7 @@ impl ModelError {
             ModelError::Api { .. } => "model_api",
             ModelError::Connection(_) => "model_connection",
             ModelError::Protocol(_) => "model_protocol",
-            ModelError::Script(_) => "model_script",
-            ModelError::Replay(_) => "model_replay",
+            ModelError::Failed { .. } => "model_failed",
         }
     }
 }
@@ -424,6 +425,23 @@ pub trait Model: Send + Sync {
     }
     /// Starts a response. The stream ends after [`ModelEvent::Finished`] or an error.
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError>;
+}
+
+/// A shared model is the model it shares (an agent's model kept by the caller too).
+#[async_trait::async_trait]
+impl<M: Model + ?Sized> Model for std::sync::Arc<M> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn context_window(&self) -> Option<u64> {
+        (**self).context_window()
+    }
+    fn accepts_images(&self) -> bool {
+        (**self).accepts_images()
+    }
+    async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
+        (**self).stream(request).await
+    }
 }
 
 /// How a block reads as text for models that take only text and images (embedded resources,

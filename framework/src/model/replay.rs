@@ -33,14 +33,14 @@ impl ReplayModel {
     /// Reads the recording at `path`.
     pub fn from_file(path: &Path) -> Result<Self, ModelError> {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            ModelError::Replay(format!("cannot read the recording {}: {e}", path.display()))
+            replay_error(format!("cannot read the recording {}: {e}", path.display()))
         })?;
         Self::parse(path, &text)
     }
 
     fn parse(path: &Path, text: &str) -> Result<Self, ModelError> {
         let bad = |line: usize, problem: String| {
-            ModelError::Replay(format!(
+            replay_error(format!(
                 "{} line {line} is not part of a recording: {problem}",
                 path.display()
             ))
@@ -61,7 +61,7 @@ impl ReplayModel {
             .iter()
             .map(|exchange| serde_json::to_value(&exchange.request))
             .collect::<Result<_, _>>()
-            .map_err(|e| ModelError::Replay(e.to_string()))?;
+            .map_err(|e| replay_error(e.to_string()))?;
         Ok(Self {
             recorded,
             path: path.to_path_buf(),
@@ -96,7 +96,7 @@ impl Model for ReplayModel {
     }
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
-        let live = serde_json::to_value(&request).map_err(|e| ModelError::Replay(e.to_string()))?;
+        let live = serde_json::to_value(&request).map_err(|e| replay_error(e.to_string()))?;
         let exchange = {
             let mut played = lock(&self.played);
             played.1 += 1;
@@ -114,7 +114,7 @@ impl Model for ReplayModel {
                     self.exchanges[index].clone()
                 }
                 (None, Some(&next)) => {
-                    return Err(ModelError::Replay(format!(
+                    return Err(replay_error(format!(
                         "{}: request {number} diverges from recorded request {}: {}",
                         self.path.display(),
                         next + 1,
@@ -122,7 +122,7 @@ impl Model for ReplayModel {
                     )));
                 }
                 (None, None) => {
-                    return Err(ModelError::Replay(format!(
+                    return Err(replay_error(format!(
                         "{}: request {number} was not recorded: the recording holds {} requests, all played",
                         self.path.display(),
                         self.exchanges.len()
@@ -213,6 +213,14 @@ fn redacted_matches(recorded: &str, live: &str) -> bool {
     let pattern: Vec<String> = recorded.split(REDACTED).map(regex::escape).collect();
     regex::Regex::new(&format!("^(?s:{})$", pattern.join(".*?")))
         .is_ok_and(|pattern| pattern.is_match(live))
+}
+
+/// The error of a replay that cannot answer: `message` says why.
+fn replay_error(message: impl Into<String>) -> ModelError {
+    ModelError::Failed {
+        model: "replay",
+        message: message.into(),
+    }
 }
 
 #[cfg(test)]

@@ -212,11 +212,10 @@ impl ScriptedModel {
 
     /// Reads a script from a JSON file.
     pub fn from_file(path: &Path) -> Result<Self, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            ModelError::Script(format!("cannot read script {}: {e}", path.display()))
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| script_error(format!("cannot read script {}: {e}", path.display())))?;
         let script: Script = serde_json::from_str(&text)
-            .map_err(|e| ModelError::Script(format!("invalid script {}: {e}", path.display())))?;
+            .map_err(|e| script_error(format!("invalid script {}: {e}", path.display())))?;
         let mut model = Self::new(script.responses);
         model.context_window = script.context_window;
         model.text_only = !script.images;
@@ -256,7 +255,7 @@ impl Model for ScriptedModel {
             requests.len()
         };
         let response = lock(&self.responses).pop_front().ok_or_else(|| {
-            ModelError::Script(format!(
+            script_error(format!(
                 "no response left for request {request_number}: the script has {} responses",
                 request_number - 1
             ))
@@ -319,6 +318,14 @@ async fn play_next(
             }
         };
         return Some((Ok(event), steps));
+    }
+}
+
+/// The error of a scripted model that cannot answer: `message` says why.
+fn script_error(message: impl Into<String>) -> ModelError {
+    ModelError::Failed {
+        model: "scripted model",
+        message: message.into(),
     }
 }
 

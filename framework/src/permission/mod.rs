@@ -38,7 +38,6 @@ pub mod protected;
 mod requests;
 mod rule;
 
-pub use agentry_plugin::tool::ReadDenials;
 pub use answers::{
     AnsweredCall, FnPermissionHandler, PermissionHandler, PermissionOption, PermissionOptionKind,
     PermissionOutcome, PermissionRequest, RejectWhenAsked, RememberedAnswers, definition_digest,

@@ -1,11 +1,11 @@
 //! [`PermissionPolicy`]: a session's mode and rules, and the decision they make of one call.
 
-use crate::permission::ReadDenials;
 use crate::permission::path_pattern::{PatternBase, resolve};
 use crate::permission::protected::protected;
 use crate::permission::{
     PermissionMode, PermissionRule, RememberedAnswers, RuleAction, RuleTarget,
 };
+use crate::tool::ReadDenials;
 use crate::tool::{PreparedCall, RulePatterns, RuleSubjects, ToolCallLocation, ToolKind};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

@@ -245,6 +245,64 @@ pub trait SessionStore: Send + Sync {
     }
 }
 
+/// A shared store is the store it shares (a server's store, kept by its other parts too).
+impl<S: SessionStore + ?Sized> SessionStore for std::sync::Arc<S> {
+    fn create(&self, meta: &SessionMeta) -> Result<(), StoreError> {
+        (**self).create(meta)
+    }
+    fn begin_chat(
+        &self,
+        id: &SessionId,
+        title: Option<&str>,
+        first: &ChatProgress,
+    ) -> Result<Option<ChatKey>, StoreError> {
+        (**self).begin_chat(id, title, first)
+    }
+    fn continue_chat(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        more: &ChatProgress,
+    ) -> Result<(), StoreError> {
+        (**self).continue_chat(id, chat, more)
+    }
+    fn append_chat(&self, id: &SessionId, chat: &ChatRecord) -> Result<(), StoreError> {
+        (**self).append_chat(id, chat)
+    }
+    fn load(&self, id: &SessionId) -> Result<StoredSession, StoreError> {
+        (**self).load(id)
+    }
+    fn meta(&self, id: &SessionId) -> Result<SessionMeta, StoreError> {
+        (**self).meta(id)
+    }
+    fn list(&self) -> Result<Vec<SessionMeta>, StoreError> {
+        (**self).list()
+    }
+    fn delete(&self, id: &SessionId) -> Result<(), StoreError> {
+        (**self).delete(id)
+    }
+    fn rename(&self, id: &SessionId, title: &str) -> Result<(), StoreError> {
+        (**self).rename(id, title)
+    }
+    fn ping(&self) -> Result<(), StoreError> {
+        (**self).ping()
+    }
+    fn leases(&self) -> Option<&dyn lease::ChatLeases> {
+        (**self).leases()
+    }
+    fn save_checkpoint(
+        &self,
+        id: &SessionId,
+        chat: ChatKey,
+        checkpoint: &ChatCheckpoint,
+    ) -> Result<(), StoreError> {
+        (**self).save_checkpoint(id, chat, checkpoint)
+    }
+    fn rewind(&self, id: &SessionId, chat: ChatKey, rewind: &ChatRecord) -> Result<(), StoreError> {
+        (**self).rewind(id, chat, rewind)
+    }
+}
+
 /// What a stored chat that never ended adds after its own messages and events: a note for the
 /// model (the prompt's answer was cut off) and the [`AgentEvent::ChatInterrupted`] mark.
 pub fn interrupted(id: &SessionId) -> (Message, AgentEvent) {

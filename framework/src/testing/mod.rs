@@ -16,12 +16,13 @@ pub mod stores;
 
 use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};
 use crate::executor::{CallResult, CallScope, Executor};
-use crate::model::{ContentBlock, ToolResult};
+use crate::model::ToolResult;
 use crate::model::{ToolArguments, ToolCallRequest};
 use crate::paths::canonical_path;
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RejectWhenAsked};
 use crate::provider::{Provider, RegistryError, SimpleProvider, ToolRegistry};
 use crate::sync::lock;
+use crate::tool::ContentBlock;
 use crate::tool::{ClientServices, SessionState, ToolContent};
 use serde_json::Value;
 use std::path::PathBuf;

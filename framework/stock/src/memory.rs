@@ -21,8 +21,8 @@
 //! covers is never read, nor a file that is not a regular one (a FIFO would block the chat) or
 //! is larger than [`MAX_FILE_BYTES`].
 
-use agentry::permission::ReadDenials;
 use agentry::prompt::InstructionSource;
+use agentry::tool::ReadDenials;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 

@@ -24,7 +24,7 @@
 //! project's templates embed the project's files, never `~/.ssh` or `/etc`.
 
 use agentry::commands::{CommandArgument, CommandSource, SlashCommand};
-use agentry::model::ContentBlock;
+use agentry::tool::ContentBlock;
 use agentry::tool::image_mime_type;
 use base64::Engine;
 use futures::future::BoxFuture;

@@ -31,9 +31,9 @@ async fn cancelling_during_the_model_stream_ends_the_chat_cancelled_with_the_par
         }
     });
     let started = Instant::now();
-    let content = vec![agentry::model::ContentBlock::Text { text: "hi".into() }];
+    let content = vec![agentry::tool::ContentBlock::Text { text: "hi".into() }];
     let summary = session
-        .prompt(content, &Default::default(), &io)
+        .prompt_with(content, &Default::default(), &io)
         .await
         .unwrap();
     assert_eq!(summary.stop_reason, StopReason::Cancelled);

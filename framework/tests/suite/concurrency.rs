@@ -2,9 +2,9 @@
 
 use super::support::*;
 use agentry::agent::ChatOptions;
-use agentry::model::ContentBlock;
 use agentry::model::scripted::ScriptedResponse;
 use agentry::permission::{PermissionMode, PermissionOptionKind, PermissionPolicy};
+use agentry::tool::ContentBlock;
 use agentry::tool::{Tool, ToolContext, ToolError, ToolKind, erase};
 use serde_json::json;
 use std::sync::Arc;
@@ -93,7 +93,9 @@ async fn a_chat_with_permission_questions_runs_on_a_spawned_task() {
     let mut session = h.session;
     let chat = tokio::spawn(async move {
         let content = vec![ContentBlock::Text { text: "go".into() }];
-        session.prompt(content, &ChatOptions::default(), &io).await
+        session
+            .prompt_with(content, &ChatOptions::default(), &io)
+            .await
     });
     let summary = chat.await.unwrap().unwrap();
     assert_eq!(summary.answer(), "changed");

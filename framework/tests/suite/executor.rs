@@ -1,9 +1,10 @@
 //! The executor: statuses, validation, recovery from bad input, progress, panics.
 
 use super::support::*;
+use agentry::event::CallTracker;
+use agentry::event::Refusal;
 use agentry::event::{AgentEvent, ToolCallSnapshot, ToolCallStatus::*, ToolCallUpdate};
 use agentry::event::{PlanEntry, PlanPriority, PlanStatus};
-use agentry::executor::{CallTracker, Refusal};
 use agentry::model::scripted::{ScriptStep, ScriptedResponse, ScriptedToolCall};
 use agentry::permission::{PermissionMode, PermissionPolicy};
 use agentry::tool::{Tool, ToolContent, ToolContext, ToolError, ToolKind, ToolProgress, erase};

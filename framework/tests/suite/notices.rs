@@ -2,10 +2,11 @@
 //! the session's temporary folder and tool aliases, through whole chats.
 
 use super::support::*;
+use agentry::model::Message;
 use agentry::model::scripted::ScriptedResponse;
-use agentry::model::{ContentBlock, Message};
 use agentry::permission::PermissionOptionKind::{AllowOnce, RejectOnce};
 use agentry::permission::PermissionPolicy;
+use agentry::tool::ContentBlock;
 use agentry::tool::{ToolError, ToolKind, erase, tool_fn};
 use serde_json::json;
 

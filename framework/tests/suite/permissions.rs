@@ -1,8 +1,8 @@
 //! Permission modes, option kinds and remembered answers, through whole chats.
 
 use super::support::*;
+use agentry::event::Refusal;
 use agentry::event::{AgentEvent, ToolCallStatus::*};
-use agentry::executor::Refusal;
 use agentry::model::scripted::ScriptedResponse;
 use agentry::permission::{
     PermissionMode, PermissionOptionKind::*, PermissionOutcome, PermissionPolicy, PermissionRule,

@@ -71,7 +71,7 @@ async fn two_folders_send_the_same_request_up_to_the_environment_block() {
         panic!("the conversation starts with {:?}", conversation[0]);
     };
     assert_eq!(content.len(), 2, "{content:?}");
-    assert_eq!(content[0], agentry::model::ContentBlock::text(environment));
+    assert_eq!(content[0], agentry::tool::ContentBlock::text(environment));
 
     // OpenAI Chat Completions: system message and tools alike; the first user message differs
     // only in its first part.

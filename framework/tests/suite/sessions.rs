@@ -47,11 +47,11 @@ async fn a_resumed_session_continues_its_history_and_remembered_answers() {
         .unwrap();
     assert_eq!(resumed.history().len(), 4);
     let io = h.io();
-    let content = vec![agentry::model::ContentBlock::Text {
+    let content = vec![agentry::tool::ContentBlock::Text {
         text: "second".into(),
     }];
     let summary = resumed
-        .prompt(content, &Default::default(), &io)
+        .prompt_with(content, &Default::default(), &io)
         .await
         .unwrap();
     assert_eq!(summary.result, "second answer");
@@ -67,8 +67,8 @@ async fn a_resumed_session_continues_its_history_and_remembered_answers() {
 async fn a_history_too_long_for_the_window_is_summarised_kept_in_the_store_and_announced() {
     use agentry::agent::compaction::SUMMARY_HEADING;
     use agentry::agent::{Agent, ChatIo, ChatOptions};
-    use agentry::model::ContentBlock;
     use agentry::model::scripted::ScriptedModel;
+    use agentry::tool::ContentBlock;
 
     let db = tempfile::tempdir().unwrap();
     let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open(db.path().join("s.db")).unwrap());
@@ -80,8 +80,7 @@ async fn a_history_too_long_for_the_window_is_summarised_kept_in_the_store_and_a
         ])
         .with_context_window(2_000),
     );
-    let agent = Agent::builder()
-        .model(model.clone())
+    let agent = Agent::builder(model.clone())
         .store(store.clone())
         .build()
         .unwrap();
@@ -96,7 +95,7 @@ async fn a_history_too_long_for_the_window_is_summarised_kept_in_the_store_and_a
         ))]
     };
     session
-        .prompt(long("topic one"), &ChatOptions::default(), &io)
+        .prompt_with(long("topic one"), &ChatOptions::default(), &io)
         .await
         .unwrap();
     assert_eq!(
@@ -105,7 +104,7 @@ async fn a_history_too_long_for_the_window_is_summarised_kept_in_the_store_and_a
         "no compaction while the history fits"
     );
     let summary = session
-        .prompt(long("topic two"), &ChatOptions::default(), &io)
+        .prompt_with(long("topic two"), &ChatOptions::default(), &io)
         .await
         .unwrap();
     assert_eq!(summary.result, "second answer");
@@ -383,11 +382,11 @@ async fn always_answers_do_not_follow_a_session_resumed_in_another_folder() {
         .agent
         .resume_session(&id, SessionOptions::new(elsewhere.path()))
         .unwrap();
-    let content = vec![agentry::model::ContentBlock::Text {
+    let content = vec![agentry::tool::ContentBlock::Text {
         text: "second".into(),
     }];
     resumed
-        .prompt(content, &Default::default(), &h.io())
+        .prompt_with(content, &Default::default(), &h.io())
         .await
         .unwrap();
     assert_eq!(

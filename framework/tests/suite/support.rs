@@ -3,12 +3,12 @@
 use agentry::AgentError;
 use agentry::agent::{Agent, AgentConfig, ChatIo, ChatOptions, Session, SessionOptions};
 use agentry::event::{AgentEvent, ChatSummary, ToolCallStatus};
-use agentry::model::ContentBlock;
 use agentry::model::scripted::{ScriptedModel, ScriptedResponse};
 use agentry::permission::{
     PermissionHandler, PermissionOptionKind, PermissionOutcome, PermissionPolicy, PermissionRequest,
 };
 use agentry::provider::SimpleProvider;
+use agentry::tool::ContentBlock;
 use agentry::tool::{
     DynTool, Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolOutput,
     ToolProgress, erase,
@@ -223,8 +223,7 @@ impl HarnessBuilder {
         } else {
             model
         });
-        let mut builder = Agent::builder()
-            .model(model.clone())
+        let mut builder = Agent::builder(model.clone())
             .provider(provider)
             .config(self.config);
         if let Some(store) = self.store {
@@ -294,7 +293,7 @@ impl Harness {
         let content = vec![ContentBlock::Text { text: text.into() }];
         tokio::time::timeout(
             Duration::from_secs(20),
-            self.session.prompt(content, options, &self.io),
+            self.session.prompt_with(content, options, &self.io),
         )
         .await
         .expect("the chat did not end within 20 s")

@@ -14,8 +14,8 @@ use agentry::event::{
     ToolCallSnapshot, ToolCallStatus, ToolCallUpdate,
 };
 use agentry::ids::ToolCallId;
-use agentry::model::ContentBlock;
 use agentry::permission::{PermissionOption, PermissionOptionKind};
+use agentry::tool::ContentBlock;
 use agentry::tool::{ToolCallLocation, ToolContent, ToolKind};
 
 /// How a session's sub-agents are shown.

@@ -576,7 +576,10 @@ async fn run_turn(
     };
     let prompt = live.commands().expand(request.prompt).await?;
     let content = prompt.into_iter().map(prompt_block).collect();
-    match session.prompt(content, &ChatOptions::default(), &io).await {
+    match session
+        .prompt_with(content, &ChatOptions::default(), &io)
+        .await
+    {
         Ok(summary) => Ok(acp::PromptResponse::new(stop_reason(summary.stop_reason))),
         Err(failure) => Err(error(ErrorCode::INTERNAL_ERROR, failure.to_string())),
     }

@@ -40,8 +40,7 @@ fn agent(responses: Vec<ScriptedResponse>) -> Agent {
             ToolKind::Edit,
             |input: Named, _| async move { Ok(format!("Renamed to {}.", input.name)) },
         ));
-    Agent::builder()
-        .model(Arc::new(ScriptedModel::new(responses)))
+    Agent::builder(Arc::new(ScriptedModel::new(responses)))
         .provider(tools)
         .store(Arc::new(MemoryStore::new()))
         .build()

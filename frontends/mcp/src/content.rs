@@ -1,6 +1,6 @@
 //! agentry's content as MCP content, for the prompts the server gives.
 
-use agentry::model::ContentBlock;
+use agentry::tool::ContentBlock;
 use rmcp::model::ResourceContents;
 
 /// One of agentry's content blocks as MCP content (for the prompts `agentry mcp serve` gives).

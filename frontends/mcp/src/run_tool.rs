@@ -4,8 +4,8 @@
 
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::event::{AgentEvent, EventSink, StopReason};
-use agentry::model::ContentBlock;
 use agentry::permission::{PermissionPolicy, RejectWhenAsked};
+use agentry::tool::ContentBlock;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, JsonObject, ProgressNotificationParam, ProgressToken, Tool};
 use rmcp::service::{Peer, RequestContext, RoleServer};
@@ -122,7 +122,7 @@ impl Runner {
             questions: None,
         };
         let outcome = session
-            .prompt(
+            .prompt_with(
                 vec![ContentBlock::text(input.prompt)],
                 &ChatOptions::default(),
                 &io,

@@ -6,12 +6,13 @@ use crate::live::{LiveSession, OpenQuestion, ProjectedEvents, Sessions};
 use crate::ownership::Ownership;
 use crate::protocol::{AskUserAnswer, ServerEvent};
 use agentry::agent::{ChatIo, ChatOptions};
-use agentry::model::{ContentBlock, Model};
+use agentry::model::Model;
 use agentry::permission::{
     PermissionHandler, PermissionOptionKind, PermissionOutcome, PermissionRequest,
 };
 use agentry::question::{Answers, PauseForAnswers, QuestionAnswer};
 use agentry::sync::lock;
+use agentry::tool::ContentBlock;
 use base64::Engine;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -290,7 +291,7 @@ pub fn start(
         let chat = async {
             match answer {
                 Some(answer) => session.answer(answer, &options, &io).await,
-                None => session.prompt(content, &options, &io).await,
+                None => session.prompt_with(content, &options, &io).await,
             }
         };
         let outcome = match &ownership {

@@ -26,12 +26,12 @@ use crate::protocol::{
     Block, BlockType, ChatEnd, ServerEvent, ToolCallView, ToolState, TurnProjection, TurnRole,
     TurnState, UsageView,
 };
+use agentry::event::Refusal;
 use agentry::event::{
     AgentEvent, CHAT_INTERRUPTED, ChatSummary, Role, StopReason, ToolCallStatus, TurnStatus, Usage,
 };
-use agentry::executor::Refusal;
-use agentry::model::ContentBlock;
-use agentry::pause::PendingQuestion;
+use agentry::question::PendingQuestion;
+use agentry::tool::ContentBlock;
 use agentry::tool::ToolContent;
 use serde_json::{Value, json};
 use std::collections::HashMap;

@@ -14,8 +14,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 
 fn sessions() -> Arc<Sessions> {
-    let agent = Agent::builder()
-        .model(Arc::new(ScriptedModel::new([])))
+    let agent = Agent::builder(Arc::new(ScriptedModel::new([])))
         .build()
         .unwrap();
     let defaults = SessionDefaults {

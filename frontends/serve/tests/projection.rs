@@ -5,13 +5,13 @@
 
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::event::AgentEvent;
-use agentry::model::ContentBlock;
 use agentry::model::scripted::{ScriptedModel, ScriptedResponse};
 use agentry::provider::SimpleProvider;
 use agentry::question::{
     Answers, PauseForAnswers, Question, QuestionAnswer, QuestionOutcome, UserQuestions,
 };
 use agentry::subagent::{SubAgentSpec, SubAgents};
+use agentry::tool::ContentBlock;
 use agentry::tool::{ToolError, ToolKind, tool_fn};
 use agentry_serve::projection::Projector;
 use agentry_tests::chat_events::normalise;
@@ -74,8 +74,7 @@ fn question() -> Value {
 
 /// Runs chats (a prompt, then answers) and returns every server event, normalised.
 async fn project(script: Vec<ScriptedResponse>, answers: Vec<QuestionAnswer>) -> Value {
-    let agent = Agent::builder()
-        .model(Arc::new(ScriptedModel::new(script)))
+    let agent = Agent::builder(Arc::new(ScriptedModel::new(script)))
         .provider(tools())
         .build()
         .unwrap();
@@ -85,7 +84,7 @@ async fn project(script: Vec<ScriptedResponse>, answers: Vec<QuestionAnswer>) ->
     let io = ChatIo::new(sender).with_questions(Arc::new(PauseForAnswers));
     let options = ChatOptions::default();
     session
-        .prompt(vec![ContentBlock::text("go")], &options, &io)
+        .prompt_with(vec![ContentBlock::text("go")], &options, &io)
         .await
         .unwrap();
     for answer in answers {

@@ -5,7 +5,7 @@
 use crate::diff;
 use crate::palette::Palette;
 use agentry::event::{ToolCallSnapshot, ToolCallStatus};
-use agentry::model::ContentBlock;
+use agentry::tool::ContentBlock;
 use agentry::tool::{ToolContent, ToolKind};
 use ratatui::style::Color;
 use ratatui::text::{Line, Span};

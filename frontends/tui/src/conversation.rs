@@ -11,7 +11,7 @@ use agentry::event::{
     AgentEvent, CHAT_INTERRUPTED, PlanStatus, Role, StopReason, ToolCallBook, Usage,
 };
 use agentry::ids::ToolCallId;
-use agentry::model::ContentBlock;
+use agentry::tool::ContentBlock;
 use ratatui::style::{Color, Modifier};
 use ratatui::text::{Line, Span};
 use std::collections::HashMap;

@@ -23,7 +23,8 @@
 //! use agentry::prelude::*;
 //! use agentry_bash::Shell;
 //!
-//! let builder = Agent::builder().provider(Shell::default());
+//! # let model = agentry::model::scripted::ScriptedModel::new([]);
+//! let builder = Agent::builder(model).provider(Shell::default());
 //! # let _ = builder;
 //! ```
 

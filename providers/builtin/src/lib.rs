@@ -11,7 +11,8 @@
 //! use agentry::prelude::*;
 //! use agentry_builtin::Builtin;
 //!
-//! let builder = Agent::builder().provider(Builtin::default());
+//! # let model = agentry::model::scripted::ScriptedModel::new([]);
+//! let builder = Agent::builder(model).provider(Builtin::default());
 //! # let _ = builder;
 //! ```
 

@@ -6,13 +6,14 @@
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::event::{AgentEvent, ChatSummary, Role, StopReason, ToolCallStatus, TurnStatus};
 use agentry::model::scripted::{ScriptedModel, ScriptedResponse};
-use agentry::model::{ContentBlock, Message, ModelRequest};
+use agentry::model::{Message, ModelRequest};
 use agentry::provider::SimpleProvider;
 use agentry::question::{
     Answers, PauseForAnswers, QuestionAnswer, QuestionHandler, QuestionOutcome, QuestionRequest,
 };
 use agentry::session::MemoryStore;
 use agentry::subagent::{SubAgentSpec, SubAgents};
+use agentry::tool::ContentBlock;
 use agentry::tool::{ToolError, ToolKind, tool_fn};
 use agentry_builtin::Builtin;
 use serde_json::json;
@@ -73,8 +74,7 @@ fn delegate() -> SimpleProvider {
 
 async fn chat(script: Vec<ScriptedResponse>, person: Option<Arc<Person>>) -> Vec<ModelRequest> {
     let model = Arc::new(ScriptedModel::new(script));
-    let agent = Agent::builder()
-        .model(model.clone())
+    let agent = Agent::builder(model.clone())
         .provider(Builtin::default())
         .provider(delegate())
         .build()
@@ -87,7 +87,7 @@ async fn chat(script: Vec<ScriptedResponse>, person: Option<Arc<Person>>) -> Vec
         io = io.with_questions(person);
     }
     session
-        .prompt(
+        .prompt_with(
             vec![ContentBlock::text("set it up")],
             &ChatOptions::default(),
             &io,
@@ -217,8 +217,7 @@ struct Later {
 impl Later {
     fn new(script: Vec<ScriptedResponse>) -> (Self, tempfile::TempDir) {
         let model = Arc::new(ScriptedModel::new(script));
-        let agent = Agent::builder()
-            .model(model.clone())
+        let agent = Agent::builder(model.clone())
             .provider(Builtin::default())
             .provider(delegate())
             .store(Arc::new(MemoryStore::new()))
@@ -248,7 +247,7 @@ impl Later {
         let (io, receiver) = Self::io();
         let summary = self
             .session
-            .prompt(vec![ContentBlock::text(text)], &ChatOptions::default(), &io)
+            .prompt_with(vec![ContentBlock::text(text)], &ChatOptions::default(), &io)
             .await
             .unwrap();
         (summary, drain(receiver))

@@ -14,7 +14,8 @@
 //! use agentry::prelude::*;
 //! use agentry_file_ops::FileOps;
 //!
-//! let builder = Agent::builder().provider(FileOps::default());
+//! # let model = agentry::model::scripted::ScriptedModel::new([]);
+//! let builder = Agent::builder(model).provider(FileOps::default());
 //! # let _ = builder;
 //! ```
 

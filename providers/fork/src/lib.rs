@@ -16,7 +16,8 @@
 //!
 //! let (forks, problems) = Forks::load(std::path::Path::new("."), None);
 //! assert!(problems.is_empty());
-//! let builder = Agent::builder().provider(forks);
+//! # let model = agentry::model::scripted::ScriptedModel::new([]);
+//! let builder = Agent::builder(model).provider(forks);
 //! # let _ = builder;
 //! ```
 //!
@@ -38,7 +39,8 @@
 //!     path: None,
 //! };
 //! let forks = Forks::new(vec![SubAgentDefinition::general_purpose(), auditor]);
-//! let builder = Agent::builder().provider(forks);
+//! # let model = agentry::model::scripted::ScriptedModel::new([]);
+//! let builder = Agent::builder(model).provider(forks);
 //! # let _ = builder;
 //! ```
 //!

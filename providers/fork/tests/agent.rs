@@ -4,9 +4,10 @@
 
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::event::AgentEvent;
+use agentry::model::Message;
 use agentry::model::scripted::{ScriptedModel, ScriptedResponse};
-use agentry::model::{ContentBlock, Message};
 use agentry::provider::SimpleProvider;
+use agentry::tool::ContentBlock;
 use agentry::tool::{ToolError, ToolKind, tool_fn};
 use agentry_fork::Forks;
 use serde_json::json;
@@ -49,8 +50,7 @@ async fn run(project: &std::path::Path, script: Vec<ScriptedResponse>) -> Run {
     let (forks, problems) = Forks::load(project, None);
     assert!(problems.is_empty(), "{problems:?}");
     let model = Arc::new(ScriptedModel::new(script));
-    let agent = Agent::builder()
-        .model(model.clone())
+    let agent = Agent::builder(model.clone())
         .provider(file_tools())
         .provider(forks)
         .build()
@@ -59,7 +59,7 @@ async fn run(project: &std::path::Path, script: Vec<ScriptedResponse>) -> Run {
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
     let io = ChatIo::new(sender);
     session
-        .prompt(
+        .prompt_with(
             vec![ContentBlock::text("Review the code")],
             &ChatOptions::default(),
             &io,

@@ -40,7 +40,8 @@
 //!     "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]
 //! }))?;
 //! let server = connect("everything", &config, std::path::Path::new(".")).await?;
-//! let builder = Agent::builder().provider(server);
+//! # let model = agentry::model::scripted::ScriptedModel::new([]);
+//! let builder = Agent::builder(model).provider(server);
 //! # let _ = builder;
 //! # Ok(()) }
 //! ```

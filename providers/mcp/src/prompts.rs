@@ -4,7 +4,7 @@
 use crate::content::block;
 use crate::link::Link;
 use agentry::commands::CommandArgument;
-use agentry::model::ContentBlock;
+use agentry::tool::ContentBlock;
 use rmcp::model::{GetPromptRequestParams, JsonObject, Role};
 use std::collections::BTreeMap;
 use std::sync::Arc;

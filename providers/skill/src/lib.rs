@@ -16,7 +16,8 @@
 //! let (skills, problems) = Skills::load(std::path::Path::new("."), None);
 //! assert!(problems.is_empty());
 //! // The agent offers the provider's slash commands beside its own.
-//! let builder = Agent::builder().provider(skills);
+//! # let model = agentry::model::scripted::ScriptedModel::new([]);
+//! let builder = Agent::builder(model).provider(skills);
 //! # let _ = builder;
 //! ```
 

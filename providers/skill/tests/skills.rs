@@ -3,8 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use agentry::commands::{CommandSource, SlashCommands};
-use agentry::model::ContentBlock;
 use agentry::testing::ToolHarness;
+use agentry::tool::ContentBlock;
 use agentry_skill::Skills;
 use serde_json::json;
 use std::path::Path;

@@ -2,9 +2,10 @@
 
 use agentry::event::Usage;
 use agentry::model::{
-    AssistantContent, ContentBlock, FinishReason, Message, Model, ModelError, ModelEvent,
-    ModelRequest, ToolDefinition, ToolResult,
+    AssistantContent, FinishReason, Message, Model, ModelError, ModelEvent, ModelRequest,
+    ToolDefinition, ToolResult,
 };
+use agentry::tool::ContentBlock;
 use agentry_models::anthropic::{AnthropicModel, AnthropicSettings};
 use agentry_models::http::HttpOptions;
 use agentry_models::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
@@ -583,8 +584,7 @@ async fn cancelling_a_turn_mid_stream_ends_it_cancelled_and_hangs_up_the_request
     reply.piece = 2;
     reply.stall_after = Some(700);
     let server = MockModelServer::start([MockTurn::Reply(reply)]).await;
-    let agent = Agent::builder()
-        .model(Arc::new(anthropic(&server)))
+    let agent = Agent::builder(Arc::new(anthropic(&server)))
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -600,7 +600,7 @@ async fn cancelling_a_turn_mid_stream_ends_it_cancelled_and_hangs_up_the_request
         }
     });
     let summary = session
-        .prompt(vec![ContentBlock::text("go")], &ChatOptions::default(), &io)
+        .prompt_with(vec![ContentBlock::text("go")], &ChatOptions::default(), &io)
         .await
         .unwrap();
     assert_eq!(summary.stop_reason, StopReason::Cancelled);

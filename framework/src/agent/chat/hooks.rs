@@ -5,7 +5,7 @@ use super::Chat;
 use crate::AgentError;
 use crate::event::AgentEvent;
 use crate::hooks::HookSession;
-use crate::model::ContentBlock;
+use crate::tool::ContentBlock;
 
 impl Chat<'_> {
     /// The session as hooks see it.

@@ -5,14 +5,13 @@ use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
 use crate::executor::{BeforeChange, Executor};
 use crate::ids::TurnId;
-use crate::model::{
-    AssistantContent, ContentBlock, FinishReason, Message, ToolDefinition, ToolResult,
-};
+use crate::model::{AssistantContent, FinishReason, Message, ToolDefinition, ToolResult};
 use crate::pause::{ChatPauses, PausedLoop};
 use crate::prompt::{SystemPromptParts, build_system_prompt, environment_block};
 use crate::question::QuestionAnswer;
 use crate::session::Transcript;
 use crate::sync::lock;
+use crate::tool::ContentBlock;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,8 @@
 
 use super::Chat;
 use crate::error::AgentError;
-use crate::model::{AssistantContent, ContentBlock, Message};
+use crate::model::{AssistantContent, Message};
+use crate::tool::ContentBlock;
 use serde_json::Value;
 
 /// The schema a chat's answer must satisfy, if the caller gave one, and how many answers were

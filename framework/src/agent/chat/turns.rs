@@ -5,8 +5,9 @@ use super::Chat;
 use crate::agent::subagent::ROOT_LOOP;
 use crate::event::{AgentEvent, Role, TurnStatus};
 use crate::ids::{ToolCallId, TurnId};
-use crate::model::{ContentBlock, Message};
+use crate::model::Message;
 use crate::sync::lock;
+use crate::tool::ContentBlock;
 use std::time::Instant;
 
 impl Chat<'_> {

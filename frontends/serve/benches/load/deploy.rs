@@ -285,8 +285,7 @@ pub async fn start_instance(
         http: Default::default(),
     })
     .unwrap();
-    let agent = Agent::builder()
-        .model(Arc::new(model))
+    let agent = Agent::builder(Arc::new(model))
         .provider(SimpleProvider::new("bench", "").with_tool(tool_fn(
             "Echo",
             "Echoes.",

@@ -20,8 +20,8 @@ use agentry::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
 use agentry::error::AgentError;
 use agentry::event::{AgentEvent, ChatSummary};
 use agentry::ids::SessionId;
-use agentry::model::ContentBlock;
 use agentry::permission::PermissionMode;
+use agentry::tool::ContentBlock;
 use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use futures::StreamExt;
 use ratatui::style::Color;
@@ -631,7 +631,9 @@ impl App {
             questions: Some(Arc::new(self.ask.clone())),
         };
         let task = tokio::spawn(async move {
-            let outcome = session.prompt(content, &ChatOptions::default(), &io).await;
+            let outcome = session
+                .prompt_with(content, &ChatOptions::default(), &io)
+                .await;
             (session, outcome)
         });
         self.running = Some(Running {

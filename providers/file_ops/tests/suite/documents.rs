@@ -1,7 +1,7 @@
 //! Read of PDFs and Jupyter notebooks, and NotebookEdit.
 
 use super::*;
-use agentry::model::ContentBlock;
+use agentry::tool::ContentBlock;
 use base64::Engine as _;
 use pdf_extract::content::{Content, Operation};
 use pdf_extract::{Dictionary, Document, Object, Stream};

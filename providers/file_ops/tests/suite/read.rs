@@ -1,8 +1,8 @@
 //! Read.
 
 use super::*;
-use agentry::model::ContentBlock;
 use agentry::permission::{PermissionMode, PermissionPolicy};
+use agentry::tool::ContentBlock;
 use serde_json::json;
 
 #[tokio::test]
