@@ -61,8 +61,8 @@ fn kept_token(data_folder: &Path) -> Result<String, CliError> {
         uuid::Uuid::new_v4().simple(),
         uuid::Uuid::new_v4().simple()
     );
-    agentry::private::folder(data_folder).map_err(CliError::internal)?;
-    let mut out = agentry::private::file_options()
+    agentry_plugin::private::folder(data_folder).map_err(CliError::internal)?;
+    let mut out = agentry_plugin::private::file_options()
         .write(true)
         .create(true)
         .truncate(true)

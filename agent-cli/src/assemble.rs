@@ -143,7 +143,7 @@ pub fn open_store(
         Some(file) => Ok(Arc::new(SqliteStore::open(file)?)),
         None => {
             let folder = config.data_folder();
-            if let Err(error) = agentry::private::folder(&folder) {
+            if let Err(error) = agentry_plugin::private::folder(&folder) {
                 tracing::warn!("cannot make {} private: {error}", folder.display());
             }
             Ok(Arc::new(SqliteStore::open(config.database_path())?))
@@ -179,7 +179,7 @@ pub fn warn_about_rules(agent: &Agent, policy: &PermissionPolicy, project: &Path
     for warning in check_rules(policy, agent.registry().tools(), project) {
         eprintln!(
             "agentry: warning: {}",
-            agentry::terminal_text::visible(&warning.to_string())
+            agentry_plugin::terminal_text::visible(&warning.to_string())
         );
     }
 }

@@ -69,7 +69,7 @@ fn main() -> ExitCode {
             let error = format!("{error:#}");
             eprintln!(
                 "agentry: error: {}",
-                agentry::terminal_text::visible(&error)
+                agentry_plugin::terminal_text::visible(&error)
             );
             exit.into()
         }
@@ -105,14 +105,14 @@ fn init_logs(to_file: bool, format: LogFormat, traces: Option<&Traces>) {
     let log_file = to_file
         .then(|| {
             let dir = agentry_stock::data_folder();
-            agentry::private::folder(&dir).ok()?;
+            agentry_plugin::private::folder(&dir).ok()?;
             let log = dir.join("agentry.log");
-            let file = agentry::private::file_options()
+            let file = agentry_plugin::private::file_options()
                 .create(true)
                 .append(true)
                 .open(&log)
                 .ok()?;
-            agentry::private::file(&log).ok()?;
+            agentry_plugin::private::file(&log).ok()?;
             Some((file, log))
         })
         .flatten();

@@ -4,7 +4,7 @@
 use crate::cli::OutputFormat;
 use agentry::event::{AgentEvent, ChatSummary, ToolCallBook, ToolCallStatus};
 use agentry::ids::SessionId;
-use agentry::terminal_text::visible;
+use agentry_plugin::terminal_text::visible;
 use serde_json::json;
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;

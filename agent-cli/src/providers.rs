@@ -6,7 +6,7 @@ use crate::exit::{CliError, Exit};
 use agentry::provider::{Provider, ProviderOrigin, ProviderStatus, ToolRegistry};
 use agentry::session_servers::SessionServers;
 use agentry::settings::{Recipe, Settings};
-use agentry::terminal_text::visible;
+use agentry_plugin::terminal_text::visible;
 use agentry_plugin_host::PluginProvider;
 use agentry_stock::config::{Config, ToolSelection};
 use anyhow::anyhow;

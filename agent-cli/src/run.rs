@@ -195,12 +195,12 @@ fn cannot_ask(request: &PermissionRequest) -> String {
                 .join(" ")
         ),
     };
-    let title = agentry::terminal_text::visible(&call.title);
+    let title = agentry_plugin::terminal_text::visible(&call.title);
     match &request.unseen {
         Some(why) => format!(
             "{} `{title}` needs permission, and no rule can allow it ({}): a headless run cannot ask, so it did not run. Run it where you can be asked, or write each command plainly.",
             call.tool_name,
-            agentry::terminal_text::visible(why)
+            agentry_plugin::terminal_text::visible(why)
         ),
         None => format!(
             "{} `{title}` needs permission, and a headless run cannot ask, so it did not run: {allow}, or choose a --permission-mode.",

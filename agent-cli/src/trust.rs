@@ -111,7 +111,7 @@ pub fn editor_question(project: &Path) -> Result<Option<agentry_acp::TrustQuesti
 
 /// The question the terminal asks about `project`: what its files would enable.
 pub fn question(project: &Path, withheld: &[Withheld]) -> String {
-    let terminal = agentry::terminal_text::visible;
+    let terminal = agentry_plugin::terminal_text::visible;
     let lines: Vec<String> = withheld
         .iter()
         .map(|w| format!("  - {}", terminal(&w.to_string())))
@@ -125,7 +125,7 @@ pub fn question(project: &Path, withheld: &[Withheld]) -> String {
 
 /// What a run in the untrusted folder `project` says it left out.
 fn left_out(project: &Path, withheld: &[Withheld]) -> String {
-    let terminal = agentry::terminal_text::visible;
+    let terminal = agentry_plugin::terminal_text::visible;
     let items: Vec<String> = withheld
         .iter()
         .map(|w| terminal(&w.to_string()).into_owned())
@@ -145,7 +145,7 @@ pub fn trust(path: Option<PathBuf>) -> Result<(), CliError> {
     TrustedFolders::open(&user.data_folder())
         .trust(&project, &user.data_folder())
         .map_err(CliError::internal)?;
-    let terminal = agentry::terminal_text::visible;
+    let terminal = agentry_plugin::terminal_text::visible;
     println!("Trusted {}.", terminal(&project.display().to_string()));
     for item in withheld {
         println!("  - {}", terminal(&item.to_string()));

@@ -42,27 +42,18 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
-pub use agentry_plugin::atomic_file;
-pub use agentry_plugin::checked_file;
 pub mod checkpoint;
 pub mod coerce;
 pub mod commands;
-pub use agentry_plugin::domains;
-pub use agentry_plugin::env_vars;
 pub mod error;
 pub mod event;
 pub mod executor;
 pub mod hooks;
-pub use agentry_plugin::html_nesting;
 pub mod limits;
 pub use agentry_plugin::ids;
 pub mod model;
-pub use agentry_plugin::paths;
 pub mod pause;
 pub mod permission;
-pub use agentry_plugin::private;
-#[cfg(unix)]
-pub use agentry_plugin::process_group;
 pub mod prompt;
 pub mod provider;
 pub mod question;
@@ -77,7 +68,6 @@ pub mod telemetry;
 pub mod testing;
 pub mod text;
 pub use agentry_plugin::sync;
-pub use agentry_plugin::terminal_text;
 pub use agentry_plugin::tool;
 
 /// The crates a tool's input and output are written with, re-exported so that an agent or a

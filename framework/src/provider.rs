@@ -245,7 +245,7 @@ impl ToolRegistry {
             readable_roots: provider
                 .readable_roots()
                 .iter()
-                .map(|root| crate::paths::canonical_path(root))
+                .map(|root| agentry_plugin::paths::canonical_path(root))
                 .collect(),
             provider,
             revision,

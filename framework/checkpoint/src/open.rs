@@ -37,7 +37,7 @@ impl Checkpoints {
     /// [`ShadowRepo::watching`]) when it is first asked for; the least recently used one is
     /// closed when too many are open.
     pub fn repo(&self, workspace: &Path) -> Result<Arc<ShadowRepo>, CheckpointError> {
-        let workspace = agentry::paths::canonical_path(workspace);
+        let workspace = agentry_plugin::paths::canonical_path(workspace);
         let mut open = agentry::sync::lock(&self.open);
         if let Some(at) = open.iter().position(|repo| repo.workspace() == workspace) {
             let repo = open.remove(at);

@@ -29,7 +29,7 @@ impl ShadowRepo {
     /// it is among the newest and young enough.
     pub fn log(&self, tree: &TreeId) -> Result<(), CheckpointError> {
         let path = self.log_path();
-        let mut file = agentry::private::file_options()
+        let mut file = agentry_plugin::private::file_options()
             .create(true)
             .append(true)
             .open(&path)
@@ -60,7 +60,7 @@ impl ShadowRepo {
             text.push_str(&format!("{} {}\n", line.at, line.tree));
         }
         let path = self.log_path();
-        agentry::atomic_file::write_atomically_as(&path, text.as_bytes(), None)
+        agentry_plugin::atomic_file::write_atomically_as(&path, text.as_bytes(), None)
             .map_err(CheckpointError::io(&path))?;
         let mut roots: Vec<ObjectId> = kept.iter().map(|line| line.tree).collect();
         roots.extend(StatCache::load(&self.stat_cache_path()).tree);

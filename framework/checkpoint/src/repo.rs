@@ -30,15 +30,15 @@ impl ShadowRepo {
     /// Opens (creating it when needed) the shadow repository of `workspace` under
     /// `checkpoints_folder` (`checkpoints` in the data folder, usually).
     pub fn open(checkpoints_folder: &Path, workspace: &Path) -> Result<Self, CheckpointError> {
-        let workspace = agentry::paths::canonical_path(workspace);
+        let workspace = agentry_plugin::paths::canonical_path(workspace);
         let folder = checkpoints_folder.join(folder_name(&workspace));
         let objects_folder = folder.join("objects");
-        agentry::private::create_folder(&objects_folder)
+        agentry_plugin::private::create_folder(&objects_folder)
             .map_err(CheckpointError::io(&objects_folder))?;
         let named = folder.join("workspace");
         if !named.exists() {
             let name = workspace.to_string_lossy();
-            agentry::atomic_file::write_atomically_as(&named, name.as_bytes(), None)
+            agentry_plugin::atomic_file::write_atomically_as(&named, name.as_bytes(), None)
                 .map_err(CheckpointError::io(&named))?;
         }
         let loose = gix_odb::loose::Store::at(&objects_folder, HASH);

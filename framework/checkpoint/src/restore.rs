@@ -147,7 +147,7 @@ impl ShadowRepo {
         if kind == EntryKind::Link {
             return make_link(&content, path);
         }
-        agentry::atomic_file::write_atomically_as(path, &content, permissions(kind))
+        agentry_plugin::atomic_file::write_atomically_as(path, &content, permissions(kind))
             .map_err(CheckpointError::io(path))
     }
 

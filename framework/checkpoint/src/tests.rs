@@ -199,7 +199,7 @@ fn the_shadow_repository_lives_outside_the_workspace_and_its_git() {
     assert!(repo.folder().starts_with(fixture.data.path()));
     assert_eq!(
         std::fs::read_to_string(repo.folder().join("workspace")).unwrap(),
-        agentry::paths::canonical_path(fixture.workspace.path()).to_string_lossy()
+        agentry_plugin::paths::canonical_path(fixture.workspace.path()).to_string_lossy()
     );
     assert_eq!(std::fs::read(fixture.path(".git/HEAD")).unwrap(), head);
     let names: Vec<_> = std::fs::read_dir(fixture.workspace.path())

@@ -5,7 +5,8 @@
 //! tool content and context, [`Provider`](provider::Provider), and the helpers tools share
 //! (files written atomically or checked against the workspace, private files, path checks,
 //! process groups, terminal text, environment variables, domain lists). The `agentry` framework
-//! re-exports all of it at the same paths (`agentry::tool`, `agentry::provider`, `agentry::paths`, …).
+//! re-exports the tools' world at the same paths (`agentry::tool`, `agentry::provider`, `agentry::ids`, …); the
+//! helpers are this crate's alone (`agentry_plugin::paths`, …).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

@@ -78,12 +78,12 @@ impl SqliteStore {
             message: e.to_string(),
         };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            agentry::private::create_folder(parent).map_err(|e| db_error(&e))?;
+            agentry_plugin::private::create_folder(parent).map_err(|e| db_error(&e))?;
         }
         // Conversations and tool outputs are the user's alone: the file is made 0600 (SQLite
         // gives its -wal and -shm files the same mode), and one made looser before is tightened.
         if !path.exists() {
-            let _ = agentry::private::file_options()
+            let _ = agentry_plugin::private::file_options()
                 .write(true)
                 .create_new(true)
                 .open(&path);
@@ -104,7 +104,7 @@ impl SqliteStore {
             })?;
         for file in [path.clone(), sidecar(&path, "-wal"), sidecar(&path, "-shm")] {
             if file.exists() {
-                agentry::private::file(&file).map_err(|e| db_error(&e))?;
+                agentry_plugin::private::file(&file).map_err(|e| db_error(&e))?;
             }
         }
         Ok(Self {

@@ -201,13 +201,13 @@ impl Agent {
     ) -> Result<Session, AgentError> {
         // Roots are compared with canonical paths, so they are canonical too. The policy's
         // additional directories are roots as well.
-        options.cwd = crate::paths::canonical_path(&options.cwd);
+        options.cwd = agentry_plugin::paths::canonical_path(&options.cwd);
         // "Always" answers are for the folder they were given in.
         remembered.keep_for_folder(&options.cwd);
         let additional = options.policy.additional_directories.clone();
         let roots = std::mem::take(&mut options.workspace_roots);
         for root in roots.iter().chain(&additional) {
-            let root = crate::paths::canonical_path(root);
+            let root = agentry_plugin::paths::canonical_path(root);
             if !options.workspace_roots.contains(&root) {
                 options.workspace_roots.push(root);
             }

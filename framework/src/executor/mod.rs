@@ -25,7 +25,6 @@ use crate::event::{EventSink, ToolCallSnapshot, ToolCallStatus};
 use crate::hooks::{AgentHooks, HookCall};
 use crate::ids::{SessionId, ToolCallId, TurnId};
 use crate::model::{ToolArguments, ToolCallRequest, ToolResult};
-use crate::paths::canonical_path;
 use crate::permission::{PermissionHandler, PermissionPolicy, RememberedAnswers};
 use crate::provider::ToolRegistry;
 use crate::sync::lock;
@@ -35,6 +34,7 @@ use crate::tool::{
     CheckedPaths, ClientServices, Extensions, HostServices, PreparedCall, RulePatterns,
     SessionState, ToolCallLocation, ToolContext, ToolKind,
 };
+use agentry_plugin::paths::canonical_path;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -219,12 +219,12 @@ impl RecordingModel {
     /// Records `inner`'s traffic to `path` (created readable by the user alone, or truncated
     /// and tightened), redacted by `redactor`.
     pub fn create(inner: Arc<dyn Model>, path: &Path, redactor: Redactor) -> std::io::Result<Self> {
-        let file = crate::private::file_options()
+        let file = agentry_plugin::private::file_options()
             .write(true)
             .create(true)
             .truncate(true)
             .open(path)?;
-        crate::private::file(path)?;
+        agentry_plugin::private::file(path)?;
         let recording = Self {
             file: Arc::new(RecordFile {
                 file: Mutex::new(file),

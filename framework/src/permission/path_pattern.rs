@@ -13,7 +13,7 @@
 //! cover `secret/key.txt` and the folder `secret` itself). The call's side is its canonical
 //! locations, so the pattern's folder is made canonical too.
 
-use crate::paths::canonical_path;
+use agentry_plugin::paths::canonical_path;
 use agentry_plugin::tool::PathMatcher;
 use std::path::{Path, PathBuf};
 

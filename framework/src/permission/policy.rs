@@ -233,7 +233,7 @@ impl PermissionPolicy {
 /// the tool's name for a tool without patterns. None for a call part of which no rule can see.
 pub fn allow_rules(call: &CallSubject<'_>) -> Vec<String> {
     let tool = call.tool_name;
-    let cwd = crate::paths::canonical_path(call.cwd);
+    let cwd = agentry_plugin::paths::canonical_path(call.cwd);
     let path_rule = |tool: &str, location: &ToolCallLocation| match location.path.strip_prefix(&cwd)
     {
         Ok(inside) if !inside.as_os_str().is_empty() => {
@@ -445,7 +445,7 @@ impl<'a> CallParts<'a> {
     fn writes_hard_linked(&self) -> bool {
         self.command_writes()
             .iter()
-            .any(|location| crate::paths::has_other_names(&location.path))
+            .any(|location| agentry_plugin::paths::has_other_names(&location.path))
     }
 
     /// Whether the call writes a protected file (see [`protected`]).

@@ -727,7 +727,7 @@ fn a_deny_rule_matching_what_a_program_may_run_asks() {
 #[test]
 fn a_write_in_place_to_a_file_with_other_names_asks() {
     let dir = tempfile::tempdir().unwrap();
-    let root = crate::paths::canonical_path(dir.path());
+    let root = agentry_plugin::paths::canonical_path(dir.path());
     std::fs::write(root.join("notes.txt"), "").unwrap();
     std::fs::write(root.join("config"), "").unwrap();
     let edits_here = format!("Edit(/{}/**)", root.display());

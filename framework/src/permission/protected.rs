@@ -5,7 +5,7 @@
 //! configuration, and the shell's start-up files. Writing one always asks, in every mode but bypass, whichever tool writes it
 //! (Write, Edit or a Bash redirection) and whatever allow rule covers it.
 
-use crate::paths::canonical_path;
+use agentry_plugin::paths::canonical_path;
 use std::path::{Path, PathBuf};
 
 /// Folders, at any depth, whose files configure what runs.

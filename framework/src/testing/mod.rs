@@ -18,12 +18,12 @@ use crate::event::{AgentEvent, EventSink, ToolCallSnapshot, ToolCallStatus, Tool
 use crate::executor::{CallResult, CallScope, Executor};
 use crate::model::ToolResult;
 use crate::model::{ToolArguments, ToolCallRequest};
-use crate::paths::canonical_path;
 use crate::permission::{PermissionHandler, PermissionMode, PermissionPolicy, RejectWhenAsked};
 use crate::provider::{Provider, RegistryError, SimpleProvider, ToolRegistry};
 use crate::sync::lock;
 use crate::tool::ContentBlock;
 use crate::tool::{ClientServices, SessionState, ToolContent};
+use agentry_plugin::paths::canonical_path;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -379,7 +379,7 @@ async fn run_command(command: &HookCommand, input: &Value, cwd: &Path) -> Ran {
         Err(_) => {
             #[cfg(unix)]
             if let Some(group) = group {
-                agentry::process_group::kill_group_now(group as i32);
+                agentry_plugin::process_group::kill_group_now(group as i32);
             }
             Ran::TimedOut(timeout)
         }

@@ -120,7 +120,7 @@ impl Reader<'_> {
         if !self.may_read(&real, owner) || !self.seen.insert(real) {
             return;
         }
-        let text = match agentry::paths::read_regular_file(path, MAX_FILE_BYTES) {
+        let text = match agentry_plugin::paths::read_regular_file(path, MAX_FILE_BYTES) {
             Ok(Some(text)) => text,
             Ok(None) => return,
             Err(error) => {

@@ -193,7 +193,7 @@ impl PromptTemplate {
 
     /// Reads the template in the file `path` (a regular file of at most a megabyte).
     pub fn read(path: &Path) -> Result<Self, TemplateError> {
-        let text = agentry::paths::read_regular_file(path, MAX_TEMPLATE_BYTES)
+        let text = agentry_plugin::paths::read_regular_file(path, MAX_TEMPLATE_BYTES)
             .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
             .map_err(|e| TemplateError::Invalid {
                 path: path.to_path_buf(),
@@ -260,14 +260,14 @@ impl PromptTemplate {
             message,
         };
         let real = path.canonicalize().map_err(|e| unreadable(e.to_string()))?;
-        let within = agentry::paths::canonical_path(&self.embeds_within);
+        let within = agentry_plugin::paths::canonical_path(&self.embeds_within);
         if !real.starts_with(&within) {
             return Err(unreadable(format!(
                 "it is outside {}, where this template's files must be",
                 within.display()
             )));
         }
-        let bytes = agentry::paths::read_regular_bytes(&real, MAX_EMBEDDED_BYTES)
+        let bytes = agentry_plugin::paths::read_regular_bytes(&real, MAX_EMBEDDED_BYTES)
             .map_err(|e| unreadable(e.to_string()))?
             .ok_or_else(|| unreadable("there is no such file".to_owned()))?;
         match embedded {

@@ -87,7 +87,7 @@ impl Runner {
         }
         // A client works in the server's workspace, not wherever it likes: its own folder, or
         // one inside it or inside the policy's additional folders (links resolved).
-        let cwd = agentry::paths::canonical_path(&cwd);
+        let cwd = agentry_plugin::paths::canonical_path(&cwd);
         let inside = self.roots().iter().any(|root| cwd.starts_with(root));
         if !inside {
             return Err(ErrorData::invalid_params(
@@ -106,7 +106,7 @@ impl Runner {
         let mut options = SessionOptions::new(cwd);
         options.policy = self.0.policy.clone();
         // Its rules mean in the session's folder what they mean in the server's.
-        options.policy.relative_to = Some(agentry::paths::canonical_path(&self.0.cwd));
+        options.policy.relative_to = Some(agentry_plugin::paths::canonical_path(&self.0.cwd));
         let mut session = agent
             .new_session(options)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
@@ -151,7 +151,7 @@ impl Runner {
     fn roots(&self) -> Vec<PathBuf> {
         std::iter::once(&self.0.cwd)
             .chain(&self.0.policy.additional_directories)
-            .map(|root| agentry::paths::canonical_path(&self.0.cwd.join(root)))
+            .map(|root| agentry_plugin::paths::canonical_path(&self.0.cwd.join(root)))
             .collect()
     }
 }

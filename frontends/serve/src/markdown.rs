@@ -76,7 +76,7 @@ pub fn to_html(markdown: &str) -> String {
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     // The sanitiser's parser checks the elements open at each tag: ten thousand nested ones
     // would take it quadratic time, and its writer recursion.
-    let html = agentry::html_nesting::flattened(&html, MAX_NESTING);
+    let html = agentry_plugin::html_nesting::flattened(&html, MAX_NESTING);
     sanitizer().clean(&html).to_string()
 }
 

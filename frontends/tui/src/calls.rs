@@ -263,7 +263,7 @@ fn output_tail(text: &str, count: usize, palette: Palette) -> Vec<Line<'static>>
         )));
     }
     for line in &all[skipped..] {
-        lines.push(Line::from(agentry::terminal_text::plain_text(line)));
+        lines.push(Line::from(agentry_plugin::terminal_text::plain_text(line)));
     }
     lines
 }

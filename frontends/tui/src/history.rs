@@ -108,14 +108,14 @@ impl History {
 
 fn append(file: &Path, entry: &str) -> std::io::Result<()> {
     if let Some(dir) = file.parent() {
-        agentry::private::create_folder(dir)?;
+        agentry_plugin::private::create_folder(dir)?;
     }
     // What the user typed is theirs alone, like their sessions.
-    let mut out = agentry::private::file_options()
+    let mut out = agentry_plugin::private::file_options()
         .create(true)
         .append(true)
         .open(file)?;
-    agentry::private::file(file)?;
+    agentry_plugin::private::file(file)?;
     let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
     writeln!(out, "{line}")
 }

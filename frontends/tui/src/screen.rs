@@ -220,7 +220,7 @@ fn shown_rows(line: &Line<'static>) -> Vec<Line<'static>> {
     let mut rows = vec![Vec::new()];
     for span in &line.spans {
         let style = line.style.patch(span.style);
-        let shown = agentry::terminal_text::visible(&span.content).replace('\t', "    ");
+        let shown = agentry_plugin::terminal_text::visible(&span.content).replace('\t', "    ");
         let mut pieces = shown.split('\n');
         if let (Some(first), Some(row)) = (
             pieces.next().filter(|piece| !piece.is_empty()),

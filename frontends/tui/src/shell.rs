@@ -78,7 +78,7 @@ pub async fn run(command: &str, cwd: &Path, stop: CancellationToken) -> std::io:
         }
     }
     if let (Some(group), true) = (group, stopped) {
-        agentry::process_group::stop_group(group, Duration::from_millis(500)).await;
+        agentry_plugin::process_group::stop_group(group, Duration::from_millis(500)).await;
     }
     let status = child.wait().await?;
     if output.len() > KEPT_BYTES {
@@ -86,7 +86,7 @@ pub async fn run(command: &str, cwd: &Path, stop: CancellationToken) -> std::io:
     }
     Ok(ShellRun {
         command: command.to_owned(),
-        output: agentry::terminal_text::plain_text(&output),
+        output: agentry_plugin::terminal_text::plain_text(&output),
         exit_code: if stopped { None } else { status.code() },
         stopped,
     })

@@ -253,7 +253,7 @@ pub fn read_mcp_json(path: &Path) -> Result<BTreeMap<String, McpServerConfig>, M
         path: path.to_path_buf(),
         message,
     };
-    match agentry::paths::read_regular_file(path, MAX_MCP_JSON_BYTES) {
+    match agentry_plugin::paths::read_regular_file(path, MAX_MCP_JSON_BYTES) {
         Ok(Some(text)) => parse_mcp_json(&text).map_err(config_error),
         Ok(None) => Ok(BTreeMap::new()),
         Err(error) => Err(config_error(error.to_string())),

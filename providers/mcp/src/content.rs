@@ -52,7 +52,7 @@ fn bounded(text: String, ctx: &ToolContext) -> String {
     }
     let saved = ctx.state.temp_dir().ok().and_then(|folder| {
         let file = folder.join(format!("{}.result.txt", ctx.tool_call_id));
-        let written = agentry::private::file_options()
+        let written = agentry_plugin::private::file_options()
             .write(true)
             .create(true)
             .truncate(true)

@@ -132,10 +132,10 @@ impl TokenFile {
 
     fn write_record(&self, kept: &Kept) -> std::io::Result<()> {
         let folder = self.path.parent().unwrap_or(Path::new("."));
-        agentry::private::folder(folder)?;
+        agentry_plugin::private::folder(folder)?;
         let text = serde_json::to_vec_pretty(kept).map_err(std::io::Error::other)?;
         let partial = self.path.with_extension("json.partial");
-        let mut file = agentry::private::file_options()
+        let mut file = agentry_plugin::private::file_options()
             .write(true)
             .create(true)
             .truncate(true)

@@ -353,14 +353,14 @@ impl Config {
 
     /// Whether the user's `trusted_folders` cover `project` (a folder covers those inside it).
     pub fn trusts_folder(&self, project: &Path) -> bool {
-        let project = agentry::paths::canonical_path(project);
+        let project = agentry_plugin::paths::canonical_path(project);
         let home = dirs::home_dir();
         self.trusted_folders.iter().any(|folder| {
             let folder = match (folder.strip_prefix("~"), &home) {
                 (Ok(rest), Some(home)) => home.join(rest),
                 _ => folder.clone(),
             };
-            project.starts_with(agentry::paths::canonical_path(&folder))
+            project.starts_with(agentry_plugin::paths::canonical_path(&folder))
         })
     }
 
@@ -483,9 +483,9 @@ impl Config {
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// A configuration file's text; `None` when there is no such file. Only a regular file (or a
-/// link to one) of at most a megabyte is read ([`agentry::paths::read_regular_file`]).
+/// link to one) of at most a megabyte is read ([`agentry_plugin::paths::read_regular_file`]).
 pub(crate) fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
-    agentry::paths::read_regular_file(path, MAX_CONFIG_BYTES).map_err(|source| {
+    agentry_plugin::paths::read_regular_file(path, MAX_CONFIG_BYTES).map_err(|source| {
         if source.kind() == std::io::ErrorKind::InvalidData {
             ConfigError::Invalid {
                 path: path.to_path_buf(),

@@ -80,7 +80,7 @@ pub fn settings_digest(project: &Path) -> String {
 
 /// The SHA-256 of a regular file's contents, read without waiting on a FIFO.
 fn file_digest(path: &Path) -> std::io::Result<[u8; 32]> {
-    let mut file = agentry::paths::open_regular(path)?;
+    let mut file = agentry_plugin::paths::open_regular(path)?;
     let mut hasher = Sha256::new();
     std::io::copy(&mut file, &mut hasher)?;
     Ok(hasher.finalize().into())
@@ -96,12 +96,12 @@ fn hex(bytes: &[u8]) -> String {
 /// project (`$CLAUDE_PROJECT_DIR` and `$AGENTRY_PROJECT_DIR` read as the project). Their contents decide what the settings
 /// run, so trust covers them, and a trusted project's run protects them from writes.
 pub fn files_settings_run(project: &Path) -> Vec<PathBuf> {
-    let root = agentry::paths::canonical_path(project);
+    let root = agentry_plugin::paths::canonical_path(project);
     let mut files: Vec<PathBuf> = settings_files(project)
         .into_iter()
         .filter(|file| !file.starts_with(".agentry/plugins"))
         .filter_map(|file| {
-            agentry::paths::read_regular_file(&project.join(&file), MAX_SETTINGS_BYTES)
+            agentry_plugin::paths::read_regular_file(&project.join(&file), MAX_SETTINGS_BYTES)
                 .ok()
                 .flatten()
                 .map(|text| (file, text))
@@ -151,7 +151,7 @@ fn named_files(text: &str, project: &Path, root: &Path) -> Vec<PathBuf> {
         .replace("$AGENTRY_PROJECT_DIR", &project.to_string_lossy());
     text.split(|c: char| c.is_whitespace() || "=;&|()<>`,".contains(c))
         .filter(|word| !word.is_empty() && !word.contains("://"))
-        .map(|word| agentry::paths::canonical_path(&project.join(word)))
+        .map(|word| agentry_plugin::paths::canonical_path(&project.join(word)))
         .filter(|path| path.starts_with(root) && path != root && path.is_file())
         .collect()
 }
@@ -189,7 +189,7 @@ pub fn withheld(project: &Path) -> Result<Vec<Withheld>, crate::config::ConfigEr
 /// The servers a `.mcp.json` names, each with the command it starts or the address it reaches
 /// (`x` (`node server.js`)); what is wrong with the file when it cannot be read.
 fn mcp_servers(file: &Path) -> String {
-    let text = match agentry::paths::read_regular_file(file, MAX_SETTINGS_BYTES) {
+    let text = match agentry_plugin::paths::read_regular_file(file, MAX_SETTINGS_BYTES) {
         Ok(text) => text.unwrap_or_default(),
         Err(error) => return error.to_string(),
     };
@@ -372,7 +372,7 @@ impl TrustedFolders {
 
     /// Whether `project` is trusted with its settings files as they are now.
     pub fn trusts(&self, project: &Path) -> bool {
-        let project = agentry::paths::canonical_path(project);
+        let project = agentry_plugin::paths::canonical_path(project);
         self.folders
             .get(&project)
             .is_some_and(|trusted| trusted.digest == settings_digest(&project))
@@ -381,13 +381,13 @@ impl TrustedFolders {
     /// Whether `project` was trusted, though its settings files may have changed since.
     pub fn knows(&self, project: &Path) -> bool {
         self.folders
-            .contains_key(&agentry::paths::canonical_path(project))
+            .contains_key(&agentry_plugin::paths::canonical_path(project))
     }
 
     /// Trusts `project` with its settings files as they are now, and keeps that in
     /// `data_folder`.
     pub fn trust(&mut self, project: &Path, data_folder: &Path) -> std::io::Result<()> {
-        let project = agentry::paths::canonical_path(project);
+        let project = agentry_plugin::paths::canonical_path(project);
         let digest = settings_digest(&project);
         self.folders.insert(project, TrustedFolder { digest });
         self.save(data_folder)
@@ -397,7 +397,7 @@ impl TrustedFolders {
     pub fn untrust(&mut self, project: &Path, data_folder: &Path) -> std::io::Result<bool> {
         let removed = self
             .folders
-            .remove(&agentry::paths::canonical_path(project))
+            .remove(&agentry_plugin::paths::canonical_path(project))
             .is_some();
         if removed {
             self.save(data_folder)?;
@@ -411,9 +411,9 @@ impl TrustedFolders {
     }
 
     fn save(&self, data_folder: &Path) -> std::io::Result<()> {
-        agentry::private::folder(data_folder)?;
+        agentry_plugin::private::folder(data_folder)?;
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        agentry::atomic_file::write_atomically_as(
+        agentry_plugin::atomic_file::write_atomically_as(
             &data_folder.join(TRUSTED_FOLDERS_FILE),
             text.as_bytes(),
             None,

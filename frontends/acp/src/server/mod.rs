@@ -1,28 +1,31 @@
 //! The agent side of an ACP connection: one handler per method, each answering at once or
 //! handing long work (a prompt turn) to a task of its own so the connection keeps reading.
 
-use crate::client::{ClientPermissions, ClientTerminalRunner, ClientTextFiles, ClientUpdates};
-use crate::convert::{SubAgentView, prompt_block, stop_reason};
+mod connection;
+mod turn;
+
+use crate::client::{ClientTerminalRunner, ClientTextFiles, ClientUpdates};
+use crate::convert::SubAgentView;
 use crate::live::{LiveSession, LiveSessions, lock};
 use crate::options::{Offered, config_options, set_option};
-use crate::questions::ClientQuestions;
 use crate::trust::PendingTrust;
 pub use crate::trust::TrustQuestion;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ConnectTo, Error, ErrorCode};
-use agentry::agent::{Agent, ChatIo, ChatOptions, Session, SessionOptions};
+use agentry::agent::{Agent, Session, SessionOptions};
 use agentry::commands::CommandSource;
 use agentry::ids::SessionId;
 use agentry::model::ModelChoices;
 use agentry::permission::{PermissionMode, PermissionPolicy};
-use agentry::question::QuestionHandler;
 use agentry::tool::SandboxMode;
+use connection::{connection, respond};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use turn::{TurnClient, run_turn};
 
 /// The one authentication method: a key in the environment agentry starts in.
 const ENVIRONMENT_AUTH: &str = "environment";
@@ -514,259 +517,4 @@ fn unknown_stored_session(id: &acp::SessionId) -> Error {
         ErrorCode::RESOURCE_NOT_FOUND,
         format!("there is no stored session `{id}`"),
     )
-}
-
-/// What the client does that a turn needs to know.
-struct TurnClient {
-    /// It renders forms: it answers the model's questions.
-    asks: bool,
-    /// How it shows sub-agents.
-    sub_agents: SubAgentView,
-    /// The question about the agent's folder, until it is asked.
-    trust: Arc<PendingTrust>,
-}
-
-async fn run_turn(
-    live: &LiveSession,
-    request: acp::PromptRequest,
-    connection: ConnectionTo<Client>,
-    cancel: CancellationToken,
-    client: TurnClient,
-) -> Result<acp::PromptResponse, Error> {
-    let mut session = live.session.lock().await;
-    session.set_mode(live.mode());
-    session.set_sandbox(live.sandbox());
-    if let Some(model) = live.take_chosen_model() {
-        session.set_model(model);
-    }
-    let context_window = session.model().context_window();
-    let updates = ClientUpdates {
-        context_window,
-        ..ClientUpdates::new(connection.clone(), request.session_id.clone())
-            .showing_sub_agents(client.sub_agents)
-    };
-    let questions = client.asks.then(|| {
-        Arc::new(ClientQuestions {
-            connection: connection.clone(),
-            view: updates.view.clone(),
-        }) as Arc<dyn QuestionHandler>
-    });
-    let permissions = ClientPermissions {
-        connection,
-        view: updates.view.clone(),
-    };
-    if let Some(told) = client
-        .trust
-        .ask_once(&permissions.connection, &request.session_id)
-        .await
-    {
-        updates.send(acp::SessionUpdate::AgentMessageChunk(
-            acp::ContentChunk::new(acp::ContentBlock::from(format!("{told}\n\n"))),
-        ));
-    }
-    if let Some(arguments) = crate::rewind::arguments(&request.prompt) {
-        crate::rewind::run(&mut session, &arguments, &updates).await;
-        return Ok(acp::PromptResponse::new(acp::StopReason::EndTurn));
-    }
-    let io = ChatIo {
-        events: Arc::new(updates),
-        permissions: Arc::new(permissions),
-        cancel,
-        questions,
-    };
-    let prompt = live.commands().expand(request.prompt).await?;
-    let content = prompt.into_iter().map(prompt_block).collect();
-    match session
-        .prompt_with(content, &ChatOptions::default(), &io)
-        .await
-    {
-        Ok(summary) => Ok(acp::PromptResponse::new(stop_reason(summary.stop_reason))),
-        Err(failure) => Err(error(ErrorCode::INTERNAL_ERROR, failure.to_string())),
-    }
-}
-
-/// The connection's handlers.
-fn connection(
-    server: Arc<Server>,
-) -> agent_client_protocol::v1::Builder<
-    agent_client_protocol::Agent,
-    impl agent_client_protocol::HandleDispatchFrom<Client>,
-> {
-    let on_initialize = server.clone();
-    let on_new = server.clone();
-    let on_authenticate = server.clone();
-    let on_load = server.clone();
-    let on_resume = server.clone();
-    let on_list = server.clone();
-    let on_close = server.clone();
-    let on_delete = server.clone();
-    let on_mode = server.clone();
-    let on_prompt = server.clone();
-    let on_config = server.clone();
-    let on_cancel = server;
-    agent_client_protocol::Agent
-        .v1()
-        .name("agentry")
-        .on_receive_request(
-            async move |request: acp::InitializeRequest,
-                        responder: Responder<acp::InitializeResponse>,
-                        _cx: ConnectionTo<Client>| {
-                responder.respond(on_initialize.initialize(&request))
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::AuthenticateRequest,
-                        responder: Responder<acp::AuthenticateResponse>,
-                        _cx: ConnectionTo<Client>| {
-                respond(responder, on_authenticate.authenticate(&request))
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::NewSessionRequest,
-                        responder: Responder<acp::NewSessionResponse>,
-                        cx: ConnectionTo<Client>| {
-                // Off the dispatch loop: the session's MCP servers may take a while to start.
-                let server = on_new.clone();
-                tokio::spawn(async move {
-                    let opened = server.new_session(request, &cx).await;
-                    let id = opened.as_ref().ok().map(|r| r.session_id.clone());
-                    let _ = respond(responder, opened);
-                    if let Some(id) = id {
-                        server.announce_commands(&cx, id);
-                    }
-                });
-                Ok(())
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::LoadSessionRequest,
-                        responder: Responder<acp::LoadSessionResponse>,
-                        cx: ConnectionTo<Client>| {
-                let reopening = Reopening::new(
-                    request.session_id,
-                    request.cwd,
-                    request.additional_directories,
-                    request.mcp_servers,
-                );
-                let reopening = Reopening {
-                    replay: true,
-                    ..reopening
-                };
-                on_load.reopen_in_task(reopening, cx, responder, |modes, options| {
-                    acp::LoadSessionResponse::new()
-                        .modes(modes)
-                        .config_options(options)
-                });
-                Ok(())
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::ResumeSessionRequest,
-                        responder: Responder<acp::ResumeSessionResponse>,
-                        cx: ConnectionTo<Client>| {
-                let reopening = Reopening::new(
-                    request.session_id,
-                    request.cwd,
-                    request.additional_directories,
-                    request.mcp_servers,
-                );
-                on_resume.reopen_in_task(reopening, cx, responder, |modes, options| {
-                    acp::ResumeSessionResponse::new()
-                        .modes(modes)
-                        .config_options(options)
-                });
-                Ok(())
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::ListSessionsRequest,
-                        responder: Responder<acp::ListSessionsResponse>,
-                        _cx: ConnectionTo<Client>| {
-                respond(responder, on_list.list_sessions(&request))
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::CloseSessionRequest,
-                        responder: Responder<acp::CloseSessionResponse>,
-                        _cx: ConnectionTo<Client>| {
-                if on_close.sessions.remove(&request.session_id.to_string()) {
-                    responder.respond(acp::CloseSessionResponse::new())
-                } else {
-                    responder.respond_with_error(unknown_session(&request.session_id))
-                }
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::DeleteSessionRequest,
-                        responder: Responder<acp::DeleteSessionResponse>,
-                        _cx: ConnectionTo<Client>| {
-                respond(responder, on_delete.delete_session(&request.session_id))
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::SetSessionModeRequest,
-                        responder: Responder<acp::SetSessionModeResponse>,
-                        cx: ConnectionTo<Client>| {
-                let mode = match on_mode.set_mode(&request) {
-                    Ok(mode) => mode,
-                    Err(problem) => return responder.respond_with_error(problem),
-                };
-                responder.respond(acp::SetSessionModeResponse::new())?;
-                ClientUpdates::new(cx, request.session_id).send(
-                    acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(
-                        mode.as_str(),
-                    )),
-                );
-                Ok(())
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::SetSessionConfigOptionRequest,
-                        responder: Responder<acp::SetSessionConfigOptionResponse>,
-                        _cx: ConnectionTo<Client>| {
-                respond(responder, on_config.set_config_option(&request))
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: acp::PromptRequest,
-                        responder: Responder<acp::PromptResponse>,
-                        cx: ConnectionTo<Client>| {
-                on_prompt.prompt(request, responder, cx)
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_notification(
-            async move |notification: acp::CancelNotification, _cx: ConnectionTo<Client>| {
-                match on_cancel.sessions.get(&notification.session_id.to_string()) {
-                    Some(live) => live.cancel_turn(),
-                    None => tracing::warn!(
-                        "session/cancel for unknown session `{}`",
-                        notification.session_id
-                    ),
-                }
-                Ok(())
-            },
-            agent_client_protocol::on_receive_notification!(),
-        )
-}
-
-/// Answers a request with a result or an error.
-fn respond<T: agent_client_protocol::JsonRpcResponse>(
-    responder: Responder<T>,
-    result: Result<T, Error>,
-) -> Result<(), Error> {
-    match result {
-        Ok(response) => responder.respond(response),
-        Err(error) => responder.respond_with_error(error),
-    }
 }
