@@ -6,7 +6,7 @@
 //! reaches across the ABI) and in its [`Extensions`](crate::tool::Extensions). A sub-agent's events flow into the chat's one event
 //! stream (and its transcript, so they are stored with the session): its turns carry
 //! `parent_fork_tool_call_id` (the call that started it) and their own `loop_id` (the root loop's
-//! is [`ROOT_LOOP`]); a sub-agent's own sub-agents chain the same way. It asks its permission
+//! is [`ROOT_LOOP`](crate::event::ROOT_LOOP)); a sub-agent's own sub-agents chain the same way. It asks its permission
 //! questions through the chat's handler, stops when the chat is cancelled, and may not nest
 //! deeper than [`AgentConfig::max_fork_depth`](crate::agent::AgentConfig::max_fork_depth).
 //!
@@ -36,8 +36,6 @@ use crate::tool::ContentBlock;
 use crate::tool::{SubAgentReport, SubAgentRunner, SubAgentTask, ToolContext, ToolError};
 use futures::future::BoxFuture;
 use std::sync::{Arc, Mutex};
-
-pub use crate::event::ROOT_LOOP;
 
 /// Where a sub-agent's loop sits.
 #[derive(Debug, Clone, PartialEq, Eq)]

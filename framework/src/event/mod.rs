@@ -38,13 +38,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::ops::AddAssign;
 
-pub mod permission;
+pub(crate) mod permission;
 use agentry_plugin::question;
 mod refusal;
 mod tool_call;
 mod tracker;
 
-pub use permission::{PermissionOptionKind, PermissionOutcome};
+use permission::PermissionOutcome;
 use question::{PendingQuestion, QuestionAnswer};
 pub use refusal::Refusal;
 pub use tool_call::{ToolCallBook, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate};

@@ -2,8 +2,9 @@
 //! front-end when they say ask.
 
 use super::CallScope;
-use crate::event::{AgentEvent, PermissionOutcome, Refusal, ToolCallSnapshot};
+use crate::event::{AgentEvent, Refusal, ToolCallSnapshot};
 use crate::hooks::HookDecision;
+use crate::permission::PermissionOutcome;
 use crate::permission::{
     AnsweredCall, CallSubject, Decision, PermissionOption, PermissionOptionKind, PermissionRequest,
     allow_rules, definition_digest,

@@ -552,7 +552,7 @@ impl Projector {
             id: id.clone(),
             sequence: 0,
             turn_id: id,
-            loop_id: agentry::subagent::ROOT_LOOP.to_owned(),
+            loop_id: agentry::event::ROOT_LOOP.to_owned(),
             role: TurnRole::System,
             status,
             blocks: vec![Block {

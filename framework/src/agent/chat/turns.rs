@@ -2,7 +2,7 @@
 //! its duration), and the user's turns.
 
 use super::Chat;
-use crate::agent::subagent::ROOT_LOOP;
+use crate::event::ROOT_LOOP;
 use crate::event::{AgentEvent, Role, TurnStatus};
 use crate::ids::{ToolCallId, TurnId};
 use crate::model::Message;
