@@ -7,12 +7,16 @@
 //! - idle memory: resident set after `initialize` and one session (target: under 20 MiB), and
 //!   where it is (`/proc/PID/smaps`: the executable's pages, shared libraries, heap and other
 //!   anonymous memory), for both;
-//! - streaming: a turn whose mock model streams 50,000 one-character chunks: chunks per second
-//!   delivered to the client, and the model's last byte → the `session/prompt` response
+//! - streaming against the floor: a turn whose mock model streams 2,000 and then 20,000
+//!   one-character chunks, `session/prompt` sent → answered, agentry and the floor (which relays
+//!   the same stream as bare `agent_message_chunk`s) run alternately (median of 21; target:
+//!   within 1.15× the floor);
+//! - streaming flow: a turn whose mock model streams 50,000 one-character chunks: chunks per
+//!   second delivered to the client, and the model's last byte → the `session/prompt` response
 //!   (median of 5).
 //!
 //! Run with `cargo bench -p agentry-cli --bench acp` (the first run builds the floor, in
-//! `target/acp-floor`).
+//! `target/acp-floor`); `-- startup`, `-- floor` or `-- flow` runs only that part.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry_tests::Sandbox;
@@ -27,6 +31,8 @@ use std::time::{Duration, Instant};
 const STARTUP_RUNS: usize = 30;
 const STREAM_RUNS: usize = 5;
 const CHUNKS: usize = 50_000;
+const TURN_RUNS: usize = 21;
+const TURN_CHUNKS: [usize; 2] = [2_000, 20_000];
 
 /// Resident KiB by where it is: the executable's own pages, shared libraries, the heap,
 /// other anonymous memory (thread stacks, the allocator's arenas).
@@ -168,46 +174,105 @@ fn startup(sb: &Sandbox, script: &str) {
     }
 }
 
+/// What the client saw of one streamed turn.
+struct StreamedTurn {
+    /// `session/prompt` sent.
+    sent: Instant,
+    /// The first `agent_message_chunk`.
+    first_chunk: Instant,
+    /// The last `agent_message_chunk`.
+    last_chunk: Instant,
+    /// The `session/prompt` response.
+    answered: Instant,
+    /// When the mock model handed over its last byte.
+    model_done: Instant,
+}
+
+/// One turn whose mock model streams `chunks` one-character chunks (pausing before the last
+/// for `pause`), in a fresh agent from `spawn` (given the model's environment).
+fn stream_turn(
+    sb: &Sandbox,
+    chunks: usize,
+    pause: Option<Duration>,
+    spawn: impl Fn(&[(&str, &str)]) -> Agent,
+) -> StreamedTurn {
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply {
+        piece: 1,
+        pause_before_last: pause,
+        ..MockReply::text(&"x".repeat(chunks))
+    })]);
+    let base = format!("{}/v1", server.url());
+    let mut agent = spawn(&[("OPENAI_API_KEY", "sk-bench"), ("OPENAI_BASE_URL", &base)]);
+    agent.initialize();
+    let session = agent.new_session(&sb.project());
+    let mut delivered = 0usize;
+    let mut first_chunk = None;
+    let mut last_chunk = Instant::now();
+    let sent = Instant::now();
+    let response = agent.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "stream"}]}),
+        |message| {
+            if message["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+                delivered += 1;
+                last_chunk = Instant::now();
+                first_chunk.get_or_insert(last_chunk);
+            }
+        },
+    );
+    let answered = Instant::now();
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    assert_eq!(delivered, chunks, "every chunk arrived as its own update");
+    StreamedTurn {
+        sent,
+        first_chunk: first_chunk.unwrap(),
+        last_chunk,
+        answered,
+        model_done: server.last_byte_at().unwrap(),
+    }
+}
+
+/// agentry, as the benchmarks run it against the mock model.
+fn agentry(sb: &Sandbox) -> impl Fn(&[(&str, &str)]) -> Agent {
+    |env| Agent::spawn(sb, &["--model", "openai/gpt-4.1"], env)
+}
+
+fn streaming_against_floor(sb: &Sandbox) {
+    let floor = floor_binary();
+    let the_floor = |env: &[(&str, &str)]| {
+        let mut command = Command::new(&floor);
+        command
+            .envs(sb.environment())
+            .envs(env.iter().copied())
+            .current_dir(sb.project());
+        Agent::start(command)
+    };
+    let turn_ms = |turn: StreamedTurn| millis(turn.answered.duration_since(turn.sent));
+    for chunks in TURN_CHUNKS {
+        let mut ours = Vec::new();
+        let mut theirs = Vec::new();
+        // Alternately, so both see the machine in the same state.
+        for _ in 0..TURN_RUNS {
+            ours.push(turn_ms(stream_turn(sb, chunks, None, agentry(sb))));
+            theirs.push(turn_ms(stream_turn(sb, chunks, None, the_floor)));
+        }
+        let (ours, theirs) = (median(ours), median(theirs));
+        println!(
+            "streaming turn of {chunks} chunks, session/prompt → answered: agentry {ours:.1} ms, floor {theirs:.1} ms, ratio {:.2}× (target ≤ 1.15×; medians of {TURN_RUNS})",
+            ours / theirs
+        );
+    }
+}
+
 fn streaming(sb: &Sandbox) {
     let mut rates = Vec::new();
     let mut tails = Vec::new();
     for _ in 0..STREAM_RUNS {
-        let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply {
-            piece: 1,
-            pause_before_last: Some(Duration::from_millis(300)),
-            ..MockReply::text(&"x".repeat(CHUNKS))
-        })]);
-        let base = format!("{}/v1", server.url());
-        let mut agent = Agent::spawn(
-            sb,
-            &["--model", "openai/gpt-4.1"],
-            &[("OPENAI_API_KEY", "sk-bench"), ("OPENAI_BASE_URL", &base)],
-        );
-        agent.initialize();
-        let session = agent.new_session(&sb.project());
-        let mut chunks = 0usize;
-        let mut first: Option<Instant> = None;
-        let mut last = Instant::now();
-        let response = agent.request(
-            "session/prompt",
-            json!({"sessionId": session, "prompt": [{"type": "text", "text": "stream"}]}),
-            |message| {
-                if message["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
-                    chunks += 1;
-                    last = Instant::now();
-                    first.get_or_insert(last);
-                }
-            },
-        );
-        let answered = Instant::now();
-        assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-        assert_eq!(chunks, CHUNKS, "every chunk arrived as its own update");
+        let turn = stream_turn(sb, CHUNKS, Some(Duration::from_millis(300)), agentry(sb));
         // The last chunk waits for the paced final piece; measure the flow before it.
-        let flowing = last.duration_since(first.unwrap()).as_secs_f64();
-        rates.push(chunks as f64 / flowing.max(f64::EPSILON));
-        tails.push(millis(
-            answered.duration_since(server.last_byte_at().unwrap()),
-        ));
+        let flowing = turn.last_chunk.duration_since(turn.first_chunk);
+        rates.push(CHUNKS as f64 / flowing.as_secs_f64().max(f64::EPSILON));
+        tails.push(millis(turn.answered.duration_since(turn.model_done)));
     }
     println!(
         "streaming {CHUNKS} chunks: {:.0} chunks/s delivered to the client; model's last byte → session/prompt response {:.2} ms (medians of {STREAM_RUNS})",
@@ -225,6 +290,19 @@ fn main() {
             "/../examples/scripts/hello.json"
         )
     );
-    startup(&sb, &script);
-    streaming(&sb);
+    // `cargo bench` passes `--bench`; any other argument names the parts to run.
+    let parts: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with("--"))
+        .collect();
+    let runs = |part: &str| parts.is_empty() || parts.iter().any(|p| p == part);
+    if runs("startup") {
+        startup(&sb, &script);
+    }
+    if runs("floor") {
+        streaming_against_floor(&sb);
+    }
+    if runs("flow") {
+        streaming(&sb);
+    }
 }

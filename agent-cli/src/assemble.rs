@@ -31,9 +31,9 @@ pub fn model(config: &Config, args: &AgentArgs) -> Result<Arc<dyn Model>, ModelE
 /// The models the agent opens by name (WebFetch's `[webfetch] model`, a sub-agent's
 /// `model`) through the configuration, Claude Code's `sonnet`, `opus` and `haiku` as
 /// Anthropic's models.
-pub fn named_models(config: &Config) -> Arc<NamedModels> {
+pub fn named_models(config: &Config) -> NamedModels {
     let config = config.clone();
-    Arc::new(NamedModels::new(move |name: &str| {
+    NamedModels::new(move |name: &str| {
         let spec = match name {
             "sonnet" => "anthropic/claude-sonnet-4-5",
             "opus" => "anthropic/claude-opus-4-1",
@@ -41,7 +41,7 @@ pub fn named_models(config: &Config) -> Arc<NamedModels> {
             other => other,
         };
         config.open_model(Some(spec))
-    }))
+    })
 }
 
 /// The agent for `project` (the folder whose `.agentry/`, `.mcp.json` and plugins count):
@@ -112,7 +112,7 @@ pub async fn agent(
     let builder = if config.hooks.is_empty() {
         builder
     } else {
-        builder.hooks(Arc::new(CommandHooks::new(config.hooks.clone())))
+        builder.hooks(CommandHooks::new(config.hooks.clone()))
     };
     let builder = match record_dir {
         Some(dir) => {

@@ -83,10 +83,10 @@ impl AgentBuilder {
         }
     }
 
-    /// Opens the models that side questions name (WebFetch's own model) through `models`;
-    /// without them, such a question fails.
-    pub fn named_models(mut self, models: Arc<NamedModels>) -> Self {
-        self.named_models = Some(models);
+    /// Opens the models that side questions name (WebFetch's own model) through `models`
+    /// (given as itself, or shared in an `Arc`); without them, such a question fails.
+    pub fn named_models(mut self, models: impl Into<Arc<NamedModels>>) -> Self {
+        self.named_models = Some(models.into());
         self
     }
 

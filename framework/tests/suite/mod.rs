@@ -6,6 +6,7 @@ mod hooks;
 mod notices;
 mod permissions;
 mod prompt_cache;
+mod recording;
 mod robustness;
 mod sessions;
 mod stop_reasons;

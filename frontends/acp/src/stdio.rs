@@ -5,7 +5,8 @@
 use crate::server::{AcpSettings, serve};
 use agent_client_protocol::{Error, Lines};
 use agentry::agent::Agent;
-use futures::{SinkExt, StreamExt};
+use futures::{SinkExt, Stream, StreamExt};
+use std::pin::Pin;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 /// The most bytes gathered into one write.
@@ -18,11 +19,30 @@ const MAX_LINE_BYTES: usize = 64 << 20;
 /// How much of a malformed line its parse error quotes.
 const EXCERPT_CHARS: usize = 80;
 
+/// Messages to stdout: queued, then written in batches.
+pub type Outgoing = futures::sink::SinkMapErr<
+    futures::channel::mpsc::UnboundedSender<String>,
+    fn(futures::channel::mpsc::SendError) -> std::io::Error,
+>;
+
+/// Messages from stdin, one JSON value per line (a malformed line is answered, not passed on).
+pub type Incoming = Pin<Box<dyn Stream<Item = std::io::Result<String>> + Send>>;
+
+/// Standard input and output as a connection's transport.
+pub type StdioLines = Lines<Outgoing, Incoming>;
+
 /// Serves `agent` on stdin/stdout until stdin closes or stdout breaks (the client stopped
 /// reading), then writes what is left and returns; either way the connection's turns end as when
 /// a client hangs up. A line that is not UTF-8 JSON (or is too long) gets its parse error
 /// (`-32700`) here, quoting at most its start, and the connection goes on.
 pub async fn serve_stdio(agent: Agent, settings: AcpSettings) -> Result<(), Error> {
+    over_stdio(async |lines| serve(agent, settings, lines).await).await
+}
+
+/// Runs `connect` with stdin and stdout as its transport ([`serve_stdio`]'s, for any peer built
+/// on `agent-client-protocol`), then writes what is left of its output and returns its result.
+/// The transport ends when stdin closes or stdout breaks.
+pub async fn over_stdio<R>(connect: impl AsyncFnOnce(StdioLines) -> R) -> R {
     let (outgoing, queued) = futures::channel::mpsc::unbounded::<String>();
     let (stdout_broke, broken) = tokio::sync::watch::channel(false);
     let writer = tokio::spawn(write_batches(queued, stdout_broke));
@@ -47,8 +67,13 @@ pub async fn serve_stdio(agent: Agent, settings: AcpSettings) -> Result<(), Erro
             }
         }
     });
-    let outgoing = outgoing.sink_map_err(|_| std::io::Error::other("stdout is closed"));
-    let result = serve(agent, settings, Lines::new(outgoing, Box::pin(incoming))).await;
+    let closed: fn(futures::channel::mpsc::SendError) -> std::io::Error =
+        |_| std::io::Error::other("stdout is closed");
+    let result = connect(Lines::new(
+        outgoing.sink_map_err(closed),
+        Box::pin(incoming),
+    ))
+    .await;
     // The connection is gone, so is every sender: the writer ends once the queue is written.
     if let Err(problem) = writer.await {
         tracing::warn!("the stdout writer failed: {problem}");

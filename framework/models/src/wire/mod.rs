@@ -4,6 +4,7 @@
 //! [`ModelEvent`]s, so they are tested against recorded streams byte for byte.
 
 pub mod anthropic;
+mod lenient;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod sse;

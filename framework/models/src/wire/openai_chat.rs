@@ -7,9 +7,11 @@
 //! the earlier one), reasoning as `reasoning_content` or `reasoning`, whole or fragmented tool
 //! calls keyed by `index`, an `event: error` with no `[DONE]`, and unknown fields.
 
+use super::lenient::{Index, List, Object, Present, Text};
 use super::{SseEvent, StreamDecoder, clip, openai_usage, parse_json};
 use agentry::event::Usage;
 use agentry::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -20,6 +22,55 @@ pub struct Decoder {
     finish: Option<String>,
     usage: Option<Usage>,
     done: bool,
+}
+
+/// One chunk of the stream, as far as it is read (see [`lenient`](super::lenient)).
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: List<Object<Choice<'a>>>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default)]
+    error: Present,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(default, borrow)]
+    delta: Object<Delta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Text<'a>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Text<'a>,
+    #[serde(default, borrow)]
+    reasoning_content: Text<'a>,
+    #[serde(default, borrow)]
+    reasoning: Text<'a>,
+    #[serde(default, borrow)]
+    tool_calls: List<Object<CallFragment<'a>>>,
+}
+
+#[derive(Default, Deserialize)]
+struct CallFragment<'a> {
+    #[serde(default)]
+    index: Index,
+    #[serde(default, borrow)]
+    id: Text<'a>,
+    #[serde(default, borrow)]
+    function: Object<FunctionFragment<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionFragment<'a> {
+    #[serde(default, borrow)]
+    name: Text<'a>,
+    #[serde(default, borrow)]
+    arguments: Text<'a>,
 }
 
 #[derive(Debug, Default)]
@@ -35,66 +86,53 @@ impl Decoder {
         Self::default()
     }
 
-    fn take_chunk(&mut self, chunk: &Value) -> Vec<ModelEvent> {
+    fn take_chunk(&mut self, chunk: Chunk<'_>) -> Vec<ModelEvent> {
         let mut events = Vec::new();
-        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+        if let Some(usage) = chunk.usage.filter(Value::is_object) {
             self.usage = Some(openai_usage(
-                usage,
+                &usage,
                 "/prompt_tokens",
                 "/completion_tokens",
                 "/prompt_tokens_details/cached_tokens",
             ));
         }
-        let choices = chunk.get("choices").and_then(Value::as_array);
         // Only the first choice is asked for (n = 1).
-        let Some(choice) = choices.and_then(|c| c.first()) else {
+        let Some(Object(Some(choice))) = chunk.choices.0.into_iter().next() else {
             return events;
         };
-        if let Some(delta) = choice.get("delta") {
-            for key in ["reasoning_content", "reasoning"] {
-                if let Some(text) = delta
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .filter(|t| !t.is_empty())
-                {
-                    events.push(ModelEvent::ThinkingDelta {
-                        text: text.to_owned(),
-                    });
-                    break;
-                }
-            }
-            if let Some(text) = delta
-                .get("content")
-                .and_then(Value::as_str)
-                .filter(|t| !t.is_empty())
-            {
-                events.push(ModelEvent::TextDelta {
-                    text: text.to_owned(),
+        if let Object(Some(delta)) = choice.delta {
+            let thinking = [delta.reasoning_content, delta.reasoning]
+                .into_iter()
+                .find_map(|text| text.0.filter(|t| !t.is_empty()));
+            if let Some(text) = thinking {
+                events.push(ModelEvent::ThinkingDelta {
+                    text: text.into_owned(),
                 });
             }
-            for fragment in delta
-                .get("tool_calls")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let index = fragment.get("index").and_then(Value::as_u64).unwrap_or(0);
-                let call = self.calls.entry(index).or_default();
-                if let Some(id) = fragment.get("id").and_then(Value::as_str) {
-                    call.id = id.to_owned();
+            if let Some(text) = delta.content.0.filter(|t| !t.is_empty()) {
+                events.push(ModelEvent::TextDelta {
+                    text: text.into_owned(),
+                });
+            }
+            for fragment in delta.tool_calls.0 {
+                // A fragment that is not an object still names the call at index 0.
+                let fragment = fragment.0.unwrap_or_default();
+                let call = self.calls.entry(fragment.index.0.unwrap_or(0)).or_default();
+                if let Some(id) = fragment.id.0 {
+                    call.id = id.into_owned();
                 }
-                if let Some(function) = fragment.get("function") {
-                    if let Some(name) = function.get("name").and_then(Value::as_str) {
-                        call.name.push_str(name);
+                if let Object(Some(function)) = fragment.function {
+                    if let Some(name) = function.name.0 {
+                        call.name.push_str(&name);
                     }
-                    if let Some(arguments) = function.get("arguments").and_then(Value::as_str) {
-                        call.arguments.push_str(arguments);
+                    if let Some(arguments) = function.arguments.0 {
+                        call.arguments.push_str(&arguments);
                     }
                 }
             }
         }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            self.finish = Some(reason.to_owned());
+        if let Some(reason) = choice.finish_reason.0 {
+            self.finish = Some(reason.into_owned());
         }
         events
     }
@@ -164,11 +202,34 @@ impl StreamDecoder for Decoder {
         if data == "[DONE]" {
             return Ok(self.complete());
         }
-        let chunk = parse_json("the Chat Completions stream", data)?;
-        if event.event == "error" || chunk.get("error").is_some() {
-            return Err(error_from(&chunk));
+        if event.event == "error" {
+            return Err(error_from(&parse_json(
+                "the Chat Completions stream",
+                data,
+            )?));
         }
-        Ok(self.take_chunk(&chunk))
+        // Read straight into the view; an event it cannot read so (a key given twice, say) is
+        // read as a whole value first, which also says why when it is not JSON.
+        let whole;
+        let chunk: Object<Chunk> = match serde_json::from_str(data) {
+            Ok(chunk) => chunk,
+            Err(_) => {
+                whole = parse_json("the Chat Completions stream", data)?;
+                Object::deserialize(&whole).map_err(|e| {
+                    ModelError::Protocol(format!("the Chat Completions stream: {e}"))
+                })?
+            }
+        };
+        let Object(Some(chunk)) = chunk else {
+            return Ok(Vec::new());
+        };
+        if chunk.error.0 {
+            return Err(error_from(&parse_json(
+                "the Chat Completions stream",
+                data,
+            )?));
+        }
+        Ok(self.take_chunk(chunk))
     }
 
     fn finish(&mut self) -> Result<Vec<ModelEvent>, ModelError> {

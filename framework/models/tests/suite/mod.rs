@@ -1,3 +1,4 @@
 mod clients;
 mod fixtures;
+mod odd_chunks;
 mod robustness;

@@ -258,8 +258,9 @@ impl Chat<'_> {
             self.refresh_tools();
             self.deliver_notices();
             self.fit_context().await?;
-            self.record_progress().await?;
+            let recording = self.start_recording();
             if self.io.cancel.is_cancelled() {
+                self.finish_recording(recording).await?;
                 return Ok((StopReason::Cancelled, self.last_answer()));
             }
             self.requests += 1;
@@ -267,6 +268,15 @@ impl Chat<'_> {
             self.start_turn(&turn_id, Role::Assistant, TurnStatus::Streaming);
             let scope = self.scope(&turn_id);
             let response = self.stream_response(&scope).await;
+            if let Err(error) = self.finish_recording(recording).await {
+                for call in response.calls {
+                    self.session
+                        .executor
+                        .abandon(call, "Not run: the chat could not be recorded.");
+                }
+                self.end_turn(turn_id, TurnStatus::Failed);
+                return Err(error);
+            }
             self.usage += response.usage;
             let Response {
                 content,

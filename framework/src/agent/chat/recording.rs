@@ -6,7 +6,7 @@ use crate::agent::Session;
 use crate::agent::compaction::summarise;
 use crate::error::AgentError;
 use crate::event::{AgentEvent, StopReason, Usage};
-use crate::session::{ChatKey, ChatProgress, ChatRecord, SessionStore, StoreError};
+use crate::session::{ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError};
 use crate::sync::lock;
 use std::sync::Arc;
 
@@ -58,33 +58,50 @@ impl Chat<'_> {
         }
     }
 
-    /// Records what the chat has finished since the store last did (first its prompt, then each
-    /// round), so a process killed mid-chat leaves it in the store, read back as interrupted.
-    pub(super) async fn record_progress(&mut self) -> Result<(), AgentError> {
-        let Some(store) = self.store() else {
-            return Ok(());
-        };
+    /// Starts recording what the chat has finished since the store last did (first its prompt,
+    /// then each round), so a process killed mid-chat leaves it in the store, read back as
+    /// interrupted. The write goes on while the round's model request streams: the request does
+    /// not wait for the database; [`Chat::finish_recording`] waits for the write before the
+    /// round's calls run.
+    pub(super) fn start_recording(&mut self) -> Option<Recording> {
+        let store = self.store()?;
         let progress = self.unrecorded();
         if self.record.begun.is_some() && progress.messages.is_empty() && progress.events.is_empty()
         {
-            return Ok(());
+            return None;
         }
         let recorded_events = progress.events.len();
+        let recorded_messages = self.new_messages.len();
         let (id, begun, title) = (
             self.session.id.clone(),
             self.record.begun,
             self.record.title.clone(),
         );
-        let key = write_session(self.session, store, move |store| match begun {
+        let write = start_write(self.session, store, move |store| match begun {
             Some(key) => store.continue_chat(&id, key, &progress).map(|()| Some(key)),
             None => store.begin_chat(&id, title.as_deref(), &progress),
+        });
+        Some(Recording {
+            write,
+            recorded_events,
+            recorded_messages,
         })
-        .await?;
+    }
+
+    /// Waits for the round's record to be written, then keeps the checkpoint taken since.
+    pub(super) async fn finish_recording(
+        &mut self,
+        recording: Option<Recording>,
+    ) -> Result<(), AgentError> {
+        let Some(recording) = recording else {
+            return Ok(());
+        };
+        let key = recording.write.finish(self.session).await?;
         if key.is_some() {
             self.record.begun = key;
-            self.record.recorded_messages = self.new_messages.len();
+            self.record.recorded_messages = recording.recorded_messages;
             self.record.compacted = false;
-            lock(&self.recorder.transcript).discard_first(recorded_events);
+            lock(&self.recorder.transcript).discard_first(recording.recorded_events);
         }
         self.store_checkpoint().await?;
         Ok(())
@@ -166,39 +183,64 @@ pub(crate) async fn compact(
     Ok(Some(usage))
 }
 
-/// Runs `write` against `store` on the blocking pool, first recording the session itself when
-/// this is its first write (a session is stored once it has a message). When that fails, the
-/// session stays to be recorded by the next write.
+/// A round's progress on its way to the store ([`Chat::start_recording`]).
+pub(super) struct Recording {
+    write: PendingWrite<Option<ChatKey>>,
+    /// How many of the transcript's events the record holds.
+    recorded_events: usize,
+    /// How many of the chat's new messages the store will have recorded.
+    recorded_messages: usize,
+}
+
+/// A write to the store under way on the blocking pool.
+pub(super) struct PendingWrite<T> {
+    written: tokio::task::JoinHandle<Result<T, StoreError>>,
+    /// The session's own record, when this write is its first (kept to be written by the
+    /// next write should this one fail).
+    unstored: Option<SessionMeta>,
+}
+
+impl<T> PendingWrite<T> {
+    /// Waits for the write; when it failed, the session stays to be recorded by the next one.
+    pub(super) async fn finish(self, session: &mut Session) -> Result<T, AgentError> {
+        let written = self
+            .written
+            .await
+            .map_err(|e| StoreError::Panicked(e.to_string()));
+        match written {
+            Ok(Ok(written)) => Ok(written),
+            Ok(Err(error)) | Err(error) => {
+                session.unstored = self.unstored;
+                Err(error.into())
+            }
+        }
+    }
+}
+
+/// Starts `write` against `store` on the blocking pool (a database write must not hold up the
+/// runtime's other chats), first recording the session itself when this is its first write (a
+/// session is stored once it has a message).
+pub(super) fn start_write<T: Send + 'static>(
+    session: &mut Session,
+    store: Arc<dyn SessionStore>,
+    write: impl FnOnce(&dyn SessionStore) -> Result<T, StoreError> + Send + 'static,
+) -> PendingWrite<T> {
+    let unstored = session.unstored.take();
+    let meta = unstored.clone();
+    let written = tokio::task::spawn_blocking(move || {
+        if let Some(meta) = &meta {
+            store.create(meta)?;
+        }
+        write(store.as_ref())
+    });
+    PendingWrite { written, unstored }
+}
+
+/// Runs `write` against `store` ([`start_write`]) and waits for it.
 pub(super) async fn write_session<T: Send + 'static>(
     session: &mut Session,
     store: Arc<dyn SessionStore>,
     write: impl FnOnce(&dyn SessionStore) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, AgentError> {
-    let unstored = session.unstored.take();
-    let meta = unstored.clone();
-    let written = write_off_runtime(move || {
-        if let Some(meta) = &meta {
-            store.create(meta)?;
-        }
-        Ok(write(store.as_ref()))
-    })
-    .await;
-    match written {
-        Ok(written) => Ok(written?),
-        Err(error) => {
-            session.unstored = unstored;
-            Err(error)
-        }
-    }
-}
-
-/// Runs a store's `write` on the blocking pool: a database write must not hold up the runtime's
-/// other chats.
-async fn write_off_runtime<T: Send + 'static>(
-    write: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, AgentError> {
-    let written = tokio::task::spawn_blocking(write)
-        .await
-        .map_err(|e| StoreError::Panicked(e.to_string()))??;
-    Ok(written)
+    start_write(session, store, write).finish(session).await
 }
