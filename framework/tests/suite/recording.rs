@@ -11,7 +11,7 @@ use agentry::session::{
     StoredSession,
 };
 use serde_json::json;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -29,6 +29,8 @@ struct GatedStore {
     first: FirstRecord,
     model: OnceLock<Arc<ScriptedModel>>,
     asked_while_writing: AtomicBool,
+    /// How many times the session itself was recorded.
+    creates: AtomicUsize,
 }
 
 impl GatedStore {
@@ -38,12 +40,14 @@ impl GatedStore {
             first,
             model: OnceLock::new(),
             asked_while_writing: AtomicBool::new(false),
+            creates: AtomicUsize::new(0),
         })
     }
 }
 
 impl SessionStore for GatedStore {
     fn create(&self, meta: &SessionMeta) -> Result<(), StoreError> {
+        self.creates.fetch_add(1, Ordering::SeqCst);
         self.inner.create(meta)
     }
     fn begin_chat(
@@ -147,6 +151,8 @@ async fn a_round_that_cannot_be_recorded_runs_none_of_its_calls() {
         statuses(&events, &call).last(),
         Some(&ToolCallStatus::Failed)
     );
+    // The session was recorded once: a failed chat write does not record it again.
+    assert_eq!(store.creates.load(Ordering::SeqCst), 1);
     // The failed chat keeps its prompt, never the unrun call.
     let kept = store.load(h.session.id()).unwrap().messages;
     assert!(

@@ -258,7 +258,7 @@ impl Chat<'_> {
             self.refresh_tools();
             self.deliver_notices();
             self.fit_context().await?;
-            let recording = self.start_recording();
+            let mut recording = self.start_recording();
             if self.io.cancel.is_cancelled() {
                 self.finish_recording(recording).await?;
                 return Ok((StopReason::Cancelled, self.last_answer()));
@@ -267,7 +267,7 @@ impl Chat<'_> {
             let turn_id = TurnId::generate();
             self.start_turn(&turn_id, Role::Assistant, TurnStatus::Streaming);
             let scope = self.scope(&turn_id);
-            let response = self.stream_response(&scope).await;
+            let response = self.stream_response(&scope, recording.as_mut()).await;
             if let Err(error) = self.finish_recording(recording).await {
                 for call in response.calls {
                     self.session

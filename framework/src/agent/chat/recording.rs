@@ -60,9 +60,9 @@ impl Chat<'_> {
 
     /// Starts recording what the chat has finished since the store last did (first its prompt,
     /// then each round), so a process killed mid-chat leaves it in the store, read back as
-    /// interrupted. The write goes on while the round's model request streams: the request does
-    /// not wait for the database; [`Chat::finish_recording`] waits for the write before the
-    /// round's calls run.
+    /// interrupted. The write goes on while the round's model request is sent: the request does
+    /// not wait for the database, but nothing of its response is taken (shown, recorded, its
+    /// calls run) before the record is written ([`Recording::wait`]).
     pub(super) fn start_recording(&mut self) -> Option<Recording> {
         let store = self.store()?;
         let progress = self.unrecorded();
@@ -192,29 +192,59 @@ pub(super) struct Recording {
     recorded_messages: usize,
 }
 
-/// A write to the store under way on the blocking pool.
+impl Recording {
+    /// Waits until the record is written (or failed to be): nothing of the round's response is
+    /// taken before.
+    pub(super) async fn wait(&mut self) {
+        self.write.wait().await;
+    }
+}
+
+/// How a write to the store went: the session's own record (outer result), then the write
+/// (inner result).
+type Outcome<T> = Result<Result<T, StoreError>, StoreError>;
+
+/// A write to the store under way on the blocking pool, or done.
 pub(super) struct PendingWrite<T> {
-    written: tokio::task::JoinHandle<Result<T, StoreError>>,
+    written: Written<T>,
     /// The session's own record, when this write is its first (kept to be written by the
     /// next write should this one fail).
     unstored: Option<SessionMeta>,
 }
 
+enum Written<T> {
+    Pending(tokio::task::JoinHandle<Outcome<T>>),
+    Done(Outcome<T>),
+}
+
 impl<T> PendingWrite<T> {
-    /// Waits for the write; when it failed, the session stays to be recorded by the next one.
+    /// Waits for the write to end, keeping how it went.
+    async fn wait(&mut self) {
+        if let Written::Pending(handle) = &mut self.written {
+            self.written = Written::Done(joined(handle.await));
+        }
+    }
+
+    /// Waits for the write; when the session's own record failed, the session stays to be
+    /// recorded by the next write.
     pub(super) async fn finish(self, session: &mut Session) -> Result<T, AgentError> {
-        let written = self
-            .written
-            .await
-            .map_err(|e| StoreError::Panicked(e.to_string()));
-        match written {
-            Ok(Ok(written)) => Ok(written),
-            Ok(Err(error)) | Err(error) => {
+        let outcome = match self.written {
+            Written::Pending(handle) => joined(handle.await),
+            Written::Done(outcome) => outcome,
+        };
+        match outcome {
+            Ok(written) => Ok(written?),
+            Err(error) => {
                 session.unstored = self.unstored;
                 Err(error.into())
             }
         }
     }
+}
+
+/// A write's outcome, a write that panicked being a failed one.
+fn joined<T>(joined: Result<Outcome<T>, tokio::task::JoinError>) -> Outcome<T> {
+    joined.unwrap_or_else(|e| Err(StoreError::Panicked(e.to_string())))
 }
 
 /// Starts `write` against `store` on the blocking pool (a database write must not hold up the
@@ -231,9 +261,12 @@ pub(super) fn start_write<T: Send + 'static>(
         if let Some(meta) = &meta {
             store.create(meta)?;
         }
-        write(store.as_ref())
+        Ok(write(store.as_ref()))
     });
-    PendingWrite { written, unstored }
+    PendingWrite {
+        written: Written::Pending(written),
+        unstored,
+    }
 }
 
 /// Runs `write` against `store` ([`start_write`]) and waits for it.

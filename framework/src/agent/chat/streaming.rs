@@ -2,6 +2,7 @@
 //! event), its tool calls announced as they arrive, its usage, and how it ended.
 
 use super::Chat;
+use super::recording::Recording;
 use crate::event::{AgentEvent, Refusal, Usage};
 use crate::executor::{CallScope, PendingCall};
 use crate::model::{AssistantContent, FinishReason, Message, ModelError, ModelEvent, ModelRequest};
@@ -35,12 +36,20 @@ impl serde::Serialize for Conversation<'_> {
 }
 
 impl Chat<'_> {
-    /// Streams one model response, announcing tool calls as they arrive, in the request's span.
-    pub(super) async fn stream_response(&self, scope: &CallScope) -> Response {
+    /// Streams one model response, announcing tool calls as they arrive, in the request's span;
+    /// the response is taken only once `record` (the round's record, written meanwhile) is.
+    pub(super) async fn stream_response(
+        &self,
+        scope: &CallScope,
+        record: Option<&mut Recording>,
+    ) -> Response {
         let model = self.session.model.name();
         let conversation = Conversation(&self.session.history, &self.new_messages);
         let span = telemetry::model_span(&self.session.id, &model, &conversation);
-        let response = self.request_response(scope).instrument(span.clone()).await;
+        let response = self
+            .request_response(scope, record)
+            .instrument(span.clone())
+            .await;
         let ended = match &response.end {
             StreamEnd::Finished(reason) => Ok(*reason),
             StreamEnd::Cancelled => Err("cancelled"),
@@ -51,7 +60,11 @@ impl Chat<'_> {
     }
 
     /// Streams one model response, announcing tool calls as they arrive.
-    async fn request_response(&self, scope: &CallScope) -> Response {
+    async fn request_response(
+        &self,
+        scope: &CallScope,
+        mut record: Option<&mut Recording>,
+    ) -> Response {
         let mut response = Response {
             content: Vec::new(),
             calls: Vec::new(),
@@ -88,6 +101,10 @@ impl Chat<'_> {
                 () = cancel.cancelled() => break StreamEnd::Cancelled,
                 next = stream.next() => next,
             };
+            // The request went out beside the round's record; its response waits for it.
+            if let Some(record) = record.take() {
+                record.wait().await;
+            }
             match next {
                 None => {
                     break StreamEnd::Failed(ModelError::Protocol(
