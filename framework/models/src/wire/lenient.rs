@@ -62,6 +62,24 @@ macro_rules! absent_scalars {
     };
 }
 
+/// The visitor method that drains a map no view takes, reading it as `$absent`.
+macro_rules! absent_map {
+    ($absent:expr) => {
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            skip_map(map).map(|()| $absent)
+        }
+    };
+}
+
+/// The visitor method that drains a list no view takes, reading it as `$absent`.
+macro_rules! absent_seq {
+    ($absent:expr) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            skip_seq(seq).map(|()| $absent)
+        }
+    };
+}
+
 /// Drains a map the caller does not take.
 fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
     while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
@@ -95,12 +113,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
                 Ok(Text(None))
             }
             absent_scalars!(Text(None));
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                skip_map(map).map(|()| Text(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                skip_seq(seq).map(|()| Text(None))
-            }
+            absent_map!(Text(None));
+            absent_seq!(Text(None));
         }
         deserializer.deserialize_any(TextVisitor)
     }
@@ -121,12 +135,8 @@ impl<'de> Deserialize<'de> for Index {
                 Ok(Index(None))
             }
             absent_scalars!(Index(None));
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                skip_map(map).map(|()| Index(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                skip_seq(seq).map(|()| Index(None))
-            }
+            absent_map!(Index(None));
+            absent_seq!(Index(None));
         }
         deserializer.deserialize_any(IndexVisitor)
     }
@@ -150,9 +160,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
                 Ok(Object(None))
             }
             absent_scalars!(Object(None));
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                skip_seq(seq).map(|()| Object(None))
-            }
+            absent_seq!(Object(None));
         }
         deserializer.deserialize_any(ObjectVisitor(PhantomData))
     }
@@ -176,9 +184,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
                 Ok(List(Vec::new()))
             }
             absent_scalars!(List(Vec::new()));
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                skip_map(map).map(|()| List(Vec::new()))
-            }
+            absent_map!(List(Vec::new()));
         }
         deserializer.deserialize_any(ListVisitor(PhantomData))
     }
