@@ -10,8 +10,9 @@ pub struct Transcript {
 }
 
 impl Transcript {
-    /// Adds an event.
-    pub fn push(&mut self, event: AgentEvent) {
+    /// Adds an event: a copy of it, unless it is a delta that extends the last event's text
+    /// (the copy is then its text alone: a streamed answer costs no copy of each chunk).
+    pub fn push(&mut self, event: &AgentEvent) {
         match (self.events.last_mut(), event) {
             (
                 Some(AgentEvent::TextDelta { turn_id, text }),
@@ -19,15 +20,15 @@ impl Transcript {
                     turn_id: next_turn,
                     text: more,
                 },
-            ) if *turn_id == next_turn => text.push_str(&more),
-            (
+            )
+            | (
                 Some(AgentEvent::ThinkingDelta { turn_id, text }),
                 AgentEvent::ThinkingDelta {
                     turn_id: next_turn,
                     text: more,
                 },
-            ) if *turn_id == next_turn => text.push_str(&more),
-            (_, event) => self.events.push(event),
+            ) if turn_id == next_turn => text.push_str(more),
+            (_, event) => self.events.push(event.clone()),
         }
     }
 
@@ -58,14 +59,14 @@ mod tests {
             turn_id: turn.into(),
             text: s.into(),
         };
-        t.push(text("a", "Hel"));
-        t.push(text("a", "lo"));
-        t.push(AgentEvent::ThinkingDelta {
+        t.push(&text("a", "Hel"));
+        t.push(&text("a", "lo"));
+        t.push(&AgentEvent::ThinkingDelta {
             turn_id: "a".into(),
             text: "x".into(),
         });
-        t.push(text("a", "!"));
-        t.push(text("b", "new"));
+        t.push(&text("a", "!"));
+        t.push(&text("b", "new"));
         assert_eq!(
             t.events(),
             [

@@ -39,7 +39,7 @@ struct Recorder {
 
 impl EventSink for Recorder {
     fn emit(&self, event: AgentEvent) {
-        lock(&self.transcript).push(event.clone());
+        lock(&self.transcript).push(&event);
         self.inner.emit(event);
     }
 }
