@@ -5,8 +5,16 @@
 //! servers compatible with them, over one HTTP layer with timeouts and retries ([`http`]) and
 //! the decoders of their streams ([`wire`]); the [`catalog`] opens them by the name users write
 //! (`PROVIDER/MODEL`).
+//!
+//! Each cloud is a feature, so that a team that needs none compiles none: `bedrock` (Amazon
+//! Bedrock: SigV4 signing in [`aws`], AWS's binary event stream in
+//! [`wire::eventstream`]).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod anthropic;
+#[cfg(feature = "bedrock")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
+pub mod aws;
 pub mod catalog;
 pub mod http;
 pub mod openai;

@@ -1,9 +1,13 @@
 //! Decoding streamed model responses: SSE framing ([`sse`]), and one [`StreamDecoder`] per wire
 //! format — [`openai_chat`] (Chat Completions and every compatible server), [`anthropic`]
-//! (Messages) and [`openai_responses`] (Responses). Decoders are pure: they turn SSE events into
+//! (Messages) and [`openai_responses`] (Responses); with the `bedrock` feature, the framing of
+//! AWS's binary event stream (`eventstream`). Decoders are pure: they turn SSE events into
 //! [`ModelEvent`]s, so they are tested against recorded streams byte for byte.
 
 pub mod anthropic;
+#[cfg(feature = "bedrock")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
+pub mod eventstream;
 mod lenient;
 pub mod openai_chat;
 pub mod openai_responses;

@@ -1,4 +1,6 @@
 mod clients;
+mod eventstream;
 mod fixtures;
 mod odd_chunks;
 mod robustness;
+mod sigv4;
