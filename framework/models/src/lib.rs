@@ -7,8 +7,8 @@
 //! (`PROVIDER/MODEL`).
 //!
 //! Each cloud is a feature, so that a team that needs none compiles none: `bedrock` (Amazon
-//! Bedrock: SigV4 signing in [`aws`], AWS's binary event stream in
-//! [`wire::eventstream`]).
+//! Bedrock: SigV4 signing in `aws`, AWS's binary event stream and ConverseStream in
+//! `wire::eventstream` and `wire::bedrock`).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod anthropic;

@@ -1,10 +1,14 @@
 //! Decoding streamed model responses: SSE framing ([`sse`]), and one [`StreamDecoder`] per wire
 //! format — [`openai_chat`] (Chat Completions and every compatible server), [`anthropic`]
 //! (Messages) and [`openai_responses`] (Responses); with the `bedrock` feature, the framing of
-//! AWS's binary event stream (`eventstream`). Decoders are pure: they turn SSE events into
-//! [`ModelEvent`]s, so they are tested against recorded streams byte for byte.
+//! AWS's binary event stream (`eventstream`) and Bedrock's ConverseStream on it (`bedrock`).
+//! Decoders are pure: they turn SSE events (or frames) into [`ModelEvent`]s, so they are tested
+//! against recorded streams byte for byte.
 
 pub mod anthropic;
+#[cfg(feature = "bedrock")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
+pub mod bedrock;
 #[cfg(feature = "bedrock")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
 pub mod eventstream;
@@ -26,10 +30,11 @@ pub struct SseEvent {
     pub data: String,
 }
 
-/// Turns the SSE events of one response into model events.
-pub trait StreamDecoder: Send {
+/// Turns the events of one response (server-sent events, or the frames of a binary stream) into
+/// model events.
+pub trait StreamDecoder<Input = SseEvent>: Send {
     /// Takes one event.
-    fn feed(&mut self, event: &SseEvent) -> Result<Vec<ModelEvent>, ModelError>;
+    fn feed(&mut self, event: &Input) -> Result<Vec<ModelEvent>, ModelError>;
     /// The body ended: the last events (tool calls, usage, `Finished`), or an error when the
     /// response was cut off before it was complete.
     fn finish(&mut self) -> Result<Vec<ModelEvent>, ModelError>;

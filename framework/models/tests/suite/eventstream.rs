@@ -3,6 +3,7 @@
 //! `tests/fixtures/cloud-streams/bedrock/` whole, a byte at a time, in 7-byte pieces and as the
 //! network split it when it was recorded.
 
+use super::aws_frames::frame;
 use agentry_models::wire::eventstream::{Frame, FrameReader, HeaderValue};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -126,24 +127,11 @@ fn a_broken_frame_is_an_error_that_says_what_is_wrong() {
             "a header runs past the end of the headers",
         ),
     ] {
-        let error = frames_in_pieces(&frame_with_headers(headers), &[])
+        let error = frames_in_pieces(&frame(headers, b""), &[])
             .unwrap_err()
             .to_string();
         assert!(error.contains(says), "{error}");
     }
-}
-
-/// A frame with these header bytes, no payload, and right checksums.
-fn frame_with_headers(headers: &[u8]) -> Vec<u8> {
-    let total = u32::try_from(16 + headers.len()).unwrap();
-    let mut frame = total.to_be_bytes().to_vec();
-    frame.extend_from_slice(&u32::try_from(headers.len()).unwrap().to_be_bytes());
-    let prelude_crc = crc32fast::hash(&frame);
-    frame.extend_from_slice(&prelude_crc.to_be_bytes());
-    frame.extend_from_slice(headers);
-    let message_crc = crc32fast::hash(&frame);
-    frame.extend_from_slice(&message_crc.to_be_bytes());
-    frame
 }
 
 #[test]

@@ -1,3 +1,5 @@
+mod aws_frames;
+mod bedrock;
 mod clients;
 mod eventstream;
 mod fixtures;
