@@ -1,18 +1,21 @@
-//! Amazon Bedrock's ConverseStream (`POST /model/{id}/converse-stream`): frames of AWS's event
-//! stream ([`eventstream`](super::eventstream)) whose `:event-type` names the event and whose
-//! JSON payload carries it.
+//! Amazon Bedrock's streams, frames of AWS's event stream ([`eventstream`](super::eventstream)):
+//! ConverseStream (`POST /model/{id}/converse-stream`, [`ConverseDecoder`]), whose `:event-type`
+//! names the event and whose JSON payload carries it; and InvokeModelWithResponseStream for
+//! Claude (`POST /model/{id}/invoke-with-response-stream`, [`InvokeDecoder`]), whose `chunk`
+//! frames each carry one event of Anthropic's Messages stream, base64-encoded.
 //!
-//! Tolerated, as real streams do it: a random-length `p` padding field in every payload, text
-//! blocks that open without `contentBlockStart`, empty text deltas, blocks that stop without ever
-//! starting, reasoning that ends with its signature or comes redacted, tool input whose only
-//! fragment is `""` or that has none (meaning `{}`), tools the service runs itself
+//! ConverseStream tolerates, as real streams do it: a random-length `p` padding field in every
+//! payload, text blocks that open without `contentBlockStart`, empty text deltas, blocks that stop
+//! without ever starting, reasoning that ends with its signature or comes redacted, tool input
+//! whose only fragment is `""` or that has none (meaning `{}`), tools the service runs itself
 //! (`server_tool_use`, with their `toolResult` blocks: not calls for the agent), the cache counts
 //! under both of Bedrock's names, and usage after `messageStop`.
 
-use super::StreamDecoder;
 use super::eventstream::Frame;
+use super::{SseEvent, StreamDecoder, anthropic};
 use agentry::event::Usage;
 use agentry::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
+use base64::Engine;
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -102,25 +105,7 @@ struct BedrockUsage {
 
 impl StreamDecoder<Frame> for ConverseDecoder {
     fn feed(&mut self, frame: &Frame) -> Result<Vec<ModelEvent>, ModelError> {
-        match frame.text_header(":message-type") {
-            Some("event") => {}
-            Some("exception") => {
-                let kind = frame.text_header(":exception-type").unwrap_or("exception");
-                let message = serde_json::from_slice::<Payload>(&frame.payload)
-                    .ok()
-                    .and_then(|payload| payload.message);
-                return Err(service_error(kind, message.as_deref()));
-            }
-            Some("error") => {
-                let kind = frame.text_header(":error-code").unwrap_or("error");
-                return Err(service_error(kind, frame.text_header(":error-message")));
-            }
-            other => {
-                return Err(ModelError::Protocol(format!(
-                    "Bedrock sent a frame of unknown message type {other:?}"
-                )));
-            }
-        }
+        check_event(frame)?;
         let payload: Payload = serde_json::from_slice(&frame.payload).map_err(|e| {
             ModelError::Protocol(format!(
                 "Bedrock sent an event that cannot be read ({e}): {}",
@@ -218,6 +203,78 @@ impl ConverseDecoder {
             call.input.push_str(&fragment.input);
         }
         events
+    }
+}
+
+/// Checks that a frame is an event: an exception or error frame is the service's error, named by
+/// its type.
+fn check_event(frame: &Frame) -> Result<(), ModelError> {
+    match frame.text_header(":message-type") {
+        Some("event") => Ok(()),
+        Some("exception") => {
+            let kind = frame.text_header(":exception-type").unwrap_or("exception");
+            let message = serde_json::from_slice::<Payload>(&frame.payload)
+                .ok()
+                .and_then(|payload| payload.message);
+            Err(service_error(kind, message.as_deref()))
+        }
+        Some("error") => {
+            let kind = frame.text_header(":error-code").unwrap_or("error");
+            Err(service_error(kind, frame.text_header(":error-message")))
+        }
+        other => Err(ModelError::Protocol(format!(
+            "Bedrock sent a frame of unknown message type {other:?}"
+        ))),
+    }
+}
+
+/// Decodes one InvokeModelWithResponseStream response of a Claude model: each `chunk` frame's
+/// base64 `bytes` are an event of the Messages stream, read by the Anthropic decoder (padding,
+/// thinking signatures, usage and all).
+#[derive(Debug, Default)]
+pub struct InvokeDecoder {
+    messages: anthropic::Decoder,
+}
+
+impl InvokeDecoder {
+    /// A decoder for a new response.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// A `chunk` frame's payload.
+#[derive(Deserialize)]
+struct Chunk {
+    bytes: String,
+}
+
+impl StreamDecoder<Frame> for InvokeDecoder {
+    fn feed(&mut self, frame: &Frame) -> Result<Vec<ModelEvent>, ModelError> {
+        check_event(frame)?;
+        if frame.text_header(":event-type") != Some("chunk") {
+            return Ok(Vec::new());
+        }
+        let unreadable = |why: String| {
+            ModelError::Protocol(format!(
+                "Bedrock sent a chunk that cannot be read ({why}): {}",
+                super::clip(&String::from_utf8_lossy(&frame.payload))
+            ))
+        };
+        let chunk: Chunk =
+            serde_json::from_slice(&frame.payload).map_err(|e| unreadable(e.to_string()))?;
+        let event = base64::engine::general_purpose::STANDARD
+            .decode(chunk.bytes.as_bytes())
+            .map_err(|e| unreadable(e.to_string()))?;
+        let data = String::from_utf8(event).map_err(|e| unreadable(e.to_string()))?;
+        self.messages.feed(&SseEvent {
+            event: "message".to_owned(),
+            data,
+        })
+    }
+
+    fn finish(&mut self) -> Result<Vec<ModelEvent>, ModelError> {
+        self.messages.finish()
     }
 }
 

@@ -1,13 +1,13 @@
-//! Bedrock's ConverseStream decoded from every ConverseStream capture in
-//! `tests/fixtures/cloud-streams/bedrock/`, whole and in 7-byte pieces: the text, reasoning,
-//! signatures, calls with their arguments, usage (cache counts included) and stop reason each
-//! one holds; and the service's errors in the stream.
+//! Bedrock's streams decoded from every capture in `tests/fixtures/cloud-streams/bedrock/`
+//! (ConverseStream, and InvokeModelWithResponseStream for Claude), whole and in 7-byte pieces:
+//! the text, reasoning, signatures, calls with their arguments, usage (cache counts included) and
+//! stop reason each one holds; and the service's errors in the stream.
 
 use super::aws_frames::{frame, string_headers};
 use agentry::model::{FinishReason, ModelError, ModelEvent, ToolArguments};
 use agentry_models::wire::StreamDecoder;
-use agentry_models::wire::bedrock::ConverseDecoder;
-use agentry_models::wire::eventstream::FrameReader;
+use agentry_models::wire::bedrock::{ConverseDecoder, InvokeDecoder};
+use agentry_models::wire::eventstream::{Frame, FrameReader};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -23,10 +23,18 @@ struct Decoded {
     finish: Option<FinishReason>,
 }
 
-/// Decodes `body` handed over in pieces of `piece` bytes.
+/// Decodes a ConverseStream `body` handed over in pieces of `piece` bytes.
 fn decode(body: &[u8], piece: usize) -> Result<Decoded, ModelError> {
+    decode_with(ConverseDecoder::new(), body, piece)
+}
+
+/// Decodes `body` with `decoder`, handed over in pieces of `piece` bytes.
+fn decode_with(
+    mut decoder: impl StreamDecoder<Frame>,
+    body: &[u8],
+    piece: usize,
+) -> Result<Decoded, ModelError> {
     let mut reader = FrameReader::new();
-    let mut decoder = ConverseDecoder::new();
     let mut events = Vec::new();
     for chunk in body.chunks(piece) {
         reader.push(chunk);
@@ -87,8 +95,14 @@ struct Holds {
     finish: FinishReason,
 }
 
-fn holds(name: &str) -> Holds {
-    let text = |text_chars, text_start, usage, finish| Holds {
+/// A response of text alone.
+fn text_only(
+    text_chars: usize,
+    text_start: &'static str,
+    usage: [u64; 4],
+    finish: FinishReason,
+) -> Holds {
+    Holds {
         text_chars,
         text_start,
         thinking_chars: 0,
@@ -97,7 +111,32 @@ fn holds(name: &str) -> Holds {
         calls: Vec::new(),
         usage,
         finish,
-    };
+    }
+}
+
+/// Checks that `decoded` holds what `expected` says.
+fn check(name: &str, decoded: &Decoded, expected: Holds) {
+    assert_eq!(decoded.text.chars().count(), expected.text_chars, "{name}");
+    assert!(
+        decoded.text.starts_with(expected.text_start),
+        "{name}: {:?}",
+        decoded.text
+    );
+    assert_eq!(decoded.thinking_chars, expected.thinking_chars, "{name}");
+    assert_eq!(decoded.signatures, expected.signatures, "{name}");
+    assert_eq!(decoded.redacted, expected.redacted, "{name}");
+    let calls: Vec<(String, String, Value)> = expected
+        .calls
+        .into_iter()
+        .map(|(id, name, arguments)| (id.to_owned(), name.to_owned(), arguments))
+        .collect();
+    assert_eq!(decoded.calls, calls, "{name}");
+    assert_eq!(decoded.usage, expected.usage, "{name}");
+    assert_eq!(decoded.finish, Some(expected.finish), "{name}");
+}
+
+fn holds(name: &str) -> Holds {
+    let text = text_only;
     match name {
         "converse-claude-3-sonnet-text-then-tool-use.bin" => Holds {
             calls: vec![(
@@ -211,24 +250,7 @@ fn every_converse_capture_decodes_to_what_it_holds() {
         }
         let body = capture(&name);
         let decoded = decode(&body, body.len()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let expected = holds(&name);
-        assert_eq!(decoded.text.chars().count(), expected.text_chars, "{name}");
-        assert!(
-            decoded.text.starts_with(expected.text_start),
-            "{name}: {:?}",
-            decoded.text
-        );
-        assert_eq!(decoded.thinking_chars, expected.thinking_chars, "{name}");
-        assert_eq!(decoded.signatures, expected.signatures, "{name}");
-        assert_eq!(decoded.redacted, expected.redacted, "{name}");
-        let calls: Vec<(String, String, Value)> = expected
-            .calls
-            .into_iter()
-            .map(|(id, name, arguments)| (id.to_owned(), name.to_owned(), arguments))
-            .collect();
-        assert_eq!(decoded.calls, calls, "{name}");
-        assert_eq!(decoded.usage, expected.usage, "{name}");
-        assert_eq!(decoded.finish, Some(expected.finish), "{name}");
+        check(&name, &decoded, holds(&name));
         assert_eq!(
             decode(&body, 7).unwrap(),
             decoded,
@@ -237,6 +259,69 @@ fn every_converse_capture_decodes_to_what_it_holds() {
         read += 1;
     }
     assert_eq!(read, 10, "every ConverseStream capture was read");
+}
+
+#[test]
+fn every_invoke_capture_decodes_through_the_messages_decoder() {
+    let cases = [
+        (
+            "invoke-claude-3-sonnet-2024-no-padding.bin",
+            text_only(76, "Hobbits embark", [21, 22, 0, 0], FinishReason::EndTurn),
+        ),
+        (
+            "invoke-claude-3-sonnet-tcp-chunked.bin",
+            text_only(
+                130,
+                "212 degrees Fahrenheit",
+                [21, 34, 0, 0],
+                FinishReason::EndTurn,
+            ),
+        ),
+        (
+            "invoke-claude-3.5-sonnet-parallel-tool-use.bin",
+            Holds {
+                calls: vec![
+                    (
+                        "toolu_bdrk_01KatiGijVFb9yuMPcnVk38e",
+                        "get_current_weather",
+                        json!({"location": "Seattle"}),
+                    ),
+                    (
+                        "toolu_bdrk_01Tzb35EydKHWz4UZP3puTbF",
+                        "get_current_weather",
+                        json!({"location": "San Francisco"}),
+                    ),
+                ],
+                ..text_only(
+                    187,
+                    "Certainly! I'll use",
+                    [392, 134, 0, 0],
+                    FinishReason::ToolUse,
+                )
+            },
+        ),
+        (
+            "invoke-claude-sonnet-4-thinking-signature.bin",
+            Holds {
+                thinking_chars: 2331,
+                signatures: 1,
+                ..text_only(
+                    200,
+                    "Looking at numbers",
+                    [66, 1605, 0, 0],
+                    FinishReason::EndTurn,
+                )
+            },
+        ),
+    ];
+    for (name, expected) in cases {
+        let body = capture(name);
+        let decoded = decode_with(InvokeDecoder::new(), &body, body.len())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        check(name, &decoded, expected);
+        let pieces = decode_with(InvokeDecoder::new(), &body, 7).unwrap();
+        assert_eq!(pieces, decoded, "{name}, in 7-byte pieces");
+    }
 }
 
 #[test]
