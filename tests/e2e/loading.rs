@@ -1,5 +1,5 @@
 //! The two ways the stock providers load: linked into the full binary, or built as plugins
-//! (`scripts/build-plugins`) into the thin CLI (`cargo build -p agentry-cli
+//! (their `providers/plugins/` crates, built with the tests) into the thin CLI (`cargo build -p agentry-cli
 //! --no-default-features`, kept as `agentry-thin` by ./scripts/test). A suite written once runs
 //! both ways through [`both_ways!`](crate::both_ways).
 
@@ -82,15 +82,18 @@ pub(crate) fn thin() -> Sandbox {
     ))
 }
 
+/// The plugin file of the stock provider `name` (`libagentry_NAME_plugin.so`, which the test
+/// build makes from its `agentry-NAME-plugin` crate).
+pub(crate) fn stock_plugin(name: &str) -> PathBuf {
+    crate::built_plugin(&format!("agentry_{name}_plugin"))
+}
+
 /// `--plugin FILE` for each stock plugin.
 pub(crate) fn plugin_flags() -> Vec<String> {
     STOCK_PLUGINS
         .iter()
         .flat_map(|name| {
-            let file = built(
-                &format!("../plugins/libagentry_{name}.so"),
-                "run scripts/build-plugins",
-            );
+            let file = stock_plugin(name);
             ["--plugin".to_owned(), file.display().to_string()]
         })
         .collect()

@@ -137,7 +137,8 @@ pub(crate) fn bash_then_answer(command: &str) -> MockModelServer {
     ])
 }
 
-/// The built library of an example plugin crate (a dev-dependency of agentry-cli).
+/// The built library of a plugin crate (a dev-dependency of these tests: an example plugin or
+/// a stock provider's packaging).
 pub(crate) fn built_plugin(crate_name: &str) -> std::path::PathBuf {
     let deps = std::env::current_exe()
         .unwrap()

@@ -1,8 +1,8 @@
-//! The stock providers built as plugins (`scripts/build-plugins`, from the same source as the
-//! linked ones) in the thin CLI (`cargo build -p agentry-cli --no-default-features`, kept as
+//! The stock providers built as plugins (their `providers/plugins/` crates, from the same source
+//! as the linked ones) in the thin CLI (`cargo build -p agentry-cli --no-default-features`, kept as
 //! `agentry-thin`): the same tools as the full binary, and calls that run the same way.
 
-use crate::loading::{STOCK_PLUGINS, built, plugin_flags, thin};
+use crate::loading::{STOCK_PLUGINS, plugin_flags, stock_plugin, thin};
 use crate::sandbox;
 use agentry_tests::Sandbox;
 use serde_json::{Value, json};
@@ -47,8 +47,7 @@ fn the_thin_cli_with_the_stock_plugins_offers_the_full_binarys_tools() {
     std::fs::create_dir_all(&folder).unwrap();
     for name in STOCK_PLUGINS {
         let file = format!("libagentry_{name}.so");
-        let built = built(&format!("../plugins/{file}"), "run scripts/build-plugins");
-        std::os::unix::fs::symlink(built, folder.join(file)).unwrap();
+        std::os::unix::fs::symlink(stock_plugin(name), folder.join(file)).unwrap();
     }
     let found = providers(&foldered, &[]);
     let without_paths = |listed: &serde_json::Map<String, Value>| {
@@ -68,7 +67,7 @@ fn the_thin_cli_with_the_stock_plugins_offers_the_full_binarys_tools() {
             plugin["origin"]["path"]
                 .as_str()
                 .unwrap()
-                .ends_with(&format!("libagentry_{name}.so"))
+                .ends_with(&format!("libagentry_{name}_plugin.so"))
         );
         assert_eq!(built_in["origin"]["kind"], "built_in");
         // Names, kinds, descriptions and input schemas alike.
@@ -115,7 +114,8 @@ fn settings_a_stock_provider_cannot_use_are_reported_alike_linked_and_as_a_plugi
         .expect("the webfetch plugin is listed as failed");
     let reason = failed["description"].as_str().unwrap();
     assert!(
-        reason.contains("libagentry_webfetch.so") && reason.contains("[webfetch]: invalid type"),
+        reason.contains("libagentry_webfetch_plugin.so")
+            && reason.contains("[webfetch]: invalid type"),
         "{reason}"
     );
     // WebSearch's back-end is unusable: offered all the same, the problem reported.
@@ -207,10 +207,7 @@ fn read_edit_write_and_bash_run_the_same_from_plugins_in_the_thin_cli_as_linked(
 #[test]
 fn a_stock_plugin_given_to_the_full_binary_replaces_the_linked_provider_with_a_notice() {
     let sb = sandbox();
-    let file = built(
-        "../plugins/libagentry_file_ops.so",
-        "run scripts/build-plugins",
-    );
+    let file = stock_plugin("file_ops");
     let flags = ["--plugin".to_owned(), file.display().to_string()];
     let listed = providers(&sb, &flags);
     assert_eq!(listed["file_ops"]["origin"]["kind"], "plugin");

@@ -15,8 +15,8 @@ pub mod servers;
 pub mod terminal_page;
 pub mod tmux;
 
-/// The stock providers that build as plugins (`scripts/build-plugins`), each
-/// `libagentry_NAME.so`.
+/// The stock providers that build as plugins (each from its `agentry-NAME-plugin` crate;
+/// `scripts/build-plugins` copies them to `target/plugins/libagentry_NAME.so`).
 pub const STOCK_PLUGINS: [&str; 9] = [
     "file_ops",
     "bash",

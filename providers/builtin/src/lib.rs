@@ -130,8 +130,3 @@ fn make(settings: Settings) -> Making {
             .map(|chosen| Configured::new(Builtin::with_task_style(chosen.task_list))),
     )
 }
-
-// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
-// crate (`scripts/build-plugins`).
-#[cfg(feature = "plugin")]
-agentry_plugin_abi::export_plugin!(recipe: RECIPE);

@@ -109,8 +109,3 @@ pub const RECIPE: Recipe = Recipe {
     sections: &[],
     make: |_| made(Ok(Configured::new(FileOps::default()))),
 };
-
-// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
-// crate (`scripts/build-plugins`).
-#[cfg(feature = "plugin")]
-agentry_plugin_abi::export_plugin!(recipe: RECIPE);

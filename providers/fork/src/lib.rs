@@ -150,11 +150,6 @@ impl Provider for Forks {
     }
 }
 
-// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
-// crate (`scripts/build-plugins`).
-#[cfg(feature = "plugin")]
-agentry_plugin_abi::export_plugin!(recipe: RECIPE);
-
 #[cfg(test)]
 mod tests {
     use super::*;

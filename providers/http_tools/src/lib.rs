@@ -87,8 +87,3 @@ fn make(settings: Settings) -> Making {
         Ok(Configured::new(provider).with_problems(problems))
     })
 }
-
-// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
-// crate (`scripts/build-plugins`).
-#[cfg(feature = "plugin")]
-agentry_plugin_abi::export_plugin!(recipe: RECIPE);

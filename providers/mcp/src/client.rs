@@ -135,8 +135,3 @@ impl Provider for McpClient {
         Some(Arc::new(McpSessionServers::new(self.options.clone())))
     }
 }
-
-// `--features plugin` exports the client through the plugin ABI, for a `cdylib` build of this
-// crate (`scripts/build-plugins`).
-#[cfg(feature = "plugin")]
-agentry_plugin_abi::export_plugin!(recipe: RECIPE);

@@ -4,7 +4,7 @@
 //! agent calls like any other, through the executor (permissions, statuses, content). It is
 //! built on the official Rust SDK, `rmcp`. The other side, agentry served over MCP
 //! (`agentry mcp serve`), is a front-end: the `agentry-mcp-server` crate.
-//! - [`RECIPE`] makes the MCP client, linked or as a plugin (`--features plugin`): one provider
+//! - [`RECIPE`] makes the MCP client, linked or as a plugin (`agentry-mcp-plugin`): one provider
 //!   hosting each configured server as a provider of its own
 //!   ([`Provider::hosted`](agentry::provider::Provider::hosted)), with the
 //!   [`SessionServers`](agentry::session_servers::SessionServers) hook

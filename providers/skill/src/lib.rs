@@ -113,11 +113,6 @@ fn make(settings: Settings) -> Making {
     made(Ok(Configured::new(skills).with_problems(problems)))
 }
 
-// `--features plugin` exports the provider through the plugin ABI, for a `cdylib` build of this
-// crate (`scripts/build-plugins`).
-#[cfg(feature = "plugin")]
-agentry_plugin_abi::export_plugin!(recipe: RECIPE);
-
 impl CommandSource for Skills {
     fn commands(&self) -> Vec<Arc<dyn SlashCommand>> {
         self.skills

@@ -1,0 +1,4 @@
+//! The configured HTTP tools as a plugin: `agentry-http-tools`'s provider, exported through the plugin
+//! ABI from this crate's `cdylib` (built by `scripts/build-plugins`), for a thin agentry to load.
+
+agentry_plugin_abi::export_plugin!(recipe: agentry_http_tools::RECIPE);

@@ -1,0 +1,4 @@
+//! WebSearch as a plugin: `agentry-search`'s provider, exported through the plugin
+//! ABI from this crate's `cdylib` (built by `scripts/build-plugins`), for a thin agentry to load.
+
+agentry_plugin_abi::export_plugin!(recipe: agentry_search::RECIPE);
