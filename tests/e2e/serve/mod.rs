@@ -253,7 +253,7 @@ mod rewind;
 mod sequences;
 
 /// The page's steps that open a new session, send `message` once it is ready and wait for
-/// `answer` to show, followed by the steps of `then` (an array).
+/// `answer` to show and the chat to end, followed by the steps of `then` (an array).
 pub(super) fn with_first_message(message: &str, answer: &str, then: Value) -> Value {
     let mut steps = vec![
         json!({"op": "click", "selector": "#new-session"}),
@@ -261,6 +261,9 @@ pub(super) fn with_first_message(message: &str, answer: &str, then: Value) -> Va
         json!({"op": "fill", "selector": "#message", "text": message}),
         json!({"op": "press", "selector": "#message", "key": "Enter"}),
         json!({"op": "wait_text", "selector": ".turn.assistant .answer", "text": answer}),
+        // The chat has ended (and the session store holds it, its checkpoint included) only
+        // when the page says so: the answer's text comes before.
+        json!({"op": "wait_text", "selector": "#state", "text": "Ready"}),
     ];
     if let Value::Array(more) = then {
         steps.extend(more);
