@@ -1,7 +1,8 @@
 //! `agentry run` against hosted-model APIs, served by the mock model server on 127.0.0.1.
 
 use crate::{run_openai, sandbox};
-use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Stop};
+use agentry_tests::aws::SigV4Check;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Required, Stop};
 use serde_json::json;
 
 fn round_trip(first: MockReply, answer: &str) -> MockModelServer {
@@ -174,4 +175,82 @@ fn configured_providers_reach_any_compatible_endpoint() {
     assert_eq!(out.stdout, "from my gateway\n");
     assert_eq!(server.requests()[0].headers["authorization"], "Bearer gw");
     assert_eq!(server.requests()[0].body["model"], "team-model");
+}
+
+#[test]
+fn bedrock_round_trip_signed_with_the_profiles_keys() {
+    let sb = sandbox();
+    sb.write(
+        "home/.aws/credentials",
+        "[default]\naws_access_key_id = AKIDE2E\naws_secret_access_key = e2e-secret-key\n",
+    );
+    let server = round_trip(
+        MockReply::tool_call("tooluse_1", "Nope", json!({"x": 1})),
+        "Done via Bedrock.",
+    );
+    server.require(Required::SigV4(SigV4Check {
+        access_key_id: "AKIDE2E".into(),
+        secret_access_key: "e2e-secret-key".into(),
+        session_token: None,
+        region: "eu-west-1".into(),
+        service: "bedrock".into(),
+    }));
+    let out = sb.run_with_env(
+        &[
+            "run",
+            "--model",
+            "bedrock/amazon.nova-pro-v1:0",
+            "--output-format",
+            "json",
+            "go",
+        ],
+        &[
+            ("AWS_REGION", "eu-west-1"),
+            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &server.url()),
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.json()["result"], "Done via Bedrock.");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0].path,
+        "/model/amazon.nova-pro-v1%3A0/converse-stream"
+    );
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[1]["content"][0]["toolUse"],
+        json!({"toolUseId": "tooluse_1", "name": "Nope", "input": {"x": 1}})
+    );
+    let result = &messages[2]["content"][0]["toolResult"];
+    assert_eq!(result["status"], "error");
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("There is no tool named `Nope`")
+    );
+    assert!(!out.stdout.contains("e2e-secret-key") && !out.stderr.contains("e2e-secret-key"));
+}
+
+#[test]
+fn bedrock_without_credentials_exits_2_naming_where_it_looked_before_any_request() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("never"))]);
+    let out = sb.run_with_env(
+        &["run", "--model", "bedrock/amazon.nova-pro-v1:0", "hi"],
+        &[
+            ("AWS_REGION", "eu-west-1"),
+            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &server.url()),
+        ],
+    );
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("no AWS credentials found")
+            && out.stderr.contains("home/.aws/credentials")
+            && out.stderr.trim().lines().count() == 1,
+        "{}",
+        out.stderr
+    );
+    assert!(server.requests().is_empty());
 }

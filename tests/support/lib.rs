@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod acp_process;
+pub mod aws;
 pub mod chat_events;
 pub mod http;
 pub mod mock_model;
@@ -85,10 +86,15 @@ impl Sandbox {
 
     /// The whole environment `agentry` runs with: `PATH`, a home, config and data directory of
     /// the sandbox's own, and the project trusted (`AGENTRY_TRUST`, as in a checkout of one's
-    /// own; the tests of trust set it to `0`).
+    /// own; the tests of trust set it to `0`). The clouds' metadata services, which credential
+    /// chains ask last, are off, so no test reaches for an address off this machine.
     pub fn environment(&self) -> Vec<(String, PathBuf)> {
         vec![
             ("AGENTRY_TRUST".to_owned(), PathBuf::from("1")),
+            (
+                "AWS_EC2_METADATA_DISABLED".to_owned(),
+                PathBuf::from("true"),
+            ),
             (
                 "PATH".to_owned(),
                 std::env::var_os("PATH").unwrap_or_default().into(),

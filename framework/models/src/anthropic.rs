@@ -2,6 +2,7 @@
 //! prompt and the tool definitions, and thinking blocks sent back exactly as received.
 
 use crate::http::{Endpoint, HttpOptions};
+use crate::turns::Blocks;
 use crate::wire::anthropic;
 use agentry::model::{
     AssistantContent, Message, Model, ModelError, ModelRequest, ModelStream, resource_text,
@@ -66,28 +67,38 @@ impl AnthropicModel {
 
 #[agentry::async_trait]
 impl Model for AnthropicModel {
-    fn name(&self) -> String {
-        self.settings.display_name.clone()
-    }
-
-    fn context_window(&self) -> Option<u64> {
-        self.settings.context_window
-    }
-
-    fn accepts_images(&self) -> bool {
-        self.settings.images
-    }
+    described_by_settings!();
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
         let limit = request
             .output_limit(Some(self.settings.max_output_tokens))
             .unwrap_or(self.settings.max_output_tokens);
         let body = messages_body(&self.settings.model, &request, limit);
-        Ok(self.endpoint.clone().stream(body, anthropic::Decoder::new))
+        Ok(self.endpoint.clone().stream(&body, anthropic::Decoder::new))
     }
 }
 
 const CACHE: fn() -> Value = || json!({"type": "ephemeral"});
+
+/// The Messages body as a cloud hosts it: no `model` (the URL names it), the cloud's
+/// `anthropic_version` (`bedrock-2023-05-31`, `vertex-2023-10-16`), and `stream` only where the
+/// cloud takes it (Vertex AI does; Bedrock, whose URL says it streams, refuses the field).
+pub fn hosted_messages_body(
+    request: &ModelRequest,
+    max_tokens: u32,
+    anthropic_version: &str,
+    stream_field: bool,
+) -> Value {
+    let mut body = messages_body("", request, max_tokens);
+    if let Some(fields) = body.as_object_mut() {
+        fields.remove("model");
+        if !stream_field {
+            fields.remove("stream");
+        }
+        fields.insert("anthropic_version".to_owned(), json!(anthropic_version));
+    }
+    body
+}
 
 /// The Messages request body.
 pub fn messages_body(model: &str, request: &ModelRequest, max_tokens: u32) -> Value {
@@ -116,41 +127,21 @@ pub fn messages_body(model: &str, request: &ModelRequest, max_tokens: u32) -> Va
 /// The conversation as Messages turns: tool results are user turns, and consecutive turns of one
 /// role are merged (the API wants them alternating).
 fn messages(history: &[Message]) -> Vec<Value> {
-    let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
-    for message in history {
-        let (role, blocks) = match message {
-            Message::User { content } => ("user", content.iter().map(user_block).collect()),
-            Message::Assistant { content } => (
-                "assistant",
-                content.iter().filter_map(assistant_block).collect(),
-            ),
-            Message::ToolResults { results } => (
-                "user",
-                results
-                    .iter()
-                    .map(|r| {
-                        json!({
-                            "type": "tool_result",
-                            "tool_use_id": r.tool_call_id,
-                            "content": r.content.iter().map(user_block).collect::<Vec<_>>(),
-                            "is_error": r.is_error,
-                        })
-                    })
-                    .collect::<Vec<_>>(),
-            ),
-        };
-        if blocks.is_empty() {
-            continue;
-        }
-        match turns.last_mut() {
-            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
-            _ => turns.push((role, blocks)),
-        }
-    }
-    turns
-        .into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
-        .collect()
+    crate::turns::alternating(
+        history,
+        &Blocks {
+            user: |block| Some(user_block(block)),
+            assistant: assistant_block,
+            tool_result: |result| {
+                json!({
+                    "type": "tool_result",
+                    "tool_use_id": result.tool_call_id,
+                    "content": result.content.iter().map(user_block).collect::<Vec<_>>(),
+                    "is_error": result.is_error,
+                })
+            },
+        },
+    )
 }
 
 fn user_block(block: &ContentBlock) -> Value {
@@ -190,9 +181,7 @@ fn assistant_block(part: &AssistantContent) -> Option<Value> {
             "type": "tool_use",
             "id": id,
             "name": name,
-            // The API takes only an object; arguments that were not one are passed on wrapped,
-            // so the model sees what it sent (its call already failed with the reason).
-            "input": if arguments.is_object() { arguments.clone() } else { json!({"invalid_arguments": arguments}) },
+            "input": crate::turns::object_arguments(arguments),
         })),
     }
 }

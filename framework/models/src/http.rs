@@ -1,12 +1,16 @@
 //! The HTTP side shared by the hosted-model clients: one `reqwest` client, connect and idle
-//! timeouts, and retries of 429 / 5xx / overloaded answers with exponential backoff and jitter
-//! that honour `retry-after`. Each retry is announced as a [`ModelEvent::Notice`] in the stream.
+//! timeouts, retries of 429 / 5xx / overloaded answers with exponential backoff and jitter that
+//! honour `retry-after`, and headers that authorize each attempt afresh where a fixed key will
+//! not do (`Authorize`: a signature, a token that expires). Each retry is announced as a
+//! [`ModelEvent::Notice`] in the stream.
 
-use crate::wire::{StreamDecoder, clip, sse};
+use crate::wire::framing::{self, Framing};
+use crate::wire::{StreamDecoder, clip};
 use agentry::model::{ModelError, ModelEvent, ModelStream};
+use bytes::Bytes;
 use futures::StreamExt;
 use rand::Rng;
-use reqwest::header::HeaderMap;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -38,6 +42,15 @@ impl Default for HttpOptions {
     }
 }
 
+/// The headers that authorize one attempt of a request, made when it is sent: a signature over
+/// it (SigV4), or a bearer token fetched and refreshed before it expires.
+#[agentry::async_trait]
+pub(crate) trait Authorize: Send + Sync + std::fmt::Debug {
+    /// The headers that authorize posting `body` to `url` now; an error names the credential
+    /// that is missing or was refused, and where it was looked for.
+    async fn headers(&self, url: &reqwest::Url, body: &[u8]) -> Result<HeaderMap, ModelError>;
+}
+
 /// Where requests of one client go. The HTTP client (which reads the system's root
 /// certificates) is built at the first request, not when the agent starts: an editor's agent
 /// answers `initialize` without it.
@@ -47,6 +60,7 @@ pub(crate) struct Endpoint {
     pub url: String,
     pub headers: HeaderMap,
     pub options: HttpOptions,
+    authorize: Option<Arc<dyn Authorize>>,
 }
 
 impl Endpoint {
@@ -56,7 +70,15 @@ impl Endpoint {
             url,
             headers,
             options,
+            authorize: None,
         }
+    }
+
+    /// Authorizes each attempt with `authorize`'s headers too.
+    #[cfg(feature = "bedrock")]
+    pub fn authorized_by(mut self, authorize: Arc<dyn Authorize>) -> Self {
+        self.authorize = Some(authorize);
+        self
     }
 
     /// The HTTP client, built the first time it is needed.
@@ -72,12 +94,16 @@ impl Endpoint {
             .map_err(|e| ModelError::Config(e.clone()))
     }
 
-    /// Posts `body` and decodes the streamed answer with a fresh decoder from `decoder`.
-    pub fn stream<D, F>(self, body: Value, decoder: F) -> ModelStream
+    /// Posts `body` and decodes the streamed answer, cut into events of format `I`, with a
+    /// fresh decoder from `decoder`.
+    pub fn stream<I, D, F>(self, body: &Value, decoder: F) -> ModelStream
     where
-        D: StreamDecoder + 'static,
+        I: Framing,
+        D: StreamDecoder<I> + 'static,
         F: Fn() -> D + Send + 'static,
     {
+        // Serialized once: every attempt sends (and signs) the same bytes.
+        let body = Bytes::from(serde_json::to_vec(body).unwrap_or_default());
         let state = Phase::Send { attempt: 1 };
         Box::pin(futures::stream::unfold(
             (state, self, body, decoder),
@@ -97,7 +123,7 @@ impl Endpoint {
                         Phase::Send { attempt } => match endpoint.attempt(&body, attempt).await {
                             Attempt::Streaming(response) => {
                                 let idle = endpoint.options.idle_timeout;
-                                phase = Phase::Stream(sse::decode(
+                                phase = Phase::Stream(framing::decode::<I, _, _, _>(
                                     response.bytes_stream(),
                                     decoder(),
                                     idle,
@@ -128,18 +154,26 @@ impl Endpoint {
         ))
     }
 
-    async fn attempt(&self, body: &Value, attempt: u32) -> Attempt {
+    /// The request of one attempt, with its authorization made now.
+    async fn request(&self, body: &Bytes) -> Result<reqwest::RequestBuilder, ModelError> {
+        let mut headers = self.headers.clone();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(authorize) = &self.authorize {
+            let url = reqwest::Url::parse(&self.url)
+                .map_err(|e| ModelError::Config(format!("`{}` is not a URL: {e}", self.url)))?;
+            headers.extend(authorize.headers(&url, body).await?);
+        }
+        let client = self.client()?;
+        Ok(client.post(&self.url).headers(headers).body(body.clone()))
+    }
+
+    async fn attempt(&self, body: &Bytes, attempt: u32) -> Attempt {
         let may_retry = attempt <= self.options.max_retries;
-        let client = match self.client() {
-            Ok(client) => client,
+        let request = match self.request(body).await {
+            Ok(request) => request,
             Err(error) => return Attempt::Failed(error),
         };
-        let sent = client
-            .post(&self.url)
-            .headers(self.headers.clone())
-            .json(body)
-            .send()
-            .await;
+        let sent = request.send().await;
         let response = match sent {
             Ok(response) => response,
             Err(error) if may_retry && (error.is_connect() || error.is_timeout()) => {
@@ -161,8 +195,12 @@ impl Endpoint {
             return Attempt::Streaming(response);
         }
         let retry_after = retry_after(response.headers());
+        let error_type = error_type(response.headers());
         let text = response.text().await.unwrap_or_default();
-        let message = error_message(&text);
+        let message = match error_type {
+            Some(kind) => format!("{} [{kind}]", error_message(&text)),
+            None => error_message(&text),
+        };
         let overloaded = text.contains("overloaded_error");
         let retryable = status.as_u16() == 429 || status.is_server_error() || overloaded;
         if retryable && may_retry {
@@ -219,12 +257,22 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .or_else(|| number("retry-after").map(Duration::from_secs_f64))
 }
 
+/// The error's type, where the service names it in a header (AWS's `x-amzn-ErrorType`,
+/// `ThrottlingException:http://…`, without what follows the colon).
+fn error_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get("x-amzn-errortype")?.to_str().ok()?;
+    let kind = value.split(':').next().unwrap_or(value).trim();
+    (!kind.is_empty()).then(|| kind.to_owned())
+}
+
 /// The provider's message in an error body (`{"error": {"message": …}}` in both APIs).
 fn error_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
+    // Bedrock says `{"message": …}`, sometimes `{"Message": …}`.
     let message = parsed.as_ref().and_then(|v| {
         v.pointer("/error/message")
             .or_else(|| v.get("message"))
+            .or_else(|| v.get("Message"))
             .or_else(|| v.get("error"))
             .and_then(Value::as_str)
             .map(str::to_owned)

@@ -7,17 +7,39 @@
 //! (`PROVIDER/MODEL`).
 //!
 //! Each cloud is a feature, so that a team that needs none compiles none: `bedrock` (Amazon
-//! Bedrock: SigV4 signing in `aws`, AWS's binary event stream and ConverseStream in
-//! `wire::eventstream` and `wire::bedrock`).
+//! Bedrock: its client in `bedrock`, SigV4 signing and AWS's credential chain in `aws`, AWS's
+//! binary event stream and Bedrock's streams in `wire::eventstream` and `wire::bedrock`).
 #![cfg_attr(docsrs, feature(doc_cfg))]
+
+/// The `Model` methods a hosted client answers from its settings' `display_name`,
+/// `context_window` and `images` (declared before the clients' modules, which use it).
+macro_rules! described_by_settings {
+    () => {
+        fn name(&self) -> String {
+            self.settings.display_name.clone()
+        }
+
+        fn context_window(&self) -> Option<u64> {
+            self.settings.context_window
+        }
+
+        fn accepts_images(&self) -> bool {
+            self.settings.images
+        }
+    };
+}
 
 pub mod anthropic;
 #[cfg(feature = "bedrock")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
 pub mod aws;
+#[cfg(feature = "bedrock")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
+pub mod bedrock;
 pub mod catalog;
 pub mod http;
 pub mod openai;
+mod turns;
 pub mod wire;
 
 /// Opens the model `spec` names (`PROVIDER/MODEL` or `scripted:PATH`) from the built-in

@@ -73,17 +73,7 @@ impl OpenAiModel {
 
 #[agentry::async_trait]
 impl Model for OpenAiModel {
-    fn name(&self) -> String {
-        self.settings.display_name.clone()
-    }
-
-    fn context_window(&self) -> Option<u64> {
-        self.settings.context_window
-    }
-
-    fn accepts_images(&self) -> bool {
-        self.settings.images
-    }
+    described_by_settings!();
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
         let settings = &self.settings;
@@ -91,11 +81,11 @@ impl Model for OpenAiModel {
         let limit = request.output_limit(settings.max_output_tokens);
         Ok(match settings.api {
             OpenAiApi::ChatCompletions => endpoint.stream(
-                chat_body(&settings.model, &request, limit),
+                &chat_body(&settings.model, &request, limit),
                 openai_chat::Decoder::new,
             ),
             OpenAiApi::Responses => endpoint.stream(
-                responses_body(&settings.model, &request, limit),
+                &responses_body(&settings.model, &request, limit),
                 openai_responses::Decoder::new,
             ),
         })

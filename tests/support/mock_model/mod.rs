@@ -1,9 +1,18 @@
 //! A mock of the hosted model APIs on 127.0.0.1. It plays scripted turns, rendering each in the
 //! wire format of the endpoint that was called — OpenAI Chat Completions (`…/chat/completions`),
-//! OpenAI Responses (`…/responses`) or Anthropic Messages (`…/v1/messages`) — as the real
-//! services stream them. A turn can also be an error answer (with headers such as
-//! `retry-after`), a recorded body played as it is, a stream cut off after some bytes, or one that
-//! stalls. Bytes can be delivered in awkward pieces. Every request is recorded.
+//! OpenAI Responses (`…/responses`), Anthropic Messages (`…/v1/messages`), Bedrock's
+//! ConverseStream (`…/converse-stream`) and InvokeModelWithResponseStream
+//! (`…/invoke-with-response-stream`) — as the real services stream them. A turn can also be an
+//! error answer (with headers such as `retry-after`), a recorded body played as it is, a stream
+//! cut off after some bytes, or one that stalls. Bytes can be delivered in awkward pieces. Every
+//! request is recorded; with [`MockModelServer::require`], each is checked as the service checks
+//! it (a SigV4 signature, a key) and refused as it refuses.
+
+mod bedrock;
+mod sse;
+
+pub use bedrock::{converse_frames, invoke_frames};
+pub use sse::{anthropic_events, chat_events, responses_events};
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -126,6 +135,22 @@ pub enum MockTurn {
     Raw(Vec<u8>),
 }
 
+/// What the mock requires of each request, as the service it plays does.
+#[derive(Debug, Clone)]
+pub enum Required {
+    /// A SigV4 signature of these keys (refused as AWS refuses: 403,
+    /// `x-amzn-ErrorType: InvalidSignatureException` or `UnrecognizedClientException`).
+    SigV4(crate::aws::SigV4Check),
+    /// Header `name` with exactly `value` (`authorization: Bearer …`, `api-key`,
+    /// `x-goog-api-key`); refused with 401.
+    Header {
+        /// The header's name, lowercase.
+        name: String,
+        /// Its value.
+        value: String,
+    },
+}
+
 /// A request the mock received.
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -146,6 +171,7 @@ struct Shared {
     /// When set, every request is answered by it (and not recorded: load runs send many).
     responder: Option<Responder>,
     requests: Mutex<Vec<Recorded>>,
+    required: Mutex<Option<Required>>,
     last_byte: Mutex<Option<Instant>>,
     hung_up: AtomicBool,
 }
@@ -255,6 +281,12 @@ impl MockModelServer {
         self.shared.turns.lock().unwrap().push_back(turn);
     }
 
+    /// Checks every later request as the service does: one that fails is refused as the service
+    /// refuses it, and uses no turn.
+    pub fn require(&self, required: Required) {
+        *self.shared.required.lock().unwrap() = Some(required);
+    }
+
     /// Every request so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.shared.requests.lock().unwrap().clone()
@@ -271,14 +303,68 @@ impl MockModelServer {
     }
 }
 
+/// The refusal of a request that fails the check, as the service words it.
+fn refusal(
+    required: &Required,
+    method: &str,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Option<Response> {
+    match required {
+        Required::SigV4(check) => {
+            let target = uri.path_and_query().map_or("/", |p| p.as_str());
+            let why = check.verify(method, target, headers, body).err()?;
+            let kind = if why.contains("security token") {
+                "UnrecognizedClientException"
+            } else {
+                "InvalidSignatureException"
+            };
+            let error_type = (
+                "x-amzn-ErrorType".to_owned(),
+                format!("{kind}:http://internal.amazon.com/coral/com.amazon.coral.service/"),
+            );
+            Some(status(
+                403,
+                &[error_type],
+                &json!({"message": why}).to_string(),
+            ))
+        }
+        Required::Header { name, value } => {
+            let given = headers.get(name.as_str()).and_then(|v| v.to_str().ok());
+            (given != Some(value.as_str())).then(|| {
+                status(
+                    401,
+                    &[],
+                    &json!({"error": {"message": format!("invalid or missing {name}")}})
+                        .to_string(),
+                )
+            })
+        }
+    }
+}
+
 async fn answer(
     State(shared): State<Arc<Shared>>,
+    method: axum::http::Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    raw: Bytes,
 ) -> Response {
     let path = uri.path().to_owned();
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let body: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+    let required = shared.required.lock().unwrap().clone();
+    if let Some(refused) = required
+        .as_ref()
+        .and_then(|required| refusal(required, method.as_str(), &uri, &headers, &raw))
+    {
+        shared.requests.lock().unwrap().push(Recorded {
+            path,
+            headers,
+            body,
+        });
+        return refused;
+    }
     let turn = match &shared.responder {
         Some(responder) => Some(responder(&body)),
         None => {
@@ -303,17 +389,23 @@ async fn answer(
         }) => status(code, &headers, &body),
         Some(MockTurn::Raw(bytes)) => stream_body(shared, vec![Bytes::from(bytes)], Cut::default()),
         Some(MockTurn::Reply(reply)) => {
-            let events = if path.ends_with("/messages") {
-                anthropic_events(&reply)
-            } else if path.ends_with("/responses") {
-                responses_events(&reply)
+            let events: Vec<Vec<u8>> = if path.ends_with("/converse-stream") {
+                converse_frames(&reply)
+            } else if path.ends_with("/invoke-with-response-stream") {
+                invoke_frames(&reply)
             } else {
-                chat_events(&reply)
+                let events = if path.ends_with("/messages") {
+                    anthropic_events(&reply)
+                } else if path.ends_with("/responses") {
+                    responses_events(&reply)
+                } else {
+                    chat_events(&reply)
+                };
+                events.into_iter().map(String::into_bytes).collect()
             };
             let pieces = match reply.split_bytes {
                 Some(size) => events
                     .concat()
-                    .as_bytes()
                     .chunks(size)
                     .map(Bytes::copy_from_slice)
                     .collect(),
@@ -436,221 +528,4 @@ fn async_body(
             Ok(piece)
         }
     })
-}
-
-fn sse(event: Option<&str>, data: &Value) -> String {
-    match event {
-        Some(name) => format!("event: {name}\ndata: {data}\n\n"),
-        None => format!("data: {data}\n\n"),
-    }
-}
-
-fn pieces(text: &str, size: usize) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
-    chars
-        .chunks(size.max(1))
-        .map(|c| c.iter().collect())
-        .collect()
-}
-
-fn thirds(text: &str) -> Vec<String> {
-    let size = text.chars().count().div_ceil(3).max(1);
-    pieces(text, size)
-}
-
-/// The Chat Completions stream, as OpenAI sends it.
-pub fn chat_events(reply: &MockReply) -> Vec<String> {
-    let chunk = |delta: Value, finish: Value| {
-        sse(
-            None,
-            &json!({
-                "id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1, "model": "mock",
-                "usage": null, "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
-                "obfuscation": "x",
-            }),
-        )
-    };
-    let mut out = vec![chunk(
-        json!({"role": "assistant", "content": ""}),
-        Value::Null,
-    )];
-    let mut tool_index = 0;
-    for part in &reply.parts {
-        match part {
-            Part::Text(text) => out.extend(
-                pieces(text, reply.piece)
-                    .iter()
-                    .map(|p| chunk(json!({"content": p}), Value::Null)),
-            ),
-            Part::Thinking { text, .. } => out.extend(pieces(text, reply.piece).iter().map(|p| {
-                chunk(
-                    json!({"content": null, "reasoning_content": p}),
-                    Value::Null,
-                )
-            })),
-            Part::ToolCall {
-                id,
-                name,
-                arguments,
-            } => {
-                out.push(chunk(json!({"tool_calls": [{"index": tool_index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}), Value::Null));
-                for fragment in thirds(arguments) {
-                    out.push(chunk(json!({"tool_calls": [{"index": tool_index, "function": {"arguments": fragment}}]}), Value::Null));
-                }
-                tool_index += 1;
-            }
-        }
-    }
-    let finish = match reply.stop {
-        Stop::EndTurn => "stop",
-        Stop::ToolUse => "tool_calls",
-        Stop::MaxTokens => "length",
-        Stop::Refusal => "content_filter",
-    };
-    out.push(chunk(json!({}), json!(finish)));
-    let [input, output, cache_read, _] = reply.usage;
-    out.push(sse(None, &json!({
-        "id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1, "model": "mock", "choices": [],
-        "usage": {"prompt_tokens": input + cache_read, "completion_tokens": output, "total_tokens": input + cache_read + output,
-                  "prompt_tokens_details": {"cached_tokens": cache_read}},
-    })));
-    out.push("data: [DONE]\n\n".to_owned());
-    out
-}
-
-/// The Messages stream, as Anthropic sends it (pings included).
-pub fn anthropic_events(reply: &MockReply) -> Vec<String> {
-    let [input, output, cache_read, cache_write] = reply.usage;
-    let mut out = vec![sse(
-        Some("message_start"),
-        &json!({"type": "message_start", "message": {
-            "id": "msg_mock", "type": "message", "role": "assistant", "model": "mock", "content": [],
-            "stop_reason": null, "stop_sequence": null,
-            "usage": {"input_tokens": input, "cache_read_input_tokens": cache_read, "cache_creation_input_tokens": cache_write, "output_tokens": 1},
-        }}),
-    )];
-    let event = |kind: &str, payload: Value| sse(Some(kind), &payload);
-    for (index, part) in reply.parts.iter().enumerate() {
-        let delta = |delta: Value| {
-            event(
-                "content_block_delta",
-                json!({"type": "content_block_delta", "index": index, "delta": delta}),
-            )
-        };
-        match part {
-            Part::Text(text) => {
-                out.push(event("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})));
-                if index == 0 {
-                    out.push(event("ping", json!({"type": "ping"})));
-                }
-                out.extend(
-                    pieces(text, reply.piece)
-                        .iter()
-                        .map(|p| delta(json!({"type": "text_delta", "text": p}))),
-                );
-            }
-            Part::Thinking { text, signature } => {
-                out.push(event("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}})));
-                out.extend(
-                    pieces(text, reply.piece)
-                        .iter()
-                        .map(|p| delta(json!({"type": "thinking_delta", "thinking": p}))),
-                );
-                out.push(delta(
-                    json!({"type": "signature_delta", "signature": signature}),
-                ));
-            }
-            Part::ToolCall {
-                id,
-                name,
-                arguments,
-            } => {
-                out.push(event("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})));
-                out.push(delta(
-                    json!({"type": "input_json_delta", "partial_json": ""}),
-                ));
-                out.extend(
-                    thirds(arguments)
-                        .iter()
-                        .map(|f| delta(json!({"type": "input_json_delta", "partial_json": f}))),
-                );
-            }
-        }
-        out.push(event(
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": index}),
-        ));
-    }
-    let stop = match reply.stop {
-        Stop::EndTurn => "end_turn",
-        Stop::ToolUse => "tool_use",
-        Stop::MaxTokens => "max_tokens",
-        Stop::Refusal => "refusal",
-    };
-    out.push(event("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": output}})));
-    out.push(event("message_stop", json!({"type": "message_stop"})));
-    out
-}
-
-/// The Responses stream, as OpenAI sends it.
-pub fn responses_events(reply: &MockReply) -> Vec<String> {
-    let event = |kind: &str, mut payload: Value| {
-        payload["type"] = json!(kind);
-        sse(Some(kind), &payload)
-    };
-    let mut out = vec![event(
-        "response.created",
-        json!({"response": {"id": "resp_mock", "status": "in_progress"}}),
-    )];
-    for (index, part) in reply.parts.iter().enumerate() {
-        match part {
-            Part::Text(text) => out.extend(pieces(text, reply.piece).iter().map(|p| {
-                event(
-                    "response.output_text.delta",
-                    json!({"output_index": index, "content_index": 0, "delta": p}),
-                )
-            })),
-            Part::Thinking { text, .. } => out.extend(pieces(text, reply.piece).iter().map(|p| {
-                event(
-                    "response.reasoning_summary_text.delta",
-                    json!({"output_index": index, "summary_index": 0, "delta": p}),
-                )
-            })),
-            Part::ToolCall {
-                id,
-                name,
-                arguments,
-            } => {
-                let item = json!({"type": "function_call", "id": format!("fc_{index}"), "call_id": id, "name": name, "arguments": ""});
-                out.push(event(
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": item}),
-                ));
-                out.extend(thirds(arguments).iter().map(|f| {
-                    event(
-                        "response.function_call_arguments.delta",
-                        json!({"output_index": index, "delta": f}),
-                    )
-                }));
-                let mut done = item.clone();
-                done["arguments"] = json!(arguments);
-                out.push(event(
-                    "response.output_item.done",
-                    json!({"output_index": index, "item": done}),
-                ));
-            }
-        }
-    }
-    let [input, output, cache_read, _] = reply.usage;
-    let (kind, incomplete) = match reply.stop {
-        Stop::MaxTokens => (
-            "response.incomplete",
-            json!({"reason": "max_output_tokens"}),
-        ),
-        Stop::Refusal => ("response.incomplete", json!({"reason": "content_filter"})),
-        _ => ("response.completed", Value::Null),
-    };
-    out.push(event(kind, json!({"response": {"id": "resp_mock", "incomplete_details": incomplete,
-        "usage": {"input_tokens": input + cache_read, "output_tokens": output, "input_tokens_details": {"cached_tokens": cache_read}}}})));
-    out
 }

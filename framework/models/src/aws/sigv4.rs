@@ -10,7 +10,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_perc
 const ALGORITHM: &str = "AWS4-HMAC-SHA256";
 
 /// What SigV4 leaves unencoded: letters, digits and `-._~`.
-const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+pub(crate) const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'.')
     .remove(b'_')

@@ -14,9 +14,12 @@
 //! | `lmstudio` | Chat Completions | `http://127.0.0.1:1234/v1` | none |
 //! | `llamacpp` | Chat Completions | `http://127.0.0.1:8080/v1` | none |
 //! | `vllm` | Chat Completions | `http://127.0.0.1:8000/v1` | none |
+//! | `bedrock` | ConverseStream, or InvokeModelWithResponseStream for Claude (feature `bedrock`) | `https://bedrock-runtime.REGION.amazonaws.com` (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`, `AWS_ENDPOINT_URL`) | `AWS_BEARER_TOKEN_BEDROCK`, else SigV4 from AWS's credential chain |
 //!
 //! A `[providers.NAME]` table in configuration ([`ProviderConfig`]) overrides any of these or adds
 //! a provider of its own.
+
+mod bedrock;
 
 use crate::anthropic::{AnthropicModel, AnthropicSettings};
 use crate::http::HttpOptions;
@@ -39,6 +42,9 @@ pub enum ApiKind {
     OpenaiResponses,
     /// Anthropic Messages.
     Anthropic,
+    /// Amazon Bedrock (ConverseStream, or InvokeModelWithResponseStream for Claude); needs the
+    /// `bedrock` feature.
+    Bedrock,
 }
 
 /// A provider as configured in `[providers.NAME]`.
@@ -58,6 +64,8 @@ pub struct ProviderConfig {
     pub images: Option<bool>,
     /// The most output tokens per response.
     pub max_output_tokens: Option<u32>,
+    /// The cloud region (Bedrock's: overrides `AWS_REGION`).
+    pub region: Option<String>,
 }
 
 struct BuiltIn {
@@ -139,9 +147,18 @@ const BUILT_IN: &[BuiltIn] = &[
         base_url_env: None,
         key_env: None,
     },
+    // Its endpoint and credentials come from AWS's variables and files (see `bedrock.rs`).
+    BuiltIn {
+        name: "bedrock",
+        api: ApiKind::Bedrock,
+        base_url: "",
+        base_url_env: None,
+        key_env: None,
+    },
 ];
 
-/// Context window and output limit of known models, by id prefix (after any `vendor/`).
+/// Context window and output limit of known models, by id prefix (after any `vendor/`, and
+/// after Bedrock's `geo.vendor.` prefix).
 const KNOWN_MODELS: &[(&str, u64, u32)] = &[
     ("claude-opus-4", 200_000, 32_000),
     ("claude-sonnet-4", 200_000, 64_000),
@@ -161,11 +178,28 @@ const KNOWN_MODELS: &[(&str, u64, u32)] = &[
     ("qwen3", 40_960, 8_192),
     ("llama3", 128_000, 8_192),
     ("llama-3", 128_000, 8_192),
+    // Bedrock's own and hosted models (ids after their `vendor.` prefix).
+    ("nova-premier", 1_000_000, 10_000),
+    ("nova-pro", 300_000, 10_000),
+    ("nova-lite", 300_000, 10_000),
+    ("nova-2-lite", 1_000_000, 65_535),
+    ("nova-micro", 128_000, 10_000),
+    ("r1", 128_000, 32_768),
+    ("mistral-large", 128_000, 8_192),
 ];
 
 /// The context window and output limit of a model id, when it is a known model.
 pub fn known_limits(model: &str) -> Option<(u64, u32)> {
     let id = model.rsplit('/').next().unwrap_or(model);
+    // Bedrock's ids lead with a vendor (`amazon.`), inference profiles with a geography too
+    // (`us.anthropic.`): words of letters alone, each ended by a dot.
+    let mut id = id;
+    while let Some((word, rest)) = id.split_once('.')
+        && !word.is_empty()
+        && word.bytes().all(|b| b.is_ascii_lowercase())
+    {
+        id = rest;
+    }
     KNOWN_MODELS
         .iter()
         .find(|(prefix, _, _)| id.starts_with(prefix))
@@ -302,6 +336,9 @@ impl<'a> ModelCatalog<'a> {
             .api
             .or(built_in.map(|b| b.api))
             .unwrap_or(ApiKind::Openai);
+        if api == ApiKind::Bedrock {
+            return self.bedrock(spec, model, &config);
+        }
         let base_url = self.base_url(provider, built_in, &config)?;
         let key_env = config
             .api_key_env
@@ -325,7 +362,7 @@ impl<'a> ModelCatalog<'a> {
         self.client(spec, model, endpoint)
     }
 
-    /// The HTTP client of a resolved model.
+    /// The client of a model reached with a key (or none): Anthropic's, or OpenAI's.
     fn client(
         &self,
         spec: &str,
@@ -340,8 +377,8 @@ impl<'a> ModelCatalog<'a> {
             max_output_tokens,
             images,
         } = endpoint;
-        Ok(match api {
-            ApiKind::Anthropic => Arc::new(AnthropicModel::new(AnthropicSettings {
+        if api == ApiKind::Anthropic {
+            return Ok(Arc::new(AnthropicModel::new(AnthropicSettings {
                 display_name: spec.to_owned(),
                 model: model.to_owned(),
                 base_url,
@@ -352,25 +389,23 @@ impl<'a> ModelCatalog<'a> {
                     .or(known_limits(model).map(|k| k.1))
                     .unwrap_or(8_192),
                 http: self.http.clone(),
-            })?),
-            ApiKind::Openai | ApiKind::OpenaiResponses => {
-                Arc::new(OpenAiModel::new(OpenAiSettings {
-                    display_name: spec.to_owned(),
-                    model: model.to_owned(),
-                    base_url,
-                    api_key,
-                    api: if api == ApiKind::OpenaiResponses {
-                        OpenAiApi::Responses
-                    } else {
-                        OpenAiApi::ChatCompletions
-                    },
-                    context_window,
-                    images,
-                    max_output_tokens,
-                    http: self.http.clone(),
-                })?)
-            }
-        })
+            })?));
+        }
+        Ok(Arc::new(OpenAiModel::new(OpenAiSettings {
+            display_name: spec.to_owned(),
+            model: model.to_owned(),
+            base_url,
+            api_key,
+            api: if api == ApiKind::OpenaiResponses {
+                OpenAiApi::Responses
+            } else {
+                OpenAiApi::ChatCompletions
+            },
+            context_window,
+            images,
+            max_output_tokens,
+            http: self.http.clone(),
+        })?))
     }
 
     fn var(&self, name: &str) -> Option<String> {

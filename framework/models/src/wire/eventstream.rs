@@ -2,10 +2,13 @@
 //! Bedrock's streamed responses: each frame is a prelude (total length, headers length and the
 //! prelude's CRC-32), typed headers, a payload and the whole frame's CRC-32. [`FrameReader`]
 //! takes the body's bytes as the network hands them over (a frame split across reads, or several
-//! in one) and gives back whole frames, each checked by both of its checksums.
+//! in one) and gives back whole frames, each checked by both of its checksums; as a
+//! [`Framing`], it cuts a response body into [`Frame`]s.
 
+use super::framing::{Body, Events, Framing};
 use agentry::model::ModelError;
 use bytes::{Buf, Bytes, BytesMut};
+use futures::StreamExt;
 
 /// The prelude: total length, headers length, prelude CRC (4 bytes each).
 const PRELUDE: usize = 12;
@@ -115,6 +118,51 @@ impl FrameReader {
                 self.buffer.len()
             )))
         }
+    }
+}
+
+/// Where a body's framing stands: the body, the bytes read of its next frame, and whether it
+/// ended (or broke).
+struct Reading {
+    body: Body,
+    reader: FrameReader,
+    ended: bool,
+}
+
+impl Framing for Frame {
+    fn events(body: Body) -> Events<Self> {
+        let reading = Reading {
+            body,
+            reader: FrameReader::new(),
+            ended: false,
+        };
+        Box::pin(futures::stream::unfold(reading, |mut reading| async move {
+            loop {
+                match reading.reader.next_frame() {
+                    Ok(Some(frame)) => return Some((Ok(frame), reading)),
+                    Ok(None) if reading.ended => return None,
+                    Ok(None) => {}
+                    Err(error) => return Some((Err(error), reading.broken())),
+                }
+                match reading.body.next().await {
+                    Some(Ok(bytes)) => reading.reader.push(&bytes),
+                    Some(Err(error)) => return Some((Err(error), reading.broken())),
+                    None => match reading.reader.finish() {
+                        Ok(()) => return None,
+                        Err(error) => return Some((Err(error), reading.broken())),
+                    },
+                }
+            }
+        }))
+    }
+}
+
+impl Reading {
+    /// Nothing more is read after an error.
+    fn broken(mut self) -> Self {
+        self.reader = FrameReader::new();
+        self.ended = true;
+        self
     }
 }
 

@@ -1,4 +1,5 @@
-//! Decoding streamed model responses: SSE framing ([`sse`]), and one [`StreamDecoder`] per wire
+//! Decoding streamed model responses: a body cut into events ([`framing`]) — SSE events
+//! ([`sse`]) or, for Bedrock, event-stream frames — and one [`StreamDecoder`] per wire
 //! format — [`openai_chat`] (Chat Completions and every compatible server), [`anthropic`]
 //! (Messages) and [`openai_responses`] (Responses); with the `bedrock` feature, the framing of
 //! AWS's binary event stream (`eventstream`) and Bedrock's ConverseStream on it (`bedrock`).
@@ -12,6 +13,7 @@ pub mod bedrock;
 #[cfg(feature = "bedrock")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
 pub mod eventstream;
+pub mod framing;
 mod lenient;
 pub mod openai_chat;
 pub mod openai_responses;

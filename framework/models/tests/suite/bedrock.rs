@@ -3,11 +3,11 @@
 //! the text, reasoning, signatures, calls with their arguments, usage (cache counts included) and
 //! stop reason each one holds; and the service's errors in the stream.
 
-use super::aws_frames::{frame, string_headers};
 use agentry::model::{FinishReason, ModelError, ModelEvent, ToolArguments};
 use agentry_models::wire::StreamDecoder;
 use agentry_models::wire::bedrock::{ConverseDecoder, InvokeDecoder};
 use agentry_models::wire::eventstream::{Frame, FrameReader};
+use agentry_tests::aws::{frame, string_headers};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 

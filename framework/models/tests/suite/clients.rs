@@ -14,7 +14,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
 
-fn http(idle_ms: u64) -> HttpOptions {
+pub(super) fn http(idle_ms: u64) -> HttpOptions {
     HttpOptions {
         connect_timeout: Duration::from_secs(2),
         idle_timeout: Duration::from_millis(idle_ms),
@@ -57,7 +57,7 @@ fn anthropic(server: &MockModelServer) -> AnthropicModel {
     anthropic_with(server, http(5000))
 }
 
-fn request(messages: Vec<Message>) -> ModelRequest {
+pub(super) fn request(messages: Vec<Message>) -> ModelRequest {
     ModelRequest {
         system: "You are a test.".into(),
         messages,
@@ -78,12 +78,12 @@ fn request(messages: Vec<Message>) -> ModelRequest {
     }
 }
 
-fn hello() -> ModelRequest {
+pub(super) fn hello() -> ModelRequest {
     request(vec![Message::user_text("hello")])
 }
 
 /// Everything the stream yielded, and the error it ended with.
-async fn collect(
+pub(super) async fn collect(
     model: &dyn Model,
     request: ModelRequest,
 ) -> (Vec<ModelEvent>, Option<ModelError>) {
@@ -98,7 +98,7 @@ async fn collect(
     (events, None)
 }
 
-fn texts(events: &[ModelEvent]) -> (String, String) {
+pub(super) fn texts(events: &[ModelEvent]) -> (String, String) {
     let mut text = String::new();
     let mut thinking = String::new();
     for e in events {
@@ -111,7 +111,7 @@ fn texts(events: &[ModelEvent]) -> (String, String) {
     (text, thinking)
 }
 
-fn calls(events: &[ModelEvent]) -> Vec<(String, String, Value)> {
+pub(super) fn calls(events: &[ModelEvent]) -> Vec<(String, String, Value)> {
     events
         .iter()
         .filter_map(|e| match e {
@@ -125,14 +125,14 @@ fn calls(events: &[ModelEvent]) -> Vec<(String, String, Value)> {
         .collect()
 }
 
-fn finish(events: &[ModelEvent]) -> Option<FinishReason> {
+pub(super) fn finish(events: &[ModelEvent]) -> Option<FinishReason> {
     events.iter().find_map(|e| match e {
         ModelEvent::Finished { reason } => Some(*reason),
         _ => None,
     })
 }
 
-fn rich_reply() -> MockReply {
+pub(super) fn rich_reply() -> MockReply {
     let mut reply = MockReply::new(
         vec![
             Part::Thinking {
@@ -159,7 +159,7 @@ fn rich_reply() -> MockReply {
     reply
 }
 
-async fn assert_rich_reply(model: &dyn Model, cache_write: u64) {
+pub(super) async fn assert_rich_reply(model: &dyn Model, cache_write: u64) {
     let (events, error) = collect(model, hello()).await;
     assert_eq!(error, None);
     let (text, thinking) = texts(&events);

@@ -3,8 +3,8 @@
 //! `tests/fixtures/cloud-streams/bedrock/` whole, a byte at a time, in 7-byte pieces and as the
 //! network split it when it was recorded.
 
-use super::aws_frames::frame;
 use agentry_models::wire::eventstream::{Frame, FrameReader, HeaderValue};
+use agentry_tests::aws::frame;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

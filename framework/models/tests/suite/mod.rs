@@ -1,5 +1,6 @@
-mod aws_frames;
+mod aws_credentials;
 mod bedrock;
+mod bedrock_client;
 mod clients;
 mod eventstream;
 mod fixtures;
