@@ -81,7 +81,7 @@ impl PausedLoop {
     /// no result yet, as the model asked for them.
     pub fn waiting_calls(&self, history: &[Message]) -> Vec<ToolCallRequest> {
         let Some(content) = history.iter().rev().find_map(|m| match m {
-            Message::Assistant { content } => Some(content),
+            Message::Assistant { content, .. } => Some(content),
             _ => None,
         }) else {
             return Vec::new();

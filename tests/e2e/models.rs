@@ -2,7 +2,9 @@
 
 use crate::{run_openai, sandbox};
 use agentry_tests::aws::SigV4Check;
-use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Part, Required, Stop};
+use agentry_tests::mock_model::{
+    MockModelServer, MockReply, MockTurn, Part, Required, Stop, gemini_call_signature,
+};
 use serde_json::json;
 
 fn round_trip(first: MockReply, answer: &str) -> MockModelServer {
@@ -253,4 +255,166 @@ fn bedrock_without_credentials_exits_2_naming_where_it_looked_before_any_request
         out.stderr
     );
     assert!(server.requests().is_empty());
+}
+
+#[test]
+fn gemini_round_trip_sends_the_calls_signature_back_on_the_call() {
+    let sb = sandbox();
+    let server = round_trip(
+        MockReply::tool_call("fc_1", "Nope", json!({"x": 1})),
+        "Done via Gemini.",
+    );
+    server.require(Required::Header {
+        name: "x-goog-api-key".into(),
+        value: "gm-e2e".into(),
+    });
+    let out = sb.run_with_env(
+        &["run", "--model", "gemini/gemini-3-flash-preview", "go"],
+        &[
+            ("GOOGLE_API_KEY", "gm-e2e"),
+            ("GEMINI_BASE_URL", &server.url()),
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "Done via Gemini.\n");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let contents = requests[1].body["contents"].as_array().unwrap();
+    assert_eq!(
+        contents[1],
+        json!({"role": "model", "parts": [{
+            "functionCall": {"id": "fc_1", "name": "Nope", "args": {"x": 1}},
+            "thoughtSignature": gemini_call_signature("fc_1"),
+        }]})
+    );
+    let response = &contents[2]["parts"][0]["functionResponse"];
+    assert_eq!(
+        (&response["id"], &response["name"]),
+        (&json!("fc_1"), &json!("Nope"))
+    );
+    assert!(
+        response["response"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("There is no tool named `Nope`")
+    );
+}
+
+/// A reply that reasons (signed, as `signature` says), calls the failing tool `Nope` as `id`, then
+/// a reply that says `done`.
+fn step(id: &str, signature: Option<&str>, done: &str) -> [MockTurn; 2] {
+    let mut parts = Vec::new();
+    if let Some(signature) = signature {
+        parts.push(Part::Thinking {
+            text: format!("Plan {id}."),
+            signature: signature.into(),
+        });
+    }
+    parts.push(Part::ToolCall {
+        id: id.into(),
+        name: "Nope".into(),
+        arguments: "{}".into(),
+    });
+    [
+        MockTurn::Reply(MockReply::new(parts, Stop::ToolUse)),
+        MockTurn::Reply(MockReply::text(done)),
+    ]
+}
+
+#[test]
+fn one_session_goes_from_anthropic_to_gemini_to_bedrock_to_openai_and_no_signature_crosses() {
+    let sb = sandbox();
+    let turns: Vec<MockTurn> = [
+        step("toolu_a", Some("sig-anthropic-A"), "A done."),
+        step("fc_b", None, "B done."),
+        step("tooluse_c", Some("sig-bedrock-C"), "C done."),
+        step("call_d", None, "D done."),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let server = MockModelServer::start_blocking(turns);
+    let url = server.url();
+    let openai_url = format!("{url}/v1");
+    let env = [
+        ("ANTHROPIC_API_KEY", "ak"),
+        ("ANTHROPIC_BASE_URL", url.as_str()),
+        ("GEMINI_API_KEY", "gk"),
+        ("GEMINI_BASE_URL", url.as_str()),
+        ("AWS_ACCESS_KEY_ID", "AKIDSWITCH"),
+        ("AWS_SECRET_ACCESS_KEY", "switch-secret"),
+        ("AWS_REGION", "us-east-1"),
+        ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", url.as_str()),
+        ("OPENAI_API_KEY", "ok"),
+        ("OPENAI_BASE_URL", openai_url.as_str()),
+    ];
+    let models = [
+        ("anthropic/claude-sonnet-4-5", "A done."),
+        ("gemini/gemini-3-flash-preview", "B done."),
+        ("bedrock/amazon.nova-pro-v1:0", "C done."),
+        ("openai/gpt-4.1", "D done."),
+    ];
+    let mut session: Option<String> = None;
+    for (model, answer) in models {
+        let mut args = vec!["run", "--model", model, "--output-format", "json"];
+        if let Some(id) = &session {
+            args.extend(["--resume", id.as_str()]);
+        }
+        args.push("go on");
+        let out = sb.run_with_env(&args, &env);
+        assert_eq!(out.code, Some(0), "{model}: {out:?}");
+        let result = out.json();
+        assert_eq!(result["result"], answer, "{model}");
+        let id = result["session_id"].as_str().unwrap().to_owned();
+        assert_eq!(session.get_or_insert(id.clone()), &id, "one session");
+    }
+    let bodies: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert_eq!(bodies.len(), 8);
+    let gemini_signature = gemini_call_signature("fc_b");
+    // Each provider reads back its own signatures, and no other's.
+    let own = [
+        (
+            "sig-anthropic-A",
+            [false, true, false, false, false, false, false, false],
+        ),
+        (
+            gemini_signature.as_str(),
+            [false, false, false, true, false, false, false, false],
+        ),
+        (
+            "sig-bedrock-C",
+            [false, false, false, false, false, true, false, false],
+        ),
+    ];
+    for (signature, sent) in own {
+        let found: Vec<bool> = bodies.iter().map(|b| b.contains(signature)).collect();
+        assert_eq!(found, sent, "where {signature} was sent");
+    }
+    // The calls and their results are carried across in each format.
+    let gemini = &server.requests()[2].body["contents"];
+    assert_eq!(
+        gemini[1]["parts"],
+        json!([
+            {"text": "Plan toolu_a.", "thought": true},
+            {"functionCall": {"id": "toolu_a", "name": "Nope", "args": {}}},
+        ])
+    );
+    let bedrock = &server.requests()[4].body["messages"];
+    assert_eq!(
+        bedrock[1]["content"],
+        json!([{"toolUse": {"toolUseId": "toolu_a", "name": "Nope", "input": {}}}])
+    );
+    assert_eq!(bedrock[5]["content"][0]["toolUse"]["toolUseId"], "fc_b");
+    let openai = &server.requests()[6].body["messages"];
+    let ids: Vec<&str> = openai
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_call_id"].as_str())
+        .collect();
+    assert_eq!(ids, ["toolu_a", "fc_b", "tooluse_c"]);
 }

@@ -1,6 +1,7 @@
 //! The model stream path:
-//! - `decode/*`: parsing throughput of large recorded streams (a Chat Completions and a Messages
-//!   fixture, their content events repeated to about 2 MB), fed in 16 KiB pieces;
+//! - `decode/*`: parsing throughput of large recorded streams (a Chat Completions, a Messages, a
+//!   Gemini and a Bedrock ConverseStream capture, their content events repeated to about 2 MB),
+//!   fed in 16 KiB pieces;
 //! - `last_byte_to_turn_end/*`: a whole agent turn against the mock model server on 127.0.0.1
 //!   (2,000 text chunks, the last event sent once the client has drained the rest), measured
 //!   from the moment the server hands over its last byte to the moment the turn has ended
@@ -15,7 +16,9 @@ use agentry::tool::ContentBlock;
 use agentry_models::anthropic::{AnthropicModel, AnthropicSettings};
 use agentry_models::http::HttpOptions;
 use agentry_models::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
-use agentry_models::wire::{StreamDecoder, anthropic, openai_chat, sse};
+use agentry_models::wire::bedrock::ConverseDecoder;
+use agentry_models::wire::framing::{self, Framing};
+use agentry_models::wire::{StreamDecoder, anthropic, gemini, openai_chat};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -24,8 +27,34 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn fixture(name: &str) -> String {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/model-streams/");
-    std::fs::read_to_string(format!("{dir}{name}")).unwrap()
+    String::from_utf8(capture(&format!("model-streams/{name}"))).unwrap()
+}
+
+fn capture(path: &str) -> Vec<u8> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/");
+    std::fs::read(format!("{dir}{path}")).unwrap()
+}
+
+/// An event-stream body's frames, with those whose bytes hold `repeat` repeated until the body
+/// is about 2 MB.
+fn enlarge_frames(body: &[u8], repeat: &[u8]) -> Vec<u8> {
+    let mut frames: Vec<&[u8]> = Vec::new();
+    let mut rest = body;
+    while rest.len() >= 4 {
+        let total = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        frames.push(&rest[..total]);
+        rest = &rest[total..];
+    }
+    let holds = |frame: &[u8]| frame.windows(repeat.len()).any(|w| w == repeat);
+    let first = frames.iter().position(|f| holds(f)).unwrap();
+    let last = frames.iter().rposition(|f| holds(f)).unwrap();
+    let mut out = frames[..first].concat();
+    let middle = frames[first..=last].concat();
+    while out.len() < 2_000_000 {
+        out.extend_from_slice(&middle);
+    }
+    out.extend(frames[last + 1..].concat());
+    out
 }
 
 /// The fixture's events, with those matching `repeat` repeated until the body is about 2 MB.
@@ -45,7 +74,7 @@ fn enlarge(body: &str, repeat: impl Fn(&str) -> bool) -> Vec<u8> {
     out.into_bytes()
 }
 
-fn decode_all<D: StreamDecoder + 'static>(
+fn decode_all<I: Framing, D: StreamDecoder<I> + 'static>(
     runtime: &tokio::runtime::Runtime,
     body: &[u8],
     decoder: D,
@@ -55,7 +84,7 @@ fn decode_all<D: StreamDecoder + 'static>(
         .map(|c| Ok(Bytes::copy_from_slice(c)))
         .collect();
     runtime.block_on(async {
-        let stream = sse::decode(
+        let stream = framing::decode::<I, _, _, _>(
             futures::stream::iter(pieces),
             decoder,
             Duration::from_secs(5),
@@ -75,6 +104,17 @@ fn decoding(c: &mut Criterion) {
     let messages = enlarge(&fixture("anthropic-thinking.sse"), |e| {
         e.contains("content_block_delta")
     });
+    // Recorded with CRLF line ends, which `enlarge` splits on as LF.
+    let gemini_body = String::from_utf8(capture(
+        "cloud-streams/gemini/thought-summaries-gemini-3.5-flash.sse",
+    ))
+    .unwrap()
+    .replace("\r\n", "\n");
+    let gemini_stream = enlarge(&gemini_body, |e| !e.contains("finishReason"));
+    let converse = enlarge_frames(
+        &capture("cloud-streams/bedrock/converse-claude-sonnet-4-reasoning-signature.bin"),
+        b"contentBlockDelta",
+    );
     let mut group = c.benchmark_group("decode");
     group.throughput(Throughput::Bytes(chat.len() as u64));
     group.bench_function("chat_completions_2MB", |b| {
@@ -83,6 +123,14 @@ fn decoding(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(messages.len() as u64));
     group.bench_function("anthropic_messages_2MB", |b| {
         b.iter(|| decode_all(&runtime, &messages, anthropic::Decoder::new()))
+    });
+    group.throughput(Throughput::Bytes(gemini_stream.len() as u64));
+    group.bench_function("gemini_2MB", |b| {
+        b.iter(|| decode_all(&runtime, &gemini_stream, gemini::Decoder::new()))
+    });
+    group.throughput(Throughput::Bytes(converse.len() as u64));
+    group.bench_function("bedrock_converse_2MB", |b| {
+        b.iter(|| decode_all(&runtime, &converse, ConverseDecoder::new()))
     });
     group.finish();
 }

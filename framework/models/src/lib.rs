@@ -8,7 +8,8 @@
 //!
 //! Each cloud is a feature, so that a team that needs none compiles none: `bedrock` (Amazon
 //! Bedrock: its client in `bedrock`, SigV4 signing and AWS's credential chain in `aws`, AWS's
-//! binary event stream and Bedrock's streams in `wire::eventstream` and `wire::bedrock`).
+//! binary event stream and Bedrock's streams in `wire::eventstream` and `wire::bedrock`) and
+//! `gemini` (Google's Gemini API: its client in `gemini`, its stream in `wire::gemini`).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 /// The `Model` methods a hosted client answers from its settings' `display_name`,
@@ -37,6 +38,9 @@ pub mod aws;
 #[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
 pub mod bedrock;
 pub mod catalog;
+#[cfg(feature = "gemini")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
+pub mod gemini;
 pub mod http;
 pub mod openai;
 mod turns;

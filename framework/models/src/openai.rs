@@ -104,7 +104,7 @@ pub fn chat_body(model: &str, request: &ModelRequest, max_tokens: Option<u32>) -
             Message::User { content } => {
                 messages.push(json!({"role": "user", "content": chat_user_content(content)}))
             }
-            Message::Assistant { content } => messages.push(chat_assistant(content)),
+            Message::Assistant { content, .. } => messages.push(chat_assistant(content)),
             Message::ToolResults { results } => messages.extend(chat_tool_results(results)),
         }
     }
@@ -219,7 +219,7 @@ pub fn responses_body(model: &str, request: &ModelRequest, max_tokens: Option<u3
                     other => json!({"type": "input_text", "text": resource_text(other)}),
                 }).collect::<Vec<_>>(),
             })),
-            Message::Assistant { content } => {
+            Message::Assistant { content, .. } => {
                 for part in content {
                     match part {
                         AssistantContent::Text { text } if !text.is_empty() => input.push(json!({

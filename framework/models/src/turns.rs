@@ -19,30 +19,37 @@ pub(crate) struct Blocks {
 
 /// The conversation as `{"role", "content"}` turns of `blocks`, alternating.
 pub(crate) fn alternating(history: &[Message], blocks: &Blocks) -> Vec<Value> {
-    let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
-    for message in history {
-        let (role, content): (&str, Vec<Value>) = match message {
-            Message::User { content } => ("user", content.iter().filter_map(blocks.user).collect()),
-            Message::Assistant { content } => (
-                "assistant",
-                content.iter().filter_map(blocks.assistant).collect(),
-            ),
-            Message::ToolResults { results } => {
-                ("user", results.iter().map(blocks.tool_result).collect())
-            }
-        };
-        if content.is_empty() {
-            continue;
+    let turns = history.iter().map(|message| match message {
+        Message::User { content } => ("user", content.iter().filter_map(blocks.user).collect()),
+        Message::Assistant { content, .. } => (
+            "assistant",
+            content.iter().filter_map(blocks.assistant).collect(),
+        ),
+        Message::ToolResults { results } => {
+            ("user", results.iter().map(blocks.tool_result).collect())
         }
-        match turns.last_mut() {
-            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(content),
-            _ => turns.push((role, content)),
-        }
-    }
-    turns
+    });
+    merged(turns)
         .into_iter()
         .map(|(role, content)| json!({"role": role, "content": content}))
         .collect()
+}
+
+/// Turns of one role in a row made one, and empty ones left out.
+pub(crate) fn merged<R: PartialEq>(
+    turns: impl IntoIterator<Item = (R, Vec<Value>)>,
+) -> Vec<(R, Vec<Value>)> {
+    let mut merged: Vec<(R, Vec<Value>)> = Vec::new();
+    for (role, content) in turns {
+        if content.is_empty() {
+            continue;
+        }
+        match merged.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(content),
+            _ => merged.push((role, content)),
+        }
+    }
+    merged
 }
 
 /// A call's arguments as APIs that take only an object want them: arguments that were not one

@@ -100,6 +100,7 @@ mod tests {
                     name: "Read".into(),
                     arguments: serde_json::json!({}),
                 }],
+                origin: None,
             },
             Message::ToolResults {
                 results: vec![ToolResult {

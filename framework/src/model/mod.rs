@@ -32,6 +32,11 @@ pub enum Message {
     Assistant {
         /// The content, in the order the model produced it.
         content: Vec<AssistantContent>,
+        /// The model that wrote it (its [`Model::name`], `PROVIDER/MODEL`), whose provider alone
+        /// may read its opaque parts (see [`Message::readable_by`]); `None` for answers stored
+        /// before it was kept, and for text of the agent's own (a summary).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<String>,
     },
     /// The results of the tool calls of the preceding assistant message, in the order asked.
     ToolResults {
@@ -45,6 +50,36 @@ impl Message {
     pub fn user_text(text: impl Into<String>) -> Self {
         Message::User {
             content: vec![ContentBlock::Text { text: text.into() }],
+        }
+    }
+
+    /// The message as the models of `provider` may read it: an answer another provider wrote
+    /// keeps its text, its calls and its visible reasoning, but not what only its writer can
+    /// read — reasoning signatures (Anthropic's, Gemini's, Bedrock's) and encrypted reasoning.
+    /// An answer of unknown origin is left as it is.
+    pub fn readable_by(self, provider: &str) -> Self {
+        match self {
+            Message::Assistant {
+                content,
+                origin: Some(origin),
+            } if provider_of(&origin) != provider => Message::Assistant {
+                content: content
+                    .into_iter()
+                    .filter_map(|part| match part {
+                        AssistantContent::Thinking { text, .. } if text.is_empty() => None,
+                        AssistantContent::Thinking { text, .. } => {
+                            Some(AssistantContent::Thinking {
+                                text,
+                                signature: None,
+                            })
+                        }
+                        AssistantContent::RedactedThinking { .. } => None,
+                        other => Some(other),
+                    })
+                    .collect(),
+                origin: Some(origin),
+            },
+            other => other,
         }
     }
 
@@ -75,6 +110,14 @@ impl Message {
             assistant @ Message::Assistant { .. } => assistant,
         }
     }
+}
+
+/// The provider of a model's name: `gemini` of `gemini/gemini-2.5-pro` (the whole name when it
+/// has no `/`).
+pub fn provider_of(model_name: &str) -> &str {
+    model_name
+        .split_once('/')
+        .map_or(model_name, |(provider, _)| provider)
 }
 
 /// A part of an assistant message.
@@ -172,14 +215,18 @@ pub struct ModelRequest {
 }
 
 impl ModelRequest {
-    /// A request for `model`: for one that takes no images, each image becomes a note.
+    /// A request for `model`: answers other providers wrote lose what only they can read
+    /// ([`Message::readable_by`]), and for a model that takes no images, each image becomes a
+    /// note.
     pub fn for_model(
         model: &dyn Model,
         system: String,
         messages: impl IntoIterator<Item = Message>,
         tools: Vec<ToolDefinition>,
     ) -> Self {
-        let messages = messages.into_iter();
+        let name = model.name();
+        let provider = provider_of(&name);
+        let messages = messages.into_iter().map(|m| m.readable_by(provider));
         Self {
             system,
             messages: if model.accepts_images() {
@@ -498,5 +545,75 @@ mod tests {
         assert_eq!(limited.output_limit(Some(4096)), Some(50));
         assert_eq!(limited.output_limit(Some(20)), Some(20));
         assert_eq!(limited.output_limit(None), Some(50));
+    }
+
+    #[test]
+    fn another_providers_signatures_and_encrypted_reasoning_are_never_read_to_a_model() {
+        let answer = |origin: Option<&str>| Message::Assistant {
+            content: vec![
+                AssistantContent::Thinking {
+                    text: "Plan.".into(),
+                    signature: Some("anthropic-signature".into()),
+                },
+                AssistantContent::RedactedThinking {
+                    data: "encrypted".into(),
+                },
+                AssistantContent::Text {
+                    text: "Reading.".into(),
+                },
+                AssistantContent::ToolCall {
+                    id: "toolu_1".into(),
+                    name: "Read".into(),
+                    arguments: serde_json::json!({"path": "a"}),
+                },
+                // A signature standing for the part before it (Gemini's).
+                AssistantContent::Thinking {
+                    text: String::new(),
+                    signature: Some("gemini-signature".into()),
+                },
+            ],
+            origin: origin.map(str::to_owned),
+        };
+        let anthropic = answer(Some("anthropic/claude-sonnet-4-5"));
+        assert_eq!(anthropic.clone().readable_by("anthropic"), anthropic);
+        let Message::Assistant { content, origin } = anthropic.readable_by("gemini") else {
+            unreachable!("an answer stays an answer")
+        };
+        assert_eq!(origin.as_deref(), Some("anthropic/claude-sonnet-4-5"));
+        assert_eq!(
+            content,
+            [
+                AssistantContent::Thinking {
+                    text: "Plan.".into(),
+                    signature: None
+                },
+                AssistantContent::Text {
+                    text: "Reading.".into()
+                },
+                AssistantContent::ToolCall {
+                    id: "toolu_1".into(),
+                    name: "Read".into(),
+                    arguments: serde_json::json!({"path": "a"}),
+                },
+            ]
+        );
+        // Stored before origins were kept: as it is.
+        assert_eq!(answer(None).readable_by("gemini"), answer(None));
+        assert_eq!(provider_of("openrouter/anthropic/claude"), "openrouter");
+        assert_eq!(provider_of("scripted"), "scripted");
+    }
+
+    #[test]
+    fn an_answer_stored_without_its_origin_still_loads() {
+        let stored = r#"{"role":"assistant","content":[{"type":"text","text":"hi"}]}"#;
+        let message: Message = serde_json::from_str(stored).unwrap();
+        assert_eq!(
+            message,
+            Message::Assistant {
+                content: vec![AssistantContent::Text { text: "hi".into() }],
+                origin: None
+            }
+        );
+        assert_eq!(serde_json::to_string(&message).unwrap(), stored);
     }
 }

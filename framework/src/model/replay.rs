@@ -59,7 +59,7 @@ impl ReplayModel {
             .collect::<Result<Vec<Exchange>, _>>()?;
         let recorded = exchanges
             .iter()
-            .map(|exchange| serde_json::to_value(&exchange.request))
+            .map(|exchange| serde_json::to_value(&exchange.request).map(as_the_model_reads_it))
             .collect::<Result<_, _>>()
             .map_err(|e| replay_error(e.to_string()))?;
         Ok(Self {
@@ -96,7 +96,9 @@ impl Model for ReplayModel {
     }
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
-        let live = serde_json::to_value(&request).map_err(|e| replay_error(e.to_string()))?;
+        let live = serde_json::to_value(&request)
+            .map(as_the_model_reads_it)
+            .map_err(|e| replay_error(e.to_string()))?;
         let exchange = {
             let mut played = lock(&self.played);
             played.1 += 1;
@@ -137,6 +139,18 @@ impl Model for ReplayModel {
 }
 
 /// Where two requests first differ, and a diff of the two values there.
+/// A request as its model reads it: without the answers' origins, which say who wrote them
+/// (for the session) and which no model reads; so a recording matches whether it was made
+/// before origins were kept or after, with any model.
+fn as_the_model_reads_it(mut request: Value) -> Value {
+    if let Some(messages) = request.get_mut("messages").and_then(Value::as_array_mut) {
+        for message in messages.iter_mut().filter_map(Value::as_object_mut) {
+            message.remove("origin");
+        }
+    }
+    request
+}
+
 fn divergence(recorded: &Value, live: &Value) -> String {
     match first_difference(recorded, live, String::new()) {
         Some((path, recorded, live)) => {

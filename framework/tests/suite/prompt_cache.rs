@@ -110,6 +110,7 @@ fn a_conversation_that_does_not_start_with_the_user_gets_the_block_as_its_own_me
         system: String::new(),
         messages: vec![Message::Assistant {
             content: Vec::new(),
+            origin: None,
         }],
         tools: Vec::new(),
         environment: Some("# Environment".to_owned()),

@@ -1,6 +1,7 @@
 //! A mock of the hosted model APIs on 127.0.0.1. It plays scripted turns, rendering each in the
 //! wire format of the endpoint that was called — OpenAI Chat Completions (`…/chat/completions`),
-//! OpenAI Responses (`…/responses`), Anthropic Messages (`…/v1/messages`), Bedrock's
+//! OpenAI Responses (`…/responses`), Anthropic Messages (`…/v1/messages`), Gemini's
+//! `…:streamGenerateContent`, Bedrock's
 //! ConverseStream (`…/converse-stream`) and InvokeModelWithResponseStream
 //! (`…/invoke-with-response-stream`) — as the real services stream them. A turn can also be an
 //! error answer (with headers such as `retry-after`), a recorded body played as it is, a stream
@@ -12,7 +13,9 @@ mod bedrock;
 mod sse;
 
 pub use bedrock::{converse_frames, invoke_frames};
-pub use sse::{anthropic_events, chat_events, responses_events};
+pub use sse::{
+    anthropic_events, chat_events, gemini_call_signature, gemini_events, responses_events,
+};
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -394,7 +397,9 @@ async fn answer(
             } else if path.ends_with("/invoke-with-response-stream") {
                 invoke_frames(&reply)
             } else {
-                let events = if path.ends_with("/messages") {
+                let events = if path.ends_with(":streamGenerateContent") {
+                    gemini_events(&reply)
+                } else if path.ends_with("/messages") {
                     anthropic_events(&reply)
                 } else if path.ends_with("/responses") {
                     responses_events(&reply)

@@ -1,5 +1,5 @@
 //! The SSE streams the mock plays, in each wire format as its service sends it: OpenAI's Chat
-//! Completions and Responses, Anthropic's Messages.
+//! Completions and Responses, Anthropic's Messages, Gemini's `streamGenerateContent`.
 
 use super::{MockReply, Part, Stop};
 use serde_json::{Value, json};
@@ -218,5 +218,70 @@ pub fn responses_events(reply: &MockReply) -> Vec<String> {
     };
     out.push(event(kind, json!({"response": {"id": "resp_mock", "incomplete_details": incomplete,
         "usage": {"input_tokens": input + cache_read, "output_tokens": output, "input_tokens_details": {"cached_tokens": cache_read}}}})));
+    out
+}
+
+/// The signature the mock puts on the first function call of a Gemini answer, as Gemini 3 does.
+pub fn gemini_call_signature(id: &str) -> String {
+    format!("Z2VtaW5pLXNpZ25hdHVyZQ{id}")
+}
+
+/// The `streamGenerateContent?alt=sse` stream, as Gemini sends it: a candidate's parts per
+/// event, the thought summary's signature on its last piece, the first call's signature on it,
+/// usage in every event and the finish reason in the last.
+pub fn gemini_events(reply: &MockReply) -> Vec<String> {
+    let [input, output, cache_read, _] = reply.usage;
+    let usage = json!({"promptTokenCount": input + cache_read, "candidatesTokenCount": output,
+        "cachedContentTokenCount": cache_read, "totalTokenCount": input + cache_read + output});
+    let event = |parts: Value, finish: Option<&str>| {
+        let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
+        if let Some(reason) = finish {
+            candidate["finishReason"] = json!(reason);
+        }
+        sse(
+            None,
+            &json!({"candidates": [candidate], "usageMetadata": usage, "modelVersion": "mock", "responseId": "mock"}),
+        )
+    };
+    let mut out = Vec::new();
+    let mut signed_a_call = false;
+    for part in &reply.parts {
+        match part {
+            Part::Text(text) => out.extend(
+                pieces(text, reply.piece)
+                    .iter()
+                    .map(|p| event(json!([{"text": p}]), None)),
+            ),
+            Part::Thinking { text, signature } => {
+                let thoughts = pieces(text, reply.piece);
+                for (i, p) in thoughts.iter().enumerate() {
+                    let mut thought = json!({"text": p, "thought": true});
+                    if i + 1 == thoughts.len() {
+                        thought["thoughtSignature"] = json!(signature);
+                    }
+                    out.push(event(json!([thought]), None));
+                }
+            }
+            Part::ToolCall {
+                id,
+                name,
+                arguments,
+            } => {
+                let args: Value = serde_json::from_str(arguments).unwrap_or(json!({}));
+                let mut call = json!({"functionCall": {"id": id, "name": name, "args": args}});
+                if !signed_a_call {
+                    call["thoughtSignature"] = json!(gemini_call_signature(id));
+                    signed_a_call = true;
+                }
+                out.push(event(json!([call]), None));
+            }
+        }
+    }
+    let finish = match reply.stop {
+        Stop::EndTurn | Stop::ToolUse => "STOP",
+        Stop::MaxTokens => "MAX_TOKENS",
+        Stop::Refusal => "SAFETY",
+    };
+    out.push(event(json!([{"text": ""}]), Some(finish)));
     out
 }

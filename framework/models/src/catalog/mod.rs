@@ -14,12 +14,14 @@
 //! | `lmstudio` | Chat Completions | `http://127.0.0.1:1234/v1` | none |
 //! | `llamacpp` | Chat Completions | `http://127.0.0.1:8080/v1` | none |
 //! | `vllm` | Chat Completions | `http://127.0.0.1:8000/v1` | none |
+//! | `gemini` | Gemini API `streamGenerateContent` (feature `gemini`) | `https://generativelanguage.googleapis.com` (`GEMINI_BASE_URL`) | `GEMINI_API_KEY`, else `GOOGLE_API_KEY` |
 //! | `bedrock` | ConverseStream, or InvokeModelWithResponseStream for Claude (feature `bedrock`) | `https://bedrock-runtime.REGION.amazonaws.com` (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`, `AWS_ENDPOINT_URL`) | `AWS_BEARER_TOKEN_BEDROCK`, else SigV4 from AWS's credential chain |
 //!
 //! A `[providers.NAME]` table in configuration ([`ProviderConfig`]) overrides any of these or adds
 //! a provider of its own.
 
 mod bedrock;
+mod gemini;
 
 use crate::anthropic::{AnthropicModel, AnthropicSettings};
 use crate::http::HttpOptions;
@@ -45,6 +47,8 @@ pub enum ApiKind {
     /// Amazon Bedrock (ConverseStream, or InvokeModelWithResponseStream for Claude); needs the
     /// `bedrock` feature.
     Bedrock,
+    /// Google's Gemini API (`streamGenerateContent`); needs the `gemini` feature.
+    Gemini,
 }
 
 /// A provider as configured in `[providers.NAME]`.
@@ -147,6 +151,13 @@ const BUILT_IN: &[BuiltIn] = &[
         base_url_env: None,
         key_env: None,
     },
+    BuiltIn {
+        name: "gemini",
+        api: ApiKind::Gemini,
+        base_url: "https://generativelanguage.googleapis.com",
+        base_url_env: Some("GEMINI_BASE_URL"),
+        key_env: Some("GEMINI_API_KEY"),
+    },
     // Its endpoint and credentials come from AWS's variables and files (see `bedrock.rs`).
     BuiltIn {
         name: "bedrock",
@@ -178,6 +189,9 @@ const KNOWN_MODELS: &[(&str, u64, u32)] = &[
     ("qwen3", 40_960, 8_192),
     ("llama3", 128_000, 8_192),
     ("llama-3", 128_000, 8_192),
+    ("gemini-1.5-pro", 2_097_152, 8_192),
+    ("gemini-2.0", 1_048_576, 8_192),
+    ("gemini", 1_048_576, 65_536),
     // Bedrock's own and hosted models (ids after their `vendor.` prefix).
     ("nova-premier", 1_000_000, 10_000),
     ("nova-pro", 300_000, 10_000),
@@ -344,10 +358,19 @@ impl<'a> ModelCatalog<'a> {
             .api_key_env
             .clone()
             .or_else(|| built_in.and_then(|b| b.key_env).map(str::to_owned));
-        let api_key = key_env.as_deref().and_then(|name| self.var(name));
+        let mut api_key = key_env.as_deref().and_then(|name| self.var(name));
+        // Google's SDKs take either variable.
+        if api == ApiKind::Gemini && config.api_key_env.is_none() && api_key.is_none() {
+            api_key = self.var("GOOGLE_API_KEY");
+        }
         if let (Some(name), None) = (&key_env, &api_key) {
+            let also = if api == ApiKind::Gemini && config.api_key_env.is_none() {
+                " or GOOGLE_API_KEY"
+            } else {
+                ""
+            };
             return Err(ModelError::Config(format!(
-                "`{spec}` needs an API key: set {name} (or point api_key_env in [providers.{provider}] at the variable that holds it)"
+                "`{spec}` needs an API key: set {name}{also} (or point api_key_env in [providers.{provider}] at the variable that holds it)"
             )));
         }
         let known = known_limits(model);
@@ -369,6 +392,9 @@ impl<'a> ModelCatalog<'a> {
         model: &str,
         endpoint: Endpoint,
     ) -> Result<Arc<dyn Model>, ModelError> {
+        if endpoint.api == ApiKind::Gemini {
+            return self.gemini(spec, model, endpoint);
+        }
         let Endpoint {
             api,
             base_url,

@@ -1,7 +1,8 @@
 //! Decoding streamed model responses: a body cut into events ([`framing`]) — SSE events
 //! ([`sse`]) or, for Bedrock, event-stream frames — and one [`StreamDecoder`] per wire
 //! format — [`openai_chat`] (Chat Completions and every compatible server), [`anthropic`]
-//! (Messages) and [`openai_responses`] (Responses); with the `bedrock` feature, the framing of
+//! (Messages) and [`openai_responses`] (Responses), and with the `gemini` feature `gemini`
+//! (Gemini's and Vertex AI's `streamGenerateContent`); with the `bedrock` feature, the framing of
 //! AWS's binary event stream (`eventstream`) and Bedrock's ConverseStream on it (`bedrock`).
 //! Decoders are pure: they turn SSE events (or frames) into [`ModelEvent`]s, so they are tested
 //! against recorded streams byte for byte.
@@ -14,6 +15,9 @@ pub mod bedrock;
 #[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
 pub mod eventstream;
 pub mod framing;
+#[cfg(feature = "gemini")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
+pub mod gemini;
 mod lenient;
 pub mod openai_chat;
 pub mod openai_responses;

@@ -113,6 +113,7 @@ async fn a_conversation_goes_back_in_converse_blocks_with_its_reasoning_signed()
                     arguments: json!({"path": "a.rs"}),
                 },
             ],
+            origin: None,
         },
         Message::ToolResults {
             results: vec![ToolResult {

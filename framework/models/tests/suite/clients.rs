@@ -277,6 +277,7 @@ fn history() -> Vec<Message> {
                     arguments: json!("{broken"),
                 },
             ],
+            origin: None,
         },
         Message::ToolResults {
             results: vec![

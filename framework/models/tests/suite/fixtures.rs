@@ -3,11 +3,9 @@
 //! byte at a time, and in 7-byte pieces (which split UTF-8 characters and SSE lines).
 
 use agentry::model::{FinishReason, ModelError, ModelEvent, ToolArguments};
-use agentry_models::wire::{StreamDecoder, anthropic, openai_chat, openai_responses, sse};
-use bytes::Bytes;
+use agentry_models::wire::{StreamDecoder, anthropic, openai_chat, openai_responses};
 use futures::StreamExt;
 use std::path::PathBuf;
-use std::time::Duration;
 
 fn fixtures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/model-streams")
@@ -74,16 +72,7 @@ impl StreamDecoder for Boxed {
 }
 
 async fn decode(name: &str, piece: usize) -> Decoded {
-    let bytes = body(name);
-    let pieces: Vec<Result<Bytes, std::io::Error>> = bytes
-        .chunks(piece)
-        .map(|c| Ok(Bytes::copy_from_slice(c)))
-        .collect();
-    let mut stream = sse::decode(
-        futures::stream::iter(pieces),
-        Boxed(decoder_for(name)),
-        Duration::from_secs(5),
-    );
+    let mut stream = super::decode_in_pieces(&body(name), piece, Boxed(decoder_for(name)));
     let mut out = Decoded::default();
     while let Some(item) = stream.next().await {
         match item {

@@ -374,7 +374,10 @@ impl Chat<'_> {
 
     fn push_response(&mut self, content: Vec<AssistantContent>, results: Vec<ToolResult>) {
         if !content.is_empty() {
-            self.new_messages.push(Message::Assistant { content });
+            self.new_messages.push(Message::Assistant {
+                content,
+                origin: Some(self.session.model.name()),
+            });
         }
         if !results.is_empty() {
             self.new_messages.push(Message::ToolResults { results });

@@ -45,7 +45,7 @@ impl Chat<'_> {
             .iter()
             .rev()
             .find_map(|m| match m {
-                Message::Assistant { content } => Some(
+                Message::Assistant { content, .. } => Some(
                     content
                         .iter()
                         .filter_map(|c| match c {

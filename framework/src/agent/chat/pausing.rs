@@ -70,7 +70,7 @@ impl Chat<'_> {
             .chain(&self.new_messages)
             .rev()
             .find_map(|m| match m {
-                Message::Assistant { content } => Some(content),
+                Message::Assistant { content, .. } => Some(content),
                 _ => None,
             })
             .into_iter()

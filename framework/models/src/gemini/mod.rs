@@ -1,0 +1,73 @@
+//! The Gemini API client: `POST {base}/v1beta/models/{MODEL}:streamGenerateContent?alt=sse`
+//! with the key in `x-goog-api-key`, the body of [`request`], the stream read by
+//! [`wire::gemini`](crate::wire::gemini), tool names Gemini would refuse mapped there and back
+//! ([`names`]).
+
+pub mod names;
+pub mod request;
+
+use crate::http::{Endpoint, HttpOptions};
+use crate::wire::gemini::Decoder;
+use agentry::model::{Model, ModelError, ModelRequest, ModelStream};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+/// Settings of a Gemini API client.
+#[derive(Debug, Clone)]
+pub struct GeminiSettings {
+    /// The name users know the model by (`gemini/gemini-2.5-pro`).
+    pub display_name: String,
+    /// The model id the API takes.
+    pub model: String,
+    /// The API base URL (`https://generativelanguage.googleapis.com`).
+    pub base_url: String,
+    /// The API key.
+    pub api_key: String,
+    /// The model's context window, in tokens.
+    pub context_window: Option<u64>,
+    /// Whether the model takes images.
+    pub images: bool,
+    /// The most output tokens per response (the model's own when `None`).
+    pub max_output_tokens: Option<u32>,
+    /// Timeouts and retries.
+    pub http: HttpOptions,
+}
+
+/// A model behind the Gemini API.
+#[derive(Debug)]
+pub struct GeminiModel {
+    settings: GeminiSettings,
+    endpoint: Endpoint,
+}
+
+impl GeminiModel {
+    /// A client with these settings.
+    pub fn new(settings: GeminiSettings) -> Result<Self, ModelError> {
+        let key = HeaderValue::from_str(&settings.api_key).map_err(|_| {
+            ModelError::Config("the API key has characters a header cannot carry".into())
+        })?;
+        let mut headers = HeaderMap::new();
+        headers.insert(HeaderName::from_static("x-goog-api-key"), key);
+        let url = format!(
+            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
+            settings.base_url.trim_end_matches('/'),
+            settings.model
+        );
+        let endpoint = Endpoint::new(url, headers, settings.http.clone());
+        Ok(Self { settings, endpoint })
+    }
+}
+
+#[agentry::async_trait]
+impl Model for GeminiModel {
+    described_by_settings!();
+
+    async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
+        let limit = request.output_limit(self.settings.max_output_tokens);
+        let body = request::generate_body(&self.settings.model, &request, limit);
+        let originals = names::originals(request.tools.iter().map(|t| t.name.as_str()));
+        Ok(self
+            .endpoint
+            .clone()
+            .stream(&body, move || Decoder::with_names(originals.clone())))
+    }
+}
