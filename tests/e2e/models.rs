@@ -418,3 +418,62 @@ fn one_session_goes_from_anthropic_to_gemini_to_bedrock_to_openai_and_no_signatu
         .collect();
     assert_eq!(ids, ["toolu_a", "fc_b", "tooluse_c"]);
 }
+
+#[test]
+fn azure_and_foundry_round_trips_take_azures_keys_and_urls() {
+    let sb = sandbox();
+    let server = round_trip(
+        MockReply::tool_call("call_1", "Nope", json!({})),
+        "Done via Azure.",
+    );
+    server.require(Required::Header {
+        name: "api-key".into(),
+        value: "az-e2e".into(),
+    });
+    let out = sb.run_with_env(
+        &["run", "--model", "azure/gpt-4o-prod", "go"],
+        &[
+            ("AZURE_OPENAI_ENDPOINT", &server.url()),
+            ("AZURE_OPENAI_API_KEY", "az-e2e"),
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "Done via Azure.\n");
+    let requests = server.requests();
+    assert_eq!(requests[1].path, "/openai/v1/chat/completions");
+    assert_eq!(requests[1].body["model"], "gpt-4o-prod");
+    assert_eq!(
+        requests[1].body["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()["tool_call_id"],
+        "call_1"
+    );
+
+    let foundry = round_trip(
+        MockReply::tool_call("toolu_1", "Nope", json!({})),
+        "Done via Foundry.",
+    );
+    foundry.require(Required::Header {
+        name: "x-api-key".into(),
+        value: "fd-e2e".into(),
+    });
+    let out = sb.run_with_env(
+        &["run", "--model", "foundry/claude-sonnet-4-5", "go"],
+        &[
+            ("AZURE_FOUNDRY_BASE_URL", &foundry.url()),
+            ("AZURE_FOUNDRY_API_KEY", "fd-e2e"),
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "Done via Foundry.\n");
+    assert_eq!(foundry.requests()[0].path, "/v1/messages");
+    let missing = sb.run(&["run", "--model", "foundry/claude-sonnet-4-5", "hi"]);
+    assert_eq!(missing.code, Some(2));
+    assert!(
+        missing.stderr.contains("AZURE_FOUNDRY_RESOURCE"),
+        "{}",
+        missing.stderr
+    );
+}

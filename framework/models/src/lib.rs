@@ -9,7 +9,8 @@
 //! Each cloud is a feature, so that a team that needs none compiles none: `bedrock` (Amazon
 //! Bedrock: its client in `bedrock`, SigV4 signing and AWS's credential chain in `aws`, AWS's
 //! binary event stream and Bedrock's streams in `wire::eventstream` and `wire::bedrock`) and
-//! `gemini` (Google's Gemini API: its client in `gemini`, its stream in `wire::gemini`).
+//! `gemini` (Google's Gemini API: its client in `gemini`, its stream in `wire::gemini`) and
+//! `azure` (Azure OpenAI deployments through the OpenAI client, in `azure`).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 /// The `Model` methods a hosted client answers from its settings' `display_name`,
@@ -34,6 +35,9 @@ pub mod anthropic;
 #[cfg(feature = "bedrock")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
 pub mod aws;
+#[cfg(feature = "azure")]
+#[cfg_attr(docsrs, doc(cfg(feature = "azure")))]
+pub mod azure;
 #[cfg(feature = "bedrock")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
 pub mod bedrock;

@@ -67,7 +67,13 @@ impl OpenAiModel {
         };
         let url = format!("{}/{path}", settings.base_url.trim_end_matches('/'));
         let endpoint = Endpoint::new(url, headers, settings.http.clone());
-        Ok(Self { settings, endpoint })
+        Ok(Self::at(settings, endpoint))
+    }
+
+    /// A client of these settings' API at an endpoint of its own (another URL, another way of
+    /// sending the key: Azure's).
+    pub(crate) fn at(settings: OpenAiSettings, endpoint: Endpoint) -> Self {
+        Self { settings, endpoint }
     }
 }
 

@@ -159,6 +159,8 @@ pub enum Required {
 pub struct Recorded {
     /// The path.
     pub path: String,
+    /// The query, when the URL has one.
+    pub query: Option<String>,
     /// The headers.
     pub headers: HeaderMap,
     /// The JSON body.
@@ -363,6 +365,7 @@ async fn answer(
     {
         shared.requests.lock().unwrap().push(Recorded {
             path,
+            query: uri.query().map(str::to_owned),
             headers,
             body,
         });
@@ -373,6 +376,7 @@ async fn answer(
         None => {
             shared.requests.lock().unwrap().push(Recorded {
                 path: path.clone(),
+                query: uri.query().map(str::to_owned),
                 headers,
                 body,
             });

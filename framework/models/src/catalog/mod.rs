@@ -15,11 +15,14 @@
 //! | `llamacpp` | Chat Completions | `http://127.0.0.1:8080/v1` | none |
 //! | `vllm` | Chat Completions | `http://127.0.0.1:8000/v1` | none |
 //! | `gemini` | Gemini API `streamGenerateContent` (feature `gemini`) | `https://generativelanguage.googleapis.com` (`GEMINI_BASE_URL`) | `GEMINI_API_KEY`, else `GOOGLE_API_KEY` |
+//! | `azure` | Azure OpenAI: the v1 API's Chat Completions (or Responses, by config), or the classic one with `AZURE_OPENAI_API_VERSION` (feature `azure`) | `AZURE_OPENAI_ENDPOINT` | `AZURE_OPENAI_API_KEY` |
+//! | `foundry` | Anthropic Messages on Azure AI Foundry | `https://RESOURCE.services.ai.azure.com/anthropic` (`AZURE_FOUNDRY_RESOURCE`, or `AZURE_FOUNDRY_BASE_URL`) | `AZURE_FOUNDRY_API_KEY` |
 //! | `bedrock` | ConverseStream, or InvokeModelWithResponseStream for Claude (feature `bedrock`) | `https://bedrock-runtime.REGION.amazonaws.com` (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`, `AWS_ENDPOINT_URL`) | `AWS_BEARER_TOKEN_BEDROCK`, else SigV4 from AWS's credential chain |
 //!
 //! A `[providers.NAME]` table in configuration ([`ProviderConfig`]) overrides any of these or adds
 //! a provider of its own.
 
+mod azure;
 mod bedrock;
 mod gemini;
 
@@ -49,6 +52,9 @@ pub enum ApiKind {
     Bedrock,
     /// Google's Gemini API (`streamGenerateContent`); needs the `gemini` feature.
     Gemini,
+    /// Azure OpenAI (Chat Completions; for the built-in `azure`, `openai_responses` picks
+    /// Responses); needs the `azure` feature.
+    Azure,
 }
 
 /// A provider as configured in `[providers.NAME]`.
@@ -70,6 +76,8 @@ pub struct ProviderConfig {
     pub max_output_tokens: Option<u32>,
     /// The cloud region (Bedrock's: overrides `AWS_REGION`).
     pub region: Option<String>,
+    /// Azure OpenAI's classic API version (overrides `AZURE_OPENAI_API_VERSION`).
+    pub api_version: Option<String>,
 }
 
 struct BuiltIn {
@@ -157,6 +165,22 @@ const BUILT_IN: &[BuiltIn] = &[
         base_url: "https://generativelanguage.googleapis.com",
         base_url_env: Some("GEMINI_BASE_URL"),
         key_env: Some("GEMINI_API_KEY"),
+    },
+    // Its endpoint, key and API version come from Azure's variables (see `azure.rs`).
+    BuiltIn {
+        name: "azure",
+        api: ApiKind::Azure,
+        base_url: "",
+        base_url_env: None,
+        key_env: None,
+    },
+    // Its base URL is the resource's, or AZURE_FOUNDRY_BASE_URL.
+    BuiltIn {
+        name: "foundry",
+        api: ApiKind::Anthropic,
+        base_url: "",
+        base_url_env: Some("AZURE_FOUNDRY_BASE_URL"),
+        key_env: Some("AZURE_FOUNDRY_API_KEY"),
     },
     // Its endpoint and credentials come from AWS's variables and files (see `bedrock.rs`).
     BuiltIn {
@@ -353,6 +377,10 @@ impl<'a> ModelCatalog<'a> {
         if api == ApiKind::Bedrock {
             return self.bedrock(spec, model, &config);
         }
+        if built_in.is_some_and(|b| b.api == ApiKind::Azure) || api == ApiKind::Azure {
+            let responses = config.api == Some(ApiKind::OpenaiResponses);
+            return self.azure(spec, model, &config, responses);
+        }
         let base_url = self.base_url(provider, built_in, &config)?;
         let key_env = config
             .api_key_env
@@ -457,11 +485,28 @@ impl<'a> ModelCatalog<'a> {
             };
             return Ok(format!("{}/v1", host.trim_end_matches('/')));
         }
+        if provider == "foundry"
+            && self.var("AZURE_FOUNDRY_BASE_URL").is_none()
+            && let Some(resource) = self.var("AZURE_FOUNDRY_RESOURCE")
+        {
+            return Ok(format!(
+                "https://{resource}.services.ai.azure.com/anthropic"
+            ));
+        }
         match built_in {
-            Some(b) => Ok(b
-                .base_url_env
-                .and_then(|name| self.var(name))
-                .unwrap_or_else(|| b.base_url.to_owned())),
+            Some(b) => {
+                let url = b
+                    .base_url_env
+                    .and_then(|name| self.var(name))
+                    .unwrap_or_else(|| b.base_url.to_owned());
+                if url.is_empty() {
+                    return Err(ModelError::Config(format!(
+                        "`{provider}` needs AZURE_FOUNDRY_RESOURCE (the resource's name) or \
+                         AZURE_FOUNDRY_BASE_URL (https://RESOURCE.services.ai.azure.com/anthropic)"
+                    )));
+                }
+                Ok(url)
+            }
             None => Err(ModelError::Config(format!(
                 "[providers.{provider}] needs a base_url"
             ))),

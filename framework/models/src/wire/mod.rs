@@ -56,6 +56,14 @@ pub(crate) fn parse_json(format: &str, data: &str) -> Result<Value, ModelError> 
     })
 }
 
+/// What a front-end shows when the provider's content filter (Azure's, OpenAI's) stopped the
+/// answer: a refusal, and why.
+pub(crate) fn content_filtered() -> ModelEvent {
+    ModelEvent::Notice {
+        message: "the provider's content filter stopped the answer".to_owned(),
+    }
+}
+
 /// At most 200 characters of a payload, for error messages.
 pub(crate) fn clip(text: &str) -> String {
     agentry::text::clip(text, 200)

@@ -155,7 +155,10 @@ impl Decoder {
         }
         let reason = match self.finish.as_deref() {
             Some("length") => FinishReason::MaxTokens,
-            Some("content_filter") => FinishReason::Refusal,
+            Some("content_filter") => {
+                events.push(super::content_filtered());
+                FinishReason::Refusal
+            }
             Some("tool_calls" | "function_call") => FinishReason::ToolUse,
             _ if events
                 .iter()

@@ -44,7 +44,10 @@ impl Decoder {
             .and_then(Value::as_str)
         {
             Some("max_output_tokens") => FinishReason::MaxTokens,
-            Some("content_filter") => FinishReason::Refusal,
+            Some("content_filter") => {
+                events.push(super::content_filtered());
+                FinishReason::Refusal
+            }
             _ if incomplete => FinishReason::MaxTokens,
             _ if self.calls > 0 => FinishReason::ToolUse,
             _ => FinishReason::EndTurn,

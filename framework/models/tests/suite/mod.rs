@@ -1,4 +1,5 @@
 mod aws_credentials;
+mod azure;
 mod bedrock;
 mod bedrock_client;
 mod clients;
