@@ -84,6 +84,9 @@ pub enum Command {
     /// List tool providers, where they come from, and their tools.
     #[command(visible_alias = "tools")]
     Providers(ProvidersArgs),
+    /// List model providers, where each is reached, and whether its credentials are found
+    /// (and where; never the credentials).
+    Models(ModelsArgs),
     /// List the slash commands (`agentry run "/NAME ARGS"`): prompt templates and the prompts
     /// of the configured MCP servers.
     Commands(CommandsArgs),
@@ -447,6 +450,14 @@ pub struct AccessArgs {
     /// listening address (the name it is reached by behind a proxy); repeatable.
     #[arg(long, value_name = "NAME")]
     pub allow_host: Vec<String>,
+}
+
+/// Arguments of `agentry models`.
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `agentry providers`.

@@ -10,6 +10,7 @@ mod commands;
 mod config;
 mod exit;
 mod mcp;
+mod models;
 mod output;
 mod permissions;
 mod providers;
@@ -165,6 +166,7 @@ fn subcommand(command: Command) -> Result<exit::Exit, CliError> {
         Command::Serve(args) => on_runtime(serve::serve(args)),
         Command::Mcp(args) => on_runtime(mcp::mcp(args)),
         Command::Providers(args) => on_runtime(providers::list(&args)),
+        Command::Models(args) => models::list(&args),
         Command::Commands(args) => on_runtime(commands::list(&args)),
         Command::Permissions(args) => on_runtime(permissions::list(&args)),
         Command::Trust(args) => trust::trust(args.path).map(|()| exit::Exit::EndTurn),

@@ -477,3 +477,58 @@ fn azure_and_foundry_round_trips_take_azures_keys_and_urls() {
         missing.stderr
     );
 }
+
+#[test]
+fn agentry_models_says_where_each_providers_credentials_were_found_and_never_shows_them() {
+    let sb = sandbox();
+    sb.write(
+        "home/.aws/credentials",
+        "[default]\naws_access_key_id = AKIDLIST\naws_secret_access_key = list-secret\n",
+    );
+    let env = [
+        ("GOOGLE_API_KEY", "g-secret"),
+        ("ANTHROPIC_API_KEY", "a-secret"),
+        ("AWS_REGION", "eu-west-1"),
+    ];
+    let out = sb.run_with_env(&["models", "--json"], &env);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let listed: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).unwrap();
+    let provider = |name: &str| {
+        listed
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{name} is listed"))
+            .clone()
+    };
+    assert_eq!(
+        provider("gemini")["credentials"],
+        json!({"status": "found", "from": "GOOGLE_API_KEY"})
+    );
+    assert_eq!(
+        provider("openai")["credentials"],
+        json!({"status": "missing", "looked_for": "OPENAI_API_KEY"})
+    );
+    assert_eq!(provider("ollama")["credentials"]["status"], "not_needed");
+    let bedrock = provider("bedrock");
+    assert_eq!(
+        bedrock["endpoint"],
+        "https://bedrock-runtime.eu-west-1.amazonaws.com"
+    );
+    let from = bedrock["credentials"]["from"].as_str().unwrap();
+    assert!(
+        from.contains("profile default in") && from.contains(".aws/credentials"),
+        "{from}"
+    );
+    assert_eq!(provider("azure")["credentials"]["status"], "missing");
+    let text = sb.run_with_env(&["models"], &env);
+    assert!(
+        text.stdout.contains("credentials from GOOGLE_API_KEY"),
+        "{}",
+        text.stdout
+    );
+    for secret in ["g-secret", "a-secret", "list-secret", "AKIDLIST"] {
+        for shown in [&out.stdout, &out.stderr, &text.stdout, &text.stderr] {
+            assert!(!shown.contains(secret), "{secret} shown: {shown}");
+        }
+    }
+}

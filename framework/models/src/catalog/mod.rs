@@ -25,6 +25,9 @@
 mod azure;
 mod bedrock;
 mod gemini;
+mod survey;
+
+pub use survey::{CredentialsFound, ProviderSurvey};
 
 use crate::anthropic::{AnthropicModel, AnthropicSettings};
 use crate::http::HttpOptions;

@@ -10,6 +10,7 @@ mod gemini_client;
 mod odd_chunks;
 mod robustness;
 mod sigv4;
+mod vertex;
 
 /// The model events `decoder` makes of an SSE `body` handed over in pieces of `piece` bytes.
 fn decode_in_pieces<D>(body: &[u8], piece: usize, decoder: D) -> agentry::model::ModelStream

@@ -22,7 +22,7 @@
 use crate::command_hooks::HookSettings;
 use agentry::model::{Model, ModelError};
 use agentry::permission::{PermissionError, PermissionMode, PermissionPolicy, RuleOrigin};
-use agentry_models::catalog::{ModelCatalog, OfferedModels, ProviderConfig};
+use agentry_models::catalog::{ModelCatalog, OfferedModels, ProviderConfig, ProviderSurvey};
 use agentry_models::http::HttpOptions;
 use agentry_otlp::TelemetrySettings;
 use serde::Deserialize;
@@ -418,6 +418,13 @@ impl Config {
             None => catalog.default_model()?,
         };
         catalog.open(&spec)
+    }
+
+    /// Each model provider (built in and configured), and whether its credentials are found
+    /// in the process's environment and AWS's files.
+    pub fn model_providers(&self) -> Vec<ProviderSurvey> {
+        let env = |name: &str| std::env::var(name).ok();
+        ModelCatalog::new(&self.providers, &env).survey()
     }
 
     /// The models a front-end may switch a session to: `default`, then the configuration's
