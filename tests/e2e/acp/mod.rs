@@ -165,6 +165,7 @@ pub(super) fn with_everything_server(
 
 mod cancellation;
 mod client_services;
+mod clouds;
 mod commands;
 mod mcp_questions;
 mod permissions;
