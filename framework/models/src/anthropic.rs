@@ -1,7 +1,7 @@
 //! The Anthropic Messages client (`POST {base}/v1/messages`), with prompt caching on the system
 //! prompt and the tool definitions, and thinking blocks sent back exactly as received.
 
-use crate::http::{Endpoint, HttpOptions};
+use crate::http::{Endpoint, HttpOptions, credential_header};
 use crate::turns::Blocks;
 use crate::wire::anthropic;
 use agentry::model::{
@@ -45,15 +45,10 @@ pub struct AnthropicModel {
 impl AnthropicModel {
     /// A client with these settings.
     pub fn new(settings: AnthropicSettings) -> Result<Self, ModelError> {
-        let header = |value: &str| {
-            HeaderValue::from_str(value).map_err(|_| {
-                ModelError::Config("the API key has characters a header cannot carry".into())
-            })
-        };
         let mut headers = HeaderMap::new();
         headers.insert(
             HeaderName::from_static("x-api-key"),
-            header(&settings.api_key)?,
+            credential_header(&settings.api_key, "the API key")?,
         );
         headers.insert(
             HeaderName::from_static("anthropic-version"),

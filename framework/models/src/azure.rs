@@ -5,10 +5,10 @@
 //! version is given. The key goes in `api-key`. Azure's stream quirks are read by the OpenAI
 //! decoders.
 
-use crate::http::{Endpoint, HttpOptions};
+use crate::http::{Endpoint, HttpOptions, credential_header};
 use crate::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
 use agentry::model::ModelError;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderName};
 
 /// Settings of an Azure OpenAI deployment.
 #[derive(Debug, Clone)]
@@ -58,11 +58,11 @@ impl AzureSettings {
 
 /// A client of an Azure OpenAI deployment.
 pub fn azure_openai(settings: AzureSettings) -> Result<OpenAiModel, ModelError> {
-    let key = HeaderValue::from_str(&settings.api_key).map_err(|_| {
-        ModelError::Config("the API key has characters a header cannot carry".into())
-    })?;
     let mut headers = HeaderMap::new();
-    headers.insert(HeaderName::from_static("api-key"), key);
+    headers.insert(
+        HeaderName::from_static("api-key"),
+        credential_header(&settings.api_key, "the API key")?,
+    );
     let endpoint = Endpoint::new(settings.url(), headers, settings.http.clone());
     Ok(OpenAiModel::at(
         OpenAiSettings {

@@ -51,6 +51,15 @@ pub(crate) trait Authorize: Send + Sync + std::fmt::Debug {
     async fn headers(&self, url: &reqwest::Url, body: &[u8]) -> Result<HeaderMap, ModelError>;
 }
 
+/// A header carrying a credential (a key, a token, a signature), marked sensitive so that no
+/// `Debug` of the request shows it; `what` names the credential when it cannot be a header.
+pub(crate) fn credential_header(value: &str, what: &str) -> Result<HeaderValue, ModelError> {
+    let mut header = HeaderValue::from_str(value)
+        .map_err(|_| ModelError::Config(format!("{what} has characters a header cannot carry")))?;
+    header.set_sensitive(true);
+    Ok(header)
+}
+
 /// Where requests of one client go. The HTTP client (which reads the system's root
 /// certificates) is built at the first request, not when the agent starts: an editor's agent
 /// answers `initialize` without it.
@@ -299,6 +308,22 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;
+
+    #[test]
+    fn a_credential_header_never_shows_in_debug_output() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "x-api-key",
+            credential_header("sk-secret-1", "the key").unwrap(),
+        );
+        let endpoint = Endpoint::new(String::new(), headers, HttpOptions::default());
+        assert!(!format!("{endpoint:?}").contains("sk-secret-1"));
+        let refused = credential_header("line\nbreak", "the key").unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "model configuration: the key has characters a header cannot carry"
+        );
+    }
 
     #[test]
     fn retry_after_reads_milliseconds_then_seconds() {

@@ -1,14 +1,14 @@
 //! The OpenAI-compatible client: Chat Completions (OpenAI, OpenRouter, DeepSeek, Groq, xAI,
 //! Ollama, vLLM, llama.cpp, LM Studio, …) and, where configured, the Responses API.
 
-use crate::http::{Endpoint, HttpOptions};
+use crate::http::{Endpoint, HttpOptions, credential_header};
 use crate::wire::{openai_chat, openai_responses};
 use agentry::model::{
     AssistantContent, Message, Model, ModelError, ModelRequest, ModelStream, ToolResult,
     resource_text,
 };
 use agentry::tool::ContentBlock;
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Value, json};
 
 /// Which OpenAI API a client speaks.
@@ -56,10 +56,10 @@ impl OpenAiModel {
     pub fn new(settings: OpenAiSettings) -> Result<Self, ModelError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &settings.api_key {
-            let value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                ModelError::Config("the API key has characters a header cannot carry".into())
-            })?;
-            headers.insert(AUTHORIZATION, value);
+            headers.insert(
+                AUTHORIZATION,
+                credential_header(&format!("Bearer {key}"), "the API key")?,
+            );
         }
         let path = match settings.api {
             OpenAiApi::ChatCompletions => "chat/completions",

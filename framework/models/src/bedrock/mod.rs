@@ -11,7 +11,7 @@ pub mod converse;
 use crate::anthropic::hosted_messages_body;
 use crate::aws::credentials::CredentialChain;
 use crate::aws::sigv4::{self, Scope, Unsigned};
-use crate::http::{Authorize, Endpoint, HttpOptions};
+use crate::http::{Authorize, Endpoint, HttpOptions, credential_header};
 use crate::wire::bedrock::{ConverseDecoder, InvokeDecoder};
 use agentry::model::{Model, ModelError, ModelRequest, ModelStream};
 use percent_encoding::utf8_percent_encode;
@@ -105,11 +105,7 @@ impl BedrockModel {
         );
         let endpoint = match &settings.auth {
             BedrockAuth::ApiKey(key) => {
-                let bearer = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                    ModelError::Config(
-                        "AWS_BEARER_TOKEN_BEDROCK has characters a header cannot carry".into(),
-                    )
-                })?;
+                let bearer = credential_header(&format!("Bearer {key}"), "the Bedrock API key")?;
                 headers.insert(HeaderName::from_static("authorization"), bearer);
                 Endpoint::new(url, headers, settings.http.clone())
             }
@@ -192,12 +188,7 @@ impl Authorize for Signer {
         for (name, value) in signed.headers {
             let name = HeaderName::from_bytes(name.as_bytes())
                 .map_err(|e| ModelError::Config(format!("a signed header's name: {e}")))?;
-            let value = HeaderValue::from_str(&value).map_err(|_| {
-                ModelError::Config(
-                    "the AWS credentials have characters a header cannot carry".to_owned(),
-                )
-            })?;
-            headers.insert(name, value);
+            headers.insert(name, credential_header(&value, "the AWS credentials")?);
         }
         Ok(headers)
     }

@@ -6,10 +6,10 @@
 pub mod names;
 pub mod request;
 
-use crate::http::{Endpoint, HttpOptions};
+use crate::http::{Endpoint, HttpOptions, credential_header};
 use crate::wire::gemini::Decoder;
 use agentry::model::{Model, ModelError, ModelRequest, ModelStream};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderName};
 
 /// Settings of a Gemini API client.
 #[derive(Debug, Clone)]
@@ -42,11 +42,11 @@ pub struct GeminiModel {
 impl GeminiModel {
     /// A client with these settings.
     pub fn new(settings: GeminiSettings) -> Result<Self, ModelError> {
-        let key = HeaderValue::from_str(&settings.api_key).map_err(|_| {
-            ModelError::Config("the API key has characters a header cannot carry".into())
-        })?;
         let mut headers = HeaderMap::new();
-        headers.insert(HeaderName::from_static("x-goog-api-key"), key);
+        headers.insert(
+            HeaderName::from_static("x-goog-api-key"),
+            credential_header(&settings.api_key, "the API key")?,
+        );
         let url = format!(
             "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
             settings.base_url.trim_end_matches('/'),
