@@ -1,4 +1,4 @@
-//! REST calls to a server under test.
+//! REST calls to a server under test, and small HTTP services of a test's own.
 
 use serde_json::Value;
 
@@ -60,4 +60,22 @@ pub fn get_unfollowed(url: &str) -> (u16, Option<String>) {
 pub fn head_of(url: &str) -> (u16, reqwest::header::HeaderMap) {
     let response = reqwest::blocking::get(url).unwrap();
     (response.status().as_u16(), response.headers().clone())
+}
+
+/// Serves `app` on a port of 127.0.0.1 from a runtime thread of its own (for tests that are not
+/// async as for those that are), until the process ends.
+pub fn serve_on_own_thread(app: axum::Router) -> std::net::SocketAddr {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            sender.send(listener.local_addr().unwrap()).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    receiver.recv().unwrap()
 }

@@ -15,6 +15,7 @@ pub mod peers;
 pub mod servers;
 pub mod terminal_page;
 pub mod tmux;
+pub mod token_service;
 
 /// The stock providers that build as plugins (each from its `agentry-NAME-plugin` crate;
 /// `scripts/build-plugins` copies them to `target/plugins/libagentry_NAME.so`).
@@ -95,6 +96,7 @@ impl Sandbox {
                 "AWS_EC2_METADATA_DISABLED".to_owned(),
                 PathBuf::from("true"),
             ),
+            ("NO_GCE_CHECK".to_owned(), PathBuf::from("True")),
             (
                 "PATH".to_owned(),
                 std::env::var_os("PATH").unwrap_or_default().into(),

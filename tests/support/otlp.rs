@@ -56,26 +56,14 @@ impl OtlpReceiver {
     pub fn start() -> Self {
         let exports = Arc::new(Mutex::new(Vec::new()));
         let kept = exports.clone();
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                sender.send(listener.local_addr().unwrap()).unwrap();
-                let app = axum::Router::new().route(
-                    "/v1/traces",
-                    axum::routing::post(move |body: bytes::Bytes| {
-                        let kept = kept.clone();
-                        async move { receive(&kept, body) }
-                    }),
-                );
-                axum::serve(listener, app).await.unwrap();
-            });
-        });
-        let addr = receiver.recv().unwrap();
+        let app = axum::Router::new().route(
+            "/v1/traces",
+            axum::routing::post(move |body: bytes::Bytes| {
+                let kept = kept.clone();
+                async move { receive(&kept, body) }
+            }),
+        );
+        let addr = crate::http::serve_on_own_thread(app);
         Self {
             url: format!("http://{addr}"),
             exports,

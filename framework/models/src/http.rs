@@ -84,7 +84,7 @@ impl Endpoint {
     }
 
     /// Authorizes each attempt with `authorize`'s headers too.
-    #[cfg(feature = "bedrock")]
+    #[cfg(any(feature = "azure", feature = "bedrock", feature = "vertex"))]
     pub fn authorized_by(mut self, authorize: Arc<dyn Authorize>) -> Self {
         self.authorize = Some(authorize);
         self

@@ -9,8 +9,11 @@
 //! Each cloud is a feature, so that a team that needs none compiles none: `bedrock` (Amazon
 //! Bedrock: its client in `bedrock`, SigV4 signing and AWS's credential chain in `aws`, AWS's
 //! binary event stream and Bedrock's streams in `wire::eventstream` and `wire::bedrock`) and
-//! `gemini` (Google's Gemini API: its client in `gemini`, its stream in `wire::gemini`) and
-//! `azure` (Azure OpenAI deployments through the OpenAI client, in `azure`).
+//! `gemini` (Google's Gemini API: its client in `gemini`, its stream in `wire::gemini`),
+//! `vertex` (Google's Vertex AI: its client in `vertex`, Application Default Credentials in
+//! `google`) and `azure` (Azure OpenAI deployments through the OpenAI client, in `azure`, and
+//! Microsoft Entra ID tokens). What the clouds' credentials share is in `auth`; [`secret`]
+//! keeps a credential out of every `Debug`.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 /// The `Model` methods a hosted client answers from its settings' `display_name`,
@@ -32,6 +35,12 @@ macro_rules! described_by_settings {
 }
 
 pub mod anthropic;
+#[cfg(any(feature = "azure", feature = "bedrock", feature = "vertex"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "azure", feature = "bedrock", feature = "vertex")))
+)]
+pub mod auth;
 #[cfg(feature = "bedrock")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bedrock")))]
 pub mod aws;
@@ -45,9 +54,16 @@ pub mod catalog;
 #[cfg(feature = "gemini")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
 pub mod gemini;
+#[cfg(feature = "vertex")]
+#[cfg_attr(docsrs, doc(cfg(feature = "vertex")))]
+pub mod google;
 pub mod http;
 pub mod openai;
+pub mod secret;
 mod turns;
+#[cfg(feature = "vertex")]
+#[cfg_attr(docsrs, doc(cfg(feature = "vertex")))]
+pub mod vertex;
 pub mod wire;
 
 /// Opens the model `spec` names (`PROVIDER/MODEL` or `scripted:PATH`) from the built-in

@@ -1,7 +1,8 @@
 //! A mock of the hosted model APIs on 127.0.0.1. It plays scripted turns, rendering each in the
 //! wire format of the endpoint that was called — OpenAI Chat Completions (`…/chat/completions`),
 //! OpenAI Responses (`…/responses`), Anthropic Messages (`…/v1/messages`), Gemini's
-//! `…:streamGenerateContent`, Bedrock's
+//! `…:streamGenerateContent` (the Gemini API's and Vertex AI's), Claude on Vertex AI's
+//! `…:streamRawPredict`, Bedrock's
 //! ConverseStream (`…/converse-stream`) and InvokeModelWithResponseStream
 //! (`…/invoke-with-response-stream`) — as the real services stream them. A turn can also be an
 //! error answer (with headers such as `retry-after`), a recorded body played as it is, a stream
@@ -403,7 +404,7 @@ async fn answer(
             } else {
                 let events = if path.ends_with(":streamGenerateContent") {
                     gemini_events(&reply)
-                } else if path.ends_with("/messages") {
+                } else if path.ends_with("/messages") || path.ends_with(":streamRawPredict") {
                     anthropic_events(&reply)
                 } else if path.ends_with("/responses") {
                     responses_events(&reply)

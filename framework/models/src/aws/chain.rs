@@ -9,21 +9,11 @@
 
 use super::profile::{self, Profile, ProfileFiles};
 use super::sigv4::Credentials;
+pub use crate::auth::Env;
+use crate::auth::var;
+use crate::secret::Secret;
 use agentry::model::ModelError;
 use std::path::PathBuf;
-
-/// The variables the chain reads, by name.
-pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
-
-/// A secret the chain carries (a container's authorization token); never shown.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(pub String);
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret(..)")
-    }
-}
 
 /// Where the credentials come from, as the chain found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -280,7 +270,7 @@ fn container(env: Env<'_>) -> Result<Option<CredentialSource>, ModelError> {
     };
     Ok(Some(CredentialSource::Container {
         url,
-        token: var(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN").map(Secret),
+        token: var(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN").map(Secret::from),
         token_file: var(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE").map(PathBuf::from),
     }))
 }
@@ -298,8 +288,4 @@ fn plain_http_allowed(url: &url::Url) -> bool {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         None => false,
     }
-}
-
-fn var(env: Env<'_>, name: &str) -> Option<String> {
-    env(name).filter(|value| !value.trim().is_empty())
 }

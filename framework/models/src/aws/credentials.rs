@@ -4,28 +4,19 @@
 
 use super::chain::CredentialSource;
 use super::sigv4::Credentials;
+use crate::auth::{Expiring, Refreshing, ServiceClient, command_output, successful_text};
 use agentry::model::ModelError;
-use chrono::{DateTime, Utc};
+use chrono::DateTime;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Deserialize;
-use std::sync::OnceLock;
-use std::time::Duration;
-
-/// How long before their expiry credentials are fetched again.
-const REFRESH_BEFORE: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
+use std::time::SystemTime;
 
 /// Credentials from one source, fetched when first needed and again before they expire.
 #[derive(Debug)]
 pub struct CredentialChain {
     source: CredentialSource,
-    client: OnceLock<Result<reqwest::Client, String>>,
-    cached: tokio::sync::Mutex<Option<Expiring>>,
-}
-
-#[derive(Debug, Clone)]
-struct Expiring {
-    credentials: Credentials,
-    expires: Option<DateTime<Utc>>,
+    client: ServiceClient,
+    cached: Refreshing<Credentials>,
 }
 
 /// The JSON the container endpoint, the instance metadata service and a `credential_process`
@@ -45,8 +36,8 @@ impl CredentialChain {
     pub fn new(source: CredentialSource) -> Self {
         Self {
             source,
-            client: OnceLock::new(),
-            cached: tokio::sync::Mutex::new(None),
+            client: ServiceClient::default(),
+            cached: Refreshing::default(),
         }
     }
 
@@ -57,29 +48,18 @@ impl CredentialChain {
 
     /// Credentials good for at least five more minutes.
     pub async fn credentials(&self) -> Result<Credentials, ModelError> {
-        let mut cached = self.cached.lock().await;
-        if let Some(kept) = cached.as_ref()
-            && kept
-                .expires
-                .is_none_or(|expires| expires - REFRESH_BEFORE > Utc::now())
-        {
-            return Ok(kept.credentials.clone());
-        }
-        let fetched = self.fetch().await.map_err(|why| {
+        self.cached.get(|| self.fetch()).await.map_err(|why| {
             ModelError::Config(format!(
                 "no AWS credentials from {}: {why}",
                 self.source.describe()
             ))
-        })?;
-        let credentials = fetched.credentials.clone();
-        *cached = Some(fetched);
-        Ok(credentials)
+        })
     }
 
-    async fn fetch(&self) -> Result<Expiring, String> {
+    async fn fetch(&self) -> Result<Expiring<Credentials>, String> {
         match &self.source {
             CredentialSource::Static { credentials, .. } => Ok(Expiring {
-                credentials: credentials.clone(),
+                value: credentials.clone(),
                 expires: None,
             }),
             CredentialSource::Process { command, .. } => process(command).await,
@@ -105,7 +85,8 @@ impl CredentialChain {
                 .collect::<Vec<_>>()
                 .join("&");
                 let answer = self
-                    .client()?
+                    .client
+                    .get()?
                     .post(format!("{sts_url}/"))
                     .header("content-type", "application/x-www-form-urlencoded")
                     .body(form)
@@ -123,7 +104,7 @@ impl CredentialChain {
                     xml_text(&text, name).ok_or_else(|| format!("STS's answer has no {name}"))
                 };
                 Ok(Expiring {
-                    credentials: Credentials {
+                    value: Credentials {
                         access_key_id: field("AccessKeyId")?,
                         secret_access_key: field("SecretAccessKey")?,
                         session_token: Some(field("SessionToken")?),
@@ -136,7 +117,7 @@ impl CredentialChain {
                 token,
                 token_file,
             } => {
-                let mut request = self.client()?.get(url);
+                let mut request = self.client.get()?.get(url);
                 let token = match token_file {
                     Some(file) => Some(
                         std::fs::read_to_string(file)
@@ -144,26 +125,25 @@ impl CredentialChain {
                             .trim()
                             .to_owned(),
                     ),
-                    None => token.as_ref().map(|secret| secret.0.clone()),
+                    None => token.as_ref().map(|secret| secret.expose().to_owned()),
                 };
                 if let Some(token) = token {
                     request = request.header("authorization", token);
                 }
-                issued(self.answer_text(request).await?)
+                issued(successful_text(request).await?)
             }
             CredentialSource::InstanceMetadata { endpoint } => {
-                let client = self.client()?;
-                let token = self
-                    .answer_text(
-                        client
-                            .put(format!("{endpoint}/latest/api/token"))
-                            .header("x-aws-ec2-metadata-token-ttl-seconds", "21600"),
-                    )
-                    .await?;
+                let client = self.client.get()?;
+                let token = successful_text(
+                    client
+                        .put(format!("{endpoint}/latest/api/token"))
+                        .header("x-aws-ec2-metadata-token-ttl-seconds", "21600"),
+                )
+                .await?;
                 let base = format!("{endpoint}/latest/meta-data/iam/security-credentials/");
-                let roles = self
-                    .answer_text(client.get(&base).header("x-aws-ec2-metadata-token", &token))
-                    .await?;
+                let roles =
+                    successful_text(client.get(&base).header("x-aws-ec2-metadata-token", &token))
+                        .await?;
                 let role = roles
                     .lines()
                     .next()
@@ -173,71 +153,25 @@ impl CredentialChain {
                 let answer = client
                     .get(format!("{base}{role}"))
                     .header("x-aws-ec2-metadata-token", &token);
-                issued(self.answer_text(answer).await?)
+                issued(successful_text(answer).await?)
             }
         }
-    }
-
-    /// The client the services are asked with: short timeouts (the metadata service answers at
-    /// once or is not there).
-    fn client(&self) -> Result<&reqwest::Client, String> {
-        self.client
-            .get_or_init(|| {
-                reqwest::Client::builder()
-                    .connect_timeout(Duration::from_secs(2))
-                    .timeout(Duration::from_secs(10))
-                    .build()
-                    .map_err(|e| format!("cannot build the HTTP client: {e}"))
-            })
-            .as_ref()
-            .map_err(Clone::clone)
-    }
-
-    /// A successful answer's body.
-    async fn answer_text(&self, request: reqwest::RequestBuilder) -> Result<String, String> {
-        let answer = request.send().await.map_err(|e| {
-            let url = e.url().map(|u| u.to_string()).unwrap_or_default();
-            format!("{url} cannot be reached ({e})")
-        })?;
-        let status = answer.status();
-        if !status.is_success() {
-            return Err(format!(
-                "{} answered HTTP {}",
-                answer.url(),
-                status.as_u16()
-            ));
-        }
-        answer.text().await.map_err(|e| e.to_string())
     }
 }
 
 /// Runs a `credential_process` command and reads what it prints.
-async fn process(command: &str) -> Result<Expiring, String> {
-    let output = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await
-        .map_err(|e| format!("cannot run `{command}`: {e}"))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(format!(
-            "`{command}` failed ({}): {}",
-            output.status,
-            crate::wire::clip(stderr.trim())
-        ));
-    }
-    issued(String::from_utf8_lossy(&output.stdout).into_owned())
+async fn process(command: &str) -> Result<Expiring<Credentials>, String> {
+    let mut shell = tokio::process::Command::new("sh");
+    shell.arg("-c").arg(command);
+    issued(command_output(shell, command).await?)
 }
 
 /// Credentials from the JSON a service or process answered with.
-fn issued(text: String) -> Result<Expiring, String> {
+fn issued(text: String) -> Result<Expiring<Credentials>, String> {
     let issued: Issued = serde_json::from_str(&text)
         .map_err(|e| format!("the answer is not the credentials' JSON ({e})"))?;
     Ok(Expiring {
-        credentials: Credentials {
+        value: Credentials {
             access_key_id: issued.access_key_id,
             secret_access_key: issued.secret_access_key,
             session_token: issued.token,
@@ -246,10 +180,10 @@ fn issued(text: String) -> Result<Expiring, String> {
     })
 }
 
-fn timestamp(text: &str) -> Option<DateTime<Utc>> {
+fn timestamp(text: &str) -> Option<SystemTime> {
     DateTime::parse_from_rfc3339(text.trim())
         .ok()
-        .map(|time| time.with_timezone(&Utc))
+        .map(SystemTime::from)
 }
 
 /// The text of the first `<tag>` element of an XML answer (STS's), its entities decoded.

@@ -17,6 +17,7 @@
 //! | `gemini` | Gemini API `streamGenerateContent` (feature `gemini`) | `https://generativelanguage.googleapis.com` (`GEMINI_BASE_URL`) | `GEMINI_API_KEY`, else `GOOGLE_API_KEY` |
 //! | `azure` | Azure OpenAI: the v1 API's Chat Completions (or Responses, by config), or the classic one with `AZURE_OPENAI_API_VERSION` (feature `azure`) | `AZURE_OPENAI_ENDPOINT` | `AZURE_OPENAI_API_KEY` |
 //! | `foundry` | Anthropic Messages on Azure AI Foundry | `https://RESOURCE.services.ai.azure.com/anthropic` (`AZURE_FOUNDRY_RESOURCE`, or `AZURE_FOUNDRY_BASE_URL`) | `AZURE_FOUNDRY_API_KEY` |
+//! | `vertex` | Vertex AI: Gemini's `streamGenerateContent`, Claude's `streamRawPredict` (feature `vertex`) | `https://aiplatform.googleapis.com` for the `global` location, else `https://LOCATION-aiplatform.googleapis.com` (`VERTEX_BASE_URL`); project `GOOGLE_CLOUD_PROJECT`, location `GOOGLE_CLOUD_LOCATION` | Google's Application Default Credentials: `GOOGLE_APPLICATION_CREDENTIALS`, gcloud's file, the metadata server |
 //! | `bedrock` | ConverseStream, or InvokeModelWithResponseStream for Claude (feature `bedrock`) | `https://bedrock-runtime.REGION.amazonaws.com` (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`, `AWS_ENDPOINT_URL`) | `AWS_BEARER_TOKEN_BEDROCK`, else SigV4 from AWS's credential chain |
 //!
 //! A `[providers.NAME]` table in configuration ([`ProviderConfig`]) overrides any of these or adds
@@ -26,6 +27,7 @@ mod azure;
 mod bedrock;
 mod gemini;
 mod survey;
+mod vertex;
 
 pub use survey::{CredentialsFound, ProviderSurvey};
 
@@ -58,6 +60,8 @@ pub enum ApiKind {
     /// Azure OpenAI (Chat Completions; for the built-in `azure`, `openai_responses` picks
     /// Responses); needs the `azure` feature.
     Azure,
+    /// Google's Vertex AI (Gemini and Claude models); needs the `vertex` feature.
+    Vertex,
 }
 
 /// A provider as configured in `[providers.NAME]`.
@@ -77,8 +81,11 @@ pub struct ProviderConfig {
     pub images: Option<bool>,
     /// The most output tokens per response.
     pub max_output_tokens: Option<u32>,
-    /// The cloud region (Bedrock's: overrides `AWS_REGION`).
+    /// The cloud region (Bedrock's: overrides `AWS_REGION`; Vertex AI's location: overrides
+    /// `GOOGLE_CLOUD_LOCATION`).
     pub region: Option<String>,
+    /// The Google Cloud project (Vertex AI's: overrides `GOOGLE_CLOUD_PROJECT`).
+    pub project: Option<String>,
     /// Azure OpenAI's classic API version (overrides `AZURE_OPENAI_API_VERSION`).
     pub api_version: Option<String>,
 }
@@ -184,6 +191,15 @@ const BUILT_IN: &[BuiltIn] = &[
         base_url: "",
         base_url_env: Some("AZURE_FOUNDRY_BASE_URL"),
         key_env: Some("AZURE_FOUNDRY_API_KEY"),
+    },
+    // Its project, location and credentials come from Google's variables and files (see
+    // `vertex.rs`).
+    BuiltIn {
+        name: "vertex",
+        api: ApiKind::Vertex,
+        base_url: "",
+        base_url_env: None,
+        key_env: None,
     },
     // Its endpoint and credentials come from AWS's variables and files (see `bedrock.rs`).
     BuiltIn {
@@ -379,6 +395,9 @@ impl<'a> ModelCatalog<'a> {
             .unwrap_or(ApiKind::Openai);
         if api == ApiKind::Bedrock {
             return self.bedrock(spec, model, &config);
+        }
+        if api == ApiKind::Vertex {
+            return self.vertex(spec, model, &config);
         }
         if built_in.is_some_and(|b| b.api == ApiKind::Azure) || api == ApiKind::Azure {
             let responses = config.api == Some(ApiKind::OpenaiResponses);

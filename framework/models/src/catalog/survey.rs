@@ -72,6 +72,7 @@ impl ModelCatalog<'_> {
         let built = BUILT_IN.iter().find(|b| b.name == name);
         let (endpoint, credentials) = match (built_in, api) {
             (_, ApiKind::Bedrock) => self.bedrock_survey(config),
+            (_, ApiKind::Vertex) => self.vertex_survey(config),
             (Some(ApiKind::Azure), _) | (_, ApiKind::Azure) => (
                 config
                     .base_url
@@ -169,6 +170,41 @@ impl ModelCatalog<'_> {
         };
         (String::new(), missing)
     }
+
+    #[cfg(feature = "vertex")]
+    fn vertex_survey(&self, config: &ProviderConfig) -> (String, CredentialsFound) {
+        use crate::google::{GoogleSource, adc};
+        let place = self.vertex_place(config);
+        let found = adc::find(self.env);
+        let project = place
+            .project
+            .or_else(|| found.as_ref().ok()?.project().map(str::to_owned))
+            .unwrap_or_else(|| "not set: GOOGLE_CLOUD_PROJECT".to_owned());
+        let endpoint = format!(
+            "{} (project {project}, location {})",
+            place.base_url, place.location
+        );
+        let credentials = match found {
+            Ok(source @ GoogleSource::MetadataServer { .. }) => CredentialsFound::Found {
+                from: format!("{} (asked at the first request)", source.describe()),
+            },
+            Ok(source) => CredentialsFound::Found {
+                from: source.describe(),
+            },
+            Err(why) => CredentialsFound::Missing {
+                looked_for: said(why),
+            },
+        };
+        (endpoint, credentials)
+    }
+
+    #[cfg(not(feature = "vertex"))]
+    fn vertex_survey(&self, _config: &ProviderConfig) -> (String, CredentialsFound) {
+        let missing = CredentialsFound::Missing {
+            looked_for: "nothing: this build has no `vertex` feature".to_owned(),
+        };
+        (String::new(), missing)
+    }
 }
 
 /// What an error says, without the kind of error before it.
@@ -188,5 +224,6 @@ fn api_name(api: ApiKind) -> &'static str {
         ApiKind::Bedrock => "bedrock",
         ApiKind::Gemini => "gemini",
         ApiKind::Azure => "azure",
+        ApiKind::Vertex => "vertex",
     }
 }

@@ -63,11 +63,24 @@ impl Model for GeminiModel {
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
         let limit = request.output_limit(self.settings.max_output_tokens);
-        let body = request::generate_body(&self.settings.model, &request, limit);
-        let originals = names::originals(request.tools.iter().map(|t| t.name.as_str()));
-        Ok(self
-            .endpoint
-            .clone()
-            .stream(&body, move || Decoder::with_names(originals.clone())))
+        Ok(stream_generated(
+            self.endpoint.clone(),
+            &self.settings.model,
+            &request,
+            limit,
+        ))
     }
+}
+
+/// Posts `request` to a `streamGenerateContent` endpoint (the Gemini API's or Vertex AI's) and
+/// decodes the answer, the tool names Gemini would refuse mapped back.
+pub(crate) fn stream_generated(
+    endpoint: Endpoint,
+    model: &str,
+    request: &ModelRequest,
+    limit: Option<u32>,
+) -> ModelStream {
+    let body = request::generate_body(model, request, limit);
+    let originals = names::originals(request.tools.iter().map(|t| t.name.as_str()));
+    endpoint.stream(&body, move || Decoder::with_names(originals.clone()))
 }

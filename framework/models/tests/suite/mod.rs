@@ -7,10 +7,12 @@ mod eventstream;
 mod fixtures;
 mod gemini;
 mod gemini_client;
+mod google_credentials;
 mod odd_chunks;
 mod robustness;
 mod sigv4;
 mod vertex;
+mod vertex_client;
 
 /// The model events `decoder` makes of an SSE `body` handed over in pieces of `piece` bytes.
 fn decode_in_pieces<D>(body: &[u8], piece: usize, decoder: D) -> agentry::model::ModelStream

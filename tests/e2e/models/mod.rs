@@ -532,3 +532,5 @@ fn agentry_models_says_where_each_providers_credentials_were_found_and_never_sho
         }
     }
 }
+
+mod vertex;
