@@ -88,7 +88,10 @@ impl Sandbox {
     /// The whole environment `agentry` runs with: `PATH`, a home, config and data directory of
     /// the sandbox's own, and the project trusted (`AGENTRY_TRUST`, as in a checkout of one's
     /// own; the tests of trust set it to `0`). The clouds' metadata services, which credential
-    /// chains ask last, are off, so no test reaches for an address off this machine.
+    /// chains ask last, are off (AWS's and Google's by their variables; Azure's is looked for
+    /// only on an Azure machine, and the tests that open Azure models without a service
+    /// principal narrow the search with `AZURE_TOKEN_CREDENTIALS`), so no test reaches for an
+    /// address off this machine.
     pub fn environment(&self) -> Vec<(String, PathBuf)> {
         vec![
             ("AGENTRY_TRUST".to_owned(), PathBuf::from("1")),

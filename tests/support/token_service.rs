@@ -1,8 +1,12 @@
-//! Token services on 127.0.0.1 that check what Google's check: an OAuth token endpoint that
-//! takes a service account's RS256 JWT (verified with the key's public half: signature, issuer,
-//! audience, scope, lifetime) or a user's refresh token, and a metadata server that wants
-//! `Metadata-Flavor: Google`. Each token it issues is new (`ya29.test-N`), good for the
-//! lifetime it was started with; it counts what it issued.
+//! Token services on 127.0.0.1 that check what Google's and Microsoft's check. Google's
+//! ([`GoogleTokenService`]): an OAuth token endpoint that takes a service account's RS256 JWT
+//! (verified with the key's public half: signature, issuer, audience, scope, lifetime) or a
+//! user's refresh token, and a metadata server that wants `Metadata-Flavor: Google`.
+//! Microsoft Entra ID's ([`EntraTokenService`]): a tenant's token endpoint that takes a client
+//! secret or a federated token for the Cognitive Services scope, the instance metadata
+//! service's managed identity endpoint (`Metadata: true`) and App Service's
+//! (`X-IDENTITY-HEADER`). Each token a service issues is new (`ya29.test-N`, `entra-test-N`),
+//! good for the lifetime it was started with; it counts what it issued.
 
 use aws_lc_rs::encoding::AsDer;
 use aws_lc_rs::rsa::KeySize;
@@ -159,6 +163,184 @@ fn issue(accepts: &Accepts) -> Response {
         "token_type": "Bearer",
     }))
     .into_response()
+}
+
+/// The scope Azure OpenAI's and Foundry's tokens must be asked for.
+pub const COGNITIVE_SERVICES_SCOPE: &str = "https://cognitiveservices.azure.com/.default";
+
+/// The `n`th token an Entra ID service issues.
+pub fn entra_token(n: usize) -> String {
+    format!("entra-test-{n}")
+}
+
+/// What an Entra ID service accepts.
+pub struct EntraAccepts {
+    /// The tenant.
+    pub tenant: String,
+    /// The application's (client) id.
+    pub client_id: String,
+    /// Its client secret, when it has one.
+    pub client_secret: Option<String>,
+    /// The federated (workload identity) token it trusts, when any.
+    pub federated_token: Option<String>,
+    /// App Service's identity header, when it plays App Service.
+    pub identity_header: Option<String>,
+    /// How long its tokens are good for, in seconds.
+    pub lifetime: u64,
+}
+
+struct EntraState {
+    accepts: EntraAccepts,
+    issued: AtomicUsize,
+}
+
+/// A Microsoft Entra ID token endpoint, managed identity endpoints beside it, running.
+pub struct EntraTokenService {
+    url: String,
+    state: Arc<EntraState>,
+}
+
+impl EntraTokenService {
+    /// Starts one.
+    pub fn start(accepts: EntraAccepts) -> Self {
+        let state = Arc::new(EntraState {
+            accepts,
+            issued: AtomicUsize::new(0),
+        });
+        let app = axum::Router::new()
+            .route("/{tenant}/oauth2/v2.0/token", post(entra_token_grant))
+            .route("/metadata/identity/oauth2/token", get(imds_token))
+            .route("/msi/token", get(app_service_token))
+            .with_state(state.clone());
+        let url = format!("http://{}", crate::http::serve_on_own_thread(app));
+        Self { url, state }
+    }
+
+    /// `http://127.0.0.1:PORT`: the authority (`AZURE_AUTHORITY_HOST`) and the instance
+    /// metadata service (`AZURE_POD_IDENTITY_AUTHORITY_HOST`).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// App Service's identity endpoint (`IDENTITY_ENDPOINT`).
+    pub fn identity_endpoint(&self) -> String {
+        format!("{}/msi/token", self.url)
+    }
+
+    /// How many tokens it has issued.
+    pub fn issued(&self) -> usize {
+        self.state.issued.load(Ordering::SeqCst)
+    }
+}
+
+fn entra_issue(state: &EntraState, managed: bool) -> Response {
+    let n = state.issued.fetch_add(1, Ordering::SeqCst) + 1;
+    let lifetime = state.accepts.lifetime;
+    let expires_on = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + lifetime;
+    // The managed identity endpoints give numbers as strings, and App Service no expires_in.
+    let answer = if managed {
+        json!({"access_token": entra_token(n), "expires_on": expires_on.to_string(),
+               "resource": "https://cognitiveservices.azure.com", "token_type": "Bearer"})
+    } else {
+        json!({"token_type": "Bearer", "expires_in": lifetime, "ext_expires_in": lifetime,
+               "access_token": entra_token(n)})
+    };
+    axum::Json(answer).into_response()
+}
+
+/// Entra ID's refusal: an AADSTS code, then trace lines.
+fn entra_refused(error: &str, code: &str) -> Response {
+    refused(
+        error,
+        &format!(
+            "{code}\r\nTrace ID: 0f1e2d3c\r\nCorrelation ID: 4b5a6978\r\nTimestamp: 2026-11-28 12:00:00Z"
+        ),
+    )
+}
+
+async fn entra_token_grant(
+    State(state): State<Arc<EntraState>>,
+    axum::extract::Path(tenant): axum::extract::Path<String>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    let accepts = &state.accepts;
+    let field = |name: &str| form.get(name).map(String::as_str);
+    if tenant != accepts.tenant {
+        return entra_refused("invalid_request", "AADSTS90002: Tenant not found.");
+    }
+    if field("grant_type") != Some("client_credentials")
+        || field("scope") != Some(COGNITIVE_SERVICES_SCOPE)
+    {
+        return entra_refused(
+            "invalid_scope",
+            "AADSTS70011: The provided scope is not valid.",
+        );
+    }
+    if field("client_id") != Some(accepts.client_id.as_str()) {
+        return entra_refused(
+            "unauthorized_client",
+            "AADSTS700016: Application not found.",
+        );
+    }
+    let by_secret = accepts.client_secret.is_some()
+        && field("client_secret") == accepts.client_secret.as_deref();
+    let by_federation = accepts.federated_token.is_some()
+        && field("client_assertion_type")
+            == Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+        && field("client_assertion") == accepts.federated_token.as_deref();
+    if by_secret || by_federation {
+        entra_issue(&state, false)
+    } else {
+        entra_refused(
+            "invalid_client",
+            "AADSTS7000215: Invalid client secret provided.",
+        )
+    }
+}
+
+async fn imds_token(
+    State(state): State<Arc<EntraState>>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    if headers.get("metadata").and_then(|v| v.to_str().ok()) != Some("true") {
+        return (StatusCode::BAD_REQUEST, axum::Json(json!({"error": "invalid_request", "error_description": "Required metadata header not specified"}))).into_response();
+    }
+    managed_token(&state, &query)
+}
+
+async fn app_service_token(
+    State(state): State<Arc<EntraState>>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let given = headers
+        .get("x-identity-header")
+        .and_then(|v| v.to_str().ok());
+    if given.is_none() || given != state.accepts.identity_header.as_deref() {
+        return (StatusCode::UNAUTHORIZED, "").into_response();
+    }
+    managed_token(&state, &query)
+}
+
+fn managed_token(state: &EntraState, query: &HashMap<String, String>) -> Response {
+    if query.get("resource").map(String::as_str) != Some("https://cognitiveservices.azure.com") {
+        return entra_refused(
+            "invalid_resource",
+            "AADSTS500011: The resource principal was not found.",
+        );
+    }
+    if query
+        .get("client_id")
+        .is_some_and(|id| *id != state.accepts.client_id)
+    {
+        return entra_refused("invalid_request", "Identity not found");
+    }
+    entra_issue(state, true)
 }
 
 fn refused(error: &str, description: &str) -> Response {

@@ -45,18 +45,34 @@ pub struct AnthropicModel {
 impl AnthropicModel {
     /// A client with these settings.
     pub fn new(settings: AnthropicSettings) -> Result<Self, ModelError> {
-        let mut headers = HeaderMap::new();
+        let mut headers = Self::version_headers();
         headers.insert(
             HeaderName::from_static("x-api-key"),
             credential_header(&settings.api_key, "the API key")?,
         );
+        let endpoint = Endpoint::new(Self::url(&settings), headers, settings.http.clone());
+        Ok(Self::at(settings, endpoint))
+    }
+
+    /// The Messages URL of these settings' base URL.
+    pub(crate) fn url(settings: &AnthropicSettings) -> String {
+        format!("{}/v1/messages", settings.base_url.trim_end_matches('/'))
+    }
+
+    /// The headers every request carries, beside its credential.
+    pub(crate) fn version_headers() -> HeaderMap {
+        let mut headers = HeaderMap::new();
         headers.insert(
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
-        let url = format!("{}/v1/messages", settings.base_url.trim_end_matches('/'));
-        let endpoint = Endpoint::new(url, headers, settings.http.clone());
-        Ok(Self { settings, endpoint })
+        headers
+    }
+
+    /// A client of these settings at an endpoint authorized otherwise (Foundry's Entra ID
+    /// tokens); `settings.api_key` is not used.
+    pub(crate) fn at(settings: AnthropicSettings, endpoint: Endpoint) -> Self {
+        Self { settings, endpoint }
     }
 }
 

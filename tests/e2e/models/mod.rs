@@ -489,6 +489,9 @@ fn agentry_models_says_where_each_providers_credentials_were_found_and_never_sho
         ("GOOGLE_API_KEY", "g-secret"),
         ("ANTHROPIC_API_KEY", "a-secret"),
         ("AWS_REGION", "eu-west-1"),
+        // Neither Azure's managed identity nor its CLI.
+        ("AZURE_TOKEN_CREDENTIALS", "dev"),
+        ("PATH", "/nonexistent"),
     ];
     let out = sb.run_with_env(&["models", "--json"], &env);
     assert_eq!(out.code, Some(0), "{out:?}");
@@ -533,4 +536,5 @@ fn agentry_models_says_where_each_providers_credentials_were_found_and_never_sho
     }
 }
 
+mod entra;
 mod vertex;

@@ -1,9 +1,9 @@
 //! What the clouds' credential chains share: reading their variables ([`Env`]), credentials
-//! kept until shortly before they expire ([`Refreshing`]), the short-timeout client their
-//! token services are asked with ([`ServiceClient`]), the OAuth token answer Google's and
-//! Microsoft's services give (`oauth_token`), commands that print credentials
-//! (`command_output`), and bearer tokens that authorize a model's requests (`BearerTokens`
-//! over a `TokenSource`, in `oauth`).
+//! and when they expire ([`Expiring`]), kept until shortly before then and fetched again, the
+//! short-timeout client their token and metadata services are asked with, the OAuth token
+//! answer Google's and Microsoft's services give, commands that print credentials, and bearer
+//! tokens that authorize a model's requests (`BearerTokens` over a `TokenSource`, with the
+//! `azure` or `vertex` feature).
 
 #[cfg(any(feature = "azure", feature = "vertex"))]
 mod oauth;

@@ -1,5 +1,7 @@
-//! Opening `azure/DEPLOYMENT` (or a `[providers.NAME]` with `api = "azure"`): the resource's
-//! endpoint, key and API version from Azure's variables.
+//! Opening `azure/DEPLOYMENT` (or a `[providers.NAME]` with `api = "azure"`) and
+//! `foundry/MODEL`: the resource's endpoint and API version from Azure's variables, and its key
+//! or, without one, Microsoft Entra ID credentials — found when the model is opened, so a
+//! missing one is said before any request.
 
 use super::{ModelCatalog, ProviderConfig};
 use agentry::model::{Model, ModelError};
@@ -7,8 +9,9 @@ use std::sync::Arc;
 
 impl ModelCatalog<'_> {
     /// An Azure OpenAI deployment: endpoint from `base_url` or `AZURE_OPENAI_ENDPOINT`, key from
-    /// `AZURE_OPENAI_API_KEY` (or the variable `api_key_env` names), the classic API when
-    /// `api_version` or `AZURE_OPENAI_API_VERSION` gives a version; Responses with `responses`.
+    /// `AZURE_OPENAI_API_KEY` (or the variable `api_key_env` names) else Entra ID, the classic
+    /// API when `api_version` or `AZURE_OPENAI_API_VERSION` gives a version; Responses with
+    /// `responses`.
     #[cfg(feature = "azure")]
     pub(super) fn azure(
         &self,
@@ -17,7 +20,6 @@ impl ModelCatalog<'_> {
         config: &ProviderConfig,
         responses: bool,
     ) -> Result<Arc<dyn Model>, ModelError> {
-        use super::known_limits;
         use crate::azure::{AzureSettings, azure_openai};
         use crate::openai::OpenAiApi;
         let endpoint = config
@@ -33,12 +35,7 @@ impl ModelCatalog<'_> {
             .api_key_env
             .as_deref()
             .unwrap_or("AZURE_OPENAI_API_KEY");
-        let api_key = self.var(key_env).ok_or_else(|| {
-            ModelError::Config(format!(
-                "`{spec}` needs an API key: set {key_env} (the resource's key)"
-            ))
-        })?;
-        let known = known_limits(deployment);
+        let limits = super::ModelLimits::of(config, deployment);
         Ok(Arc::new(azure_openai(AzureSettings {
             display_name: spec.to_owned(),
             deployment: deployment.to_owned(),
@@ -47,17 +44,66 @@ impl ModelCatalog<'_> {
                 .api_version
                 .clone()
                 .or_else(|| self.var("AZURE_OPENAI_API_VERSION")),
-            api_key,
+            auth: self.azure_auth(spec, key_env)?,
             api: if responses {
                 OpenAiApi::Responses
             } else {
                 OpenAiApi::ChatCompletions
             },
-            context_window: config.context_window.or(known.map(|k| k.0)),
-            images: config.images.unwrap_or(true),
-            max_output_tokens: config.max_output_tokens,
+            context_window: limits.context_window,
+            images: limits.images,
+            max_output_tokens: limits.max_output_tokens,
             http: self.http.clone(),
         })?))
+    }
+
+    /// Claude on Azure AI Foundry at `base_url`, with `AZURE_FOUNDRY_API_KEY` (or the variable
+    /// `api_key_env` names) else Entra ID.
+    #[cfg(feature = "azure")]
+    pub(super) fn foundry(
+        &self,
+        spec: &str,
+        model: &str,
+        config: &ProviderConfig,
+        base_url: String,
+    ) -> Result<Arc<dyn Model>, ModelError> {
+        use crate::anthropic::AnthropicSettings;
+        use crate::azure::foundry_claude;
+        let key_env = config
+            .api_key_env
+            .as_deref()
+            .unwrap_or("AZURE_FOUNDRY_API_KEY");
+        let auth = self.azure_auth(spec, key_env)?;
+        let limits = super::ModelLimits::of(config, model);
+        let settings = AnthropicSettings {
+            display_name: spec.to_owned(),
+            model: model.to_owned(),
+            base_url,
+            api_key: String::new(),
+            context_window: limits.context_window,
+            images: limits.images,
+            max_output_tokens: limits.required_output,
+            http: self.http.clone(),
+        };
+        Ok(Arc::new(foundry_claude(settings, &auth)?))
+    }
+
+    /// The resource's key from `key_env`, else Entra ID tokens from the first credentials
+    /// found; an error names both.
+    #[cfg(feature = "azure")]
+    fn azure_auth(&self, spec: &str, key_env: &str) -> Result<crate::azure::AzureAuth, ModelError> {
+        use crate::azure::{AzureAuth, EntraTokens, entra};
+        if let Some(key) = self.var(key_env) {
+            return Ok(AzureAuth::ApiKey(key.into()));
+        }
+        match entra::find(self.env) {
+            Ok(source) => Ok(AzureAuth::Entra(Arc::new(EntraTokens::new(source)))),
+            Err(ModelError::Config(why)) => Err(ModelError::Config(format!(
+                "`{spec}` needs the resource's key in {key_env}, or Microsoft Entra ID \
+                 credentials, and has neither: {why}"
+            ))),
+            Err(other) => Err(other),
+        }
     }
 
     /// Without the `azure` feature, a clear refusal.
@@ -69,8 +115,26 @@ impl ModelCatalog<'_> {
         _config: &ProviderConfig,
         _responses: bool,
     ) -> Result<Arc<dyn Model>, ModelError> {
-        Err(ModelError::Config(format!(
-            "`{spec}` is an Azure OpenAI deployment, and this build of agentry-models has no `azure` feature"
-        )))
+        Err(no_azure(spec))
     }
+
+    /// Without the `azure` feature, a clear refusal.
+    #[cfg(not(feature = "azure"))]
+    pub(super) fn foundry(
+        &self,
+        spec: &str,
+        _model: &str,
+        _config: &ProviderConfig,
+        _base_url: String,
+    ) -> Result<Arc<dyn Model>, ModelError> {
+        Err(no_azure(spec))
+    }
+}
+
+/// What a build without the `azure` feature says of an Azure model.
+#[cfg(not(feature = "azure"))]
+fn no_azure(spec: &str) -> ModelError {
+    ModelError::Config(format!(
+        "`{spec}` is a model on Azure, and this build of agentry-models has no `azure` feature"
+    ))
 }

@@ -18,7 +18,6 @@ impl ModelCatalog<'_> {
         model: &str,
         config: &ProviderConfig,
     ) -> Result<Arc<dyn Model>, ModelError> {
-        use super::known_limits;
         use crate::aws::{chain, credentials::CredentialChain};
         use crate::bedrock::{BedrockAuth, BedrockModel, BedrockSettings};
         let region = config
@@ -54,18 +53,15 @@ impl ModelCatalog<'_> {
                 }
             }
         };
-        let known = known_limits(model);
+        let limits = super::ModelLimits::of(config, model);
         Ok(Arc::new(BedrockModel::new(BedrockSettings {
             display_name: spec.to_owned(),
             model: model.to_owned(),
             endpoint,
             auth,
-            context_window: config.context_window.or(known.map(|k| k.0)),
-            images: config.images.unwrap_or(true),
-            max_output_tokens: config
-                .max_output_tokens
-                .or(known.map(|k| k.1))
-                .unwrap_or(8_192),
+            context_window: limits.context_window,
+            images: limits.images,
+            max_output_tokens: limits.required_output,
             http: self.http.clone(),
         })?))
     }

@@ -20,9 +20,9 @@ impl ModelCatalog<'_> {
             model: model.to_owned(),
             base_url: endpoint.base_url,
             api_key: endpoint.api_key.unwrap_or_default(),
-            context_window: endpoint.context_window,
-            images: endpoint.images,
-            max_output_tokens: endpoint.max_output_tokens,
+            context_window: endpoint.limits.context_window,
+            images: endpoint.limits.images,
+            max_output_tokens: endpoint.limits.max_output_tokens,
             http: self.http.clone(),
         })?))
     }

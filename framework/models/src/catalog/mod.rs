@@ -15,8 +15,8 @@
 //! | `llamacpp` | Chat Completions | `http://127.0.0.1:8080/v1` | none |
 //! | `vllm` | Chat Completions | `http://127.0.0.1:8000/v1` | none |
 //! | `gemini` | Gemini API `streamGenerateContent` (feature `gemini`) | `https://generativelanguage.googleapis.com` (`GEMINI_BASE_URL`) | `GEMINI_API_KEY`, else `GOOGLE_API_KEY` |
-//! | `azure` | Azure OpenAI: the v1 API's Chat Completions (or Responses, by config), or the classic one with `AZURE_OPENAI_API_VERSION` (feature `azure`) | `AZURE_OPENAI_ENDPOINT` | `AZURE_OPENAI_API_KEY` |
-//! | `foundry` | Anthropic Messages on Azure AI Foundry | `https://RESOURCE.services.ai.azure.com/anthropic` (`AZURE_FOUNDRY_RESOURCE`, or `AZURE_FOUNDRY_BASE_URL`) | `AZURE_FOUNDRY_API_KEY` |
+//! | `azure` | Azure OpenAI: the v1 API's Chat Completions (or Responses, by config), or the classic one with `AZURE_OPENAI_API_VERSION` (feature `azure`) | `AZURE_OPENAI_ENDPOINT` | `AZURE_OPENAI_API_KEY`, else Microsoft Entra ID (`azure::entra`) |
+//! | `foundry` | Anthropic Messages on Azure AI Foundry (feature `azure`) | `https://RESOURCE.services.ai.azure.com/anthropic` (`AZURE_FOUNDRY_RESOURCE`, or `AZURE_FOUNDRY_BASE_URL`) | `AZURE_FOUNDRY_API_KEY`, else Microsoft Entra ID |
 //! | `vertex` | Vertex AI: Gemini's `streamGenerateContent`, Claude's `streamRawPredict` (feature `vertex`) | `https://aiplatform.googleapis.com` for the `global` location, else `https://LOCATION-aiplatform.googleapis.com` (`VERTEX_BASE_URL`); project `GOOGLE_CLOUD_PROJECT`, location `GOOGLE_CLOUD_LOCATION` | Google's Application Default Credentials: `GOOGLE_APPLICATION_CREDENTIALS`, gcloud's file, the metadata server |
 //! | `bedrock` | ConverseStream, or InvokeModelWithResponseStream for Claude (feature `bedrock`) | `https://bedrock-runtime.REGION.amazonaws.com` (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`, `AWS_ENDPOINT_URL`) | `AWS_BEARER_TOKEN_BEDROCK`, else SigV4 from AWS's credential chain |
 //!
@@ -322,9 +322,37 @@ struct Endpoint {
     api: ApiKind,
     base_url: String,
     api_key: Option<String>,
+    limits: ModelLimits,
+}
+
+/// What a model's client takes from its provider's configuration and the built-in table.
+#[derive(Debug, Clone, Copy)]
+struct ModelLimits {
+    /// The context window: configured, else the model's known one.
     context_window: Option<u64>,
-    max_output_tokens: Option<u32>,
+    /// Whether it takes images (yes unless configured otherwise).
     images: bool,
+    /// The configured output limit (the API's own when `None`).
+    max_output_tokens: Option<u32>,
+    /// The output limit for APIs that require one: configured, else the model's known one,
+    /// else 8,192.
+    required_output: u32,
+}
+
+impl ModelLimits {
+    /// The limits of `model` as `config` and the built-in table give them.
+    fn of(config: &ProviderConfig, model: &str) -> Self {
+        let known = known_limits(model);
+        Self {
+            context_window: config.context_window.or(known.map(|k| k.0)),
+            images: config.images.unwrap_or(true),
+            max_output_tokens: config.max_output_tokens,
+            required_output: config
+                .max_output_tokens
+                .or(known.map(|k| k.1))
+                .unwrap_or(8_192),
+        }
+    }
 }
 
 impl<'a> ModelCatalog<'a> {
@@ -403,6 +431,10 @@ impl<'a> ModelCatalog<'a> {
             let responses = config.api == Some(ApiKind::OpenaiResponses);
             return self.azure(spec, model, &config, responses);
         }
+        if provider == "foundry" && api == ApiKind::Anthropic {
+            let base_url = self.base_url(provider, built_in, &config)?;
+            return self.foundry(spec, model, &config, base_url);
+        }
         let base_url = self.base_url(provider, built_in, &config)?;
         let key_env = config
             .api_key_env
@@ -423,14 +455,11 @@ impl<'a> ModelCatalog<'a> {
                 "`{spec}` needs an API key: set {name}{also} (or point api_key_env in [providers.{provider}] at the variable that holds it)"
             )));
         }
-        let known = known_limits(model);
         let endpoint = Endpoint {
             api,
             base_url,
             api_key,
-            context_window: config.context_window.or(known.map(|k| k.0)),
-            max_output_tokens: config.max_output_tokens,
-            images: config.images.unwrap_or(true),
+            limits: ModelLimits::of(&config, model),
         };
         self.client(spec, model, endpoint)
     }
@@ -449,9 +478,7 @@ impl<'a> ModelCatalog<'a> {
             api,
             base_url,
             api_key,
-            context_window,
-            max_output_tokens,
-            images,
+            limits,
         } = endpoint;
         if api == ApiKind::Anthropic {
             return Ok(Arc::new(AnthropicModel::new(AnthropicSettings {
@@ -459,11 +486,9 @@ impl<'a> ModelCatalog<'a> {
                 model: model.to_owned(),
                 base_url,
                 api_key: api_key.unwrap_or_default(),
-                context_window,
-                images,
-                max_output_tokens: max_output_tokens
-                    .or(known_limits(model).map(|k| k.1))
-                    .unwrap_or(8_192),
+                context_window: limits.context_window,
+                images: limits.images,
+                max_output_tokens: limits.required_output,
                 http: self.http.clone(),
             })?));
         }
@@ -477,9 +502,9 @@ impl<'a> ModelCatalog<'a> {
             } else {
                 OpenAiApi::ChatCompletions
             },
-            context_window,
-            images,
-            max_output_tokens,
+            context_window: limits.context_window,
+            images: limits.images,
+            max_output_tokens: limits.max_output_tokens,
             http: self.http.clone(),
         })?))
     }

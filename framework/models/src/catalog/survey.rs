@@ -79,10 +79,21 @@ impl ModelCatalog<'_> {
                     .clone()
                     .or_else(|| self.var("AZURE_OPENAI_ENDPOINT"))
                     .unwrap_or_else(|| "AZURE_OPENAI_ENDPOINT (not set)".to_owned()),
-                self.key_survey(&[config
-                    .api_key_env
-                    .as_deref()
-                    .unwrap_or("AZURE_OPENAI_API_KEY")]),
+                self.azure_survey(
+                    config
+                        .api_key_env
+                        .as_deref()
+                        .unwrap_or("AZURE_OPENAI_API_KEY"),
+                ),
+            ),
+            (Some(ApiKind::Anthropic), ApiKind::Anthropic) if name == "foundry" => (
+                self.base_url(name, built, config).unwrap_or_else(said),
+                self.azure_survey(
+                    config
+                        .api_key_env
+                        .as_deref()
+                        .unwrap_or("AZURE_FOUNDRY_API_KEY"),
+                ),
             ),
             _ => {
                 let endpoint = self.base_url(name, built, config).unwrap_or_else(said);
@@ -121,6 +132,34 @@ impl ModelCatalog<'_> {
         }
     }
 
+    /// The resource's key in `key_env`, else Microsoft Entra ID credentials.
+    #[cfg(feature = "azure")]
+    fn azure_survey(&self, key_env: &str) -> CredentialsFound {
+        use crate::azure::entra::{self, EntraSource};
+        if self.var(key_env).is_some() {
+            return CredentialsFound::Found {
+                from: key_env.to_owned(),
+            };
+        }
+        let found = entra::find(self.env).map(|source| {
+            let later = matches!(source, EntraSource::InstanceMetadata { .. });
+            (source.describe(), later)
+        });
+        match found_or_missing(found) {
+            CredentialsFound::Missing { looked_for } => CredentialsFound::Missing {
+                looked_for: format!("{key_env}, or Microsoft Entra ID: {looked_for}"),
+            },
+            found => found,
+        }
+    }
+
+    #[cfg(not(feature = "azure"))]
+    fn azure_survey(&self, _key_env: &str) -> CredentialsFound {
+        CredentialsFound::Missing {
+            looked_for: "nothing: this build has no `azure` feature".to_owned(),
+        }
+    }
+
     #[cfg(feature = "bedrock")]
     fn bedrock_survey(&self, config: &ProviderConfig) -> (String, CredentialsFound) {
         use crate::aws::chain;
@@ -147,20 +186,11 @@ impl ModelCatalog<'_> {
                 },
             );
         }
-        let credentials = match chain::find(self.env, region.as_deref().unwrap_or("us-east-1")) {
-            Ok(source @ chain::CredentialSource::InstanceMetadata { .. }) => {
-                CredentialsFound::Found {
-                    from: format!("{} (asked at the first request)", source.describe()),
-                }
-            }
-            Ok(source) => CredentialsFound::Found {
-                from: source.describe(),
-            },
-            Err(why) => CredentialsFound::Missing {
-                looked_for: said(why),
-            },
-        };
-        (endpoint, credentials)
+        let found = chain::find(self.env, region.as_deref().unwrap_or("us-east-1")).map(|source| {
+            let later = matches!(source, chain::CredentialSource::InstanceMetadata { .. });
+            (source.describe(), later)
+        });
+        (endpoint, found_or_missing(found))
     }
 
     #[cfg(not(feature = "bedrock"))]
@@ -184,18 +214,11 @@ impl ModelCatalog<'_> {
             "{} (project {project}, location {})",
             place.base_url, place.location
         );
-        let credentials = match found {
-            Ok(source @ GoogleSource::MetadataServer { .. }) => CredentialsFound::Found {
-                from: format!("{} (asked at the first request)", source.describe()),
-            },
-            Ok(source) => CredentialsFound::Found {
-                from: source.describe(),
-            },
-            Err(why) => CredentialsFound::Missing {
-                looked_for: said(why),
-            },
-        };
-        (endpoint, credentials)
+        let found = found.map(|source| {
+            let later = matches!(source, GoogleSource::MetadataServer { .. });
+            (source.describe(), later)
+        });
+        (endpoint, found_or_missing(found))
     }
 
     #[cfg(not(feature = "vertex"))]
@@ -204,6 +227,21 @@ impl ModelCatalog<'_> {
             looked_for: "nothing: this build has no `vertex` feature".to_owned(),
         };
         (String::new(), missing)
+    }
+}
+
+/// Credentials found — where, and whether a metadata service is asked for them only at the
+/// first request — or what was looked for.
+#[cfg(any(feature = "azure", feature = "bedrock", feature = "vertex"))]
+fn found_or_missing(found: Result<(String, bool), ModelError>) -> CredentialsFound {
+    match found {
+        Ok((from, true)) => CredentialsFound::Found {
+            from: format!("{from} (asked at the first request)"),
+        },
+        Ok((from, false)) => CredentialsFound::Found { from },
+        Err(why) => CredentialsFound::Missing {
+            looked_for: said(why),
+        },
     }
 }
 

@@ -49,7 +49,6 @@ impl ModelCatalog<'_> {
         model: &str,
         config: &ProviderConfig,
     ) -> Result<Arc<dyn Model>, ModelError> {
-        use super::known_limits;
         use crate::google::{GoogleTokens, adc};
         use crate::vertex::{VertexModel, VertexSettings};
         let place = self.vertex_place(config);
@@ -66,7 +65,7 @@ impl ModelCatalog<'_> {
                      in [providers.vertex])"
                 ))
             })?;
-        let known = known_limits(model);
+        let limits = super::ModelLimits::of(config, model);
         Ok(Arc::new(VertexModel::new(VertexSettings {
             display_name: spec.to_owned(),
             model: model.to_owned(),
@@ -74,12 +73,9 @@ impl ModelCatalog<'_> {
             project,
             location: place.location,
             tokens: Arc::new(GoogleTokens::new(source)),
-            context_window: config.context_window.or(known.map(|k| k.0)),
-            images: config.images.unwrap_or(true),
-            max_output_tokens: config
-                .max_output_tokens
-                .or(known.map(|k| k.1))
-                .unwrap_or(8_192),
+            context_window: limits.context_window,
+            images: limits.images,
+            max_output_tokens: limits.required_output,
             http: self.http.clone(),
         })))
     }

@@ -5,7 +5,7 @@
 //! a content-filter stop) read as what they are.
 
 use agentry::model::{FinishReason, ModelEvent, ToolArguments};
-use agentry_models::azure::{AzureSettings, azure_openai};
+use agentry_models::azure::{AzureAuth, AzureSettings, azure_openai};
 use agentry_models::openai::{OpenAiApi, OpenAiModel};
 use agentry_models::wire::{StreamDecoder, openai_chat, openai_responses};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn, Required};
@@ -237,7 +237,7 @@ fn deployment(server: &MockModelServer, api: OpenAiApi, version: Option<&str>) -
         deployment: "gpt4o-prod".into(),
         endpoint: server.url(),
         api_version: version.map(str::to_owned),
-        api_key: "az-key".into(),
+        auth: AzureAuth::ApiKey("az-key".to_owned().into()),
         api,
         context_window: None,
         images: true,

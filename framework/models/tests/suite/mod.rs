@@ -3,6 +3,7 @@ mod azure;
 mod bedrock;
 mod bedrock_client;
 mod clients;
+mod entra;
 mod eventstream;
 mod fixtures;
 mod gemini;
