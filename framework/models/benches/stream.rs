@@ -160,6 +160,7 @@ fn models(server: &MockModelServer) -> Vec<(&'static str, Arc<dyn Model>)> {
                     context_window: None,
                     images: true,
                     max_output_tokens: None,
+                    reasoning: None,
                     http: http.clone(),
                 })
                 .unwrap(),

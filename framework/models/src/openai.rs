@@ -40,8 +40,23 @@ pub struct OpenAiSettings {
     pub images: bool,
     /// The most output tokens to ask for (the server's default when `None`).
     pub max_output_tokens: Option<u32>,
+    /// Whether the model reasons — on Responses, its reasoning summaries and encrypted
+    /// reasoning are asked for, and the encrypted reasoning sent back with the conversation;
+    /// `None`: as the model's name says ([`reasons`]).
+    pub reasoning: Option<bool>,
     /// Timeouts and retries.
     pub http: HttpOptions,
+}
+
+/// Whether a model of this name is one of OpenAI's reasoning models (o1, o3, o4, GPT-5 and the
+/// Codex models, not `gpt-5-chat`), which alone take `reasoning` and
+/// `include: ["reasoning.encrypted_content"]` on Responses.
+pub fn reasons(model: &str) -> bool {
+    let id = model.rsplit('/').next().unwrap_or(model);
+    let o_series = ["o1", "o3", "o4"]
+        .iter()
+        .any(|family| id == *family || id.starts_with(&format!("{family}-")));
+    o_series || (id.starts_with("gpt-5") && !id.starts_with("gpt-5-chat")) || id.contains("codex")
 }
 
 /// A model behind an OpenAI-compatible API.
@@ -91,7 +106,14 @@ impl Model for OpenAiModel {
                 openai_chat::Decoder::new,
             ),
             OpenAiApi::Responses => endpoint.stream(
-                &responses_body(&settings.model, &request, limit),
+                &responses_body(
+                    &settings.model,
+                    &request,
+                    limit,
+                    settings
+                        .reasoning
+                        .unwrap_or_else(|| reasons(&settings.model)),
+                ),
                 openai_responses::Decoder::new,
             ),
         })
@@ -212,8 +234,16 @@ fn chat_tool_results(results: &[ToolResult]) -> Vec<Value> {
     messages
 }
 
-/// The Responses request body (stateless: the whole input each time, nothing stored).
-pub fn responses_body(model: &str, request: &ModelRequest, max_tokens: Option<u32>) -> Value {
+/// The Responses request body (stateless: the whole input each time, nothing stored). A
+/// `reasoning` model is asked for its reasoning summaries and encrypted reasoning, and gets its
+/// encrypted reasoning back, each item before the output it led to (without an id: nothing is
+/// stored to look it up by).
+pub fn responses_body(
+    model: &str,
+    request: &ModelRequest,
+    max_tokens: Option<u32>,
+    reasoning: bool,
+) -> Value {
     let mut input = Vec::new();
     for message in request.conversation().iter() {
         match message {
@@ -235,6 +265,13 @@ pub fn responses_body(model: &str, request: &ModelRequest, max_tokens: Option<u3
                         AssistantContent::ToolCall { id, name, arguments } => input.push(json!({
                             "type": "function_call", "call_id": id, "name": name, "arguments": arguments_text(arguments),
                         })),
+                        AssistantContent::Thinking { text, signature: Some(encrypted) } if reasoning => {
+                            let summary: Vec<Value> = (!text.is_empty())
+                                .then(|| json!({"type": "summary_text", "text": text}))
+                                .into_iter()
+                                .collect();
+                            input.push(json!({"type": "reasoning", "encrypted_content": encrypted, "summary": summary}));
+                        }
                         _ => {}
                     }
                 }
@@ -260,6 +297,10 @@ pub fn responses_body(model: &str, request: &ModelRequest, max_tokens: Option<u3
     }
     if let Some(max) = max_tokens {
         body["max_output_tokens"] = json!(max);
+    }
+    if reasoning {
+        body["reasoning"] = json!({"summary": "auto"});
+        body["include"] = json!(["reasoning.encrypted_content"]);
     }
     body
 }

@@ -413,3 +413,42 @@ fn the_memory_store_keeps_rewinds_and_records_chats_in_progress_as_every_store_d
     let same = store.clone();
     stores::check_progress(store, move || same);
 }
+
+#[tokio::test]
+async fn a_second_signature_opens_a_reasoning_block_of_its_own_and_never_overwrites_the_first() {
+    use agentry::model::AssistantContent;
+    use agentry::model::scripted::ScriptStep;
+    // OpenAI's reasoning items often come without a summary: one encrypted item after another.
+    let mut h = harness([
+        response([
+            ScriptStep::Thinking("Plan.".into()),
+            ScriptStep::Signature("first-item".into()),
+            ScriptStep::Signature("second-item".into()),
+            ScriptStep::Text("done".into()),
+        ]),
+        ScriptedResponse::text("again"),
+    ])
+    .build();
+    h.prompt("one").await.unwrap();
+    h.prompt("two").await.unwrap();
+    let requests = h.model.requests();
+    let Some(Message::Assistant { content, .. }) = requests[1].messages.get(1) else {
+        panic!("{:?}", requests[1].messages);
+    };
+    assert_eq!(
+        content,
+        &vec![
+            AssistantContent::Thinking {
+                text: "Plan.".into(),
+                signature: Some("first-item".into()),
+            },
+            AssistantContent::Thinking {
+                text: String::new(),
+                signature: Some("second-item".into()),
+            },
+            AssistantContent::Text {
+                text: "done".into()
+            },
+        ]
+    );
+}

@@ -176,12 +176,22 @@ pub fn responses_events(reply: &MockReply) -> Vec<String> {
                     json!({"output_index": index, "content_index": 0, "delta": p}),
                 )
             })),
-            Part::Thinking { text, .. } => out.extend(pieces(text, reply.piece).iter().map(|p| {
-                event(
-                    "response.reasoning_summary_text.delta",
-                    json!({"output_index": index, "summary_index": 0, "delta": p}),
-                )
-            })),
+            // The summary, then the item with its encrypted content (as a request that asks
+            // for `reasoning.encrypted_content` gets it), the signature standing for it.
+            Part::Thinking { text, signature } => {
+                out.extend(pieces(text, reply.piece).iter().map(|p| {
+                    event(
+                        "response.reasoning_summary_text.delta",
+                        json!({"output_index": index, "summary_index": 0, "delta": p}),
+                    )
+                }));
+                let item = json!({"type": "reasoning", "id": format!("rs_{index}"), "encrypted_content": signature,
+                    "summary": [{"type": "summary_text", "text": text}]});
+                out.push(event(
+                    "response.output_item.done",
+                    json!({"output_index": index, "item": item}),
+                ));
+            }
             Part::ToolCall {
                 id,
                 name,

@@ -75,6 +75,9 @@ pub struct AzureSettings {
     pub images: bool,
     /// The most output tokens to ask for.
     pub max_output_tokens: Option<u32>,
+    /// Whether the deployment's model reasons (see [`OpenAiSettings::reasoning`]); `None`: as
+    /// the deployment's name says.
+    pub reasoning: Option<bool>,
     /// Timeouts and retries.
     pub http: HttpOptions,
 }
@@ -119,6 +122,7 @@ pub fn azure_openai(settings: AzureSettings) -> Result<OpenAiModel, ModelError> 
             context_window: settings.context_window,
             images: settings.images,
             max_output_tokens: settings.max_output_tokens,
+            reasoning: settings.reasoning,
             http: settings.http,
         },
         endpoint,

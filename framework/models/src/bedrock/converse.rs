@@ -2,6 +2,7 @@
 //! `reasoningContent` blocks, `system`, `toolConfig.tools[].toolSpec`, `inferenceConfig`, and
 //! cache points after the system prompt and the tool definitions where the model caches.
 
+use crate::tool_names::CONVERSE;
 use crate::turns::Blocks;
 use agentry::model::{AssistantContent, Message, ModelRequest, resource_text};
 use agentry::tool::ContentBlock;
@@ -34,7 +35,7 @@ pub fn converse_body(request: &ModelRequest, max_tokens: u32, cache: bool) -> Va
             .iter()
             .map(|tool| {
                 json!({"toolSpec": {
-                    "name": tool.name,
+                    "name": CONVERSE.name_for(&tool.name),
                     "description": tool.description,
                     "inputSchema": {"json": tool.input_schema},
                 }})
@@ -118,7 +119,7 @@ fn assistant_block(part: &AssistantContent) -> Option<Value> {
             arguments,
         } => Some(json!({"toolUse": {
             "toolUseId": id,
-            "name": name,
+            "name": CONVERSE.name_for(name),
             "input": crate::turns::object_arguments(arguments),
         }})),
     }

@@ -12,6 +12,7 @@ use crate::anthropic::hosted_messages_body;
 use crate::aws::credentials::CredentialChain;
 use crate::aws::sigv4::{self, Scope, Unsigned};
 use crate::http::{Authorize, Endpoint, HttpOptions, credential_header};
+use crate::tool_names::CONVERSE;
 use crate::wire::bedrock::{ConverseDecoder, InvokeDecoder};
 use agentry::model::{Model, ModelError, ModelRequest, ModelStream};
 use percent_encoding::utf8_percent_encode;
@@ -148,9 +149,10 @@ impl Model for BedrockModel {
             BedrockApi::Converse => {
                 let model = &self.settings.model;
                 let caches = model.contains("amazon.nova");
+                let originals = CONVERSE.originals(request.tools.iter().map(|t| t.name.as_str()));
                 endpoint.stream(
                     &converse::converse_body(&request, limit, caches),
-                    ConverseDecoder::new,
+                    move || ConverseDecoder::with_names(originals.clone()),
                 )
             }
         })

@@ -53,6 +53,7 @@ impl ModelCatalog<'_> {
             context_window: limits.context_window,
             images: limits.images,
             max_output_tokens: limits.max_output_tokens,
+            reasoning: limits.reasoning,
             http: self.http.clone(),
         })?))
     }

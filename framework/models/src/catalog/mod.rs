@@ -88,6 +88,10 @@ pub struct ProviderConfig {
     pub project: Option<String>,
     /// Azure OpenAI's classic API version (overrides `AZURE_OPENAI_API_VERSION`).
     pub api_version: Option<String>,
+    /// Whether its models reason (on OpenAI Responses: their reasoning summaries and encrypted
+    /// reasoning are asked for and sent back); known by the model's name when unset — set it
+    /// for an Azure deployment whose name does not say.
+    pub reasoning: Option<bool>,
 }
 
 struct BuiltIn {
@@ -337,6 +341,8 @@ struct ModelLimits {
     /// The output limit for APIs that require one: configured, else the model's known one,
     /// else 8,192.
     required_output: u32,
+    /// Whether it reasons, when configured.
+    reasoning: Option<bool>,
 }
 
 impl ModelLimits {
@@ -351,6 +357,7 @@ impl ModelLimits {
                 .max_output_tokens
                 .or(known.map(|k| k.1))
                 .unwrap_or(8_192),
+            reasoning: config.reasoning,
         }
     }
 }
@@ -505,6 +512,7 @@ impl<'a> ModelCatalog<'a> {
             context_window: limits.context_window,
             images: limits.images,
             max_output_tokens: limits.max_output_tokens,
+            reasoning: limits.reasoning,
             http: self.http.clone(),
         })?))
     }

@@ -1,12 +1,12 @@
 //! The Gemini API client: `POST {base}/v1beta/models/{MODEL}:streamGenerateContent?alt=sse`
 //! with the key in `x-goog-api-key`, the body of [`request`], the stream read by
 //! [`wire::gemini`](crate::wire::gemini), tool names Gemini would refuse mapped there and back
-//! ([`names`]).
+//! ([`tool_names::GEMINI`](crate::tool_names::GEMINI)).
 
-pub mod names;
 pub mod request;
 
 use crate::http::{Endpoint, HttpOptions, credential_header};
+use crate::tool_names::GEMINI;
 use crate::wire::gemini::Decoder;
 use agentry::model::{Model, ModelError, ModelRequest, ModelStream};
 use reqwest::header::{HeaderMap, HeaderName};
@@ -81,6 +81,6 @@ pub(crate) fn stream_generated(
     limit: Option<u32>,
 ) -> ModelStream {
     let body = request::generate_body(model, request, limit);
-    let originals = names::originals(request.tools.iter().map(|t| t.name.as_str()));
+    let originals = GEMINI.originals(request.tools.iter().map(|t| t.name.as_str()));
     endpoint.stream(&body, move || Decoder::with_names(originals.clone()))
 }

@@ -3,7 +3,7 @@
 //! with the `thoughtSignature` it came with; `systemInstruction`; the tools as
 //! `functionDeclarations` with `parametersJsonSchema`; `generationConfig`.
 
-use super::names::gemini_name;
+use crate::tool_names::GEMINI;
 use crate::turns::{merged, object_arguments};
 use agentry::model::{AssistantContent, Message, ModelRequest, resource_text};
 use agentry::tool::ContentBlock;
@@ -22,7 +22,7 @@ pub fn generate_body(model: &str, request: &ModelRequest, max_tokens: Option<u32
             .iter()
             .map(|tool| {
                 json!({
-                    "name": gemini_name(&tool.name),
+                    "name": GEMINI.name_for(&tool.name),
                     "description": tool.description,
                     "parametersJsonSchema": tool.input_schema,
                 })
@@ -77,7 +77,7 @@ fn contents(history: &[Message]) -> Vec<Value> {
                 let outcome = if result.is_error { "error" } else { "output" };
                 parts.push(json!({"functionResponse": {
                     "id": result.tool_call_id,
-                    "name": gemini_name(name),
+                    "name": GEMINI.name_for(name),
                     "response": {outcome: text},
                 }}));
                 // Images of a result follow it, as parts of their own.
@@ -140,7 +140,7 @@ fn model_parts(content: &[AssistantContent]) -> Vec<Value> {
                 arguments,
             } => parts.push(json!({"functionCall": {
                 "id": id,
-                "name": gemini_name(name),
+                "name": GEMINI.name_for(name),
                 "args": object_arguments(arguments),
             }})),
         }

@@ -25,6 +25,8 @@ pub struct ConverseDecoder {
     /// The agent's tool calls under way, by block index.
     calls: HashMap<u64, Call>,
     stop: Option<FinishReason>,
+    /// The tools' own names by the names Converse was given, where they differ.
+    originals: HashMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -38,6 +40,15 @@ impl ConverseDecoder {
     /// A decoder for a new response.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A decoder that gives calls back their tools' own names (`originals`: by the names
+    /// Converse was given, see [`crate::tool_names::CONVERSE`]).
+    pub fn with_names(originals: HashMap<String, String>) -> Self {
+        Self {
+            originals,
+            ..Self::default()
+        }
     }
 }
 
@@ -122,7 +133,7 @@ impl StreamDecoder<Frame> for ConverseDecoder {
                         index,
                         Call {
                             id: tool.tool_use_id,
-                            name: tool.name,
+                            name: self.originals.get(&tool.name).cloned().unwrap_or(tool.name),
                             input: String::new(),
                         },
                     );

@@ -1,8 +1,9 @@
 //! The OpenAI Responses stream (`POST /responses`, `stream: true`), from OpenAI (with `event:`
 //! lines, no `[DONE]`) and OpenRouter (no `event:` lines, a closing `[DONE]`).
 //!
-//! Text comes as `response.output_text.delta`; reasoning as summary or raw text deltas; function
-//! calls as an `output_item.added` / arguments deltas / `output_item.done` sequence. The response
+//! Text comes as `response.output_text.delta`; reasoning as summary or raw text deltas, closed by
+//! its encrypted content (when asked for) as the reasoning's signature; function calls as an
+//! `output_item.added` / arguments deltas / `output_item.done` sequence. The response
 //! is complete at `response.completed` (or `response.incomplete`); `error` and `response.failed`
 //! are errors.
 
@@ -118,8 +119,21 @@ impl StreamDecoder for Decoder {
             }
             "response.output_item.done" => {
                 let item = payload.get("item").unwrap_or(&Value::Null);
-                if item.get("type").and_then(Value::as_str) != Some("function_call") {
-                    return Ok(vec![]);
+                match item.get("type").and_then(Value::as_str) {
+                    Some("function_call") => {}
+                    // The encrypted reasoning closes the reasoning its summary streamed.
+                    Some("reasoning") => {
+                        return Ok(item
+                            .get("encrypted_content")
+                            .and_then(Value::as_str)
+                            .filter(|e| !e.is_empty())
+                            .map(|e| ModelEvent::ThinkingSignature {
+                                signature: e.to_owned(),
+                            })
+                            .into_iter()
+                            .collect());
+                    }
+                    _ => return Ok(vec![]),
                 }
                 self.calls += 1;
                 let streamed = self.arguments.remove(&index).unwrap_or_default();

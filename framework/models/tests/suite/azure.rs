@@ -242,6 +242,7 @@ fn deployment(server: &MockModelServer, api: OpenAiApi, version: Option<&str>) -
         context_window: None,
         images: true,
         max_output_tokens: None,
+        reasoning: None,
         http: super::clients::http(5000),
     })
     .unwrap()

@@ -273,3 +273,62 @@ async fn throttling_is_retried_and_said_and_a_stream_exception_named() {
         })
     );
 }
+
+#[tokio::test]
+async fn a_name_converse_refuses_is_sent_clean_and_called_and_replayed_by_its_own() {
+    let long = "mcp__knowledge.base__search_every_document_in_every_folder_of_the_wiki";
+    let sent_as = agentry_models::tool_names::CONVERSE.name_for(long);
+    assert!(sent_as.len() <= 64 && !sent_as.contains('.'), "{sent_as}");
+    let server = MockModelServer::start([
+        MockTurn::Reply(MockReply::tool_call(
+            "tooluse_9",
+            &sent_as,
+            json!({"q": "x"}),
+        )),
+        MockTurn::Reply(MockReply::text("found")),
+    ])
+    .await;
+    server.require(Required::SigV4(check(SECRET)));
+    let model = bedrock(&server, "amazon.nova-pro-v1:0", signed_by(SECRET));
+    let mut asked = hello();
+    asked.tools.push(agentry::model::ToolDefinition {
+        name: long.into(),
+        description: "Searches the wiki.".into(),
+        input_schema: json!({"type": "object"}),
+    });
+    let (events, error) = collect(&model, asked.clone()).await;
+    assert_eq!(error, None);
+    assert_eq!(
+        super::clients::calls(&events),
+        [("tooluse_9".into(), long.into(), json!({"q": "x"}))]
+    );
+    // The call goes back in the history under the name Converse knows.
+    let mut next = asked;
+    next.messages.push(Message::Assistant {
+        content: vec![AssistantContent::ToolCall {
+            id: "tooluse_9".into(),
+            name: long.into(),
+            arguments: json!({"q": "x"}),
+        }],
+        origin: None,
+    });
+    next.messages.push(Message::ToolResults {
+        results: vec![agentry::model::ToolResult {
+            tool_call_id: "tooluse_9".into(),
+            content: vec![agentry::tool::ContentBlock::Text {
+                text: "a page".into(),
+            }],
+            is_error: false,
+        }],
+    });
+    let (_, error) = collect(&model, next).await;
+    assert_eq!(error, None);
+    let requests = server.requests();
+    let declared = &requests[0].body["toolConfig"]["tools"][2]["toolSpec"]["name"];
+    assert_eq!(declared, &json!(sent_as));
+    assert_eq!(
+        requests[1].body["messages"][1]["content"][0]["toolUse"]["name"],
+        json!(sent_as)
+    );
+    assert!(!requests[1].body.to_string().contains("knowledge.base"));
+}

@@ -25,15 +25,20 @@ pub(super) fn http(idle_ms: u64) -> HttpOptions {
 }
 
 fn openai(server: &MockModelServer, api: OpenAiApi) -> OpenAiModel {
+    openai_named(server, api, "gpt-mock")
+}
+
+fn openai_named(server: &MockModelServer, api: OpenAiApi, model: &str) -> OpenAiModel {
     OpenAiModel::new(OpenAiSettings {
-        display_name: "openai/gpt-mock".into(),
-        model: "gpt-mock".into(),
+        display_name: format!("openai/{model}"),
+        model: model.into(),
         base_url: format!("{}/v1", server.url()),
         api_key: Some("sk-test".into()),
         api,
         context_window: None,
         images: true,
         max_output_tokens: None,
+        reasoning: None,
         http: http(5000),
     })
     .unwrap()
@@ -384,6 +389,94 @@ async fn chat_and_responses_requests_carry_tool_calls_and_results_in_their_shape
         body["tools"][0],
         json!({"type": "function", "name": "Read", "description": "Reads.", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}})
     );
+}
+
+#[tokio::test]
+async fn a_reasoning_model_on_responses_keeps_its_encrypted_reasoning_and_gets_it_back() {
+    let server = MockModelServer::start([
+        MockTurn::Reply(MockReply::new(
+            vec![
+                Part::Thinking {
+                    text: "Read it first.".into(),
+                    signature: "gAAAAABencrypted".into(),
+                },
+                Part::ToolCall {
+                    id: "c1".into(),
+                    name: "Read".into(),
+                    arguments: r#"{"path":"a"}"#.into(),
+                },
+            ],
+            Stop::ToolUse,
+        )),
+        MockTurn::Reply(MockReply::text("ok")),
+        MockTurn::Reply(MockReply::text("ok")),
+    ])
+    .await;
+    let o3 = openai_named(&server, OpenAiApi::Responses, "o3");
+    let (events, error) = collect(&o3, hello()).await;
+    assert_eq!(error, None);
+    assert!(events.contains(&ModelEvent::ThinkingSignature {
+        signature: "gAAAAABencrypted".into()
+    }));
+    let answered = vec![
+        Message::user_text("hello"),
+        Message::Assistant {
+            content: vec![
+                AssistantContent::Thinking {
+                    text: "Read it first.".into(),
+                    signature: Some("gAAAAABencrypted".into()),
+                },
+                AssistantContent::ToolCall {
+                    id: "c1".into(),
+                    name: "Read".into(),
+                    arguments: json!({"path": "a"}),
+                },
+            ],
+            origin: Some("openai".into()),
+        },
+        Message::ToolResults {
+            results: vec![ToolResult {
+                tool_call_id: "c1".into(),
+                content: vec![ContentBlock::Text {
+                    text: "contents".into(),
+                }],
+                is_error: false,
+            }],
+        },
+    ];
+    collect(&o3, request(answered.clone())).await;
+    // A model that does not reason is asked for neither, and gets no reasoning items.
+    collect(
+        &openai_named(&server, OpenAiApi::Responses, "gpt-4.1"),
+        request(answered),
+    )
+    .await;
+    let sent = server.requests();
+    for body in [&sent[0].body, &sent[1].body] {
+        assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
+        assert_eq!(body["reasoning"], json!({"summary": "auto"}));
+    }
+    assert_eq!(
+        sent[1].body["input"][1],
+        json!({"type": "reasoning", "encrypted_content": "gAAAAABencrypted",
+               "summary": [{"type": "summary_text", "text": "Read it first."}]})
+    );
+    assert_eq!(sent[1].body["input"][2]["type"], "function_call");
+    let plain = &sent[2].body;
+    assert!(plain.get("include").is_none() && plain.get("reasoning").is_none());
+    assert!(!plain.to_string().contains("gAAAAABencrypted"));
+    for (model, reasons) in [
+        ("o3", true),
+        ("o4-mini", true),
+        ("gpt-5.1-codex-max", true),
+        ("gpt-5-mini", true),
+        ("gpt-5-chat-latest", false),
+        ("gpt-4.1", false),
+        ("gpt-4o", false),
+        ("o3mini-lookalike", false),
+    ] {
+        assert_eq!(agentry_models::openai::reasons(model), reasons, "{model}");
+    }
 }
 
 #[tokio::test]

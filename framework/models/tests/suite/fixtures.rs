@@ -244,6 +244,8 @@ async fn responses_fixtures() {
         "openai-responses-reasoning-summary.chunks.txt",
     ] {
         let d = decode(name, 7).await;
+        // The reasoning item's encrypted content, as its signature.
+        assert_eq!(d.signatures, 1, "{name}");
         assert_eq!(d.calls.len(), 1, "{name}");
         assert!(d.calls[0].2.is_object(), "{name}");
         assert_eq!(d.finish, Some(FinishReason::ToolUse), "{name}");

@@ -128,7 +128,7 @@ async fn each_signature_goes_back_on_the_part_it_came_on() {
 #[tokio::test]
 async fn a_name_too_long_for_gemini_is_sent_short_and_called_by_its_own() {
     let long = "mcp__knowledge_base__search_every_document_in_every_folder_of_the_wiki";
-    let sent_as = agentry_models::gemini::names::gemini_name(long);
+    let sent_as = agentry_models::tool_names::GEMINI.name_for(long);
     assert!(sent_as.len() <= 64);
     let server = MockModelServer::start([MockTurn::Reply(MockReply::tool_call(
         "fc9",

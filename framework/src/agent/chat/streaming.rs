@@ -144,9 +144,11 @@ impl Chat<'_> {
                 }
                 self.emit(AgentEvent::ThinkingDelta { turn_id, text });
             }
+            // A signature closes the reasoning before it, unless that is closed already.
             ModelEvent::ThinkingSignature { signature } => match response.content.last_mut() {
                 Some(AssistantContent::Thinking {
-                    signature: slot, ..
+                    signature: slot @ None,
+                    ..
                 }) => {
                     *slot = Some(signature);
                 }

@@ -282,6 +282,7 @@ pub async fn start_instance(
         context_window: None,
         images: false,
         max_output_tokens: None,
+        reasoning: None,
         http: Default::default(),
     })
     .unwrap();
