@@ -241,6 +241,7 @@ pub(super) fn on_both_transports(flow: fn(&str)) {
 }
 
 mod admission;
+mod clouds;
 mod cluster;
 mod connection;
 mod flows;
