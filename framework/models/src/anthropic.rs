@@ -2,6 +2,7 @@
 //! prompt and the tool definitions, and thinking blocks sent back exactly as received.
 
 use crate::http::{Endpoint, HttpOptions, credential_header};
+use crate::secret::Secret;
 use crate::turns::Blocks;
 use crate::wire::anthropic;
 use agentry::model::{
@@ -24,7 +25,7 @@ pub struct AnthropicSettings {
     /// The API base URL, without `/v1`.
     pub base_url: String,
     /// The API key.
-    pub api_key: String,
+    pub api_key: Secret,
     /// The model's context window, in tokens.
     pub context_window: Option<u64>,
     /// Whether the model takes images.
@@ -48,7 +49,7 @@ impl AnthropicModel {
         let mut headers = Self::version_headers();
         headers.insert(
             HeaderName::from_static("x-api-key"),
-            credential_header(&settings.api_key, "the API key")?,
+            credential_header(settings.api_key.expose(), "the API key")?,
         );
         let endpoint = Endpoint::new(Self::url(&settings), headers, settings.http.clone());
         Ok(Self::at(settings, endpoint))

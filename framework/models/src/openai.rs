@@ -2,6 +2,7 @@
 //! Ollama, vLLM, llama.cpp, LM Studio, …) and, where configured, the Responses API.
 
 use crate::http::{Endpoint, HttpOptions, credential_header};
+use crate::secret::Secret;
 use crate::wire::{openai_chat, openai_responses};
 use agentry::model::{
     AssistantContent, Message, Model, ModelError, ModelRequest, ModelStream, ToolResult,
@@ -31,7 +32,7 @@ pub struct OpenAiSettings {
     /// The API base URL, including `/v1`.
     pub base_url: String,
     /// The API key (local servers need none).
-    pub api_key: Option<String>,
+    pub api_key: Option<Secret>,
     /// Which API to call.
     pub api: OpenAiApi,
     /// The model's context window, in tokens.
@@ -73,7 +74,7 @@ impl OpenAiModel {
         if let Some(key) = &settings.api_key {
             headers.insert(
                 AUTHORIZATION,
-                credential_header(&format!("Bearer {key}"), "the API key")?,
+                credential_header(&format!("Bearer {}", key.expose()), "the API key")?,
             );
         }
         let path = match settings.api {

@@ -23,6 +23,12 @@ impl From<String> for Secret {
     }
 }
 
+impl From<&str> for Secret {
+    fn from(text: &str) -> Self {
+        Self(text.to_owned())
+    }
+}
+
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Secret(..)")

@@ -12,6 +12,7 @@ use crate::anthropic::hosted_messages_body;
 use crate::aws::credentials::CredentialChain;
 use crate::aws::sigv4::{self, Scope, Unsigned};
 use crate::http::{Authorize, Endpoint, HttpOptions, credential_header};
+use crate::secret::Secret;
 use crate::tool_names::CONVERSE;
 use crate::wire::bedrock::{ConverseDecoder, InvokeDecoder};
 use agentry::model::{Model, ModelError, ModelRequest, ModelStream};
@@ -26,7 +27,7 @@ pub const BEDROCK_ANTHROPIC_VERSION: &str = "bedrock-2023-05-31";
 #[derive(Debug, Clone)]
 pub enum BedrockAuth {
     /// A Bedrock API key, sent as a bearer token.
-    ApiKey(String),
+    ApiKey(Secret),
     /// SigV4 signatures in `region`, with credentials from the chain.
     SigV4 {
         /// The region signed for.
@@ -106,7 +107,8 @@ impl BedrockModel {
         );
         let endpoint = match &settings.auth {
             BedrockAuth::ApiKey(key) => {
-                let bearer = credential_header(&format!("Bearer {key}"), "the Bedrock API key")?;
+                let bearer =
+                    credential_header(&format!("Bearer {}", key.expose()), "the Bedrock API key")?;
                 headers.insert(HeaderName::from_static("authorization"), bearer);
                 Endpoint::new(url, headers, settings.http.clone())
             }

@@ -70,6 +70,7 @@ impl ModelCatalog<'_> {
     ) -> Result<Arc<dyn Model>, ModelError> {
         use crate::anthropic::AnthropicSettings;
         use crate::azure::foundry_claude;
+        use crate::secret::Secret;
         let key_env = config
             .api_key_env
             .as_deref()
@@ -80,7 +81,7 @@ impl ModelCatalog<'_> {
             display_name: spec.to_owned(),
             model: model.to_owned(),
             base_url,
-            api_key: String::new(),
+            api_key: Secret::default(),
             context_window: limits.context_window,
             images: limits.images,
             max_output_tokens: limits.required_output,

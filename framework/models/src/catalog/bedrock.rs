@@ -41,7 +41,7 @@ impl ModelCatalog<'_> {
             .as_deref()
             .unwrap_or("AWS_BEARER_TOKEN_BEDROCK");
         let auth = match self.var(key_env) {
-            Some(key) => BedrockAuth::ApiKey(key),
+            Some(key) => BedrockAuth::ApiKey(key.into()),
             None => {
                 let source = chain::find(self.env, &region).map_err(|error| match error {
                     ModelError::Config(why) => ModelError::Config(format!("`{spec}`: {why}")),

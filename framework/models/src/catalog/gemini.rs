@@ -19,7 +19,7 @@ impl ModelCatalog<'_> {
             display_name: spec.to_owned(),
             model: model.to_owned(),
             base_url: endpoint.base_url,
-            api_key: endpoint.api_key.unwrap_or_default(),
+            api_key: endpoint.api_key.unwrap_or_default().into(),
             context_window: endpoint.limits.context_window,
             images: endpoint.limits.images,
             max_output_tokens: endpoint.limits.max_output_tokens,

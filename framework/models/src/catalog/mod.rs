@@ -34,6 +34,7 @@ pub use survey::{CredentialsFound, ProviderSurvey};
 use crate::anthropic::{AnthropicModel, AnthropicSettings};
 use crate::http::HttpOptions;
 use crate::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
+use crate::secret::Secret;
 use agentry::model::replay::ReplayModel;
 use agentry::model::scripted::ScriptedModel;
 use agentry::model::{Model, ModelChoices, ModelError};
@@ -492,7 +493,7 @@ impl<'a> ModelCatalog<'a> {
                 display_name: spec.to_owned(),
                 model: model.to_owned(),
                 base_url,
-                api_key: api_key.unwrap_or_default(),
+                api_key: api_key.unwrap_or_default().into(),
                 context_window: limits.context_window,
                 images: limits.images,
                 max_output_tokens: limits.required_output,
@@ -503,7 +504,7 @@ impl<'a> ModelCatalog<'a> {
             display_name: spec.to_owned(),
             model: model.to_owned(),
             base_url,
-            api_key,
+            api_key: api_key.map(Secret::from),
             api: if api == ApiKind::OpenaiResponses {
                 OpenAiApi::Responses
             } else {

@@ -6,6 +6,7 @@
 pub mod request;
 
 use crate::http::{Endpoint, HttpOptions, credential_header};
+use crate::secret::Secret;
 use crate::tool_names::GEMINI;
 use crate::wire::gemini::Decoder;
 use agentry::model::{Model, ModelError, ModelRequest, ModelStream};
@@ -21,7 +22,7 @@ pub struct GeminiSettings {
     /// The API base URL (`https://generativelanguage.googleapis.com`).
     pub base_url: String,
     /// The API key.
-    pub api_key: String,
+    pub api_key: Secret,
     /// The model's context window, in tokens.
     pub context_window: Option<u64>,
     /// Whether the model takes images.
@@ -45,7 +46,7 @@ impl GeminiModel {
         let mut headers = HeaderMap::new();
         headers.insert(
             HeaderName::from_static("x-goog-api-key"),
-            credential_header(&settings.api_key, "the API key")?,
+            credential_header(settings.api_key.expose(), "the API key")?,
         );
         let url = format!(
             "{}/v1beta/models/{}:streamGenerateContent?alt=sse",

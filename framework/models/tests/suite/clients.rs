@@ -717,3 +717,32 @@ fn the_messages_body_asks_for_the_requests_own_output_limit_when_it_is_lower() {
     );
     assert_eq!(body["max_tokens"], 50);
 }
+
+#[tokio::test]
+async fn no_client_or_its_settings_shows_a_key_in_debug_output() {
+    let server = MockModelServer::start([]).await;
+    let shown = [
+        format!("{:?}", openai(&server, OpenAiApi::Responses)),
+        format!("{:?}", anthropic(&server)),
+        format!(
+            "{:?}",
+            agentry_models::gemini::GeminiModel::new(agentry_models::gemini::GeminiSettings {
+                display_name: "gemini/g".into(),
+                model: "g".into(),
+                base_url: server.url(),
+                api_key: "gm-debug-key".into(),
+                context_window: None,
+                images: true,
+                max_output_tokens: None,
+                http: http(5000),
+            })
+            .unwrap()
+        ),
+    ];
+    for text in &shown {
+        for key in ["sk-test", "ak-test", "gm-debug-key"] {
+            assert!(!text.contains(key), "{key} in {text}");
+        }
+        assert!(text.contains("Secret(..)"), "{text}");
+    }
+}

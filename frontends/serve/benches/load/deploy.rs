@@ -277,7 +277,7 @@ pub async fn start_instance(
         display_name: "openai/gpt-4.1".to_owned(),
         model: "gpt-4.1".to_owned(),
         base_url: format!("{model_url}/v1"),
-        api_key: Some("sk-bench".to_owned()),
+        api_key: Some("sk-bench".into()),
         api: OpenAiApi::ChatCompletions,
         context_window: None,
         images: false,
