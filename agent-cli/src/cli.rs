@@ -20,7 +20,7 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0    the turn ended normally (end_turn)
   1    an internal error (the session store failed, …)
-  2    a usage or configuration error
+  2    a usage or configuration error (a model's credentials missing or refused included)
   3    the model failed
   4    the model hit its output token limit (max_tokens)
   5    the turn hit --max-turn-requests (max_turn_requests)

@@ -43,6 +43,9 @@ impl Exit {
     /// The exit code for a failed turn.
     pub fn for_error(error: &AgentError) -> Exit {
         match error {
+            // A credential missing or refused when the first request wants it is the same
+            // configuration error as one found missing when the model was opened.
+            AgentError::Model(agentry::model::ModelError::Config(_)) => Exit::Usage,
             AgentError::Model(_) => Exit::Model,
             AgentError::OutputSchema { .. } => Exit::OutputSchema,
             AgentError::InvalidOutputSchema(_)

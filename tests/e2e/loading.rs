@@ -1,6 +1,6 @@
 //! The two ways the stock providers load: linked into the full binary, or built as plugins
-//! (their `providers/plugins/` crates, built with the tests) into the thin CLI (`cargo build -p agentry-cli
-//! --no-default-features`, kept as `agentry-thin` by ./scripts/test). A suite written once runs
+//! (their `providers/plugins/` crates, built with the tests) into the thin CLI (`agentry-thin`,
+//! agentry-cli's sources with no provider linked: `cargo build -p agentry-thin`). A suite written once runs
 //! both ways through [`both_ways!`](crate::both_ways).
 
 use crate::{agentry_binary, sandbox};
@@ -77,8 +77,7 @@ pub(crate) fn built(relative: &str, how: &str) -> PathBuf {
 pub(crate) fn thin() -> Sandbox {
     Sandbox::new(built(
         "agentry-thin",
-        "build it with `cargo build -p agentry-cli --no-default-features` and copy \
-         target/debug/agentry to target/debug/agentry-thin (./scripts/test does)",
+        "build it with `cargo build -p agentry-thin` (./scripts/test does)",
     ))
 }
 

@@ -1,6 +1,6 @@
 //! The stock providers built as plugins (their `providers/plugins/` crates, from the same source
-//! as the linked ones) in the thin CLI (`cargo build -p agentry-cli --no-default-features`, kept as
-//! `agentry-thin`): the same tools as the full binary, and calls that run the same way.
+//! as the linked ones) in the thin CLI (`agentry-thin`, agentry-cli's sources with no provider
+//! linked): the same tools as the full binary, and calls that run the same way.
 
 use crate::loading::{STOCK_PLUGINS, plugin_flags, stock_plugin, thin};
 use crate::sandbox;

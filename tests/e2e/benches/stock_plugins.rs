@@ -16,8 +16,7 @@
 //!
 //! Measures release builds, as a user runs them; build them first:
 //! `scripts/build-plugins --release` (into `target/plugins-release/`), then
-//! `cargo build --release -p agentry-cli --no-default-features && cp target/release/agentry
-//! target/release/agentry-thin && cargo build --release -p agentry-cli`.
+//! `cargo build --release -p agentry-cli -p agentry-thin`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use agentry::testing::ToolHarness;

@@ -107,3 +107,40 @@ fn vertex_without_credentials_exits_2_naming_where_it_looked_before_any_request(
     );
     assert!(server.requests().is_empty());
 }
+
+#[test]
+fn a_refused_service_account_exits_2_in_the_services_words_before_any_model_request() {
+    let sb = sandbox();
+    let key = ServiceAccountKey::generate();
+    let google = GoogleTokenService::start(Some((EMAIL, &key)), None, 3600);
+    let keys = sb.project().with_file_name("keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    // A key the token service does not know for this account.
+    let forged = ServiceAccountKey::generate().write_key_file(&keys, EMAIL, &google.token_uri());
+    let server = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("never"))]);
+    let out = sb.run_with_env(
+        &["run", "--model", "vertex/gemini-2.5-pro", "hi"],
+        &[
+            (
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                &forged.display().to_string(),
+            ),
+            ("VERTEX_BASE_URL", &server.url()),
+        ],
+    );
+    assert_eq!(out.code, Some(2), "{out:?}");
+    let error = out
+        .stderr
+        .lines()
+        .find(|line| line.starts_with("agentry: error:"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(
+        error.contains(&format!(
+            "no Google token from the service account {EMAIL} in"
+        )) && error.contains("invalid_grant: Invalid JWT Signature."),
+        "{error}"
+    );
+    assert!(!out.stderr.contains("PRIVATE KEY"));
+    assert!(server.requests().is_empty());
+    assert_eq!(google.issued(), 0);
+}

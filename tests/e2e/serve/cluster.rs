@@ -303,11 +303,13 @@ fn a_question_asked_in_a_chat_on_one_instance_is_answered_on_another() {
             .iter()
             .map(|end| end["finish_reason"].clone())
             .collect();
+        // Both clients' records, so a failure shows what the other side saw too.
         assert_eq!(
             ends,
             [json!("paused"), json!("completed")],
-            "{seen}: {:#?}",
-            out.records
+            "{seen}: A saw {:#?}\nB saw {:#?}",
+            on_a.records,
+            on_b.records
         );
     }
     // The answer reached the model, which went on from the question.
