@@ -274,9 +274,14 @@ fn error_type(headers: &HeaderMap) -> Option<String> {
     (!kind.is_empty()).then(|| kind.to_owned())
 }
 
-/// The provider's message in an error body (`{"error": {"message": …}}` in both APIs).
+/// The provider's message in an error body (`{"error": {"message": …}}` in most APIs; Google's
+/// JSON-array answers wrap it in a list).
 fn error_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let parsed = match parsed {
+        Some(Value::Array(mut items)) if !items.is_empty() => Some(items.swap_remove(0)),
+        other => other,
+    };
     // Bedrock says `{"message": …}`, sometimes `{"Message": …}`.
     let message = parsed.as_ref().and_then(|v| {
         v.pointer("/error/message")
@@ -367,5 +372,11 @@ mod tests {
             "max_tokens: too big"
         );
         assert_eq!(error_message("upstream down"), "upstream down");
+        assert_eq!(
+            error_message(
+                r#"[{"error":{"code":429,"message":"Resource exhausted.","status":"RESOURCE_EXHAUSTED"}}]"#
+            ),
+            "Resource exhausted."
+        );
     }
 }

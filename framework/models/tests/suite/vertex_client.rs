@@ -168,3 +168,46 @@ fn vertex_without_a_project_or_credentials_says_what_to_set() {
         .to_string();
     assert!(error.contains("set GOOGLE_CLOUD_PROJECT"), "{error}");
 }
+
+#[tokio::test]
+async fn vertexs_refusal_is_shown_in_its_words_and_its_throttling_retried() {
+    let refusal = std::fs::read_to_string(
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/cloud-streams/vertex/gemini-error-401.json"),
+    )
+    .unwrap();
+    let server = MockModelServer::start([
+        MockTurn::Status {
+            status: 429,
+            headers: vec![],
+            body: r#"[{"error": {"code": 429, "message": "Resource exhausted. Please try again later.", "status": "RESOURCE_EXHAUSTED"}}]"#.into(),
+        },
+        MockTurn::Reply(MockReply::text("after the wait")),
+        MockTurn::Status {
+            status: 401,
+            headers: vec![],
+            body: refusal,
+        },
+    ])
+    .await;
+    let google = google(&server, 3600);
+    let env = env_of(&google.vars);
+    let providers = BTreeMap::new();
+    let catalog = ModelCatalog::new(&providers, &env).with_http(super::clients::http(5000));
+    let model = catalog.open("vertex/gemini-2.5-flash").unwrap();
+    let (events, error) = collect(model.as_ref(), hello()).await;
+    assert!(error.is_none(), "{error:?}");
+    assert!(events.iter().any(
+        |e| matches!(e, agentry::model::ModelEvent::TextDelta { text } if text == "after the wait")
+    ));
+    let (_, error) = collect(model.as_ref(), hello()).await;
+    let Some(agentry::model::ModelError::Api { status, message }) = error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(status, Some(401));
+    assert!(
+        message.starts_with("API keys are not supported by this API."),
+        "{message}"
+    );
+    assert_eq!(server.requests().len(), 3);
+}
