@@ -3,6 +3,7 @@
 
 use crate::http::{Endpoint, HttpOptions, credential_header};
 use crate::secret::Secret;
+use crate::tool_names::CALL_IDS;
 use crate::turns::Blocks;
 use crate::wire::anthropic;
 use agentry::model::{
@@ -147,7 +148,7 @@ fn messages(history: &[Message]) -> Vec<Value> {
             tool_result: |result| {
                 json!({
                     "type": "tool_result",
-                    "tool_use_id": result.tool_call_id,
+                    "tool_use_id": CALL_IDS.name_for(result.tool_call_id.as_str()),
                     "content": result.content.iter().map(user_block).collect::<Vec<_>>(),
                     "is_error": result.is_error,
                 })
@@ -191,7 +192,7 @@ fn assistant_block(part: &AssistantContent) -> Option<Value> {
             arguments,
         } => Some(json!({
             "type": "tool_use",
-            "id": id,
+            "id": CALL_IDS.name_for(id.as_str()),
             "name": name,
             "input": crate::turns::object_arguments(arguments),
         })),

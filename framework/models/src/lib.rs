@@ -60,8 +60,6 @@ pub mod google;
 pub mod http;
 pub mod openai;
 pub mod secret;
-#[cfg(any(feature = "bedrock", feature = "gemini"))]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "bedrock", feature = "gemini"))))]
 pub mod tool_names;
 mod turns;
 #[cfg(feature = "vertex")]

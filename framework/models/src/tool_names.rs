@@ -1,8 +1,12 @@
-//! Tool names as a service takes them. Gemini takes at most 64 characters, a letter or `_`
-//! first, then letters, digits, `_`, `.`, `:` and `-` ([`GEMINI`]); Bedrock's Converse at most
-//! 64 of letters, digits, `_` and `-` ([`CONVERSE`]). A name that breaks the rules (an MCP
-//! tool's `mcp__server__a_long_tool_name…`) is sent shortened or cleaned, with a hash of the
-//! whole name so two never meet, and mapped back when the model calls it ([`NameRules::originals`]).
+//! Tool names and call ids as a service takes them. Gemini takes names of at most 64
+//! characters, a letter or `_` first, then letters, digits, `_`, `.`, `:` and `-` ([`GEMINI`]);
+//! Bedrock's Converse at most 64 of letters, digits, `_` and `-` ([`CONVERSE`]). A name that
+//! breaks the rules (an MCP tool's `mcp__server__a_long_tool_name…`) is sent shortened or
+//! cleaned, with a hash of the whole name so two never meet, and mapped back when the model
+//! calls it ([`NameRules::originals`]). Anthropic's Messages API and Converse take call ids of
+//! letters, digits, `_` and `-` ([`CALL_IDS`]): a call another provider named otherwise
+//! (`functions.Read:0`) goes back to them under an id made the same way, on the call and on its
+//! result alike.
 
 use std::collections::HashMap;
 
@@ -30,6 +34,9 @@ pub const CONVERSE: NameRules = NameRules {
     punctuation: "_-",
     letter_first: false,
 };
+
+/// The call ids Anthropic's Messages API and Bedrock's Converse take.
+pub const CALL_IDS: NameRules = CONVERSE;
 
 impl NameRules {
     /// The name the service is given for tool `name`.

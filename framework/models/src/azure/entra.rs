@@ -142,6 +142,15 @@ pub fn find(env: Env<'_>) -> Result<EntraSource, ModelError> {
             client_secret: Secret::new(secret),
         });
     }
+    if allowed.allows("EnvironmentCredential", true)
+        && let Some(certificate) = var(env, "AZURE_CLIENT_CERTIFICATE_PATH")
+    {
+        return Err(ModelError::Config(format!(
+            "AZURE_CLIENT_CERTIFICATE_PATH names a certificate ({certificate}), which agentry \
+             does not sign with: give the service principal a secret (AZURE_CLIENT_SECRET) or \
+             a federated token (AZURE_FEDERATED_TOKEN_FILE)"
+        )));
+    }
     if allowed.allows("WorkloadIdentityCredential", true)
         && let (Some(tenant), Some(client_id), Some(file)) =
             (&tenant, &client_id, var(env, "AZURE_FEDERATED_TOKEN_FILE"))

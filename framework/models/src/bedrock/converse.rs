@@ -2,7 +2,7 @@
 //! `reasoningContent` blocks, `system`, `toolConfig.tools[].toolSpec`, `inferenceConfig`, and
 //! cache points after the system prompt and the tool definitions where the model caches.
 
-use crate::tool_names::CONVERSE;
+use crate::tool_names::{CALL_IDS, CONVERSE};
 use crate::turns::Blocks;
 use agentry::model::{AssistantContent, Message, ModelRequest, resource_text};
 use agentry::tool::ContentBlock;
@@ -62,7 +62,7 @@ fn messages(history: &[Message]) -> Vec<Value> {
                     content.push(json!({"text": "(no output)"}));
                 }
                 json!({"toolResult": {
-                    "toolUseId": result.tool_call_id,
+                    "toolUseId": CALL_IDS.name_for(result.tool_call_id.as_str()),
                     "content": content,
                     "status": if result.is_error { "error" } else { "success" },
                 }})
@@ -118,7 +118,7 @@ fn assistant_block(part: &AssistantContent) -> Option<Value> {
             name,
             arguments,
         } => Some(json!({"toolUse": {
-            "toolUseId": id,
+            "toolUseId": CALL_IDS.name_for(id.as_str()),
             "name": CONVERSE.name_for(name),
             "input": crate::turns::object_arguments(arguments),
         }})),

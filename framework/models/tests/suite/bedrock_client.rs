@@ -302,20 +302,21 @@ async fn a_name_converse_refuses_is_sent_clean_and_called_and_replayed_by_its_ow
         super::clients::calls(&events),
         [("tooluse_9".into(), long.into(), json!({"q": "x"}))]
     );
-    // The call goes back in the history under the name Converse knows.
+    // The call goes back in the history under the name Converse knows; an id another provider
+    // gave it in a form Converse refuses goes back made valid, on the call and its result.
     let mut next = asked;
     next.messages.push(Message::Assistant {
         content: vec![AssistantContent::ToolCall {
-            id: "tooluse_9".into(),
+            id: "functions.search:9".into(),
             name: long.into(),
             arguments: json!({"q": "x"}),
         }],
         origin: None,
     });
     next.messages.push(Message::ToolResults {
-        results: vec![agentry::model::ToolResult {
-            tool_call_id: "tooluse_9".into(),
-            content: vec![agentry::tool::ContentBlock::Text {
+        results: vec![ToolResult {
+            tool_call_id: "functions.search:9".into(),
+            content: vec![ContentBlock::Text {
                 text: "a page".into(),
             }],
             is_error: false,
@@ -331,4 +332,13 @@ async fn a_name_converse_refuses_is_sent_clean_and_called_and_replayed_by_its_ow
         json!(sent_as)
     );
     assert!(!requests[1].body.to_string().contains("knowledge.base"));
+    let messages = &requests[1].body["messages"];
+    let id = messages[1]["content"][0]["toolUse"]["toolUseId"]
+        .as_str()
+        .unwrap();
+    assert_eq!(messages[2]["content"][0]["toolResult"]["toolUseId"], id);
+    assert!(
+        id.starts_with("functions_search_9_") && id.len() <= 64,
+        "{id}"
+    );
 }

@@ -746,3 +746,42 @@ async fn no_client_or_its_settings_shows_a_key_in_debug_output() {
         assert!(text.contains("Secret(..)"), "{text}");
     }
 }
+
+#[tokio::test]
+async fn a_call_id_anthropic_would_refuse_goes_back_made_valid_on_the_call_and_its_result() {
+    let server = MockModelServer::start([MockTurn::Reply(MockReply::text("ok"))]).await;
+    // As a Kimi model behind an OpenAI-compatible server names its calls.
+    let foreign = "functions.Read:0";
+    let history = vec![
+        Message::user_text("read a"),
+        Message::Assistant {
+            content: vec![AssistantContent::ToolCall {
+                id: foreign.into(),
+                name: "Read".into(),
+                arguments: json!({"path": "a"}),
+            }],
+            origin: Some("moonshot".into()),
+        },
+        Message::ToolResults {
+            results: vec![ToolResult {
+                tool_call_id: foreign.into(),
+                content: vec![ContentBlock::Text {
+                    text: "contents".into(),
+                }],
+                is_error: false,
+            }],
+        },
+    ];
+    let (_, error) = collect(&anthropic(&server), request(history)).await;
+    assert_eq!(error, None);
+    let messages = &server.requests()[0].body["messages"];
+    let call_id = messages[1]["content"][0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(messages[2]["content"][0]["tool_use_id"], call_id.as_str());
+    assert!(
+        call_id.starts_with("functions_Read_0_")
+            && call_id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+        "{call_id}"
+    );
+}

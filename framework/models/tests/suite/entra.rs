@@ -217,6 +217,17 @@ fn the_environment_comes_first_and_an_authority_in_clear_text_is_refused() {
         entra::find(&env_of(&cli_only)).unwrap(),
         EntraSource::AzureCli { .. }
     ));
+    // A certificate is named as not read, not passed over in silence.
+    let certificate = env_of(&[
+        ("AZURE_TENANT_ID", TENANT.to_owned()),
+        ("AZURE_CLIENT_ID", CLIENT.to_owned()),
+        ("AZURE_CLIENT_CERTIFICATE_PATH", "/etc/sp.pem".to_owned()),
+    ]);
+    let error = entra::find(&certificate).unwrap_err().to_string();
+    assert!(
+        error.contains("AZURE_CLIENT_CERTIFICATE_PATH names a certificate (/etc/sp.pem)"),
+        "{error}"
+    );
     for authority in [
         "http://login.example.test",
         "http://127.0.0.1.example.test",
