@@ -161,7 +161,8 @@ impl CredentialChain {
 
 /// Runs a `credential_process` command and reads what it prints.
 async fn process(command: &str) -> Result<Expiring<Credentials>, String> {
-    let mut shell = tokio::process::Command::new("sh");
+    // The system shell by its path: a relative PATH entry could name the project's own `sh`.
+    let mut shell = tokio::process::Command::new("/bin/sh");
     shell.arg("-c").arg(command);
     issued(command_output(shell, command).await?)
 }

@@ -232,10 +232,13 @@ fn on_azure_machine() -> bool {
     std::fs::read_to_string(ASSET_TAG_FILE).is_ok_and(|tag| tag.trim() == AZURE_ASSET_TAG)
 }
 
-/// `program` in one of `PATH`'s directories.
+/// `program` in one of `PATH`'s absolute directories. A relative entry (`.`, an empty one,
+/// `bin`) is passed over: it names a folder of the project agentry works in, whose `az` a
+/// repository could ship.
 fn on_path(env: Env<'_>, program: &str) -> Option<PathBuf> {
     let path = var(env, "PATH")?;
     std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
 }

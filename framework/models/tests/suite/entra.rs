@@ -180,6 +180,26 @@ async fn the_azure_cli_comes_last_and_is_asked_for_the_cognitive_services_resour
             "account get-access-token --resource https://cognitiveservices.azure.com --output json --tenant {TENANT}"
         )
     );
+    // An `az` in a relative PATH entry (a folder of the project agentry works in, which a
+    // repository could fill) is never run.
+    let cwd = std::env::current_dir().unwrap();
+    let relative: std::path::PathBuf = cwd
+        .components()
+        .skip(1)
+        .map(|_| std::path::Component::ParentDir)
+        .collect::<std::path::PathBuf>()
+        .join(dir.path().strip_prefix("/").unwrap());
+    assert!(relative.is_relative() && cwd.join(&relative).join("az").is_file());
+    for path in [
+        relative.display().to_string(),
+        format!(".:{}", relative.display()),
+    ] {
+        let env = env_of(&[
+            ("PATH", path.clone()),
+            ("AZURE_TOKEN_CREDENTIALS", "dev".to_owned()),
+        ]);
+        assert!(entra::find(&env).is_err(), "{path}");
+    }
     // AZURE_TOKEN_CREDENTIALS=prod leaves the developer's CLI out.
     let env = env_of(&[
         ("PATH", dir.path().display().to_string()),
