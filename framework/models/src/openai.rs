@@ -22,6 +22,17 @@ pub enum OpenAiApi {
     Responses,
 }
 
+impl OpenAiApi {
+    /// Responses when `responses`, else Chat Completions.
+    pub fn responses_if(responses: bool) -> Self {
+        if responses {
+            Self::Responses
+        } else {
+            Self::ChatCompletions
+        }
+    }
+}
+
 /// Settings of an OpenAI-compatible client.
 #[derive(Debug, Clone)]
 pub struct OpenAiSettings {

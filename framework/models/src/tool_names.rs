@@ -35,6 +35,18 @@ pub const CONVERSE: NameRules = NameRules {
     letter_first: false,
 };
 
+/// The tools' own names by the names a service was given, where they differ: what a decoder
+/// gives a call back its tool's name with.
+#[derive(Debug, Clone, Default)]
+pub struct Originals(HashMap<String, String>);
+
+impl Originals {
+    /// The tool's own name for the name the service called it by.
+    pub fn restore(&self, called: String) -> String {
+        self.0.get(&called).cloned().unwrap_or(called)
+    }
+}
+
 /// The call ids Anthropic's Messages API and Bedrock's Converse take.
 pub const CALL_IDS: NameRules = CONVERSE;
 
@@ -61,17 +73,16 @@ impl NameRules {
     }
 
     /// The tools' original names by the names the service was given, for those that differ.
-    pub fn originals<'a>(
-        &self,
-        names: impl IntoIterator<Item = &'a str>,
-    ) -> HashMap<String, String> {
-        names
-            .into_iter()
-            .filter_map(|name| {
-                let sent = self.name_for(name);
-                (sent != name).then(|| (sent, name.to_owned()))
-            })
-            .collect()
+    pub fn originals<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Originals {
+        Originals(
+            names
+                .into_iter()
+                .filter_map(|name| {
+                    let sent = self.name_for(name);
+                    (sent != name).then(|| (sent, name.to_owned()))
+                })
+                .collect(),
+        )
     }
 
     fn takes(&self, c: char) -> bool {
@@ -115,8 +126,9 @@ mod tests {
             format!("_9_lives_tool_{:08x}", fnv1a("9 lives/tool"))
         );
         let back = GEMINI.originals([long.as_str(), "Read"]);
-        assert_eq!(back.get(&a), Some(&long));
-        assert_eq!(back.len(), 1);
+        assert_eq!(back.restore(a.clone()), long);
+        assert_eq!(back.restore("Read".to_owned()), "Read");
+        assert_eq!(back.0.len(), 1);
     }
 
     #[test]
@@ -128,6 +140,6 @@ mod tests {
         let long = "mcp__server__".to_owned() + &"x".repeat(80);
         let sent = CONVERSE.name_for(&long);
         assert!(sent.len() <= 64 && CONVERSE.is_valid(&sent), "{sent}");
-        assert_eq!(CONVERSE.originals([long.as_str()]).get(&sent), Some(&long));
+        assert_eq!(CONVERSE.originals([long.as_str()]).restore(sent), long);
     }
 }

@@ -45,11 +45,7 @@ impl ModelCatalog<'_> {
                 .clone()
                 .or_else(|| self.var("AZURE_OPENAI_API_VERSION")),
             auth: self.azure_auth(spec, key_env)?,
-            api: if responses {
-                OpenAiApi::Responses
-            } else {
-                OpenAiApi::ChatCompletions
-            },
+            api: OpenAiApi::responses_if(responses),
             context_window: limits.context_window,
             images: limits.images,
             max_output_tokens: limits.max_output_tokens,
@@ -117,7 +113,7 @@ impl ModelCatalog<'_> {
         _config: &ProviderConfig,
         _responses: bool,
     ) -> Result<Arc<dyn Model>, ModelError> {
-        Err(no_azure(spec))
+        Err(super::without_feature(spec, "a model on Azure", "azure"))
     }
 
     /// Without the `azure` feature, a clear refusal.
@@ -129,14 +125,6 @@ impl ModelCatalog<'_> {
         _config: &ProviderConfig,
         _base_url: String,
     ) -> Result<Arc<dyn Model>, ModelError> {
-        Err(no_azure(spec))
+        Err(super::without_feature(spec, "a model on Azure", "azure"))
     }
-}
-
-/// What a build without the `azure` feature says of an Azure model.
-#[cfg(not(feature = "azure"))]
-fn no_azure(spec: &str) -> ModelError {
-    ModelError::Config(format!(
-        "`{spec}` is a model on Azure, and this build of agentry-models has no `azure` feature"
-    ))
 }

@@ -74,8 +74,6 @@ impl ModelCatalog<'_> {
         _model: &str,
         _config: &ProviderConfig,
     ) -> Result<Arc<dyn Model>, ModelError> {
-        Err(ModelError::Config(format!(
-            "`{spec}` is a Bedrock model, and this build of agentry-models has no `bedrock` feature"
-        )))
+        Err(super::without_feature(spec, "a Bedrock model", "bedrock"))
     }
 }

@@ -35,8 +35,6 @@ impl ModelCatalog<'_> {
         _model: &str,
         _endpoint: Endpoint,
     ) -> Result<Arc<dyn Model>, ModelError> {
-        Err(ModelError::Config(format!(
-            "`{spec}` is a Gemini model, and this build of agentry-models has no `gemini` feature"
-        )))
+        Err(super::without_feature(spec, "a Gemini model", "gemini"))
     }
 }

@@ -250,6 +250,20 @@ const KNOWN_MODELS: &[(&str, u64, u32)] = &[
     ("mistral-large", 128_000, 8_192),
 ];
 
+/// What a build without a cloud's feature says of a model on that cloud (`what`: "a Gemini
+/// model").
+#[cfg(not(all(
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "vertex"
+)))]
+fn without_feature(spec: &str, what: &str, feature: &str) -> ModelError {
+    ModelError::Config(format!(
+        "`{spec}` is {what}, and this build of agentry-models has no `{feature}` feature"
+    ))
+}
+
 /// The context window and output limit of a model id, when it is a known model.
 pub fn known_limits(model: &str) -> Option<(u64, u32)> {
     let id = model.rsplit('/').next().unwrap_or(model);
@@ -505,11 +519,7 @@ impl<'a> ModelCatalog<'a> {
             model: model.to_owned(),
             base_url,
             api_key: api_key.map(Secret::from),
-            api: if api == ApiKind::OpenaiResponses {
-                OpenAiApi::Responses
-            } else {
-                OpenAiApi::ChatCompletions
-            },
+            api: OpenAiApi::responses_if(api == ApiKind::OpenaiResponses),
             context_window: limits.context_window,
             images: limits.images,
             max_output_tokens: limits.max_output_tokens,

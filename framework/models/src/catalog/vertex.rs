@@ -88,9 +88,7 @@ impl ModelCatalog<'_> {
         _model: &str,
         _config: &ProviderConfig,
     ) -> Result<Arc<dyn Model>, ModelError> {
-        Err(ModelError::Config(format!(
-            "`{spec}` is a Vertex AI model, and this build of agentry-models has no `vertex` feature"
-        )))
+        Err(super::without_feature(spec, "a Vertex AI model", "vertex"))
     }
 }
 

@@ -13,6 +13,7 @@
 
 use super::eventstream::Frame;
 use super::{SseEvent, StreamDecoder, anthropic};
+use crate::tool_names::Originals;
 use agentry::event::Usage;
 use agentry::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
 use base64::Engine;
@@ -26,7 +27,7 @@ pub struct ConverseDecoder {
     calls: HashMap<u64, Call>,
     stop: Option<FinishReason>,
     /// The tools' own names by the names Converse was given, where they differ.
-    originals: HashMap<String, String>,
+    originals: Originals,
 }
 
 #[derive(Debug)]
@@ -44,7 +45,7 @@ impl ConverseDecoder {
 
     /// A decoder that gives calls back their tools' own names (`originals`: by the names
     /// Converse was given, see [`crate::tool_names::CONVERSE`]).
-    pub fn with_names(originals: HashMap<String, String>) -> Self {
+    pub fn with_names(originals: Originals) -> Self {
         Self {
             originals,
             ..Self::default()
@@ -133,7 +134,7 @@ impl StreamDecoder<Frame> for ConverseDecoder {
                         index,
                         Call {
                             id: tool.tool_use_id,
-                            name: self.originals.get(&tool.name).cloned().unwrap_or(tool.name),
+                            name: self.originals.restore(tool.name),
                             input: String::new(),
                         },
                     );

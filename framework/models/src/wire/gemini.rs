@@ -15,17 +15,17 @@
 //! own (a reasoning block of no text), which the Gemini request puts back on the part before it.
 
 use super::{SseEvent, StreamDecoder, clip};
+use crate::tool_names::Originals;
 use agentry::event::Usage;
 use agentry::model::{FinishReason, ModelError, ModelEvent, ToolCallRequest};
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// Decodes one `streamGenerateContent` response.
 #[derive(Debug, Default)]
 pub struct Decoder {
     /// Tools' names by the names Gemini was given, where they differ.
-    originals: HashMap<String, String>,
+    originals: Originals,
     /// A call whose arguments are still streaming (Vertex AI), with its part's signature.
     streaming: Option<Streaming>,
     /// What the last event out was, to keep a signature with its own part.
@@ -60,7 +60,7 @@ impl Decoder {
 
     /// A decoder that gives calls back their tools' own names (`originals`: by the names Gemini
     /// was given).
-    pub fn with_names(originals: HashMap<String, String>) -> Self {
+    pub fn with_names(originals: Originals) -> Self {
         Self {
             originals,
             ..Self::default()
@@ -281,7 +281,7 @@ impl Decoder {
             .id
             .filter(|id| !id.is_empty())
             .unwrap_or_else(|| format!("call_{:08x}{}", rand::random::<u32>(), self.calls));
-        let name = self.originals.get(&name).cloned().unwrap_or(name);
+        let name = self.originals.restore(name);
         let streaming = Streaming {
             id,
             name,
