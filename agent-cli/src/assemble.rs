@@ -44,6 +44,27 @@ pub fn named_models(config: &Config) -> NamedModels {
     })
 }
 
+/// The session budget `--max-budget-usd` or `[limits] max_budget_usd` sets, checked: a number
+/// of dollars, and a model with a price to keep it with (refused before any request, not at
+/// the first).
+fn budget(args: &AgentArgs, config: &Config, model: &dyn Model) -> Result<Option<f64>, CliError> {
+    let Some(budget) = args.max_budget_usd.or(config.limits.max_budget_usd) else {
+        return Ok(None);
+    };
+    if !budget.is_finite() || budget < 0.0 {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "the budget must be a number of US dollars, 0 or more, not {budget}"
+        )));
+    }
+    if model.price().is_none() {
+        return Err(CliError::usage(agentry::AgentError::Unpriced {
+            model: model.name(),
+            budget_usd: budget,
+        }));
+    }
+    Ok(Some(budget))
+}
+
 /// The agent for `project` (the folder whose `.agentry/`, `.mcp.json` and plugins count):
 /// its slash commands are the prompt templates and its MCP servers' prompts, and the MCP
 /// servers a front-end's client passes are connected with the configuration's `[mcp]`.
@@ -77,6 +98,7 @@ pub async fn agent(
     if let Some(max) = args.max_turn_requests.or(config.max_turn_requests) {
         agent_config.max_chat_requests = max;
     }
+    agent_config.max_budget_usd = budget(args, config, model.as_ref())?;
     if let Some(depth) = config.max_fork_depth {
         agent_config.max_fork_depth = depth;
     }

@@ -26,6 +26,7 @@ Exit codes:
   5    the turn hit --max-turn-requests (max_turn_requests)
   6    the model refused (refusal)
   7    the answer did not satisfy --output-schema
+  8    the next request would have gone past --max-budget-usd (max_budget)
   69   the subcommand is not available in this build
   130  the turn was cancelled (SIGINT)";
 
@@ -150,6 +151,12 @@ pub struct AgentArgs {
     /// The most model requests a turn may make.
     #[arg(long, value_name = "N")]
     pub max_turn_requests: Option<u32>,
+    /// The most a session may spend on model requests, in US dollars (its sub-agents' and its
+    /// earlier chats' included): a turn whose next request would go past it ends with
+    /// max_budget, its answer so far kept. The model needs a price (`agentry models` shows
+    /// them). Overrides the config's `[limits] max_budget_usd`.
+    #[arg(long, value_name = "USD", visible_alias = "max-budget-usd-per-session")]
+    pub max_budget_usd: Option<f64>,
     /// The permission mode: default, accept_edits, plan or bypass.
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<String>,
@@ -458,6 +465,10 @@ pub struct ModelsArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// List the models' prices instead (US dollars per million tokens): the configuration's,
+    /// then the built-in table's, each with its source and date.
+    #[arg(long)]
+    pub prices: bool,
 }
 
 /// Arguments of `agentry providers`.

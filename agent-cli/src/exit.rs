@@ -22,6 +22,8 @@ pub enum Exit {
     Refusal = 6,
     /// The answer did not satisfy the output schema.
     OutputSchema = 7,
+    /// max_budget: the next request would have gone past the session's budget.
+    MaxBudget = 8,
     /// The turn was cancelled.
     Cancelled = 130,
 }
@@ -33,6 +35,7 @@ impl Exit {
             StopReason::EndTurn => Exit::EndTurn,
             StopReason::MaxTokens => Exit::MaxTokens,
             StopReason::MaxTurnRequests => Exit::MaxTurnRequests,
+            StopReason::MaxBudget => Exit::MaxBudget,
             StopReason::Refusal => Exit::Refusal,
             StopReason::Cancelled => Exit::Cancelled,
             // The CLI asks its questions at once (or offers none): its chats never pause.
@@ -54,7 +57,8 @@ impl Exit {
             | AgentError::InvalidAnswer(_)
             | AgentError::PromptBlocked(_)
             | AgentError::NoSuchChat(_)
-            | AgentError::Recording { .. } => Exit::Usage,
+            | AgentError::Recording { .. }
+            | AgentError::Unpriced { .. } => Exit::Usage,
             AgentError::Rewind(_) => Exit::Internal,
             AgentError::Store(agentry::session::StoreError::NotFound(_)) => Exit::Usage,
             AgentError::Store(_) => Exit::Internal,

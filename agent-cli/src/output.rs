@@ -74,6 +74,8 @@ pub fn print_summary(summary: &ChatSummary, format: OutputFormat) {
                 "stop_reason": summary.stop_reason,
                 "result": summary.result,
                 "usage": summary.usage,
+                "total_cost_usd": summary.cost_usd(),
+                "model_usage": summary.spending,
                 "model_requests": summary.model_requests,
                 "duration_ms": summary.duration_ms,
             })

@@ -43,6 +43,18 @@ pub enum AgentError {
     /// A rewind could not be done.
     #[error("cannot rewind: {0}")]
     Rewind(String),
+    /// The session has a budget and the model it would ask next has no price to keep it with.
+    #[error(
+        "the session may spend ${budget_usd} and the model `{model}` has no price to count it with: \
+         give it one (`[providers.NAME.models.\"MODEL\"] price = {{ input = …, output = … }}`, in \
+         dollars per million tokens) or run without a budget"
+    )]
+    Unpriced {
+        /// The model.
+        model: String,
+        /// The session's budget, in US dollars.
+        budget_usd: f64,
+    },
     /// The session's recording could not be created.
     #[error("cannot record the session to {path}: {source}")]
     Recording {
@@ -68,6 +80,7 @@ impl AgentError {
             AgentError::NoSuchChat(_) => "no_such_chat",
             AgentError::Rewind(_) => "rewind",
             AgentError::Recording { .. } => "recording",
+            AgentError::Unpriced { .. } => "unpriced",
         }
     }
 }

@@ -14,6 +14,7 @@
 //! - [`model`]: the [`Model`](model::Model) trait and the
 //!   [`ScriptedModel`](model::scripted::ScriptedModel).
 //! - [`session`]: the [`SessionStore`](session::SessionStore) trait and the in-memory store.
+//! - [`cost`]: model prices, what a session spends, its budget.
 //! - [`hooks`], [`checkpoint`]: the traits hooks and checkpoint keepers implement.
 //!
 //! Beside it: `agentry-models` (the hosted models' HTTP clients), `agentry-sqlite` and
@@ -45,6 +46,7 @@ pub mod agent;
 pub mod checkpoint;
 pub mod coerce;
 pub mod commands;
+pub mod cost;
 pub mod error;
 pub mod event;
 pub mod executor;

@@ -165,6 +165,7 @@ pub(crate) fn pid_in(sb: &Sandbox, file: &str) -> i32 {
 mod acp;
 mod bash_sandbox;
 mod cli;
+mod cost;
 mod crash;
 mod docs;
 mod hooks;

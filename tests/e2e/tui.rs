@@ -611,3 +611,35 @@ fn a_chat_left_without_a_message_stores_no_session() {
     assert_eq!(sessions.len(), 1, "{listed}");
     assert_eq!(sessions[0]["title"], "Keep this one", "{listed}");
 }
+
+#[test]
+fn the_status_line_shows_what_the_chat_costs_and_cost_lists_the_session_by_model() {
+    let sb = sandbox();
+    sb.write("project/notes.md", "hello\n");
+    // Each answer: a million prompt tokens, $2 on GPT-4.1; the second is slow to finish, so
+    // the status line is read while it streams.
+    let mut call = MockReply::tool_call("call_1", "Read", json!({"file_path": "notes.md"}));
+    call.usage = [1_000_000, 0, 0, 0];
+    let mut answer = MockReply::text("The notes say hello.");
+    answer.usage = [1_000_000, 0, 0, 0];
+    answer.piece = 5;
+    answer.pause_before_last = Some(std::time::Duration::from_millis(2_500));
+    let server = MockModelServer::start_blocking([MockTurn::Reply(call), MockTurn::Reply(answer)]);
+    let tmux = chat(&sb, &server, &[], &[]);
+    tmux.type_text("What do the notes say?");
+    tmux.keys(&["Enter"]);
+    let running = tmux.wait_for("the status line with the first answer's cost", |s| {
+        s.contains("tokens · $2.00)")
+    });
+    assert!(running.contains("↑ 1.0M"), "{running}");
+    tmux.wait_for("the answer", |s| {
+        s.contains("The notes say hello.") && idle(s)
+    });
+    tmux.type_text("/cost");
+    tmux.keys(&["Enter"]);
+    let cost = tmux.wait_for("the session's cost", |s| s.contains("Total: $4.00"));
+    assert!(
+        cost.contains("openai/gpt-4.1") && cost.contains("$4.00 · 2 requests · ↑ 2.0M"),
+        "{cost}"
+    );
+}

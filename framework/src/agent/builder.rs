@@ -33,6 +33,13 @@ pub struct AgentConfig {
     /// The most tool calls one model answer may make; the calls after them are refused, each
     /// with a result the model reads, unprepared.
     pub max_calls_per_answer: usize,
+    /// The most a session may spend on model requests, in US dollars (`None`: no limit). A
+    /// chat whose next request would go past it stops with
+    /// [`StopReason::MaxBudget`](crate::event::StopReason::MaxBudget), its answer so far kept;
+    /// its sub-agents' requests count toward it, and so do the session's earlier chats (those
+    /// recorded in the store too). With a budget, a model without a
+    /// [price](crate::model::Model::price) fails the chat ([`AgentError::Unpriced`]).
+    pub max_budget_usd: Option<f64>,
 }
 
 impl Default for AgentConfig {
@@ -43,6 +50,7 @@ impl Default for AgentConfig {
             output_schema_retries: 2,
             max_fork_depth: crate::limits::MAX_FORK_DEPTH,
             max_calls_per_answer: crate::limits::MAX_CALLS_PER_ANSWER,
+            max_budget_usd: None,
         }
     }
 }

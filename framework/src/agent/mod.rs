@@ -12,6 +12,7 @@
 mod builder;
 pub(crate) mod chat;
 pub mod compaction;
+mod meter;
 mod options;
 mod rewind;
 pub mod subagent;
@@ -22,6 +23,7 @@ pub use rewind::{RewindPoint, RewindScope, Rewound};
 
 use crate::checkpoint::CheckpointKeeper;
 use crate::commands::{CommandSource, SlashCommands};
+use crate::cost::Spending;
 use crate::error::AgentError;
 use crate::event::{ChatSummary, StopReason, Usage};
 use crate::executor::Executor;
@@ -181,6 +183,7 @@ impl Agent {
         let stored = self.load_session(id)?;
         let mut session = self.session(id.clone(), options, stored.messages, stored.remembered)?;
         session.paused = stored.paused;
+        session.spending = Spending::of_events(&stored.events);
         Ok(session)
     }
 
@@ -229,6 +232,7 @@ impl Agent {
             paused: None,
             rules_reported: false,
             unstored: None,
+            spending: Spending::default(),
         };
         if let Some(recordings) = &self.inner.recordings {
             let file = recordings.file_for(&session.id);
@@ -270,6 +274,8 @@ pub struct Session {
     rules_reported: bool,
     /// The session's description until the store records it, with its first chat.
     unstored: Option<SessionMeta>,
+    /// What the session's finished chats spent (those recorded before it was resumed too).
+    spending: Spending,
 }
 
 impl Session {
@@ -299,7 +305,14 @@ impl Session {
             paused: None,
             rules_reported: false,
             unstored: None,
+            spending: Spending::default(),
         }
+    }
+
+    /// What the session's finished chats spent, by model (a resumed session's recorded chats
+    /// included, each request at the price it was counted at).
+    pub fn spending(&self) -> &Spending {
+        &self.spending
     }
 
     /// The session's id.
@@ -418,7 +431,7 @@ impl Session {
     ) -> Result<ChatSummary, AgentError> {
         let start = chat::Start::Prompt(content);
         let span = chat_span(self);
-        let outcome = chat::run(self, start, options, io, Arc::default(), None)
+        let outcome = chat::run(self, start, options, io, Arc::default(), None, None)
             .instrument(span.clone())
             .await;
         end_chat_span(&span, &outcome);
@@ -466,7 +479,7 @@ impl Session {
             answer: Some(answer),
         };
         let span = chat_span(self);
-        let outcome = chat::run(self, start, options, io, pauses, None)
+        let outcome = chat::run(self, start, options, io, pauses, None, None)
             .instrument(span.clone())
             .await;
         end_chat_span(&span, &outcome);
@@ -480,6 +493,7 @@ impl Session {
         io: &ChatIo,
         pauses: Arc<ChatPauses>,
         before_change: Option<Arc<dyn crate::executor::BeforeChange>>,
+        meter: Arc<meter::Meter>,
     ) -> Result<ChatSummary, AgentError> {
         let span = crate::telemetry::chat_span("sub-agent", &self.id, &self.model.name());
         let outcome = chat::run(
@@ -489,6 +503,7 @@ impl Session {
             io,
             pauses,
             before_change,
+            Some(meter),
         )
         .instrument(span.clone())
         .await;

@@ -159,6 +159,8 @@ pub struct SubAgents {
     pub(crate) before_change: Option<Arc<dyn crate::executor::BeforeChange>>,
     /// The depth of the loop whose calls this runner serves (0 for the main loop).
     pub(crate) depth: u32,
+    /// What the calling chat spends: its sub-agents' requests count toward it and its budget.
+    pub(crate) meter: Arc<crate::agent::meter::Meter>,
 }
 
 impl SubAgents {
@@ -256,7 +258,13 @@ impl SubAgents {
             None => Start::Prompt(vec![ContentBlock::Text { text: prompt }]),
         };
         let summary = session
-            .run_sub_chat(start, &io, self.pauses.clone(), self.before_change.clone())
+            .run_sub_chat(
+                start,
+                &io,
+                self.pauses.clone(),
+                self.before_change.clone(),
+                self.meter.clone(),
+            )
             .await?;
         match summary.stop_reason {
             StopReason::Cancelled => return Err(SubAgentError::Cancelled),

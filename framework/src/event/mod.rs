@@ -31,14 +31,16 @@
 //! A call's updates carry only what changed; a front-end that shows a call's title or tool
 //! name with every update keeps a [`ToolCallBook`].
 
+use crate::cost::Spending;
+pub use crate::cost::Usage;
 use crate::ids::{SessionId, ToolCallId, TurnId};
 use crate::tool::ContentBlock;
 pub use agentry_plugin::plan::{PlanEntry, PlanPriority, PlanStatus};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::ops::AddAssign;
 
 pub(crate) mod permission;
+mod spending;
 use agentry_plugin::question;
 mod refusal;
 mod tool_call;
@@ -130,12 +132,22 @@ pub enum AgentEvent {
         /// The answer.
         answer: QuestionAnswer,
     },
-    /// Token usage of one model response.
+    /// Token usage of one model response, and what it cost.
     Usage {
         /// The assistant turn.
         turn_id: TurnId,
         /// Its usage.
         usage: Usage,
+        /// The model that answered (empty in sessions recorded before models were named).
+        #[serde(default)]
+        model: String,
+        /// What the response cost, in US dollars; `None` when its model has no price.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+        /// What the session has cost so far, this response included (its priced requests, the
+        /// sub-agents' too); `None` while none was priced.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_cost_usd: Option<f64>,
     },
     /// Something the user should know that is not part of the answer (a retry, a compaction).
     Notice {
@@ -195,8 +207,12 @@ pub struct ChatSummary {
     pub stop_reason: StopReason,
     /// The answer: the last assistant text, or the structured value when an output schema was set.
     pub result: Value,
-    /// Tokens used by every model request of the chat.
+    /// Tokens used by every model request of the chat's own loop (its sub-agents' are in
+    /// `spending`).
     pub usage: Usage,
+    /// What the chat's model requests used and cost, by model, its sub-agents' included.
+    #[serde(default)]
+    pub spending: Spending,
     /// Model requests made.
     pub model_requests: u32,
     /// Wall time of the chat, in milliseconds.
@@ -204,6 +220,12 @@ pub struct ChatSummary {
 }
 
 impl ChatSummary {
+    /// What the chat cost, in US dollars, its sub-agents included; `None` when none of its
+    /// requests was priced (see [`Spending::unpriced_models`]).
+    pub fn cost_usd(&self) -> Option<f64> {
+        self.spending.cost_usd()
+    }
+
     /// The answer as text: the text itself, or the structured result as pretty JSON.
     pub fn answer(&self) -> String {
         match &self.result {
@@ -256,6 +278,9 @@ pub enum StopReason {
     MaxTokens,
     /// The chat made as many model requests as it may.
     MaxTurnRequests,
+    /// The next model request would have taken the session past its budget
+    /// ([`AgentConfig::max_budget_usd`](crate::agent::AgentConfig::max_budget_usd)).
+    MaxBudget,
     /// The model refused to go on.
     Refusal,
     /// The user cancelled the chat.
@@ -279,46 +304,11 @@ impl StopReason {
             StopReason::EndTurn => "end_turn",
             StopReason::MaxTokens => "max_tokens",
             StopReason::MaxTurnRequests => "max_turn_requests",
+            StopReason::MaxBudget => "max_budget",
             StopReason::Refusal => "refusal",
             StopReason::Cancelled => "cancelled",
             StopReason::Paused => "paused",
         }
-    }
-}
-
-/// Token counts, the same way for every provider. The prompt's tokens are split in three that
-/// do not overlap: `input_tokens` (read anew), `cache_read_tokens` (read from the provider's
-/// prompt cache) and `cache_write_tokens` (written to it, where the provider bills that apart);
-/// the whole prompt is their sum ([`prompt_tokens`](Self::prompt_tokens)). Anthropic reports
-/// them so; OpenAI-compatible servers report the whole prompt with the cached part inside it,
-/// which the model clients subtract.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    /// Prompt tokens read anew: not counting those read from or written to the cache.
-    pub input_tokens: u64,
-    /// Output tokens.
-    pub output_tokens: u64,
-    /// Prompt tokens read from the provider's prompt cache.
-    #[serde(default)]
-    pub cache_read_tokens: u64,
-    /// Prompt tokens written to the provider's prompt cache.
-    #[serde(default)]
-    pub cache_write_tokens: u64,
-}
-
-impl Usage {
-    /// Every token of the prompt: read anew, read from the cache and written to it.
-    pub fn prompt_tokens(&self) -> u64 {
-        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
-    }
-}
-
-impl AddAssign for Usage {
-    fn add_assign(&mut self, other: Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_read_tokens += other.cache_read_tokens;
-        self.cache_write_tokens += other.cache_write_tokens;
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod choices;
 pub mod named;
+pub mod priced;
 pub mod record;
 pub mod replay;
 pub mod scripted;
@@ -470,6 +471,12 @@ pub trait Model: Send + Sync {
     fn accepts_images(&self) -> bool {
         true
     }
+    /// What the model's tokens cost, when known: each request is then priced, and a session
+    /// with a budget may use it. `None` by default: the model's requests are counted in tokens
+    /// and said to be unpriced (wrap a model in [`Priced`](priced::Priced) to give it one).
+    fn price(&self) -> Option<crate::cost::Price> {
+        None
+    }
     /// Starts a response. The stream ends after [`ModelEvent::Finished`] or an error.
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError>;
 }
@@ -485,6 +492,9 @@ impl<M: Model + ?Sized> Model for std::sync::Arc<M> {
     }
     fn accepts_images(&self) -> bool {
         (**self).accepts_images()
+    }
+    fn price(&self) -> Option<crate::cost::Price> {
+        (**self).price()
     }
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
         (**self).stream(request).await

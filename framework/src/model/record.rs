@@ -266,6 +266,10 @@ impl Model for RecordingModel {
         self.inner.accepts_images()
     }
 
+    fn price(&self) -> Option<crate::cost::Price> {
+        self.inner.price()
+    }
+
     async fn stream(&self, request: ModelRequest) -> Result<ModelStream, ModelError> {
         let mut exchange = Exchange {
             request: self.redactor.redact(&request),

@@ -21,6 +21,7 @@ use super::{
     FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream, ToolArguments,
     ToolCallRequest,
 };
+use crate::cost::Price;
 use crate::event::Usage;
 use crate::ids::ToolCallId;
 use crate::sync::lock;
@@ -43,6 +44,9 @@ pub struct Script {
     /// Whether the model claims to take images (yes by default).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub images: bool,
+    /// The price the model claims, so that its usage is priced (none by default: unpriced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Price>,
 }
 
 fn yes() -> bool {
@@ -185,6 +189,7 @@ pub struct ScriptedModel {
     requests: Mutex<Vec<ModelRequest>>,
     context_window: Option<u64>,
     text_only: bool,
+    price: Option<Price>,
 }
 
 impl ScriptedModel {
@@ -195,7 +200,14 @@ impl ScriptedModel {
             requests: Mutex::default(),
             context_window: None,
             text_only: false,
+            price: None,
         }
+    }
+
+    /// Claims a price (so that its usage is priced and a budget can be kept).
+    pub fn with_price(mut self, price: Price) -> Self {
+        self.price = Some(price);
+        self
     }
 
     /// Claims a context window (so the agent compacts history to fit it).
@@ -219,6 +231,7 @@ impl ScriptedModel {
         let mut model = Self::new(script.responses);
         model.context_window = script.context_window;
         model.text_only = !script.images;
+        model.price = script.price;
         Ok(model)
     }
 
@@ -242,6 +255,10 @@ impl Model for ScriptedModel {
 
     fn context_window(&self) -> Option<u64> {
         self.context_window
+    }
+
+    fn price(&self) -> Option<Price> {
+        self.price
     }
 
     fn accepts_images(&self) -> bool {

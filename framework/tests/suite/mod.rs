@@ -1,6 +1,7 @@
 mod cancellation;
 mod checkpoints;
 mod concurrency;
+mod cost;
 mod executor;
 mod hooks;
 mod notices;

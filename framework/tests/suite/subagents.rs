@@ -372,3 +372,64 @@ async fn a_subagent_stop_hook_makes_the_sub_agent_go_on_and_the_stop_hook_runs_f
         "subagent\nsubagent\nstop\n"
     );
 }
+
+#[tokio::test]
+async fn a_sub_agents_spending_counts_toward_the_calling_chat_and_its_budget() {
+    let price = agentry::cost::Price::new(10.0, 30.0);
+    // The sub-agent's first response costs $1; its next request, and the calling chat's,
+    // would pass the $0.9 budget.
+    let child = Arc::new(
+        ScriptedModel::new([
+            with_usage(
+                response([call("look", "Look", json!({"path": "a"}))]),
+                100_000,
+                0,
+            ),
+            ScriptedResponse::text("never asked for"),
+        ])
+        .with_price(price),
+    );
+    let mut h = harness([
+        with_usage(
+            response([call(
+                "d1",
+                "Delegate",
+                json!({"agent": "a", "prompt": "look"}),
+            )]),
+            1_000,
+            0,
+        ),
+        ScriptedResponse::text("never asked for either"),
+    ])
+    .price(price)
+    .config(AgentConfig {
+        max_budget_usd: Some(0.9),
+        ..AgentConfig::default()
+    })
+    .tool(delegate(&[("a", &child)]))
+    .build();
+    let summary = h.prompt("delegate").await.unwrap();
+    assert_eq!(summary.stop_reason, StopReason::MaxBudget);
+    assert_eq!(child.requests().len(), 1);
+    assert_eq!(h.model.requests().len(), 1);
+    // $0.01 of the calling chat's and $1 of the sub-agent's.
+    assert!(same_dollars(summary.cost_usd().unwrap(), 1.01));
+    assert_eq!(summary.spending.by_model()["scripted"].requests, 2);
+    assert_eq!(
+        summary.usage.input_tokens, 1_000,
+        "the chat's own loop's tokens"
+    );
+    // The sub-agent's response reported the session's cost so far, the caller's included.
+    let session_costs: Vec<f64> = h
+        .events()
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::Usage {
+                session_cost_usd, ..
+            } => *session_cost_usd,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(session_costs.len(), 2);
+    assert!(same_dollars(session_costs[1], 1.01), "{session_costs:?}");
+}

@@ -170,9 +170,16 @@ pub struct HarnessBuilder {
     hooks: Option<Arc<dyn agentry::hooks::AgentHooks>>,
     checkpoints: Option<agentry_checkpoint::CheckpointSettings>,
     instruction_files: bool,
+    price: Option<agentry::cost::Price>,
 }
 
 impl HarnessBuilder {
+    /// Gives the scripted model a price.
+    pub fn price(mut self, price: agentry::cost::Price) -> Self {
+        self.price = Some(price);
+        self
+    }
+
     /// Reads the stock agent's instruction files (`AGENTS.md`, `CLAUDE.md`).
     pub fn instruction_files(mut self) -> Self {
         self.instruction_files = true;
@@ -217,7 +224,10 @@ impl HarnessBuilder {
         for tool in probes(&log).into_iter().chain(self.extra_tools) {
             provider = provider.with_dyn_tool(tool);
         }
-        let model = ScriptedModel::new(self.responses);
+        let mut model = ScriptedModel::new(self.responses);
+        if let Some(price) = self.price {
+            model = model.with_price(price);
+        }
         let model = Arc::new(if self.text_only {
             model.without_images()
         } else {
@@ -277,6 +287,7 @@ pub fn harness(responses: impl IntoIterator<Item = ScriptedResponse>) -> Harness
         hooks: None,
         checkpoints: None,
         instruction_files: false,
+        price: None,
     }
 }
 
@@ -370,6 +381,21 @@ pub fn response(
         events: steps.into_iter().collect(),
         ..ScriptedResponse::default()
     }
+}
+
+/// `response` reporting this usage.
+pub fn with_usage(mut response: ScriptedResponse, input: u64, output: u64) -> ScriptedResponse {
+    response.usage = Some(agentry::event::Usage {
+        input_tokens: input,
+        output_tokens: output,
+        ..Default::default()
+    });
+    response
+}
+
+/// Whether two dollar amounts are the same to a millionth of a cent.
+pub fn same_dollars(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-8
 }
 
 /// The tool results the model received in its `n`th request (0-based), as (id, is_error, text).

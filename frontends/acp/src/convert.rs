@@ -10,8 +10,8 @@
 
 use agent_client_protocol::v1::schema as acp;
 use agentry::event::{
-    AgentEvent, CHAT_INTERRUPTED, PlanEntry, PlanPriority, PlanStatus, StopReason, ToolCallBook,
-    ToolCallSnapshot, ToolCallStatus, ToolCallUpdate,
+    AgentEvent, CHAT_INTERRUPTED, ChatSummary, PlanEntry, PlanPriority, PlanStatus, StopReason,
+    ToolCallBook, ToolCallSnapshot, ToolCallStatus, ToolCallUpdate,
 };
 use agentry::ids::ToolCallId;
 use agentry::permission::{PermissionOption, PermissionOptionKind};
@@ -65,12 +65,17 @@ pub fn session_update(
             }
             Some(acp::SessionUpdate::ToolCallUpdate(shown))
         }
-        AgentEvent::Usage { usage, .. } => context_window.map(|size| {
+        AgentEvent::Usage {
+            usage,
+            session_cost_usd,
+            ..
+        } => context_window.map(|size| {
             let used = usage.input_tokens
                 + usage.cache_read_tokens
                 + usage.cache_write_tokens
                 + usage.output_tokens;
-            acp::SessionUpdate::UsageUpdate(acp::UsageUpdate::new(used, size))
+            let cost = session_cost_usd.map(|amount| acp::Cost::new(amount, "USD"));
+            acp::SessionUpdate::UsageUpdate(acp::UsageUpdate::new(used, size).cost(cost))
         }),
         AgentEvent::ChatStarted { .. }
         | AgentEvent::TurnStarted { .. }
@@ -355,12 +360,28 @@ fn plan(entries: &[PlanEntry]) -> acp::Plan {
     )
 }
 
+/// A finished chat as ACP's answer to `session/prompt`: its stop reason, and in `_meta.agentry`
+/// agentry's own (`stopReason`, which tells `max_budget` from `max_turn_requests`) and what the
+/// chat cost (`costUsd`, when its models have prices).
+pub fn prompt_response(summary: &ChatSummary) -> acp::PromptResponse {
+    let mut ours = serde_json::Map::new();
+    ours.insert("stopReason".into(), summary.stop_reason.as_str().into());
+    if let Some(cost) = summary.cost_usd() {
+        ours.insert("costUsd".into(), cost.into());
+    }
+    let mut meta = serde_json::Map::new();
+    meta.insert("agentry".into(), ours.into());
+    acp::PromptResponse::new(stop_reason(summary.stop_reason)).meta(meta)
+}
+
 /// A stop reason as ACP's.
 pub fn stop_reason(reason: StopReason) -> acp::StopReason {
     match reason {
         StopReason::EndTurn => acp::StopReason::EndTurn,
         StopReason::MaxTokens => acp::StopReason::MaxTokens,
-        StopReason::MaxTurnRequests => acp::StopReason::MaxTurnRequests,
+        // ACP has no budget of its own: the turn ended at a limit on its requests (the
+        // response's `_meta` names the budget).
+        StopReason::MaxTurnRequests | StopReason::MaxBudget => acp::StopReason::MaxTurnRequests,
         StopReason::Refusal => acp::StopReason::Refusal,
         StopReason::Cancelled => acp::StopReason::Cancelled,
         // ACP's questions never pause a chat; a chat that stops waiting has ended its turn.
@@ -494,6 +515,9 @@ mod tests {
                 cache_read_tokens: 30,
                 cache_write_tokens: 0,
             },
+            model: "anthropic/claude-sonnet-4".into(),
+            cost_usd: Some(0.0006),
+            session_cost_usd: Some(0.25),
         };
         assert!(
             session_update(&usage, None, &ToolCallBook::new(), SubAgentView::Inline).is_none(),
@@ -510,6 +534,11 @@ mod tests {
         );
         assert_eq!(projected["used"], 150);
         assert_eq!(projected["size"], 1000);
+        assert_eq!(
+            projected["cost"],
+            json!({"amount": 0.25, "currency": "USD"}),
+            "the session's cost so far"
+        );
         let notice = AgentEvent::Notice {
             message: "retrying".into(),
         };

@@ -1,5 +1,6 @@
 //! Prometheus metrics of what agents do: chats by how they ended, model requests by model and
-//! outcome (with their duration and time to first token), tokens, tool calls by tool and status
+//! outcome (with their duration and time to first token), tokens and their cost in US dollars
+//! (for models with a price), tool calls by tool and status
 //! (with their duration) and permission decisions, all read from the one event stream
 //! ([`ChatMeter`] watches a chat's [`AgentEvent`]s). A front-end registers its own metrics in
 //! the same [`Metrics`] and serves [`Metrics::encode`]'s text.
@@ -16,6 +17,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Metric, Registry};
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -24,6 +26,17 @@ use std::time::Instant;
 struct ModelLabels {
     provider: String,
     model: String,
+}
+
+impl ModelLabels {
+    /// The labels of the model `model` names (`provider/name`).
+    fn of(model: &str) -> Self {
+        let (provider, name) = model.split_once('/').unwrap_or(("", model));
+        Self {
+            provider: provider.to_owned(),
+            model: name.to_owned(),
+        }
+    }
 }
 
 /// A model request's end.
@@ -82,6 +95,7 @@ pub struct Metrics {
     model_request_seconds: Seconds<ModelLabels>,
     first_token_seconds: Seconds<ModelLabels>,
     tokens: Family<TokenLabels, Counter>,
+    cost_usd: Family<ModelLabels, Counter<f64, AtomicU64>>,
     tool_calls: Family<ToolLabels, Counter>,
     tool_call_seconds: Seconds<ToolName>,
     permission_decisions: Family<Outcome, Counter>,
@@ -103,6 +117,7 @@ impl Metrics {
             model_request_seconds: Family::new_with_constructor(seconds),
             first_token_seconds: Family::new_with_constructor(seconds),
             tokens: Family::default(),
+            cost_usd: Family::default(),
             tool_calls: Family::default(),
             tool_call_seconds: Family::new_with_constructor(seconds),
             permission_decisions: Family::default(),
@@ -127,6 +142,11 @@ impl Metrics {
             "tokens",
             "Tokens used, by provider, model and kind (input, output, cache_read, cache_write)",
             metrics.tokens.clone(),
+        );
+        metrics.register(
+            "cost_usd",
+            "What model requests cost, in US dollars, by provider and model (models with a price only)",
+            metrics.cost_usd.clone(),
         );
         metrics.register(
             "tool_calls",
@@ -162,13 +182,9 @@ impl Metrics {
 
     /// A meter for one chat of the model `model` (`provider/name`).
     pub fn chat(self: &Arc<Self>, model: &str) -> ChatMeter {
-        let (provider, name) = model.split_once('/').unwrap_or(("", model));
         ChatMeter {
             metrics: self.clone(),
-            model: ModelLabels {
-                provider: provider.to_owned(),
-                model: name.to_owned(),
-            },
+            model: ModelLabels::of(model),
             requests: HashMap::new(),
             tools: HashMap::new(),
             token_counters: None,
@@ -256,7 +272,18 @@ impl ChatMeter {
                 status,
                 ..
             } => self.request_ended(turn_id.as_str(), *status),
-            AgentEvent::Usage { usage, .. } => {
+            AgentEvent::Usage {
+                usage,
+                model,
+                cost_usd,
+                ..
+            } => {
+                if let Some(cost) = cost_usd {
+                    self.metrics
+                        .cost_usd
+                        .get_or_create(&ModelLabels::of(model))
+                        .inc_by(*cost);
+                }
                 let counts = [
                     usage.input_tokens,
                     usage.output_tokens,

@@ -12,7 +12,7 @@
 //! | `ToolCallUpdate` to `awaiting_answer` or back to running | `turn:patch` `set_tool_status` |
 //! | `ToolCallUpdate` to `completed` / `failed` | `turn:patch` `tool_result` (`done`, `error`, `cancelled`) and a `tool_result` block |
 //! | `QuestionPending` | the call's `arguments` gain `source_loop`; a sub-agent's question is also added to the main loop's turn, so it bubbles up |
-//! | `Usage` | the turn's `usage` |
+//! | `Usage` | the turn's `usage` (with its `cost_usd`), and the session's spending |
 //! | `Notice` | a `system` turn |
 //! | `Plan` | `plan:update` |
 //! | `TurnEnded` | `turn:end` |
@@ -26,6 +26,7 @@ use crate::protocol::{
     Block, BlockType, ChatEnd, ServerEvent, ToolCallView, ToolState, TurnProjection, TurnRole,
     TurnState, UsageView,
 };
+use agentry::cost::Spending;
 use agentry::event::Refusal;
 use agentry::event::{
     AgentEvent, CHAT_INTERRUPTED, ChatSummary, Role, StopReason, ToolCallStatus, TurnStatus, Usage,
@@ -55,6 +56,8 @@ pub struct Projector {
     notices: u64,
     /// The data of the last `chat:end`.
     last_chat_end: Option<Value>,
+    /// What the session's model requests used and cost, by model.
+    spending: Spending,
 }
 
 impl Projector {
@@ -70,6 +73,7 @@ impl Projector {
             call_places: HashMap::new(),
             notices: 0,
             last_chat_end: None,
+            spending: Spending::default(),
         }
     }
 
@@ -91,6 +95,11 @@ impl Projector {
     /// Every turn so far, in order.
     pub fn turns(&self) -> &[TurnProjection] {
         &self.turns
+    }
+
+    /// What the session's model requests used and cost so far, by model.
+    pub fn spending(&self) -> &Spending {
+        &self.spending
     }
 
     /// The last sequence number given out.
@@ -157,6 +166,7 @@ impl Projector {
             result: None,
             finish_reason: finish_reason.to_owned(),
             usage: None,
+            session_cost_usd: self.spending.cost_usd(),
             duration_ms: None,
             error: error.map(str::to_owned),
         }
@@ -296,9 +306,15 @@ impl Projector {
                 }
             }
             AgentEvent::QuestionPending(question) => self.question_pending(question),
-            AgentEvent::Usage { turn_id, usage } => {
+            AgentEvent::Usage {
+                turn_id,
+                usage,
+                cost_usd,
+                ..
+            } => {
+                self.spending.add_event(event);
                 if let Some(index) = self.index_of(turn_id.as_str()) {
-                    self.turns[index].usage = Some(usage_view(usage));
+                    self.turns[index].usage = Some(usage_view(usage, *cost_usd));
                 }
                 Vec::new()
             }
@@ -581,6 +597,7 @@ impl Projector {
             StopReason::Paused => ("completed", "paused"),
             StopReason::MaxTokens => ("completed", "max_tokens"),
             StopReason::MaxTurnRequests => ("completed", "max_turn_requests"),
+            StopReason::MaxBudget => ("completed", "max_budget"),
             StopReason::Refusal => ("completed", "refusal"),
             StopReason::Cancelled => ("interrupted", "interrupted"),
         };
@@ -594,7 +611,8 @@ impl Projector {
             status: status.to_owned(),
             result: Some(result),
             finish_reason: finish_reason.to_owned(),
-            usage: Some(usage_view(&summary.usage)),
+            usage: Some(usage_view(&summary.usage, summary.cost_usd())),
+            session_cost_usd: self.spending.cost_usd(),
             duration_ms: Some(summary.duration_ms),
             error: None,
         };
@@ -619,12 +637,13 @@ impl Projector {
     }
 }
 
-fn usage_view(usage: &Usage) -> UsageView {
+fn usage_view(usage: &Usage, cost_usd: Option<f64>) -> UsageView {
     UsageView {
         input_tokens: usage.input_tokens,
         output_tokens: usage.output_tokens,
         cache_read_tokens: usage.cache_read_tokens,
         cache_write_tokens: usage.cache_write_tokens,
+        cost_usd,
     }
 }
 

@@ -124,7 +124,7 @@ pub struct ToolCallView {
 }
 
 /// Tokens a turn used.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UsageView {
     /// Input tokens (not counting cache reads).
     pub input_tokens: u64,
@@ -134,6 +134,9 @@ pub struct UsageView {
     pub cache_read_tokens: u64,
     /// Input tokens written to the prompt cache.
     pub cache_write_tokens: u64,
+    /// What they cost, in US dollars; left out when the model has no price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// A whole turn, as `turn:start`, `turn:end` and `GET /api/sessions/{id}/messages` carry it.
@@ -194,12 +197,18 @@ pub struct ChatEnd {
     /// `{output}` (the answer: text, or the JSON value an output schema asked for), with
     /// `schema` when one was given; `null` when the chat failed.
     pub result: Option<Value>,
-    /// Why it ended: `completed`, `paused`, `max_tokens`, `max_turn_requests`, `refusal`,
+    /// Why it ended: `completed`, `paused`, `max_tokens`, `max_turn_requests`, `max_budget`
+    /// (the next request would have taken the session past its budget), `refusal`,
     /// `interrupted` or `error`.
     pub finish_reason: String,
-    /// Tokens used by the chat.
+    /// Tokens used by the chat, and (`cost_usd`) what the chat cost with its sub-agents, in
+    /// US dollars, when its models have prices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<UsageView>,
+    /// What the session has cost so far, in US dollars, this chat included; left out while
+    /// none of its requests was priced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_cost_usd: Option<f64>,
     /// How long the chat took, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,

@@ -5,6 +5,7 @@ use crate::chat::{self, ChatRequest};
 use crate::error::ServeError;
 use crate::live::Sessions;
 use crate::protocol::TurnProjection;
+use agentry::cost::Spending;
 use agentry::permission::{PermissionMode, PermissionPolicy};
 use agentry::sync::lock;
 use axum::Json;
@@ -109,6 +110,14 @@ pub struct Messages {
     pub mode: Option<String>,
     /// The session's last sequence number: live events after it are new.
     pub sequence: u64,
+    /// What the session has cost so far, in US dollars (its sub-agents' requests included);
+    /// `null` while none of its requests was priced.
+    pub cost_usd: Option<f64>,
+    /// Its model requests' tokens and cost by model: `{MODEL: {input_tokens, output_tokens,
+    /// cache_read_tokens, cache_write_tokens, requests, cost_usd}}`, `cost_usd` `null` for a
+    /// model without a price.
+    #[schemars(with = "serde_json::Value")]
+    pub spending: Spending,
     /// Every turn, in order.
     pub turns: Vec<TurnProjection>,
 }
@@ -246,6 +255,8 @@ pub async fn messages(
         model,
         mode,
         sequence: projector.last_sequence(),
+        cost_usd: projector.spending().cost_usd(),
+        spending: projector.spending().clone(),
         turns: projector.turns().to_vec(),
     }))
 }

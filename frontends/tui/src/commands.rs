@@ -20,6 +20,8 @@ pub enum Builtin {
     Resume,
     /// `/compact`: replace the conversation by a summary.
     Compact,
+    /// `/cost`: what the session's model requests used and cost, by model.
+    Cost,
     /// `/rewind`: go back to before a message (Esc twice too).
     Rewind,
     /// `/tools`: the tools and their providers.
@@ -32,7 +34,7 @@ pub enum Builtin {
 
 impl Builtin {
     /// Every command, in the order `/help` lists them.
-    pub const ALL: [Builtin; 12] = [
+    pub const ALL: [Builtin; 13] = [
         Builtin::Help,
         Builtin::Clear,
         Builtin::Model,
@@ -41,6 +43,7 @@ impl Builtin {
         Builtin::Sessions,
         Builtin::Resume,
         Builtin::Compact,
+        Builtin::Cost,
         Builtin::Rewind,
         Builtin::Tools,
         Builtin::Mcp,
@@ -58,6 +61,7 @@ impl Builtin {
             Builtin::Sessions => "sessions",
             Builtin::Resume => "resume",
             Builtin::Compact => "compact",
+            Builtin::Cost => "cost",
             Builtin::Rewind => "rewind",
             Builtin::Tools => "tools",
             Builtin::Mcp => "mcp",
@@ -76,6 +80,7 @@ impl Builtin {
             Builtin::Sessions => "the stored sessions of this folder",
             Builtin::Resume => "take up a stored session: /resume [ID]",
             Builtin::Compact => "replace the conversation by a summary, to free the context",
+            Builtin::Cost => "what the session's model requests used and cost, by model",
             Builtin::Rewind => "go back to before a message: files, conversation (esc esc)",
             Builtin::Tools => "the tools the agent has, by provider",
             Builtin::Mcp => "the MCP servers and their tools; /mcp login NAME logs in",

@@ -39,6 +39,8 @@ pub struct Conversation {
     /// Whether the answer streaming now has kept nothing yet.
     answer_fresh: bool,
     usage: Usage,
+    /// What the chat's priced requests cost so far, in US dollars.
+    cost_usd: Option<f64>,
     activity: String,
 }
 
@@ -58,6 +60,7 @@ impl Conversation {
             last_blank: false,
             answer_fresh: true,
             usage: Usage::default(),
+            cost_usd: None,
             activity: "Thinking".to_owned(),
         }
     }
@@ -75,6 +78,11 @@ impl Conversation {
     /// The tokens used since the chat began.
     pub fn usage(&self) -> Usage {
         self.usage
+    }
+
+    /// What the chat's priced requests cost so far, in US dollars (`None` while none was).
+    pub fn cost_usd(&self) -> Option<f64> {
+        self.cost_usd
     }
 
     /// Lines that are done since the last call, for the scrollback.
@@ -153,6 +161,7 @@ impl Conversation {
         match event {
             AgentEvent::ChatStarted { .. } => {
                 self.usage = Usage::default();
+                self.cost_usd = None;
                 self.activity = "Thinking".to_owned();
             }
             AgentEvent::TurnStarted {
@@ -218,7 +227,14 @@ impl Conversation {
                 }
             }
             AgentEvent::ToolCallUpdate(update) => self.update_call(update),
-            AgentEvent::Usage { usage, .. } => self.usage += *usage,
+            AgentEvent::Usage {
+                usage, cost_usd, ..
+            } => {
+                self.usage += *usage;
+                if let Some(cost) = cost_usd {
+                    *self.cost_usd.get_or_insert(0.0) += cost;
+                }
+            }
             AgentEvent::Notice { message } => {
                 self.flush_text();
                 let warning = self.palette.paint(Color::Yellow);
@@ -250,6 +266,9 @@ impl Conversation {
                     StopReason::MaxTurnRequests => {
                         Some("The turn made as many model requests as it may".to_owned())
                     }
+                    StopReason::MaxBudget => Some(
+                        "Stopped: the next request would go past the session's budget".to_owned(),
+                    ),
                     StopReason::Refusal => Some("The model refused to go on".to_owned()),
                 };
                 if let Some(ending) = ending {

@@ -1,5 +1,5 @@
 //! The status line shown while the agent works: a spinner, what it does (thinking, answering,
-//! the running tool's title), for how long, and the tokens used so far.
+//! the running tool's title), for how long, and the tokens used so far with what they cost.
 
 use crate::palette::Palette;
 use agentry::event::Usage;
@@ -10,6 +10,9 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr as _};
 
 /// The columns the detail may take: `(59m 59s · ↑ 999.9k ↓ 999.9k tokens)`.
 const DETAIL_ROOM: usize = 36;
+
+/// The columns a cost adds to it: ` · $999.99`.
+const COST_ROOM: usize = 10;
 
 /// The spinner's frames.
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -40,12 +43,22 @@ pub fn tokens(count: u64) -> String {
     }
 }
 
-/// The status line: `⠹ Running tests… (12s · ↑ 1.2k ↓ 340 tokens)`, the
-/// activity shortened so that it fits `width` columns.
+/// Dollars as `$0.0042` under a cent, else `$1.23`.
+pub fn dollars(amount: f64) -> String {
+    if amount < 0.01 {
+        format!("${amount:.4}")
+    } else {
+        format!("${amount:.2}")
+    }
+}
+
+/// The status line: `⠹ Running tests… (12s · ↑ 1.2k ↓ 340 tokens · $0.0123)` (the cost
+/// when the model has a price), the activity shortened so that it fits `width` columns.
 pub fn line(
     activity: &str,
     since: Duration,
     usage: Usage,
+    cost_usd: Option<f64>,
     palette: Palette,
     width: u16,
 ) -> Line<'static> {
@@ -58,8 +71,13 @@ pub fn line(
             tokens(usage.output_tokens)
         ));
     }
-    // Room for the longest detail, so that the activity is cut the same way all along.
-    let room = usize::from(width).saturating_sub(DETAIL_ROOM + 4).max(8);
+    if let Some(cost) = cost_usd {
+        detail.push_str(&format!(" · {}", dollars(cost)));
+    }
+    // Room for the longest detail, so that the activity is cut the same way all along (once a
+    // cost is known, a little shorter).
+    let detail_room = DETAIL_ROOM + if cost_usd.is_some() { COST_ROOM } else { 0 };
+    let room = usize::from(width).saturating_sub(detail_room + 4).max(8);
     let activity = shortened(activity.lines().next().unwrap_or_default(), room);
     Line::from(vec![
         Span::styled(
@@ -108,6 +126,7 @@ mod tests {
             "Running tests",
             Duration::from_secs(12),
             usage,
+            None,
             Palette::new(false),
             80,
         );
@@ -116,11 +135,28 @@ mod tests {
             text.ends_with("Running tests… (12s · ↑ 1.2k ↓ 340 tokens)"),
             "{text}"
         );
+        let priced = super::line(
+            "Running tests",
+            Duration::from_secs(12),
+            usage,
+            Some(0.0123),
+            Palette::new(false),
+            80,
+        );
+        assert!(
+            priced
+                .to_string()
+                .ends_with("(12s · ↑ 1.2k ↓ 340 tokens · $0.01)"),
+            "{priced}"
+        );
+        assert_eq!(dollars(0.00423), "$0.0042");
+        assert_eq!(dollars(12.345), "$12.35");
         let long = "Run every test of the workspace with all its features and then the benchmarks";
         let narrow = super::line(
             long,
             Duration::from_secs(12),
             usage,
+            None,
             Palette::new(false),
             80,
         );
@@ -130,6 +166,21 @@ mod tests {
                 .to_string()
                 .contains("Run every test of the workspace with all… (12s"),
             "{narrow}"
+        );
+        let priced = super::line(
+            long,
+            Duration::from_secs(12),
+            usage,
+            Some(123.45),
+            Palette::new(false),
+            80,
+        );
+        assert!(priced.width() <= 80, "{priced}");
+        assert!(
+            priced
+                .to_string()
+                .contains("Run every test of the workspac… (12s · ↑ 1.2k ↓ 340 tokens · $123.45)"),
+            "{priced}"
         );
     }
 }

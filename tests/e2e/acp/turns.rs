@@ -114,6 +114,63 @@ fn max_turn_requests_stops_the_turn() {
     assert_eq!(out.result(2)["stopReason"], "max_turn_requests");
 }
 
+#[test]
+fn usage_updates_carry_the_sessions_cost_and_a_budget_ends_the_turn() {
+    let sb = sandbox();
+    // Each answer: a million prompt tokens, $2 on GPT-4.1.
+    let answer = |text: &str| {
+        let mut reply = MockReply::text(text);
+        reply.usage = [1_000_000, 0, 0, 0];
+        MockTurn::Reply(reply)
+    };
+    let server = MockModelServer::start_blocking([answer("One."), answer("Two."), answer("never")]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &["--max-budget-usd", "3.9"],
+        json!({"steps": session_steps(&sb, vec![prompt("one"), prompt("two"), prompt("three")])}),
+    );
+    let costs: Vec<(f64, String)> = out
+        .updates()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "usage_update")
+        .map(|u| {
+            (
+                u["cost"]["amount"]
+                    .as_f64()
+                    .expect("a cost with each usage update"),
+                u["cost"]["currency"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(costs.len(), 2, "{costs:?}");
+    assert!(
+        (costs[0].0 - 2.0).abs() < 1e-9 && costs[0].1 == "USD",
+        "{costs:?}"
+    );
+    assert!(
+        (costs[1].0 - 4.0).abs() < 1e-9,
+        "the session's cost so far: {costs:?}"
+    );
+    let first = out.result(2);
+    assert_eq!(first["stopReason"], "end_turn");
+    assert!(
+        (first["_meta"]["agentry"]["costUsd"].as_f64().unwrap() - 2.0).abs() < 1e-9,
+        "{first}"
+    );
+    // Past the budget: ACP's nearest stop reason, agentry's own in `_meta`.
+    let third = out.result(4);
+    assert_eq!(third["stopReason"], "max_turn_requests", "{third}");
+    assert_eq!(
+        third["_meta"]["agentry"]["stopReason"], "max_budget",
+        "{third}"
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
 /// Bad input the SDK cannot produce, sent as raw lines: each gets its JSON-RPC error and the
 /// agent keeps answering.
 #[test]

@@ -244,6 +244,7 @@ mod admission;
 mod clouds;
 mod cluster;
 mod connection;
+mod cost;
 mod flows;
 mod many;
 mod operations;

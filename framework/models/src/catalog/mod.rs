@@ -26,15 +26,19 @@
 mod azure;
 mod bedrock;
 mod gemini;
+mod prices;
 mod survey;
 mod vertex;
 
+pub use prices::{ListedPrice, PRICES, listed_price};
 pub use survey::{CredentialsFound, ProviderSurvey};
 
 use crate::anthropic::{AnthropicModel, AnthropicSettings};
 use crate::http::HttpOptions;
 use crate::openai::{OpenAiApi, OpenAiModel, OpenAiSettings};
 use crate::secret::Secret;
+use agentry::cost::Price;
+use agentry::model::priced::Priced;
 use agentry::model::replay::ReplayModel;
 use agentry::model::scripted::ScriptedModel;
 use agentry::model::{Model, ModelChoices, ModelError};
@@ -93,6 +97,20 @@ pub struct ProviderConfig {
     /// reasoning are asked for and sent back); known by the model's name when unset — set it
     /// for an Azure deployment whose name does not say.
     pub reasoning: Option<bool>,
+    /// Settings of its models, by the model's id as written after `NAME/`
+    /// (`[providers.NAME.models."MODEL"]`).
+    #[serde(default)]
+    pub models: BTreeMap<String, ModelConfig>,
+}
+
+/// A model's own settings, as configured in `[providers.NAME.models."MODEL"]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// What its tokens cost, in US dollars per million (`price = { input = 3, output = 15,
+    /// cache_read = 0.3, cache_write = 3.75 }`): over the built-in price table's entry, or
+    /// for a model the table lacks.
+    pub price: Option<Price>,
 }
 
 struct BuiltIn {
@@ -216,6 +234,21 @@ const BUILT_IN: &[BuiltIn] = &[
     },
 ];
 
+/// The built-in providers that sell the [price table](PRICES)'s models at its prices: their
+/// makers, and the clouds that list the same prices. OpenRouter, Groq and local servers are not
+/// among them (a price of one's own is for the configuration).
+const LISTED_PRICES: &[&str] = &[
+    "openai",
+    "anthropic",
+    "gemini",
+    "deepseek",
+    "xai",
+    "azure",
+    "foundry",
+    "vertex",
+    "bedrock",
+];
+
 /// Context window and output limit of known models, by id prefix (after any `vendor/`, and
 /// after Bedrock's `geo.vendor.` prefix).
 const KNOWN_MODELS: &[(&str, u64, u32)] = &[
@@ -266,20 +299,25 @@ fn without_feature(spec: &str, what: &str, feature: &str) -> ModelError {
 
 /// The context window and output limit of a model id, when it is a known model.
 pub fn known_limits(model: &str) -> Option<(u64, u32)> {
-    let id = model.rsplit('/').next().unwrap_or(model);
-    // Bedrock's ids lead with a vendor (`amazon.`), inference profiles with a geography too
-    // (`us.anthropic.`): words of letters alone, each ended by a dot.
-    let mut id = id;
+    let id = bare_id(model);
+    KNOWN_MODELS
+        .iter()
+        .find(|(prefix, _, _)| id.starts_with(prefix))
+        .map(|&(_, window, output)| (window, output))
+}
+
+/// A model's id without what leads it: a `vendor/` path (OpenRouter's), Bedrock's vendor
+/// (`amazon.`) and an inference profile's geography (`us.anthropic.`) — words of letters
+/// alone, each ended by a dot.
+fn bare_id(model: &str) -> &str {
+    let mut id = model.rsplit('/').next().unwrap_or(model);
     while let Some((word, rest)) = id.split_once('.')
         && !word.is_empty()
         && word.bytes().all(|b| b.is_ascii_lowercase())
     {
         id = rest;
     }
-    KNOWN_MODELS
-        .iter()
-        .find(|(prefix, _, _)| id.starts_with(prefix))
-        .map(|&(_, window, output)| (window, output))
+    id
 }
 
 /// A list of models opened through the [`ModelCatalog`], with the keys of the process's
@@ -412,8 +450,43 @@ impl<'a> ModelCatalog<'a> {
         }
     }
 
-    /// Opens the model `spec` names.
+    /// Opens the model `spec` names, with its price: configured
+    /// (`[providers.NAME.models."MODEL"] price`), else the [price table](PRICES)'s for the
+    /// providers that sell the table's models at its prices; else unpriced.
     pub fn open(&self, spec: &str) -> Result<Arc<dyn Model>, ModelError> {
+        let model = self.open_unpriced(spec)?;
+        Ok(match self.price_of(spec)? {
+            Some(price) => Arc::new(Priced::new(model, price)),
+            None => model,
+        })
+    }
+
+    /// The price of the model `spec` names, when configured or listed.
+    pub fn price_of(&self, spec: &str) -> Result<Option<Price>, ModelError> {
+        let Some((provider, model)) = spec.split_once('/') else {
+            return Ok(None);
+        };
+        let configured = self
+            .providers
+            .get(provider)
+            .and_then(|config| config.models.get(model))
+            .and_then(|settings| settings.price);
+        if let Some(price) = configured {
+            price.check().map_err(|problem| {
+                ModelError::Config(format!(
+                    "[providers.{provider}.models.\"{model}\"] price: {problem}"
+                ))
+            })?;
+            return Ok(Some(price));
+        }
+        if !LISTED_PRICES.contains(&provider) {
+            return Ok(None);
+        }
+        Ok(listed_price(model).map(|listed| listed.price))
+    }
+
+    /// Opens the model `spec` names, without a price.
+    fn open_unpriced(&self, spec: &str) -> Result<Arc<dyn Model>, ModelError> {
         if let Some(path) = spec.strip_prefix("scripted:") {
             return Ok(Arc::new(ScriptedModel::from_file(Path::new(path))?));
         }
@@ -672,5 +745,68 @@ mod tests {
             Some((200_000, 64_000))
         );
         assert_eq!(known_limits("my-own-model"), None);
+    }
+
+    #[test]
+    fn a_configured_price_wins_over_the_table_and_local_models_stay_unpriced() {
+        let providers: BTreeMap<String, ProviderConfig> = toml_providers(
+            r#"
+            [anthropic.models."claude-sonnet-4-5"]
+            price = { input = 2.5, output = 12.0, cache_read = 0.25 }
+            [ollama.models."qwen3"]
+            price = { input = 0, output = 0 }
+            [broken.models."m"]
+            price = { input = -1, output = 1 }
+            "#,
+        );
+        let env = |name: &str| match name {
+            "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" => Some("k".to_owned()),
+            _ => None,
+        };
+        let catalog = catalog_with(&providers, &env);
+        let configured = catalog.open("anthropic/claude-sonnet-4-5").unwrap();
+        let price = configured.price().unwrap();
+        assert_eq!(
+            (price.input, price.output, price.cache_read),
+            (2.5, 12.0, Some(0.25))
+        );
+        let listed = catalog.open("anthropic/claude-haiku-4-5-20251001").unwrap();
+        assert_eq!(
+            listed.price().map(|p| (p.input, p.output)),
+            Some((1.0, 5.0))
+        );
+        assert_eq!(listed.name(), "anthropic/claude-haiku-4-5-20251001");
+        assert_eq!(listed.context_window(), Some(200_000));
+        // A local server's model is priced only when the configuration says so: at zero here.
+        assert_eq!(
+            catalog.open("ollama/qwen3").unwrap().price(),
+            Some(agentry::cost::Price::new(0.0, 0.0))
+        );
+        assert_eq!(catalog.open("ollama/llama3").unwrap().price(), None);
+        // OpenRouter sells at prices of its own: the table's are not taken for them.
+        let openrouter = BTreeMap::new();
+        let openrouter_env = |name: &str| (name == "OPENROUTER_API_KEY").then(|| "k".to_owned());
+        let catalog_or = catalog_with(&openrouter, &openrouter_env);
+        assert_eq!(
+            catalog_or
+                .open("openrouter/openai/gpt-4.1")
+                .unwrap()
+                .price(),
+            None
+        );
+        let error = catalog.price_of("broken/m").unwrap_err().to_string();
+        assert!(
+            error.contains("[providers.broken.models.\"m\"] price")
+                && error.contains("`input` is -1"),
+            "{error}"
+        );
+        // A misspelt key is an error, not a price left out.
+        let misspelt: Result<ModelConfig, _> =
+            toml::from_str("price = { input = 1, output = 2, cache_reads = 0.1 }");
+        assert!(misspelt.is_err());
+    }
+
+    fn toml_providers(text: &str) -> BTreeMap<String, ProviderConfig> {
+        toml::from_str(text).unwrap()
     }
 }

@@ -4,7 +4,7 @@
 use super::Chat;
 use crate::agent::compaction::{estimate_tokens, needs_compaction, split_point, summarise};
 use crate::error::AgentError;
-use crate::event::AgentEvent;
+use crate::event::{AgentEvent, Usage};
 use crate::model::Message;
 
 impl Chat<'_> {
@@ -33,10 +33,15 @@ impl Chat<'_> {
         let Some(split) = split_point(&all, window) else {
             return Ok(());
         };
+        let mut used = Usage::default();
         let summary = tokio::select! {
-            summary = summarise(model.as_ref(), &self.request.system, &all[..split], &self.request.tools, &mut self.usage) => summary?,
+            summary = summarise(model.as_ref(), &self.request.system, &all[..split], &self.request.tools, &mut used) => summary,
             () = self.io.cancel.cancelled() => return Ok(()),
         };
+        self.usage += used;
+        self.meter.count_request(&model.name());
+        self.meter.record(model.as_ref(), used);
+        let summary = summary?;
         let from_history = self.session.history.len();
         if split <= from_history {
             let kept = self.session.history.split_off(split);

@@ -1,6 +1,7 @@
 //! One chat: the loop of model requests and tool batches, from the user's content to a stop reason.
 
 use super::{ChatIo, ChatOptions, Session};
+use crate::agent::meter::Meter;
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
 use crate::executor::{BeforeChange, Executor};
@@ -17,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+mod budget;
 mod checkpointing;
 mod context;
 mod hooks;
@@ -76,8 +78,10 @@ struct Chat<'s> {
     pauses: Arc<ChatPauses>,
     /// The messages this chat adds to the history.
     new_messages: Vec<Message>,
-    /// The model's usage in this chat.
+    /// The model's usage in this chat's own loop.
     usage: Usage,
+    /// What this chat and its sub-agents spend, against the session's budget.
+    meter: Arc<Meter>,
     /// The model requests this chat made.
     requests: u32,
     /// Whether a stop hook made this chat go on already.
@@ -107,6 +111,7 @@ pub(crate) async fn run(
     io: &ChatIo,
     pauses: Arc<ChatPauses>,
     before_change: Option<Arc<dyn BeforeChange>>,
+    meter: Option<Arc<Meter>>,
 ) -> Result<ChatSummary, AgentError> {
     let started = Instant::now();
     let output = OutputCheck::new(options.output_schema.as_ref())?;
@@ -127,6 +132,10 @@ pub(crate) async fn run(
     let checkpoint = checkpointing::checkpointer(session, &recorder);
     let before_change =
         before_change.or_else(|| checkpoint.clone().map(|c| c as Arc<dyn BeforeChange>));
+    let meter = meter.unwrap_or_else(|| {
+        let budget = session.agent.inner.config.max_budget_usd;
+        Arc::new(Meter::new(&session.spending, budget))
+    });
     let mut chat = Chat {
         session,
         io,
@@ -141,6 +150,7 @@ pub(crate) async fn run(
         pauses,
         new_messages: Vec::new(),
         usage: Usage::default(),
+        meter,
         requests: 0,
         stop_hook_went_on: false,
         turn_clocks: Mutex::default(),
@@ -152,6 +162,10 @@ pub(crate) async fn run(
     });
     chat.report_rules();
     let outcome = chat.run_loop(start).await;
+    let spending = chat.meter.spending();
+    if chat.session.fork.is_none() {
+        chat.session.spending.merge(&spending);
+    }
     let stop_reason = outcome.as_ref().ok().map(|(stop, _)| *stop);
     let saved = match (stop_reason, chat.save(stop_reason).await) {
         // A cancelled chat ends interrupted even when its end cannot be written (a server
@@ -173,6 +187,7 @@ pub(crate) async fn run(
                 stop_reason,
                 result,
                 usage: chat.usage,
+                spending,
                 model_requests: chat.requests,
                 duration_ms: started.elapsed().as_millis() as u64,
             };
@@ -257,6 +272,10 @@ impl Chat<'_> {
             }
             self.refresh_tools();
             self.deliver_notices();
+            if let Some(why) = self.over_budget()? {
+                self.emit(AgentEvent::Notice { message: why });
+                return Ok((StopReason::MaxBudget, self.last_answer()));
+            }
             self.fit_context().await?;
             let mut recording = self.start_recording();
             if self.io.cancel.is_cancelled() {
@@ -264,6 +283,7 @@ impl Chat<'_> {
                 return Ok((StopReason::Cancelled, self.last_answer()));
             }
             self.requests += 1;
+            self.meter.count_request(&self.session.model.name());
             let turn_id = TurnId::generate();
             self.start_turn(&turn_id, Role::Assistant, TurnStatus::Streaming);
             let scope = self.scope(&turn_id);

@@ -158,6 +158,10 @@ pub(crate) async fn compact(
         summary = summarise(model.as_ref(), &system, &session.history, &tools, &mut usage) => summary?,
         () = cancel.cancelled() => return Ok(None),
     };
+    let name = model.name();
+    session.spending.count_request(&name);
+    let cost = model.price().map(|price| price.cost_of(&usage));
+    session.spending.add(&name, usage, cost);
     let history = vec![summary];
     if let Some(store) = session.agent.store().cloned() {
         let record = ChatRecord {

@@ -28,6 +28,7 @@ impl Chat<'_> {
             pauses: self.pauses.clone(),
             before_change: self.before_change.clone(),
             depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
+            meter: self.meter.clone(),
         });
         extensions.insert(sub_agents.clone());
         if let Some(mode) = session.options.sandbox {

@@ -179,7 +179,15 @@ impl Chat<'_> {
             }
             ModelEvent::Usage { usage } => {
                 response.usage = usage;
-                self.emit(AgentEvent::Usage { turn_id, usage });
+                let model = self.session.model.as_ref();
+                let (cost_usd, session_cost_usd) = self.meter.record(model, usage);
+                self.emit(AgentEvent::Usage {
+                    turn_id,
+                    usage,
+                    model: model.name(),
+                    cost_usd,
+                    session_cost_usd,
+                });
             }
             ModelEvent::Notice { message } => self.emit(AgentEvent::Notice { message }),
             ModelEvent::Finished { .. } => {}

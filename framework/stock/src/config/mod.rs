@@ -77,6 +77,9 @@ pub struct Config {
     pub max_calls_per_answer: Option<usize>,
     /// Where the session database lives.
     pub data_dir: Option<PathBuf>,
+    /// Limits on what a session spends (`[limits]`).
+    #[serde(default)]
+    pub limits: LimitSettings,
     /// Permission rules.
     #[serde(default)]
     pub permissions: PermissionRules,
@@ -123,6 +126,15 @@ pub struct Config {
     /// its own (`[webfetch]`, `[mcp_servers.NAME]`, `[[http_tools]]`, `sandbox`, …).
     #[serde(flatten)]
     pub sections: ProviderSections,
+}
+
+/// `[limits]`: what a session may spend.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSettings {
+    /// The most a session may spend on model requests, in US dollars (its sub-agents' and
+    /// earlier chats' requests included); none by default. Its models need prices.
+    pub max_budget_usd: Option<f64>,
 }
 
 /// `[model_requests]`: timeouts and retries of requests to hosted models; each key left out
@@ -224,6 +236,7 @@ impl Config {
         self.max_fork_depth = other.max_fork_depth.or(self.max_fork_depth);
         self.max_calls_per_answer = other.max_calls_per_answer.or(self.max_calls_per_answer);
         self.data_dir = other.data_dir.or(self.data_dir);
+        self.limits.max_budget_usd = other.limits.max_budget_usd.or(self.limits.max_budget_usd);
         self.permissions = self.permissions.merged(other.permissions);
         self.providers.extend(other.providers);
         self.tools

@@ -316,8 +316,21 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
             .max_calls_per_answer
             .unwrap_or(limits::MAX_CALLS_PER_ANSWER) as u64,
     );
+    // A budget may be set or lowered, never raised.
+    let max_budget_usd = layer.limits.max_budget_usd.filter(|budget| {
+        let in_force = so_far.limits.max_budget_usd;
+        let lower = in_force.is_none_or(|in_force| *budget <= in_force);
+        if !lower {
+            withhold(format!(
+                "`[limits] max_budget_usd = {budget}`, above the {} in force",
+                in_force.unwrap_or_default()
+            ));
+        }
+        lower
+    });
     let kept = Config {
         permission_mode: narrowing_mode.map(str::to_owned),
+        limits: crate::config::LimitSettings { max_budget_usd },
         max_turn_requests: max_turn_requests.and_then(|max| u32::try_from(max).ok()),
         max_fork_depth: max_fork_depth.and_then(|max| u32::try_from(max).ok()),
         max_calls_per_answer: max_calls_per_answer.and_then(|max| usize::try_from(max).ok()),

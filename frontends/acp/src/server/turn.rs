@@ -3,7 +3,7 @@
 
 use super::error;
 use crate::client::{ClientPermissions, ClientUpdates};
-use crate::convert::{SubAgentView, prompt_block, stop_reason};
+use crate::convert::{SubAgentView, prompt_block, prompt_response};
 use crate::live::LiveSession;
 use crate::questions::ClientQuestions;
 use crate::trust::PendingTrust;
@@ -80,7 +80,7 @@ pub(super) async fn run_turn(
         .prompt_with(content, &ChatOptions::default(), &io)
         .await
     {
-        Ok(summary) => Ok(acp::PromptResponse::new(stop_reason(summary.stop_reason))),
+        Ok(summary) => Ok(prompt_response(&summary)),
         Err(failure) => Err(error(ErrorCode::INTERNAL_ERROR, failure.to_string())),
     }
 }

@@ -33,6 +33,7 @@ impl App {
                 "Running your command",
                 shell.started.elapsed(),
                 Default::default(),
+                None,
                 self.palette,
                 width,
             ));
@@ -42,6 +43,7 @@ impl App {
                 self.conversation.activity(),
                 self.since(),
                 self.conversation.usage(),
+                self.conversation.cost_usd(),
                 self.palette,
                 width,
             ));

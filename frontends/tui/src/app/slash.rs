@@ -4,6 +4,7 @@
 use super::App;
 use crate::commands::{Builtin, KEYS};
 use crate::overlay::{model_picker, session_picker};
+use crate::status::{dollars, tokens};
 use agentry::permission::PermissionMode;
 use agentry::provider::{ProviderOrigin, ProviderStatus};
 use agentry::tool::SandboxMode;
@@ -32,6 +33,7 @@ impl App {
                 }
             }
             Builtin::Compact => self.compact().await,
+            Builtin::Cost => self.cost(),
             Builtin::Rewind => self.pick_rewind(),
             Builtin::Tools => self.list_tools(false),
             Builtin::Mcp => match rest.strip_prefix("login") {
@@ -270,6 +272,61 @@ impl App {
             Ok(None) => self.note_dim("Nothing to compact yet."),
             Err(error) => self.note_error(&format!("Compacting failed: {error}")),
         }
+    }
+
+    /// `/cost`: the session's requests by model, their tokens and cost, the total, and the
+    /// budget when there is one.
+    fn cost(&mut self) {
+        let Some(session) = &self.session else { return };
+        let spending = session.spending();
+        if spending.is_empty() {
+            return self.note_dim("No model request yet in this session.");
+        }
+        let mut lines = vec![Line::default()];
+        for (model, spent) in spending.by_model() {
+            let usage = spent.usage;
+            let cost = spent
+                .cost_usd
+                .map_or_else(|| "unpriced".to_owned(), dollars);
+            let requests = match spent.requests {
+                1 => "1 request".to_owned(),
+                n => format!("{n} requests"),
+            };
+            lines.push(self.listing(
+                model,
+                &format!(
+                    "{cost} · {requests} · ↑ {} (cache read {}, written {}) ↓ {} tokens",
+                    tokens(usage.input_tokens),
+                    tokens(usage.cache_read_tokens),
+                    tokens(usage.cache_write_tokens),
+                    tokens(usage.output_tokens),
+                ),
+            ));
+        }
+        let total = spending
+            .cost_usd()
+            .map_or_else(|| "unknown".to_owned(), dollars);
+        let mut summary = format!("  Total: {total}");
+        let unpriced = spending.unpriced_models();
+        if !unpriced.is_empty() && spending.cost_usd().is_some() {
+            summary.push_str(&format!(
+                " and the tokens of {}, which have no price",
+                unpriced.join(", ")
+            ));
+        }
+        if let Some(budget) = self.agent.config().max_budget_usd {
+            summary.push_str(&format!(" · budget {}", dollars(budget)));
+        }
+        lines.push(Line::from(Span::styled(summary, self.palette.bold())));
+        if !unpriced.is_empty() {
+            lines.push(Line::from(Span::styled(
+                "  A model without a price is counted in tokens only: give it one with \
+                 [providers.NAME.models.\"MODEL\"] price = { input = …, output = … }."
+                    .to_owned(),
+                self.palette.dim(),
+            )));
+        }
+        self.conversation.note(lines);
     }
 
     /// `/tools` lists every provider's tools; `/mcp` the MCP servers' (their tools are
