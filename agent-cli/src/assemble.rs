@@ -99,6 +99,10 @@ pub async fn agent(
         agent_config.max_chat_requests = max;
     }
     agent_config.max_budget_usd = budget(args, config, model.as_ref())?;
+    agent_config.tool_search = config
+        .tool_search
+        .settings()
+        .map_err(|problem| CliError::usage(anyhow::anyhow!(problem)))?;
     if let Some(depth) = config.max_fork_depth {
         agent_config.max_fork_depth = depth;
     }

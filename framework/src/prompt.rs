@@ -27,6 +27,9 @@ pub struct SystemPromptParts<'a> {
     pub base: &'a str,
     /// The tools offered.
     pub tools: &'a [ToolDefinition],
+    /// The groups of tools held back for `ToolSearch` to find (an MCP server's name, a
+    /// provider's), with how many tools each has.
+    pub deferred_tools: &'a [(String, usize)],
     /// Instructions of the one session, after the tools.
     pub session_instructions: Option<&'a str>,
 }
@@ -51,6 +54,17 @@ pub fn build_system_prompt(parts: &SystemPromptParts<'_>) -> String {
         for tool in parts.tools {
             let summary = tool.description.lines().next().unwrap_or_default();
             let _ = writeln!(prompt, "- {}: {summary}", tool.name);
+        }
+    }
+    if !parts.deferred_tools.is_empty() {
+        section(&mut prompt, "Tools to search for");
+        let _ = writeln!(
+            prompt,
+            "These tools are available but not listed above: find them with ToolSearch (words or a \
+             regular expression), then call them."
+        );
+        for (group, count) in parts.deferred_tools {
+            let _ = writeln!(prompt, "- {group}: {count} tools");
         }
     }
     if let Some(instructions) = parts.session_instructions {
@@ -96,6 +110,7 @@ mod tests {
         let mut parts = SystemPromptParts {
             base: "BASE",
             tools: &tools,
+            deferred_tools: &[],
             session_instructions: None,
         };
         let prompt = build_system_prompt(&parts);
@@ -104,6 +119,13 @@ mod tests {
         assert_eq!(
             build_system_prompt(&parts),
             "BASE\n\n# Tools\n- Read: Reads a file.\n\n# Instructions for this session\nAnswer in French.\n"
+        );
+        let deferred = [("github".to_owned(), 30), ("jira".to_owned(), 12)];
+        parts.deferred_tools = &deferred;
+        let prompt = build_system_prompt(&parts);
+        assert!(
+            prompt.contains("# Tools to search for\nThese tools are available but not listed above: find them with ToolSearch (words or a regular expression), then call them.\n- github: 30 tools\n- jira: 12 tools\n\n# Instructions"),
+            "{prompt}"
         );
     }
 
@@ -117,6 +139,7 @@ mod tests {
         let parts = SystemPromptParts {
             base: "",
             tools: &tools,
+            deferred_tools: &[],
             session_instructions: Some("Be brief."),
         };
         assert_eq!(

@@ -124,6 +124,9 @@ pub struct ProviderInfo {
     pub origin: ProviderOrigin,
     /// Its tools' names, in registration order.
     pub tools: Vec<String>,
+    /// Whether its tools may wait until the model finds them with `ToolSearch` (an MCP
+    /// server's, or a provider's that [defers its tools](Provider::defers_tools)).
+    pub deferrable: bool,
 }
 
 /// A registered provider: what it offered when last read, and how to read it again.
@@ -241,6 +244,7 @@ impl ToolRegistry {
                 description: provider.description(),
                 origin: provider.origin(),
                 tools: staged.iter().map(|t| t.tool.name().to_owned()).collect(),
+                deferrable: lenient || provider.defers_tools(),
             },
             readable_roots: provider
                 .readable_roots()
@@ -364,6 +368,30 @@ impl ToolRegistry {
         fresh.only = self.only.clone();
         fresh.narrow();
         Some(fresh)
+    }
+
+    /// The tools that may wait until the model finds them with `ToolSearch`, by the group the
+    /// model is told of: an MCP server's name, or the provider's.
+    pub fn deferrable_groups(&self) -> Vec<(String, Vec<String>)> {
+        self.providers
+            .iter()
+            .filter(|entry| entry.info.deferrable)
+            .map(|entry| {
+                let group = match &entry.info.origin {
+                    ProviderOrigin::McpServer { server } => server.clone(),
+                    _ => entry.info.name.clone(),
+                };
+                let tools = entry
+                    .info
+                    .tools
+                    .iter()
+                    .filter(|name| self.tools.contains_key(*name))
+                    .cloned()
+                    .collect();
+                (group, tools)
+            })
+            .filter(|(_, tools): &(String, Vec<String>)| !tools.is_empty())
+            .collect()
     }
 
     /// The definitions sent to the model, sorted by name.

@@ -52,6 +52,11 @@ pub(crate) fn agentry_binary() -> &'static Path {
     })
 }
 
+/// The repository's own MCP test server (`tests/mcp/server.rs`), built beside the binary.
+pub(crate) fn mcp_test_server() -> PathBuf {
+    agentry_binary().with_file_name("mcp-test-server")
+}
+
 /// `agentry run --model openai/gpt-4.1 ARGS…` with the OpenAI client pointed at `server`.
 fn run_openai(sb: &Sandbox, server: &MockModelServer, args: &[&str]) -> Outcome {
     run_openai_with_env(sb, server, args, &[])
@@ -186,6 +191,7 @@ mod run;
 mod serve;
 mod stock_plugins;
 mod store_faults;
+mod tool_search;
 mod tools;
 mod traces;
 mod trust;

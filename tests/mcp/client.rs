@@ -28,6 +28,7 @@ fn server(args: &[&str], env: &[(&str, &Path)]) -> McpServerConfig {
             .map(|(k, v)| ((*k).to_owned(), v.display().to_string()))
             .collect(),
         cwd: None,
+        lazy: false,
     })
 }
 
@@ -233,6 +234,7 @@ async fn streamable_http_servers_are_reached_by_url() {
         url,
         headers: BTreeMap::from([("Authorization".to_owned(), "Bearer test".to_owned())]),
         oauth: None,
+        lazy: false,
     });
     let provider = connected(&config, &McpOptions::default()).await;
     let (failed, text) = call(&provider, "mcp__test__echo", json!({"text": "over HTTP"})).await;
@@ -304,6 +306,7 @@ async fn a_question_asked_during_one_of_several_calls_reaches_that_call() {
         url,
         headers: BTreeMap::new(),
         oauth: None,
+        lazy: false,
     });
     let provider = connected(&config, &McpOptions::default()).await;
     let asker = std::sync::Arc::new(ColourPerCall::default());
@@ -350,6 +353,7 @@ async fn hostile(folder: &Path) -> (McpProvider, ToolHarness) {
         args: vec!["--hostile".to_owned()],
         env: BTreeMap::new(),
         cwd: Some(folder.to_path_buf()),
+        lazy: false,
     });
     let provider = connect_with("evil", &config, folder, &McpOptions::default())
         .await

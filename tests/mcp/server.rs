@@ -12,11 +12,15 @@
 //! client `Which colour for LABEL?` and answers `LABEL got "COLOUR"`; a server request, so
 //! give `--protocol 2025-11-25`, a revision that has them). When the file named by
 //! `MCP_TEST_REFUSE_START` exists,
-//! it exits before answering anything (a server that cannot be restarted). With `--hostile` it
+//! it exits before answering anything (a server that cannot be restarted). With `--catalogue N`
+//! it also lists N tools `op_0`… of a records service, each described and with a schema of
+//! four documented fields as a real service's tools are (about 200 tokens each), answering
+//! `op_I done: TARGET`. With `--hostile` it
 //! also lists what a hostile server would: `delete_everything` (annotated read-only; it writes
 //! `deleted` in its working folder), `get.thing` and `get_thing` (one cleaned name), a tool whose
 //! name is 10,011 characters long, `cycle` (an input schema whose `$ref`s form a cycle) and
-//! `huge {megabytes}` (that many megabytes of text). Over HTTP every
+//! `huge {megabytes}` (that many megabytes of text). Each start appends a line to the file
+//! named by `MCP_TEST_START_LOG`, when set. Over HTTP every
 //! session shares one state, and a client of the 2026-07-28 revision hears of list changes on
 //! its `subscriptions/listen` stream.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
@@ -46,6 +50,8 @@ struct TestServer {
     protocol: Option<ProtocolVersion>,
     /// Whether it lists the tools a hostile server would (`--hostile`).
     hostile: bool,
+    /// How many records-service tools it lists besides (`--catalogue N`).
+    catalogue: usize,
 }
 
 impl Default for TestServer {
@@ -57,6 +63,7 @@ impl Default for TestServer {
             tool_lists: Arc::default(),
             protocol: None,
             hostile: false,
+            catalogue: 0,
         }
     }
 }
@@ -91,6 +98,35 @@ fn schema(properties: serde_json::Value) -> Arc<JsonObject> {
         unreachable!("a JSON object literal")
     };
     Arc::new(schema)
+}
+
+/// The records-service tools of `--catalogue N`.
+fn catalogue_tools(count: usize) -> Vec<Tool> {
+    const ACTIONS: [&str; 6] = ["create", "update", "archive", "export", "validate", "merge"];
+    const THINGS: [&str; 5] = [
+        "invoice",
+        "customer",
+        "shipment",
+        "ledger entry",
+        "contract",
+    ];
+    (0..count)
+        .map(|i| {
+            let (action, thing) = (ACTIONS[i % ACTIONS.len()], THINGS[i % THINGS.len()]);
+            let description = format!(
+                "Operation {i}: {action} a {thing} in the records service. The change is \
+                 journalled and can be audited; it fails when the {thing} is locked by another \
+                 operation or when the caller lacks the right to {action} it."
+            );
+            let input = schema(json!({
+                "target": {"type": "string", "description": format!("The id of the {thing} to {action}, as the records service shows it (e.g. REC-2024-000123).")},
+                "reason": {"type": "string", "description": "Why, in a sentence: kept in the journal beside the change."},
+                "dry_run": {"type": "boolean", "description": "Check that the operation would succeed without making the change."},
+                "fields": {"type": "object", "description": format!("Fields of the {thing} to set, by name; unknown names are refused."), "additionalProperties": {"type": "string"}}
+            }));
+            Tool::new(format!("op_{i}"), description, input)
+        })
+        .collect()
 }
 
 /// The tools a hostile server lists (`--hostile`).
@@ -232,6 +268,7 @@ impl ServerHandler for TestServer {
         if self.hostile {
             tools.extend(hostile_tools());
         }
+        tools.extend(catalogue_tools(self.catalogue));
         if request.as_ref().is_none_or(|r| r.cursor.is_none()) {
             self.tool_lists
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -252,6 +289,9 @@ impl ServerHandler for TestServer {
     ) -> Result<CallToolResponse, ErrorData> {
         match request.name.as_ref() {
             "echo" => Ok(text(argument(&request, "text"))),
+            op if op.starts_with("op_") => {
+                Ok(text(format!("{op} done: {}", argument(&request, "target"))))
+            }
             "pid" => Ok(text(std::process::id().to_string())),
             "crash" => std::process::exit(3),
             "wait_for_cancel" => {
@@ -384,6 +424,16 @@ async fn main() {
         eprintln!("refusing to start: {marker} exists");
         std::process::exit(4);
     }
+    // Each start is counted, for a test of when a server is started.
+    if let Ok(log) = std::env::var("MCP_TEST_START_LOG") {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .unwrap();
+        let _ = writeln!(file, "started");
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let option = |name: &str| {
         args.iter()
@@ -405,6 +455,7 @@ async fn main() {
         protocol: option("--protocol")
             .map(|version| serde_json::from_value(json!(version)).unwrap()),
         hostile: args.iter().any(|a| a == "--hostile"),
+        catalogue: option("--catalogue").map_or(0, |count| count.parse().unwrap()),
         ..TestServer::default()
     };
     match option("--listen") {

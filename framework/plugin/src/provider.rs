@@ -52,6 +52,12 @@ pub trait Provider: Send + Sync {
     fn status(&self) -> ProviderStatus {
         ProviderStatus::Ready
     }
+    /// Whether its tools may be left out of the model's requests until the model finds them
+    /// with `ToolSearch` (when the session's tool definitions are many): an MCP server's tools
+    /// always may; a provider of many tools seldom all needed says so here. No by default.
+    fn defers_tools(&self) -> bool {
+        false
+    }
     /// The prefix every tool name of this provider starts with, when its tools are not known
     /// in advance (an MCP server's `mcp__NAME__`): the configuration may name one it has not
     /// offered yet. None by default.
@@ -112,6 +118,9 @@ impl<P: Provider + ?Sized> Provider for Arc<P> {
     }
     fn tool_prefix(&self) -> Option<String> {
         (**self).tool_prefix()
+    }
+    fn defers_tools(&self) -> bool {
+        (**self).defers_tools()
     }
     fn end_session(&self, session_id: &crate::ids::SessionId) {
         (**self).end_session(session_id)

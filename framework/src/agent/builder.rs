@@ -40,6 +40,9 @@ pub struct AgentConfig {
     /// recorded in the store too). With a budget, a model without a
     /// [price](crate::model::Model::price) fails the chat ([`AgentError::Unpriced`]).
     pub max_budget_usd: Option<f64>,
+    /// When the tools of MCP servers (and of providers that defer theirs) are left out of
+    /// requests for the model to find with `ToolSearch` (see [`tool_search`](super::tool_search)).
+    pub tool_search: super::tool_search::ToolSearchSettings,
 }
 
 impl Default for AgentConfig {
@@ -51,6 +54,7 @@ impl Default for AgentConfig {
             max_fork_depth: crate::limits::MAX_FORK_DEPTH,
             max_calls_per_answer: crate::limits::MAX_CALLS_PER_ANSWER,
             max_budget_usd: None,
+            tool_search: super::tool_search::ToolSearchSettings::default(),
         }
     }
 }
@@ -179,6 +183,7 @@ impl AgentBuilder {
         for provider in &self.providers {
             registry.register_except(provider.clone(), &self.disabled_tools)?;
         }
+        super::tool_search::offer_search(&mut registry, &self.config.tool_search)?;
         // The providers' slash commands (skills, a plugin's) join the agent's own.
         let mut commands = self.commands;
         commands.extend(self.providers.iter().filter_map(|p| p.commands()));

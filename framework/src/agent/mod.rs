@@ -16,6 +16,7 @@ mod meter;
 mod options;
 mod rewind;
 pub mod subagent;
+pub mod tool_search;
 
 pub use builder::{AgentBuilder, AgentConfig};
 pub use options::{ChatIo, ChatOptions, SessionOptions};
@@ -353,6 +354,7 @@ impl Session {
     pub fn add_provider(&mut self, provider: Arc<dyn Provider>) -> Result<(), RegistryError> {
         let mut registry = ToolRegistry::clone(self.executor.registry());
         registry.register(provider)?;
+        tool_search::offer_search(&mut registry, &self.agent.inner.config.tool_search)?;
         self.executor = Executor::new(Arc::new(registry));
         Ok(())
     }

@@ -13,3 +13,4 @@ mod sessions;
 mod stop_reasons;
 mod subagents;
 mod support;
+mod tool_search;

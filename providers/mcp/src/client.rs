@@ -34,6 +34,10 @@ fn make(settings: Settings) -> Making {
             .data_folder
             .as_ref()
             .map(|data| data.join("mcp-auth"));
+        options.tool_cache_folder = settings
+            .data_folder
+            .as_ref()
+            .map(|data| data.join("mcp-tools"));
         let mut problems = Vec::new();
         // Settings without a project (a plugin's first making, before the host configures it)
         // have no `.mcp.json`: the servers start once, when the host's settings come. An

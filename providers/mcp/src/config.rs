@@ -55,6 +55,9 @@ pub struct McpOptions {
     /// Where the servers' login tokens are kept (`mcp-auth` in the host's data folder); `None`:
     /// nowhere, so a server that needs a login cannot be logged in to.
     pub token_folder: Option<PathBuf>,
+    /// Where what lazy servers listed is kept (`mcp-tools` in the host's data folder); `None`:
+    /// nowhere, so a lazy server starts at once, as the others do.
+    pub tool_cache_folder: Option<PathBuf>,
 }
 
 impl Default for McpOptions {
@@ -67,6 +70,7 @@ impl Default for McpOptions {
             sampling_max_tokens: 4096,
             trusted_hints: Vec::new(),
             token_folder: None,
+            tool_cache_folder: None,
         }
     }
 }
@@ -133,6 +137,10 @@ pub struct StdioServer {
     /// when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<PathBuf>,
+    /// Started on first use, its tools listed meanwhile as it listed them last (see
+    /// [`McpServerConfig::lazy`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lazy: bool,
 }
 
 /// A server reached over streamable HTTP.
@@ -147,6 +155,27 @@ pub struct HttpServer {
     /// registers itself with the authorization server when this is absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oauth: Option<OAuthClient>,
+    /// Reached on first use, its tools listed meanwhile as it listed them last (see
+    /// [`McpServerConfig::lazy`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lazy: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+impl McpServerConfig {
+    /// Whether the server starts only when one of its tools or prompts is first used: its
+    /// tools are listed meanwhile from what it listed when it last ran (kept in the data
+    /// folder, and kept up to date when it says its lists changed); a server never listed
+    /// before starts at once, to be listed.
+    pub fn lazy(&self) -> bool {
+        match self {
+            McpServerConfig::Stdio(server) => server.lazy,
+            McpServerConfig::Http(server) => server.lazy,
+        }
+    }
 }
 
 /// A client registered with a server's authorization server ahead of time, as `.mcp.json`
@@ -195,6 +224,8 @@ struct RawServer {
     #[serde(default)]
     headers: BTreeMap<String, String>,
     oauth: Option<OAuthClient>,
+    #[serde(default)]
+    lazy: bool,
 }
 
 impl TryFrom<RawServer> for McpServerConfig {
@@ -218,11 +249,13 @@ impl TryFrom<RawServer> for McpServerConfig {
                 args: raw.args,
                 env: raw.env,
                 cwd: raw.cwd,
+                lazy: raw.lazy,
             })),
             (None, Some(url)) => Ok(McpServerConfig::Http(HttpServer {
                 url,
                 headers: raw.headers,
                 oauth: raw.oauth,
+                lazy: raw.lazy,
             })),
             (Some(_), Some(_)) => Err(
                 "a server has either `command` (stdio) or `url` (streamable HTTP), not both"
@@ -319,6 +352,7 @@ mod tests {
                 args: vec!["server.js".into()],
                 env: BTreeMap::from([("A".into(), "1".into())]),
                 cwd: None,
+                lazy: false,
             }))
         );
         assert_eq!(

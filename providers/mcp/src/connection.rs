@@ -124,7 +124,9 @@ pub async fn connect_with(
 
 /// Starts a server in the background and returns at once: its tools and prompts join when
 /// it answers (the provider's revision and [`McpProvider::watch_prompts`] say so), so a slow
-/// server holds up nothing; one that does not start shows it in [`McpProvider::status`].
+/// server holds up nothing; one that does not start shows it in [`McpProvider::status`]. A
+/// [lazy](McpServerConfig::lazy) server listed before (with [`McpOptions::tool_cache_folder`]
+/// set) is not started: it offers what it listed then, and starts when first used.
 pub fn connect_in_background(
     name: &str,
     config: &McpServerConfig,
@@ -136,9 +138,12 @@ pub fn connect_in_background(
         project: project.to_path_buf(),
         options: options.clone(),
     };
-    McpProvider {
-        link: Link::open_in_background(name, origin),
-    }
+    let link = if config.lazy() {
+        Link::open_lazily(name, origin)
+    } else {
+        Link::open_in_background(name, origin)
+    };
+    McpProvider { link }
 }
 
 /// Connects to every server at once. Each gets the startup timeout to start and list what it

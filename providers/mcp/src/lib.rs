@@ -55,12 +55,14 @@ mod elicitation;
 mod handler;
 mod in_flight;
 mod link;
+mod offer;
 mod prompts;
 mod sampling;
 mod session_servers;
 mod start;
 mod tokens;
 mod tool;
+mod tool_cache;
 
 pub use auth::{login, logout, open_in_browser};
 pub use client::RECIPE;

@@ -11,9 +11,11 @@ use crate::McpOptions;
 use crate::config::{HttpServer, McpServerConfig};
 use crate::handler::{Changed, Handler, root};
 use crate::in_flight::CallsInFlight;
+use crate::offer::Offer;
 use crate::sampling::SamplingPolicy;
 use crate::start::{Service, start};
 use crate::tokens::TokenFile;
+use crate::tool_cache::ToolCache;
 use agentry::provider::ProviderStatus;
 use rmcp::RoleClient;
 use rmcp::handler::client::progress::ProgressDispatcher;
@@ -34,14 +36,6 @@ const LOGIN_LOOK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How long a list change waits for the ones that follow it before the lists are fetched again.
 const LIST_CHANGES_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// What a server offers, as last listed.
-#[derive(Default)]
-pub(crate) struct Offer {
-    pub(crate) description: String,
-    pub(crate) tools: Vec<rmcp::model::Tool>,
-    pub(crate) prompts: Vec<rmcp::model::Prompt>,
-}
 
 struct State {
     /// The connection, while the server is up.
@@ -78,6 +72,10 @@ pub(crate) struct Link {
     /// Bumped whenever the state changes (the status, say).
     state_revision: watch::Sender<u64>,
     stop: CancellationToken,
+    /// Where a lazy server's listing is kept.
+    cache: Option<ToolCache>,
+    /// A lazy server not started yet: its supervisor, to start it on first use.
+    dormant: tokio::sync::Mutex<Option<Supervisor>>,
 }
 
 impl Drop for Link {
@@ -103,8 +101,71 @@ impl Link {
     /// from any terminal).
     pub(crate) fn open_in_background(name: &str, origin: Origin) -> Arc<Link> {
         let (link, supervisor) = Link::new(name, origin);
-        let server = name.to_owned();
-        let weak = Arc::downgrade(&link);
+        link.start_in_background(supervisor);
+        link
+    }
+
+    /// A link to a lazy server: offered as it listed itself when it last ran, and started on
+    /// first use ([`Link::wake`]); one never listed before (or configured otherwise since) is
+    /// started in the background at once, to be listed.
+    pub(crate) fn open_lazily(name: &str, origin: Origin) -> Arc<Link> {
+        let (link, supervisor) = Link::new(name, origin);
+        match link.cache.as_ref().and_then(ToolCache::read) {
+            Some(offer) => {
+                link.update(offer);
+                link.write(|state| state.status = ProviderStatus::Ready);
+                // Nobody else can hold a new link's lock; were it held, the server would start
+                // at once instead.
+                let mut supervisor = Some(supervisor);
+                if let Ok(mut dormant) = link.dormant.try_lock() {
+                    *dormant = supervisor.take();
+                }
+                if let Some(supervisor) = supervisor {
+                    link.start_in_background(supervisor);
+                }
+            }
+            None => link.start_in_background(supervisor),
+        }
+        link
+    }
+
+    /// Starts a dormant lazy server, if this link has one, and waits until it has answered or
+    /// failed (calls that come meanwhile wait with this one).
+    pub(crate) async fn wake(&self) {
+        let mut dormant = self.dormant.lock().await;
+        let Some(supervisor) = dormant.take() else {
+            return;
+        };
+        tracing::info!(
+            "starting the lazy MCP server `{}` on first use",
+            self.server
+        );
+        match supervisor.start_in_time(&self.server).await {
+            Some(Ok((service, offer))) => {
+                self.connected(service.peer().clone(), offer);
+                tokio::spawn(supervisor.run(service));
+            }
+            Some(Err(error)) => {
+                tracing::warn!("{error}");
+                self.write(|state| {
+                    state.status = match error {
+                        McpError::NeedsLogin { server } => ProviderStatus::NeedsLogin {
+                            how: format!("run `agentry mcp login {server}`"),
+                        },
+                        other => ProviderStatus::Failed {
+                            reason: other.to_string(),
+                        },
+                    }
+                });
+            }
+            None => {}
+        }
+    }
+
+    /// Starts the server in the background with `supervisor`, which then watches it.
+    fn start_in_background(self: &Arc<Self>, supervisor: Supervisor) {
+        let server = self.server.clone();
+        let weak = Arc::downgrade(self);
         tokio::spawn(async move {
             loop {
                 let Some(started) = supervisor.start_in_time(&server).await else {
@@ -144,7 +205,6 @@ impl Link {
                 }
             }
         });
-        link
     }
 
     /// A link to a server being started (nothing listed yet), and its supervisor.
@@ -169,6 +229,13 @@ impl Link {
             prompts_revision: watch::Sender::new(0),
             state_revision: watch::Sender::new(0),
             stop: CancellationToken::new(),
+            cache: origin
+                .options
+                .tool_cache_folder
+                .as_deref()
+                .filter(|_| origin.config.lazy())
+                .map(|folder| ToolCache::new(folder, name, &origin.config, &origin.project)),
+            dormant: tokio::sync::Mutex::new(None),
         });
         let supervisor = Supervisor {
             link: Arc::downgrade(&link),
@@ -252,6 +319,11 @@ impl Link {
                 state.offer.prompts != offer.prompts,
             )
         });
+        if let Some(cache) = &self.cache
+            && (tools_changed || prompts_changed)
+        {
+            cache.write(&offer);
+        }
         self.write(|state| state.offer = offer);
         if tools_changed {
             self.tools_revision.fetch_add(1, Ordering::SeqCst);

@@ -76,6 +76,7 @@ impl McpPrompt {
                 .map(|(name, value)| (name, value.into()))
                 .collect::<JsonObject>(),
         );
+        self.link.wake().await;
         let peer = self.link.peer()?;
         let result = peer.get_prompt(params).await.map_err(|e| {
             format!(

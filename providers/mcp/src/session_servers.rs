@@ -32,11 +32,13 @@ fn config(server: &ServerSpec) -> Result<McpServerConfig, String> {
             args: args.clone(),
             env: env.iter().cloned().collect(),
             cwd: None,
+            lazy: false,
         })),
         ServerSpec::Http { url, headers, .. } => Ok(McpServerConfig::Http(HttpServer {
             url: url.clone(),
             headers: headers.iter().cloned().collect(),
             oauth: None,
+            lazy: false,
         })),
         other => Err(format!(
             "MCP server `{}` uses a transport agentry does not speak",

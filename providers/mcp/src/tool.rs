@@ -194,6 +194,7 @@ impl PreparedCall for McpCall {
 
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
+            self.link.wake().await;
             let peer = self.link.peer().map_err(ToolError::failed)?;
             let waiting = self.link.calls.enter(&ctx);
             let mut params = CallToolRequestParams::new(self.remote_name.clone())

@@ -19,6 +19,7 @@ fn everything() -> McpServerConfig {
         args,
         env: BTreeMap::new(),
         cwd: None,
+        lazy: false,
     })
 }
 
@@ -28,6 +29,7 @@ fn stdio(command: &str, args: &[&str]) -> McpServerConfig {
         args: args.iter().map(|a| (*a).to_owned()).collect(),
         env: BTreeMap::new(),
         cwd: None,
+        lazy: false,
     })
 }
 

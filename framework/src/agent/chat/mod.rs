@@ -2,6 +2,7 @@
 
 use super::{ChatIo, ChatOptions, Session};
 use crate::agent::meter::Meter;
+use crate::agent::tool_search;
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
 use crate::executor::{BeforeChange, Executor};
@@ -96,12 +97,16 @@ struct Chat<'s> {
 }
 
 /// What each model request of a chat sends besides the conversation: the system prompt and the
-/// tools offered (both change when a provider's tools do), and the environment block at the
-/// conversation's head.
+/// tools offered (both change when a provider's tools do, the tools also when tool search finds
+/// more), and the environment block at the conversation's head.
 struct RequestParts {
     system: String,
     tools: Vec<ToolDefinition>,
     environment: String,
+    /// Every tool the registry offers, and those that may be held back by group: what tool
+    /// search chooses the request's tools from.
+    offered: Vec<ToolDefinition>,
+    groups: Vec<(String, Vec<String>)>,
 }
 
 pub(crate) async fn run(
@@ -115,11 +120,9 @@ pub(crate) async fn run(
 ) -> Result<ChatSummary, AgentError> {
     let started = Instant::now();
     let output = OutputCheck::new(options.output_schema.as_ref())?;
-    let tools = session
-        .executor
-        .registry()
-        .definitions_offered(io.questions.is_some());
-    let system = system_prompt(session, &tools, output.schema());
+    let registry = session.executor.registry();
+    let offered = registry.definitions_offered(io.questions.is_some());
+    let groups = registry.deferrable_groups();
     let environment = environment(session);
     let title = match &start {
         Start::Prompt(content) if session.history.is_empty() => title_of(content),
@@ -141,9 +144,11 @@ pub(crate) async fn run(
         io,
         recorder,
         request: RequestParts {
-            system,
-            tools,
+            system: String::new(),
+            tools: Vec::new(),
             environment,
+            offered,
+            groups,
         },
         output,
         record: RecordState::new(title),
@@ -157,6 +162,7 @@ pub(crate) async fn run(
         checkpoint,
         before_change,
     };
+    chat.plan_tools();
     chat.emit(AgentEvent::ChatStarted {
         session_id: chat.session.id.clone(),
     });
@@ -225,15 +231,30 @@ impl Chat<'_> {
         let Some(registry) = self.session.executor.registry().refreshed() else {
             return;
         };
+        self.request.offered = registry.definitions_offered(self.io.questions.is_some());
+        self.request.groups = registry.deferrable_groups();
         self.session.executor = Executor::new(Arc::new(registry));
-        let tools = self
-            .session
-            .executor
-            .registry()
-            .definitions_offered(self.io.questions.is_some());
-        let system = system_prompt(self.session, &tools, self.output.schema());
-        self.request.system = system;
-        self.request.tools = tools;
+    }
+
+    /// Chooses the next request's tools (tool search may hold some back, and sends those found
+    /// since) and its system prompt, which lists the tools and names the groups held back.
+    fn plan_tools(&mut self) {
+        let session = &*self.session;
+        let plan = tool_search::plan(
+            self.request.offered.clone(),
+            &self.request.groups,
+            &session.agent.inner.config.tool_search,
+            session.model.context_window(),
+            &[&session.history, &self.new_messages],
+            &session.state,
+        );
+        self.request.system = system_prompt(
+            session,
+            &plan.sent[..plan.listed],
+            &plan.deferred,
+            self.output.schema(),
+        );
+        self.request.tools = plan.sent;
     }
 
     /// Runs model requests and tool batches until a stop reason; returns it with the result.
@@ -271,6 +292,7 @@ impl Chat<'_> {
                 return Ok((StopReason::MaxTurnRequests, self.last_answer()));
             }
             self.refresh_tools();
+            self.plan_tools();
             self.deliver_notices();
             if let Some(why) = self.over_budget()? {
                 self.emit(AgentEvent::Notice { message: why });
@@ -425,6 +447,7 @@ fn environment(session: &Session) -> String {
 fn system_prompt(
     session: &Session,
     tools: &[ToolDefinition],
+    deferred_tools: &[(String, usize)],
     output_schema: Option<&Value>,
 ) -> String {
     let base = match &session.fork {
@@ -434,6 +457,7 @@ fn system_prompt(
     let mut system = build_system_prompt(&SystemPromptParts {
         base,
         tools,
+        deferred_tools,
         session_instructions: session.options.instructions.as_deref(),
     });
     if let Some(schema) = output_schema {

@@ -151,7 +151,7 @@ pub(crate) async fn compact(
         return Ok(None);
     }
     let tools = session.executor.registry().definitions();
-    let system = system_prompt(session, &tools, None);
+    let system = system_prompt(session, &tools, &[], None);
     let model = session.model.clone();
     let mut usage = Usage::default();
     let summary = tokio::select! {

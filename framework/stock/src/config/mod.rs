@@ -20,6 +20,7 @@
 //! ```
 
 use crate::command_hooks::HookSettings;
+use agentry::agent::tool_search::{ToolSearchMode, ToolSearchSettings};
 use agentry::model::{Model, ModelError};
 use agentry::permission::{PermissionError, PermissionMode, PermissionPolicy, RuleOrigin};
 use agentry_models::catalog::{ModelCatalog, OfferedModels, ProviderConfig, ProviderSurvey};
@@ -80,6 +81,9 @@ pub struct Config {
     /// Limits on what a session spends (`[limits]`).
     #[serde(default)]
     pub limits: LimitSettings,
+    /// When MCP servers' tools wait to be found with `ToolSearch` (`[tool_search]`).
+    #[serde(default)]
+    pub tool_search: ToolSearchConfig,
     /// Permission rules.
     #[serde(default)]
     pub permissions: PermissionRules,
@@ -135,6 +139,38 @@ pub struct LimitSettings {
     /// The most a session may spend on model requests, in US dollars (its sub-agents' and
     /// earlier chats' requests included); none by default. Its models need prices.
     pub max_budget_usd: Option<f64>,
+}
+
+/// `[tool_search]`: when the tools of MCP servers (and of providers that defer theirs) are left
+/// out of requests until the model finds them with `ToolSearch`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSearchConfig {
+    /// `auto` (the default: when their definitions pass `threshold` of the model's context
+    /// window), `always` or `never`.
+    pub enabled: Option<ToolSearchMode>,
+    /// The share of the context window (0.1 by default) past which `auto` holds them back.
+    pub threshold: Option<f64>,
+}
+
+impl ToolSearchConfig {
+    /// The agent's settings: the defaults with these keys over them; a threshold that is not
+    /// a share of the window (above 0, at most 1) is an error.
+    pub fn settings(&self) -> Result<ToolSearchSettings, String> {
+        let mut settings = ToolSearchSettings::default();
+        if let Some(mode) = self.enabled {
+            settings.mode = mode;
+        }
+        if let Some(threshold) = self.threshold {
+            if !(threshold > 0.0 && threshold <= 1.0) {
+                return Err(format!(
+                    "[tool_search] threshold = {threshold}: it is a share of the context window, above 0 and at most 1"
+                ));
+            }
+            settings.threshold = threshold;
+        }
+        Ok(settings)
+    }
 }
 
 /// `[model_requests]`: timeouts and retries of requests to hosted models; each key left out
@@ -237,6 +273,8 @@ impl Config {
         self.max_calls_per_answer = other.max_calls_per_answer.or(self.max_calls_per_answer);
         self.data_dir = other.data_dir.or(self.data_dir);
         self.limits.max_budget_usd = other.limits.max_budget_usd.or(self.limits.max_budget_usd);
+        self.tool_search.enabled = other.tool_search.enabled.or(self.tool_search.enabled);
+        self.tool_search.threshold = other.tool_search.threshold.or(self.tool_search.threshold);
         self.permissions = self.permissions.merged(other.permissions);
         self.providers.extend(other.providers);
         self.tools

@@ -331,6 +331,9 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
     let kept = Config {
         permission_mode: narrowing_mode.map(str::to_owned),
         limits: crate::config::LimitSettings { max_budget_usd },
+        // Which tools wait to be searched for changes what the model is sent, never what
+        // it may do.
+        tool_search: layer.tool_search,
         max_turn_requests: max_turn_requests.and_then(|max| u32::try_from(max).ok()),
         max_fork_depth: max_fork_depth.and_then(|max| u32::try_from(max).ok()),
         max_calls_per_answer: max_calls_per_answer.and_then(|max| usize::try_from(max).ok()),
