@@ -103,6 +103,10 @@ pub async fn agent(
         .tool_search
         .settings()
         .map_err(|problem| CliError::usage(anyhow::anyhow!(problem)))?;
+    agent_config.compaction = config
+        .compaction
+        .settings()
+        .map_err(|problem| CliError::usage(anyhow::anyhow!(problem)))?;
     if let Some(depth) = config.max_fork_depth {
         agent_config.max_fork_depth = depth;
     }

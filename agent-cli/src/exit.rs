@@ -56,9 +56,11 @@ impl Exit {
             | AgentError::NoSuchQuestion(_)
             | AgentError::InvalidAnswer(_)
             | AgentError::PromptBlocked(_)
+            | AgentError::CompactionBlocked(_)
             | AgentError::NoSuchChat(_)
             | AgentError::Recording { .. }
-            | AgentError::Unpriced { .. } => Exit::Usage,
+            | AgentError::Unpriced { .. }
+            | AgentError::ContextFull { .. } => Exit::Usage,
             AgentError::Rewind(_) => Exit::Internal,
             AgentError::Store(agentry::session::StoreError::NotFound(_)) => Exit::Usage,
             AgentError::Store(_) => Exit::Internal,

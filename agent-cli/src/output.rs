@@ -58,6 +58,7 @@ fn report_activity(event: &AgentEvent, calls: &mut ToolCallBook) {
             }
         }
         AgentEvent::Notice { message } => eprintln!("agentry: {}", visible(message)),
+        AgentEvent::Compacted(compaction) => eprintln!("agentry: {}", compaction.describe()),
         _ => {}
     }
 }

@@ -91,7 +91,10 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
 fn is_activity(event: &AgentEvent) -> bool {
     matches!(
         event,
-        AgentEvent::ToolCall(_) | AgentEvent::ToolCallUpdate(_) | AgentEvent::Notice { .. }
+        AgentEvent::ToolCall(_)
+            | AgentEvent::ToolCallUpdate(_)
+            | AgentEvent::Notice { .. }
+            | AgentEvent::Compacted(_)
     )
 }
 

@@ -37,6 +37,9 @@ pub enum AgentError {
     /// A `UserPromptSubmit` hook blocked the prompt: the model never saw it.
     #[error("a hook blocked the prompt: {0}")]
     PromptBlocked(String),
+    /// A `PreCompact` hook stopped a compaction the user asked for.
+    #[error("a hook stopped the compaction: {0}")]
+    CompactionBlocked(String),
     /// A rewind names a chat the session does not have (or no longer has).
     #[error("this session has no chat beginning with turn `{0}`")]
     NoSuchChat(crate::ids::TurnId),
@@ -54,6 +57,18 @@ pub enum AgentError {
         model: String,
         /// The session's budget, in US dollars.
         budget_usd: f64,
+    },
+    /// The next request would not fit the model's context window, and compaction is off.
+    #[error(
+        "the conversation (about {tokens} tokens) no longer fits the model's context window of \
+         {window} tokens, and compaction is off ([compaction] enabled = false): compact it by hand \
+         (/compact), start a new session, or turn compaction on"
+    )]
+    ContextFull {
+        /// The request's estimated tokens.
+        tokens: u64,
+        /// The model's context window.
+        window: u64,
     },
     /// The session's recording could not be created.
     #[error("cannot record the session to {path}: {source}")]
@@ -77,10 +92,12 @@ impl AgentError {
             AgentError::NoSuchQuestion(_) => "no_such_question",
             AgentError::InvalidAnswer(_) => "invalid_answer",
             AgentError::PromptBlocked(_) => "prompt_blocked",
+            AgentError::CompactionBlocked(_) => "compaction_blocked",
             AgentError::NoSuchChat(_) => "no_such_chat",
             AgentError::Rewind(_) => "rewind",
             AgentError::Recording { .. } => "recording",
             AgentError::Unpriced { .. } => "unpriced",
+            AgentError::ContextFull { .. } => "context_full",
         }
     }
 }

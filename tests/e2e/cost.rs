@@ -2,9 +2,9 @@
 //! the configuration's price), the total and the figures by model in `--output-format json`,
 //! the cost as it grows in `stream-json`, and `--max-budget-usd` kept with exit code 8.
 
-use crate::sandbox;
+use crate::{run_sonnet, sandbox};
+use agentry_tests::Sandbox;
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
-use agentry_tests::{Outcome, Sandbox};
 use serde_json::{Value, json};
 
 /// A tool call, then an answer, each with its input, output, cache-read and cache-write tokens.
@@ -14,18 +14,6 @@ fn anthropic_session() -> MockModelServer {
     let mut answer = MockReply::text("The notes say hello.");
     answer.usage = [300, 150, 34_000, 0];
     MockModelServer::start_blocking([MockTurn::Reply(call), MockTurn::Reply(answer)])
-}
-
-fn run_sonnet(sb: &Sandbox, server: &MockModelServer, args: &[&str]) -> Outcome {
-    let mut command = vec!["run", "--model", "anthropic/claude-sonnet-4-5"];
-    command.extend_from_slice(args);
-    sb.run_with_env(
-        &command,
-        &[
-            ("ANTHROPIC_API_KEY", "sk-ant-e2e"),
-            ("ANTHROPIC_BASE_URL", &server.url()),
-        ],
-    )
 }
 
 fn dollars(value: &Value) -> f64 {

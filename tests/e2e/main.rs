@@ -52,6 +52,20 @@ pub(crate) fn agentry_binary() -> &'static Path {
     })
 }
 
+/// `agentry run --model anthropic/claude-sonnet-4-5 ARGS…` with Anthropic's client pointed at
+/// `server`.
+pub(crate) fn run_sonnet(sb: &Sandbox, server: &MockModelServer, args: &[&str]) -> Outcome {
+    let mut command = vec!["run", "--model", "anthropic/claude-sonnet-4-5"];
+    command.extend_from_slice(args);
+    sb.run_with_env(
+        &command,
+        &[
+            ("ANTHROPIC_API_KEY", "sk-ant-e2e"),
+            ("ANTHROPIC_BASE_URL", &server.url()),
+        ],
+    )
+}
+
 /// The repository's own MCP test server (`tests/mcp/server.rs`), built beside the binary.
 pub(crate) fn mcp_test_server() -> PathBuf {
     agentry_binary().with_file_name("mcp-test-server")
@@ -170,6 +184,7 @@ pub(crate) fn pid_in(sb: &Sandbox, file: &str) -> i32 {
 mod acp;
 mod bash_sandbox;
 mod cli;
+mod compaction;
 mod cost;
 mod crash;
 mod docs;

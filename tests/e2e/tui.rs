@@ -643,3 +643,30 @@ fn the_status_line_shows_what_the_chat_costs_and_cost_lists_the_session_by_model
         "{cost}"
     );
 }
+
+#[test]
+fn compact_with_instructions_summarises_and_says_what_it_kept() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("The parser lives in src/parse.rs.")),
+        MockTurn::Reply(MockReply::text("We found the parser in src/parse.rs.")),
+    ]);
+    let tmux = chat(&sb, &server, &[], &[]);
+    tmux.type_text("Where is the parser?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the answer", |s| s.contains("src/parse.rs.") && idle(s));
+    tmux.type_text("/compact Keep the file names.");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("the compaction's report", |s| {
+        s.contains("The conversation was compacted as asked") && idle(s)
+    });
+    assert!(
+        screen.contains("2 earlier messages were summarised"),
+        "{screen}"
+    );
+    let asked = server.requests()[1].body["messages"].to_string();
+    assert!(
+        asked.contains("The user's instructions for this summary: Keep the file names."),
+        "{asked}"
+    );
+}

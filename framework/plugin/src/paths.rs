@@ -144,6 +144,20 @@ pub fn has_other_names(path: &Path) -> bool {
     }
 }
 
+/// `name` as a file name of letters, digits, `-` and `_` alone (every other character an
+/// `_`): one that names no other folder, whatever the name holds (`/`, `..`).
+pub fn file_name_from(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,6 +43,9 @@ pub struct AgentConfig {
     /// When the tools of MCP servers (and of providers that defer theirs) are left out of
     /// requests for the model to find with `ToolSearch` (see [`tool_search`](super::tool_search)).
     pub tool_search: super::tool_search::ToolSearchSettings,
+    /// When and how a conversation nearing the model's context window is compacted (see
+    /// [`compaction`](super::compaction)).
+    pub compaction: super::compaction::CompactionSettings,
 }
 
 impl Default for AgentConfig {
@@ -55,6 +58,7 @@ impl Default for AgentConfig {
             max_calls_per_answer: crate::limits::MAX_CALLS_PER_ANSWER,
             max_budget_usd: None,
             tool_search: super::tool_search::ToolSearchSettings::default(),
+            compaction: super::compaction::CompactionSettings::default(),
         }
     }
 }

@@ -316,6 +316,15 @@ impl Session {
         &self.spending
     }
 
+    /// The session as hooks see it.
+    pub(crate) fn hook_session(&self) -> crate::hooks::HookSession {
+        crate::hooks::HookSession {
+            session_id: self.id.to_string(),
+            cwd: self.options.cwd.clone(),
+            permission_mode: self.options.policy.mode.as_str().to_owned(),
+        }
+    }
+
     /// The session's id.
     pub fn id(&self) -> &SessionId {
         &self.id
@@ -440,14 +449,16 @@ impl Session {
         outcome
     }
 
-    /// Replaces the history by a summary the model writes now (a user's `/compact`), kept in
-    /// the store like a compaction during a chat. Returns the tokens it took, or `None` when
-    /// the history was empty or `cancel` fired first (nothing then changes).
+    /// Replaces the history by a summary the model writes now (a user's `/compact`, following
+    /// their `instructions` when given), kept in the store like a compaction during a chat, with
+    /// its [`AgentEvent::Compacted`](crate::event::AgentEvent::Compacted). Returns what it did,
+    /// or `None` when the history was empty or `cancel` fired first (nothing then changes).
     pub async fn compact(
         &mut self,
+        instructions: Option<&str>,
         cancel: &CancellationToken,
-    ) -> Result<Option<crate::event::Usage>, AgentError> {
-        chat::compact(self, cancel).await
+    ) -> Result<Option<compaction::Compaction>, AgentError> {
+        chat::compact(self, instructions, cancel).await
     }
 
     /// What waits for the user's answer, when the last chat paused (see [`pause`](crate::pause)).

@@ -36,9 +36,11 @@ pub use crate::cost::Usage;
 use crate::ids::{SessionId, ToolCallId, TurnId};
 use crate::tool::ContentBlock;
 pub use agentry_plugin::plan::{PlanEntry, PlanPriority, PlanStatus};
+pub use compaction::{Compaction, CompactionStrategy, CompactionTrigger};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod compaction;
 pub(crate) mod permission;
 mod spending;
 use agentry_plugin::question;
@@ -149,7 +151,10 @@ pub enum AgentEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session_cost_usd: Option<f64>,
     },
-    /// Something the user should know that is not part of the answer (a retry, a compaction).
+    /// The conversation was compacted to fit the model's context window (or because the user
+    /// asked): what was done, what was kept and how many tokens it saved.
+    Compacted(Compaction),
+    /// Something the user should know that is not part of the answer (a retry, say).
     Notice {
         /// What happened.
         message: String,

@@ -1,7 +1,9 @@
 //! Hooks: code that runs before a tool call (and may allow it without asking, deny it with a
 //! reason the model reads, make the user be asked, or rewrite its input), after it (and may
-//! give the model feedback), when a prompt is submitted (and may block it or add context), and
-//! when the agent or a sub-agent is about to stop (and may make it go on, saying why).
+//! give the model feedback), when a prompt is submitted (and may block it or add context),
+//! when the agent or a sub-agent is about to stop (and may make it go on, saying why), and
+//! around a compaction of the conversation (before it, to stop it or add to its instructions;
+//! after it, to see what was kept).
 //!
 //! Teams assembling their own agent implement [`AgentHooks`] in Rust
 //! ([`AgentBuilder::hooks`](crate::agent::AgentBuilder::hooks)); the stock agent's
@@ -94,8 +96,30 @@ pub struct StopOutcome {
     pub notices: Vec<String>,
 }
 
-/// Hooks at the agent's points: tool use, prompt submission, stopping. Every method does
-/// nothing unless implemented.
+/// What the hooks said before a compaction.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PreCompactOutcome {
+    /// Why the compaction must not happen, if it must not.
+    pub blocked: Option<String>,
+    /// Instructions for the summary, added to the user's.
+    pub instructions: Option<String>,
+    /// What went wrong with a hook, for the user.
+    pub notices: Vec<String>,
+}
+
+/// A compaction about to happen, as hooks see it.
+#[derive(Debug, Clone)]
+pub struct CompactHook {
+    /// Its session.
+    pub session: HookSession,
+    /// What set it off.
+    pub trigger: crate::event::CompactionTrigger,
+    /// The user's instructions for the summary (a manual compaction's), if any.
+    pub instructions: Option<String>,
+}
+
+/// Hooks at the agent's points: tool use, prompt submission, stopping, compaction. Every method
+/// does nothing unless implemented.
 #[async_trait::async_trait]
 pub trait AgentHooks: Send + Sync {
     /// Before a call runs (after its input was validated, before permission is checked).
@@ -125,6 +149,20 @@ pub trait AgentHooks: Send + Sync {
     ) -> StopOutcome {
         StopOutcome::default()
     }
+    /// Before the conversation is compacted.
+    async fn pre_compact(&self, _compaction: &CompactHook) -> PreCompactOutcome {
+        PreCompactOutcome::default()
+    }
+    /// After it was: what was done, and the summary written (when one was). Returns what went
+    /// wrong with a hook, for the user.
+    async fn post_compact(
+        &self,
+        _compaction: &CompactHook,
+        _done: &crate::event::Compaction,
+        _summary: Option<&str>,
+    ) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Shared hooks are the hooks they share.
@@ -146,6 +184,17 @@ impl<H: AgentHooks + ?Sized> AgentHooks for std::sync::Arc<H> {
         already_going_on: bool,
     ) -> StopOutcome {
         (**self).stop(session, sub_agent, already_going_on).await
+    }
+    async fn pre_compact(&self, compaction: &CompactHook) -> PreCompactOutcome {
+        (**self).pre_compact(compaction).await
+    }
+    async fn post_compact(
+        &self,
+        compaction: &CompactHook,
+        done: &crate::event::Compaction,
+        summary: Option<&str>,
+    ) -> Vec<String> {
+        (**self).post_compact(compaction, done, summary).await
     }
 }
 

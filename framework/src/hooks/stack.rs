@@ -4,7 +4,8 @@
 //! stands.
 
 use super::{AgentHooks, HookCall, HookSession, PostToolOutcome, PreToolOutcome, PromptOutcome};
-use super::{HookDecision, StopOutcome};
+use super::{CompactHook, HookDecision, PreCompactOutcome, StopOutcome};
+use crate::event::Compaction;
 use std::sync::Arc;
 
 /// The hooks of an agent given more than one (see the [module](self)).
@@ -80,6 +81,33 @@ impl AgentHooks for HookStack {
             }
         }
         outcome
+    }
+
+    async fn pre_compact(&self, compaction: &CompactHook) -> PreCompactOutcome {
+        let mut outcome = PreCompactOutcome::default();
+        for hooks in &self.0 {
+            let said = hooks.pre_compact(compaction).await;
+            outcome.instructions = joined(outcome.instructions, said.instructions);
+            outcome.notices.extend(said.notices);
+            if said.blocked.is_some() {
+                outcome.blocked = said.blocked;
+                break;
+            }
+        }
+        outcome
+    }
+
+    async fn post_compact(
+        &self,
+        compaction: &CompactHook,
+        done: &Compaction,
+        summary: Option<&str>,
+    ) -> Vec<String> {
+        let mut notices = Vec::new();
+        for hooks in &self.0 {
+            notices.extend(hooks.post_compact(compaction, done, summary).await);
+        }
+        notices
     }
 }
 

@@ -5,12 +5,16 @@
 //! (`hookSpecificOutput.permissionDecision`: `allow` / `deny` / `ask`, with
 //! `permissionDecisionReason`, and `updatedInput`; or the older `decision`: `approve` /
 //! `block` with `reason`). Any other exit code, a hook that cannot start and one that times out
-//! are reported as notices, and the call goes on. Configured in Claude Code's settings files
-//! and agentry's own.
+//! are reported as notices, and the call goes on. `PreCompact` and `PostCompact` (matched by
+//! their trigger, `manual` or `auto`) get `trigger` and `custom_instructions`, and after it
+//! `compact_summary`; a `PreCompact` hook blocks with exit code 2 or `decision: "block"`, and
+//! adds to the summary's instructions with `hookSpecificOutput.customInstructions`. Configured
+//! in Claude Code's settings files and agentry's own.
 
+use agentry::agent::compaction::{Compaction, CompactionTrigger};
 use agentry::hooks::{
-    AgentHooks, HookCall, HookDecision, HookSession, PostToolOutcome, PreToolOutcome,
-    PromptOutcome, StopOutcome,
+    AgentHooks, CompactHook, HookCall, HookDecision, HookSession, PostToolOutcome,
+    PreCompactOutcome, PreToolOutcome, PromptOutcome, StopOutcome,
 };
 use agentry::tool::ToolKind;
 use serde::Deserialize;
@@ -66,6 +70,12 @@ pub struct HookSettings {
     /// When a sub-agent is about to stop.
     #[serde(rename = "SubagentStop", default)]
     pub subagent_stop: Vec<HookMatcher>,
+    /// Before the conversation is compacted (matchers: `manual`, `auto`).
+    #[serde(rename = "PreCompact", default)]
+    pub pre_compact: Vec<HookMatcher>,
+    /// After it was (matchers: `manual`, `auto`).
+    #[serde(rename = "PostCompact", default)]
+    pub post_compact: Vec<HookMatcher>,
 }
 
 impl HookSettings {
@@ -76,6 +86,8 @@ impl HookSettings {
         self.user_prompt_submit.extend(other.user_prompt_submit);
         self.stop.extend(other.stop);
         self.subagent_stop.extend(other.subagent_stop);
+        self.pre_compact.extend(other.pre_compact);
+        self.post_compact.extend(other.post_compact);
         self
     }
 
@@ -87,6 +99,8 @@ impl HookSettings {
             &self.user_prompt_submit,
             &self.stop,
             &self.subagent_stop,
+            &self.pre_compact,
+            &self.post_compact,
         ]
         .into_iter()
         .flatten()
@@ -101,6 +115,8 @@ impl HookSettings {
             && self.user_prompt_submit.is_empty()
             && self.stop.is_empty()
             && self.subagent_stop.is_empty()
+            && self.pre_compact.is_empty()
+            && self.post_compact.is_empty()
     }
 }
 
@@ -229,6 +245,80 @@ impl AgentHooks for CommandHooks {
         }
         outcome.go_on = joined(reasons);
         outcome
+    }
+
+    async fn pre_compact(&self, compaction: &CompactHook) -> PreCompactOutcome {
+        let (input, commands) =
+            self.compaction("PreCompact", &self.settings.pre_compact, compaction);
+        let mut outcome = PreCompactOutcome::default();
+        let (mut blocked, mut instructions) = (Vec::new(), Vec::new());
+        for command in commands {
+            match run_command(command, &input, &compaction.session.cwd).await {
+                Ran::Exited(2, _, stderr) => blocked.push(stderr.trim().to_owned()),
+                Ran::Exited(0, stdout, _) => {
+                    let reply = parse_reply(&stdout);
+                    if reply.decision == Some(HookDecision::Deny) {
+                        blocked.push(reply.reason.unwrap_or_else(|| "no reason given".to_owned()));
+                    }
+                    instructions.extend(reply.custom_instructions);
+                }
+                other => outcome.notices.push(other.notice(&command.command)),
+            }
+        }
+        if !blocked.is_empty() {
+            outcome.blocked = Some(joined(blocked).unwrap_or_else(|| "no reason given".to_owned()));
+        }
+        outcome.instructions = joined(instructions);
+        outcome
+    }
+
+    async fn post_compact(
+        &self,
+        compaction: &CompactHook,
+        _done: &Compaction,
+        summary: Option<&str>,
+    ) -> Vec<String> {
+        let (mut input, commands) =
+            self.compaction("PostCompact", &self.settings.post_compact, compaction);
+        input["compact_summary"] = summary.unwrap_or_default().into();
+        let mut notices = Vec::new();
+        for command in commands {
+            match run_command(command, &input, &compaction.session.cwd).await {
+                Ran::Exited(0, _, _) => {}
+                other => notices.push(other.notice(&command.command)),
+            }
+        }
+        notices
+    }
+}
+
+impl CommandHooks {
+    /// A compaction's event JSON, as Claude Code sends it, and the commands whose matcher
+    /// names its trigger.
+    fn compaction<'a>(
+        &self,
+        event: &str,
+        matchers: &'a [HookMatcher],
+        compaction: &CompactHook,
+    ) -> (Value, Vec<&'a HookCommand>) {
+        let trigger = match compaction.trigger {
+            CompactionTrigger::Manual => "manual",
+            CompactionTrigger::Auto => "auto",
+        };
+        let mut input = session_json(event, &compaction.session);
+        input["trigger"] = trigger.into();
+        input["custom_instructions"] = compaction.instructions.clone().unwrap_or_default().into();
+        let commands = matchers
+            .iter()
+            .filter(|m| {
+                let matcher = m.matcher.as_deref().unwrap_or("").trim();
+                matcher.is_empty()
+                    || matcher == "*"
+                    || matcher.split('|').any(|part| part.trim() == trigger)
+            })
+            .flat_map(|m| m.hooks.iter().filter(|h| h.kind == "command"))
+            .collect();
+        (input, commands)
     }
 }
 
@@ -393,6 +483,8 @@ struct Reply {
     reason: Option<String>,
     updated_input: Option<Value>,
     context: Option<String>,
+    /// Instructions for a compaction's summary (`PreCompact`).
+    custom_instructions: Option<String>,
 }
 
 /// Reads a hook's stdout: JSON with a decision, or anything else (no decision).
@@ -420,6 +512,7 @@ fn parse_reply(stdout: &str) -> Reply {
         reason: text(&specific, "permissionDecisionReason").or_else(|| text(&value, "reason")),
         updated_input: specific.get("updatedInput").cloned(),
         context: text(&specific, "additionalContext"),
+        custom_instructions: text(&specific, "customInstructions"),
     }
 }
 

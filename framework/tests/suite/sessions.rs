@@ -128,19 +128,41 @@ async fn a_history_too_long_for_the_window_is_summarised_kept_in_the_store_and_a
         "the summary, then the new question"
     );
 
-    let mut notice = None;
+    let mut compacted = None;
     while let Ok(event) = events.try_recv() {
-        if let AgentEvent::Notice { message } = event {
-            notice = Some(message);
+        if let AgentEvent::Compacted(compaction) = event {
+            compacted = Some(compaction);
         }
     }
-    let notice = notice.expect("the user was not told");
+    let compacted = compacted.expect("the user was not told");
+    assert_eq!(
+        compacted.trigger,
+        agentry::agent::compaction::CompactionTrigger::Auto
+    );
+    assert_eq!(
+        (compacted.messages_summarised, compacted.messages_kept),
+        (2, 1)
+    );
     assert!(
-        notice.contains("context window of 2000") && notice.contains("replaced by a summary"),
-        "{notice}"
+        compacted.tokens_after < compacted.tokens_before,
+        "{compacted:?}"
+    );
+    assert!(
+        compacted
+            .describe()
+            .contains("2 earlier messages were summarised, 1 message kept"),
+        "{}",
+        compacted.describe()
     );
 
     let stored = store.load(session.id()).unwrap();
+    assert!(
+        stored
+            .events
+            .iter()
+            .any(|event| matches!(event, AgentEvent::Compacted(_))),
+        "the compaction is kept with the session"
+    );
     assert_eq!(stored.messages.len(), 3);
     assert_eq!(stored.messages[0], requests[2].messages[0]);
     assert_eq!(session.history(), stored.messages.as_slice());
@@ -183,14 +205,14 @@ async fn compacting_on_request_replaces_the_history_by_a_summary_kept_in_the_sto
     .build();
     let cancel = tokio_util::sync::CancellationToken::new();
     assert_eq!(
-        h.session.compact(&cancel).await.unwrap(),
+        h.session.compact(None, &cancel).await.unwrap(),
         None,
         "nothing to compact yet"
     );
     h.prompt("tell me about the parser").await.unwrap();
     assert_eq!(h.session.history().len(), 2);
-    let usage = h.session.compact(&cancel).await.unwrap();
-    assert!(usage.is_some());
+    let compaction = h.session.compact(None, &cancel).await.unwrap().unwrap();
+    assert_eq!(compaction.messages_summarised, 2);
     let [Message::User { content }] = h.session.history() else {
         panic!("{:?}", h.session.history());
     };

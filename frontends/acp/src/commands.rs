@@ -19,7 +19,7 @@ impl Commands {
     }
 
     /// The update that tells the client which commands the session has: these, then the
-    /// built-in `/rewind`.
+    /// built-in `/rewind` and `/compact`.
     pub fn available(&self) -> acp::SessionUpdate {
         let mut commands: Vec<acp::AvailableCommand> = self
             .0
@@ -38,6 +38,7 @@ impl Commands {
             })
             .collect();
         commands.push(crate::rewind::available());
+        commands.push(crate::compact::available());
         acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands))
     }
 
@@ -87,7 +88,8 @@ mod tests {
             update,
             serde_json::json!({"sessionUpdate": "available_commands_update", "availableCommands": [
                 {"name": "review", "description": "Review code", "input": {"hint": "<target>"}},
-                {"name": "rewind", "description": "Rewind the files and the conversation to before a message", "input": {"hint": "[N] [files|conversation] [overwrite|keep]"}}
+                {"name": "rewind", "description": "Rewind the files and the conversation to before a message", "input": {"hint": "[N] [files|conversation] [overwrite|keep]"}},
+            {"name": "compact", "description": "Replace the conversation by a summary, to free the context", "input": {"hint": "[what the summary should keep]"}}
             ]})
         );
     }

@@ -49,6 +49,10 @@ pub fn session_update(
             acp::ContentChunk::new(text_block(text)),
         )),
         AgentEvent::Plan { entries } => Some(acp::SessionUpdate::Plan(plan(entries))),
+        // ACP has no update of its own for it: a thought of the agent's, not its answer.
+        AgentEvent::Compacted(compaction) => Some(acp::SessionUpdate::AgentThoughtChunk(
+            acp::ContentChunk::new(text_block(&format!("{}\n", compaction.describe()))),
+        )),
         AgentEvent::ToolCall(call) => {
             let fork = Fork::of(book, &call.tool_call_id, view);
             let mut shown = tool_call(call).meta(fork.as_ref().map(Fork::meta));

@@ -43,8 +43,10 @@
 //! # }
 //! ```
 
+mod builtin;
 mod client;
 mod commands;
+mod compact;
 mod convert;
 mod live;
 mod mcp;

@@ -26,11 +26,7 @@ pub fn available() -> acp::AvailableCommand {
 
 /// The arguments of a prompt that is `/rewind …`, if it is one.
 pub fn arguments(prompt: &[acp::ContentBlock]) -> Option<String> {
-    let [acp::ContentBlock::Text(text)] = prompt else {
-        return None;
-    };
-    let rest = text.text.trim().strip_prefix('/')?.strip_prefix(NAME)?;
-    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim().to_owned())
+    crate::builtin::arguments(prompt, NAME)
 }
 
 /// What `/rewind ARGUMENTS` asks for.

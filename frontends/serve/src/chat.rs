@@ -1,5 +1,7 @@
 //! Chats started by clients: `chat:send` (and the REST chat) with its message, answer, output
 //! schema; one chat at a time per session; permission questions asked of the session's clients.
+//! A message that is `/compact [INSTRUCTIONS]` compacts the session instead: a chat whose one
+//! event is the compaction and whose result says what it did.
 
 use crate::error::ServeError;
 use crate::live::{LiveSession, OpenQuestion, ProjectedEvents, Sessions};
@@ -180,6 +182,54 @@ fn part_content(index: usize, part: MessagePart) -> Result<ContentBlock, ServeEr
     }
 }
 
+/// The instructions of a message that is `/compact [INSTRUCTIONS]`, if it is one.
+fn compact_instructions(content: &[ContentBlock]) -> Option<String> {
+    let [ContentBlock::Text { text }] = content else {
+        return None;
+    };
+    let rest = text.trim().strip_prefix("/compact")?;
+    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim().to_owned())
+}
+
+/// Compacts `session` as a chat: `chat:start`, the compaction (a system turn), then `chat:end`
+/// whose result says what was done.
+async fn compact(
+    session: &mut agentry::agent::Session,
+    instructions: &str,
+    io: &ChatIo,
+) -> Result<agentry::event::ChatSummary, agentry::AgentError> {
+    use agentry::event::{AgentEvent, ChatSummary, StopReason};
+    let started = std::time::Instant::now();
+    let session_id = session.id().clone();
+    io.events.emit(AgentEvent::ChatStarted {
+        session_id: session_id.clone(),
+    });
+    let instructions = Some(instructions).filter(|text| !text.is_empty());
+    let done = session.compact(instructions, &io.cancel).await?;
+    let model_requests = u32::from(done.is_some());
+    let result = match &done {
+        Some(compaction) => compaction.describe(),
+        None => "There is nothing to compact yet.".to_owned(),
+    };
+    if let Some(compaction) = done {
+        io.events.emit(AgentEvent::Compacted(compaction));
+    }
+    let summary = ChatSummary {
+        session_id,
+        stop_reason: match io.cancel.is_cancelled() {
+            true => StopReason::Cancelled,
+            false => StopReason::EndTurn,
+        },
+        result: Value::String(result),
+        usage: Default::default(),
+        spending: Default::default(),
+        model_requests,
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    io.events.emit(AgentEvent::ChatEnded(summary.clone()));
+    Ok(summary)
+}
+
 /// How a started chat ends: the data of its `chat:end`, or why it could not run.
 pub type ChatOutcome = Result<Value, ServeError>;
 
@@ -199,6 +249,7 @@ pub fn start(
         Some(spec) => Some(open_model(sessions, spec)?),
     };
     let content = request.message.into_content()?;
+    let compaction = compact_instructions(&content);
     if content.is_empty() && request.askuser_answer.is_none() {
         return Err(ServeError::Invalid {
             message: "`message` is empty: send text, parts, or an `askuser_answer`".to_owned(),
@@ -289,9 +340,10 @@ pub fn start(
         // Other servers' clients may stop it, or answer its questions.
         let _listening = crate::control::listen(&fanout, &live);
         let chat = async {
-            match answer {
-                Some(answer) => session.answer(answer, &options, &io).await,
-                None => session.prompt_with(content, &options, &io).await,
+            match (answer, compaction) {
+                (Some(answer), _) => session.answer(answer, &options, &io).await,
+                (None, Some(instructions)) => compact(&mut session, &instructions, &io).await,
+                (None, None) => session.prompt_with(content, &options, &io).await,
             }
         };
         let outcome = match &ownership {

@@ -13,7 +13,7 @@
 //! | `ToolCallUpdate` to `completed` / `failed` | `turn:patch` `tool_result` (`done`, `error`, `cancelled`) and a `tool_result` block |
 //! | `QuestionPending` | the call's `arguments` gain `source_loop`; a sub-agent's question is also added to the main loop's turn, so it bubbles up |
 //! | `Usage` | the turn's `usage` (with its `cost_usd`), and the session's spending |
-//! | `Notice` | a `system` turn |
+//! | `Notice`, `Compacted` | a `system` turn |
 //! | `Plan` | `plan:update` |
 //! | `TurnEnded` | `turn:end` |
 //! | `ChatEnded` / `ChatFailed` | `chat:end` |
@@ -319,6 +319,7 @@ impl Projector {
                 Vec::new()
             }
             AgentEvent::Notice { message } => self.notice(message),
+            AgentEvent::Compacted(compaction) => self.notice(&compaction.describe()),
             AgentEvent::Plan { entries } => {
                 let data = json!({"session_id": self.session_id, "entries": entries});
                 vec![self.chat_event("plan:update", data)]

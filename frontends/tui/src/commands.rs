@@ -18,7 +18,7 @@ pub enum Builtin {
     Sessions,
     /// `/resume [ID]`: take up a stored session.
     Resume,
-    /// `/compact`: replace the conversation by a summary.
+    /// `/compact [INSTRUCTIONS]`: replace the conversation by a summary.
     Compact,
     /// `/cost`: what the session's model requests used and cost, by model.
     Cost,
@@ -79,7 +79,7 @@ impl Builtin {
             Builtin::Sandbox => "show the sandbox modes for commands, or switch: /sandbox NAME",
             Builtin::Sessions => "the stored sessions of this folder",
             Builtin::Resume => "take up a stored session: /resume [ID]",
-            Builtin::Compact => "replace the conversation by a summary, to free the context",
+            Builtin::Compact => "summarise the conversation: /compact [what to keep]",
             Builtin::Cost => "what the session's model requests used and cost, by model",
             Builtin::Rewind => "go back to before a message: files, conversation (esc esc)",
             Builtin::Tools => "the tools the agent has, by provider",

@@ -235,6 +235,11 @@ impl Conversation {
                     *self.cost_usd.get_or_insert(0.0) += cost;
                 }
             }
+            AgentEvent::Compacted(compaction) => {
+                self.flush_text();
+                let line = format!("  ⎿ {}", compaction.describe());
+                self.keep_block([Line::from(Span::styled(line, self.palette.dim()))]);
+            }
             AgentEvent::Notice { message } => {
                 self.flush_text();
                 let warning = self.palette.paint(Color::Yellow);

@@ -30,16 +30,7 @@ pub(crate) struct ToolCache {
 impl ToolCache {
     /// The entry of server `name`, configured as `config` for `project`, in `folder`.
     pub(crate) fn new(folder: &Path, name: &str, config: &McpServerConfig, project: &Path) -> Self {
-        let file: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let file = agentry_plugin::paths::file_name_from(name);
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         serde_json::to_string(config)
             .unwrap_or_default()

@@ -77,6 +77,7 @@ fn prompt_templates_are_slash_commands() {
             {"name": "explain", "description": "Explain the project."},
             {"name": "review", "description": "Review a file", "input": {"hint": "<file> [focus]"}},
             {"name": "rewind", "description": "Rewind the files and the conversation to before a message", "input": {"hint": "[N] [files|conversation] [overwrite|keep]"}},
+            {"name": "compact", "description": "Replace the conversation by a summary, to free the context", "input": {"hint": "[what the summary should keep]"}},
         ])
     );
     assert_eq!(out.result(2)["stopReason"], "end_turn");
@@ -264,4 +265,45 @@ fn the_users_mcp_timeouts_apply_to_the_servers_a_client_passes(loading: Loading)
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn compact_replaces_the_conversation_by_a_summary_written_as_the_user_asks() {
+    let sb = sandbox();
+    let server = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("The parser lives in src/parse.rs.")),
+        MockTurn::Reply(MockReply::text("We found the parser in src/parse.rs.")),
+        MockTurn::Reply(MockReply::text("Yes.")),
+    ]);
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![
+            prompt("Where is the parser?"),
+            prompt("/compact Keep the file names."),
+            prompt("Still there?"),
+        ])}),
+    );
+    assert_eq!(out.result(3)["stopReason"], "end_turn");
+    assert!(
+        out.agent_text().contains(
+            "The conversation was compacted as asked: 2 earlier messages were summarised"
+        ),
+        "{}",
+        out.agent_text()
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let asked = requests[1].body["messages"].to_string();
+    assert!(
+        asked.contains("The user's instructions for this summary: Keep the file names."),
+        "{asked}"
+    );
+    let after = requests[2].body["messages"].to_string();
+    assert!(
+        after.contains("[Summary of the earlier conversation]"),
+        "{after}"
+    );
+    assert!(!after.contains("Where is the parser?"), "{after}");
 }

@@ -1,6 +1,7 @@
-//! What a served session costs: each turn's `usage.cost_usd`, `chat:end`'s chat and session
-//! cost, the REST session's total and figures by model, `/metrics`' cost counter, and
-//! `--max-budget-usd-per-session` ending a chat with `max_budget`.
+//! What a served session costs — each turn's `usage.cost_usd`, `chat:end`'s chat and session
+//! cost, the REST session's total and figures by model, `/metrics`' cost counter,
+//! `--max-budget-usd-per-session` ending a chat with `max_budget` — and keeping it small with
+//! `/compact` in the chat protocol.
 
 use super::Server;
 use crate::sandbox;
@@ -15,6 +16,17 @@ fn answer(text: &str) -> MockTurn {
     MockTurn::Reply(reply)
 }
 
+/// A headless chat of `message` in session `id`, to its `chat:end`.
+fn headless_chat(server: &Server, id: &str, message: &str) -> Value {
+    let (status, end) = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/chat"),
+        Some(json!({"message": message, "headless": true})),
+    );
+    assert_eq!(status, 200, "{end}");
+    end
+}
+
 fn same(value: &Value, dollars: f64) -> bool {
     value.as_f64().is_some_and(|v| (v - dollars).abs() < 1e-9)
 }
@@ -25,15 +37,7 @@ fn a_served_session_shows_its_cost_and_stops_at_its_budget() {
     let model = MockModelServer::start_blocking([answer("One."), answer("Two."), answer("never")]);
     let server = Server::start(&sb, &model, &["--max-budget-usd-per-session", "3.9"]);
     let id = server.new_session(&sb);
-    let chat = |message: &str| {
-        let (status, end) = server.call(
-            "POST",
-            &format!("/api/sessions/{id}/chat"),
-            Some(json!({"message": message, "headless": true})),
-        );
-        assert_eq!(status, 200, "{end}");
-        end
-    };
+    let chat = |message: &str| headless_chat(&server, &id, message);
     let first = chat("one");
     assert_eq!(first["finish_reason"], "completed", "{first}");
     assert!(same(&first["usage"]["cost_usd"], 2.0), "{first}");
@@ -77,5 +81,40 @@ fn a_served_session_shows_its_cost_and_stops_at_its_budget() {
     assert!(
         metrics.contains("# TYPE agentry_cost_usd_total counter"),
         "{metrics}"
+    );
+}
+
+#[test]
+fn a_compact_message_compacts_the_served_session_and_says_what_it_kept() {
+    let sb = sandbox();
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::text("The parser lives in src/parse.rs.")),
+        MockTurn::Reply(MockReply::text("We found the parser in src/parse.rs.")),
+    ]);
+    let server = Server::start(&sb, &model, &[]);
+    let id = server.new_session(&sb);
+    let chat = |message: &str| headless_chat(&server, &id, message);
+    chat("Where is the parser?");
+    let end = chat("/compact Keep the file names.");
+    assert_eq!(end["finish_reason"], "completed", "{end}");
+    let said = end["result"]["output"].as_str().unwrap();
+    assert!(
+        said.starts_with("The conversation was compacted as asked"),
+        "{said}"
+    );
+    let asked = model.requests()[1].body["messages"].to_string();
+    assert!(asked.contains("Keep the file names."), "{asked}");
+    let (_, messages) = server.call("GET", &format!("/api/sessions/{id}/messages"), None);
+    let system: Vec<&Value> = messages["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|turn| turn["role"] == "system")
+        .collect();
+    assert!(
+        system.iter().any(|turn| turn
+            .to_string()
+            .contains("2 earlier messages were summarised")),
+        "{messages}"
     );
 }

@@ -1,26 +1,37 @@
-//! Keeping a chat within the model's context window: the history is compacted into a summary
-//! when the next request would not fit.
+//! Keeping a chat within the model's context window: the history is compacted (see
+//! [`compaction`](crate::agent::compaction)) when the next request would pass the threshold,
+//! or the turn ends with a clear error when compaction is off and it would not fit at all.
 
 use super::Chat;
-use crate::agent::compaction::{estimate_tokens, needs_compaction, split_point, summarise};
+use crate::agent::compaction::{
+    CompactionTrigger, RequestShape, compact_with_hooks, estimate_tokens, needs_compaction,
+};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, Usage};
 use crate::model::Message;
 
 impl Chat<'_> {
-    /// Compacts the history when the next request would not fit the model's context window.
+    /// Compacts the history when the next request would pass the threshold of the model's
+    /// context window; with compaction off, fails when it would not fit the window.
     pub(super) async fn fit_context(&mut self) -> Result<(), AgentError> {
         let model = self.session.model.clone();
         let Some(window) = model.context_window() else {
             return Ok(());
         };
+        let settings = self.session.agent.inner.config.compaction;
         // Estimated in two parts, so the history is only copied when it must be compacted.
         let tokens = estimate_tokens(
             &self.request.system,
             &self.session.history,
             &self.request.tools,
         ) + estimate_tokens("", &self.new_messages, &[]);
-        if !needs_compaction(tokens, window) {
+        if !settings.enabled {
+            return match tokens > window {
+                true => Err(AgentError::ContextFull { tokens, window }),
+                false => Ok(()),
+            };
+        }
+        if !needs_compaction(tokens, window, settings.threshold) {
             return Ok(());
         }
         let all: Vec<Message> = self
@@ -30,33 +41,54 @@ impl Chat<'_> {
             .chain(&self.new_messages)
             .cloned()
             .collect();
-        let Some(split) = split_point(&all, window) else {
-            return Ok(());
+        let request = RequestShape {
+            model: model.as_ref(),
+            system: &self.request.system,
+            tools: &self.request.tools,
         };
         let mut used = Usage::default();
-        let summary = tokio::select! {
-            summary = summarise(model.as_ref(), &self.request.system, &all[..split], &self.request.tools, &mut used) => summary,
+        let hooks = self.session.agent.hooks();
+        let compacting = compact_with_hooks(
+            hooks,
+            self.session.hook_session(),
+            &request,
+            &all,
+            &settings,
+            CompactionTrigger::Auto,
+            None,
+            &mut used,
+        );
+        let compacted = tokio::select! {
+            compacted = compacting => compacted,
             () = self.io.cancel.cancelled() => return Ok(()),
         };
-        self.usage += used;
-        self.meter.count_request(&model.name());
-        self.meter.record(model.as_ref(), used);
-        let summary = summary?;
+        if used != Usage::default() {
+            self.usage += used;
+            self.meter.count_request(&model.name());
+            self.meter.record(model.as_ref(), used);
+        }
+        let compacted = compacted?;
+        for message in compacted.notices {
+            self.emit(AgentEvent::Notice { message });
+        }
+        if let Some(reason) = compacted.blocked {
+            self.emit(AgentEvent::Notice {
+                message: format!("a PreCompact hook stopped the compaction: {reason}"),
+            });
+        }
+        let Some(compacted) = compacted.compacted else {
+            return Ok(());
+        };
         let from_history = self.session.history.len();
-        if split <= from_history {
-            let kept = self.session.history.split_off(split);
-            self.session.history = std::iter::once(summary).chain(kept).collect();
+        if compacted.split <= from_history {
+            let kept = self.session.history.split_off(compacted.split);
+            self.session.history = compacted.head.into_iter().chain(kept).collect();
         } else {
-            self.session.history = vec![summary];
-            self.new_messages.drain(..split - from_history);
+            self.session.history = compacted.head;
+            self.new_messages.drain(..compacted.split - from_history);
         }
         self.record.compacted = true;
-        self.emit(AgentEvent::Notice {
-            message: format!(
-                "the conversation (about {tokens} tokens) was nearing the model's context window of {window}: \
-                 {split} earlier messages were replaced by a summary"
-            ),
-        });
+        self.emit(AgentEvent::Compacted(compacted.report));
         Ok(())
     }
 }

@@ -10,11 +10,7 @@ use crate::tool::ContentBlock;
 impl Chat<'_> {
     /// The session as hooks see it.
     fn hook_session(&self) -> HookSession {
-        HookSession {
-            session_id: self.session.id.to_string(),
-            cwd: self.session.options.cwd.clone(),
-            permission_mode: self.session.options.policy.mode.as_str().to_owned(),
-        }
+        self.session.hook_session()
     }
 
     /// At a session's first chat, tells the user of each permission rule that can never

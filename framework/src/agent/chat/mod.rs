@@ -2,7 +2,7 @@
 
 use super::{ChatIo, ChatOptions, Session};
 use crate::agent::meter::Meter;
-use crate::agent::tool_search;
+use crate::agent::{compaction, tool_search};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
 use crate::executor::{BeforeChange, Executor};
@@ -414,7 +414,20 @@ impl Chat<'_> {
         }
     }
 
+    /// Adds a response and its tool results to the conversation, each result bounded to the
+    /// most a result may bring into it (the whole kept on disk).
     fn push_response(&mut self, content: Vec<AssistantContent>, results: Vec<ToolResult>) {
+        let limit = self
+            .session
+            .agent
+            .inner
+            .config
+            .compaction
+            .max_tool_result_chars;
+        let results: Vec<ToolResult> = results
+            .into_iter()
+            .map(|result| compaction::bounded(result, limit, &self.session.state))
+            .collect();
         if !content.is_empty() {
             self.new_messages.push(Message::Assistant {
                 content,

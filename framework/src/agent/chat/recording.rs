@@ -3,7 +3,7 @@
 
 use super::{Chat, system_prompt};
 use crate::agent::Session;
-use crate::agent::compaction::summarise;
+use crate::agent::compaction::{Compaction, CompactionTrigger, RequestShape, compact_with_hooks};
 use crate::error::AgentError;
 use crate::event::{AgentEvent, StopReason, Usage};
 use crate::session::{ChatKey, ChatProgress, ChatRecord, SessionMeta, SessionStore, StoreError};
@@ -145,34 +145,55 @@ impl Chat<'_> {
 /// nothing to compact or `cancel` fired first (the history is then unchanged).
 pub(crate) async fn compact(
     session: &mut Session,
+    instructions: Option<&str>,
     cancel: &tokio_util::sync::CancellationToken,
-) -> Result<Option<Usage>, AgentError> {
+) -> Result<Option<Compaction>, AgentError> {
     if session.history.is_empty() {
         return Ok(None);
     }
     let tools = session.executor.registry().definitions();
     let system = system_prompt(session, &tools, &[], None);
     let model = session.model.clone();
+    let request = RequestShape {
+        model: model.as_ref(),
+        system: &system,
+        tools: &tools,
+    };
+    let settings = session.agent.inner.config.compaction;
     let mut usage = Usage::default();
-    let summary = tokio::select! {
-        summary = summarise(model.as_ref(), &system, &session.history, &tools, &mut usage) => summary?,
+    let compacting = compact_with_hooks(
+        session.agent.hooks(),
+        session.hook_session(),
+        &request,
+        &session.history,
+        &settings,
+        CompactionTrigger::Manual,
+        instructions,
+        &mut usage,
+    );
+    let hooked = tokio::select! {
+        hooked = compacting => hooked?,
         () = cancel.cancelled() => return Ok(None),
+    };
+    for notice in &hooked.notices {
+        tracing::warn!("{notice}");
+    }
+    if let Some(reason) = hooked.blocked {
+        return Err(AgentError::CompactionBlocked(reason));
+    }
+    let Some(compacted) = hooked.compacted else {
+        return Ok(None);
     };
     let name = model.name();
     session.spending.count_request(&name);
     let cost = model.price().map(|price| price.cost_of(&usage));
     session.spending.add(&name, usage, cost);
-    let history = vec![summary];
+    let history = compacted.head;
     if let Some(store) = session.agent.store().cloned() {
         let record = ChatRecord {
             begun: None,
             messages: Vec::new(),
-            events: vec![AgentEvent::Notice {
-                message: format!(
-                    "the conversation ({} messages) was replaced by a summary",
-                    session.history.len()
-                ),
-            }],
+            events: vec![AgentEvent::Compacted(compacted.report.clone())],
             stop_reason: Some(StopReason::EndTurn),
             usage,
             remembered: session.remembered_answers(),
@@ -184,7 +205,7 @@ pub(crate) async fn compact(
         write_session(session, store, move |store| store.append_chat(&id, &record)).await?;
     }
     session.history = history;
-    Ok(Some(usage))
+    Ok(Some(compacted.report))
 }
 
 /// A round's progress on its way to the store ([`Chat::start_recording`]).

@@ -20,6 +20,7 @@
 //! ```
 
 use crate::command_hooks::HookSettings;
+use agentry::agent::compaction::{CompactionSettings, CompactionStrategy, KeepRecent};
 use agentry::agent::tool_search::{ToolSearchMode, ToolSearchSettings};
 use agentry::model::{Model, ModelError};
 use agentry::permission::{PermissionError, PermissionMode, PermissionPolicy, RuleOrigin};
@@ -84,6 +85,9 @@ pub struct Config {
     /// When MCP servers' tools wait to be found with `ToolSearch` (`[tool_search]`).
     #[serde(default)]
     pub tool_search: ToolSearchConfig,
+    /// When and how the conversation is compacted (`[compaction]`).
+    #[serde(default)]
+    pub compaction: CompactionConfig,
     /// Permission rules.
     #[serde(default)]
     pub permissions: PermissionRules,
@@ -170,6 +174,54 @@ impl ToolSearchConfig {
             settings.threshold = threshold;
         }
         Ok(settings)
+    }
+}
+
+/// `[compaction]`: when and how a conversation nearing the model's context window is
+/// compacted; each key left out keeps its default (see [`CompactionSettings`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionConfig {
+    /// `false`: never compacted; a request that would not fit ends the turn with an error.
+    pub enabled: Option<bool>,
+    /// The share of the window a request may fill first (0.75).
+    pub threshold: Option<f64>,
+    /// What is kept verbatim: `{ turns = N }`, `{ tokens = N }` or `{ share = 0.25 }`.
+    pub keep_recent: Option<KeepRecent>,
+    /// `summarise` (the default) or `prune_tool_outputs`.
+    pub strategy: Option<CompactionStrategy>,
+    /// The most characters one tool result brings into the conversation (50,000).
+    pub max_tool_result_chars: Option<usize>,
+}
+
+impl CompactionConfig {
+    /// `other`'s keys over these.
+    fn merged(self, other: CompactionConfig) -> CompactionConfig {
+        CompactionConfig {
+            enabled: other.enabled.or(self.enabled),
+            threshold: other.threshold.or(self.threshold),
+            keep_recent: other.keep_recent.or(self.keep_recent),
+            strategy: other.strategy.or(self.strategy),
+            max_tool_result_chars: other.max_tool_result_chars.or(self.max_tool_result_chars),
+        }
+    }
+
+    /// The agent's settings: the defaults with these keys over them, checked.
+    pub fn settings(&self) -> Result<CompactionSettings, String> {
+        let default = CompactionSettings::default();
+        let settings = CompactionSettings {
+            enabled: self.enabled.unwrap_or(default.enabled),
+            threshold: self.threshold.unwrap_or(default.threshold),
+            keep_recent: self.keep_recent.unwrap_or(default.keep_recent),
+            strategy: self.strategy.unwrap_or(default.strategy),
+            max_tool_result_chars: self
+                .max_tool_result_chars
+                .unwrap_or(default.max_tool_result_chars),
+        };
+        settings
+            .check()
+            .map(|()| settings)
+            .map_err(|problem| format!("[compaction] {problem}"))
     }
 }
 
@@ -275,6 +327,7 @@ impl Config {
         self.limits.max_budget_usd = other.limits.max_budget_usd.or(self.limits.max_budget_usd);
         self.tool_search.enabled = other.tool_search.enabled.or(self.tool_search.enabled);
         self.tool_search.threshold = other.tool_search.threshold.or(self.tool_search.threshold);
+        self.compaction = self.compaction.merged(other.compaction);
         self.permissions = self.permissions.merged(other.permissions);
         self.providers.extend(other.providers);
         self.tools

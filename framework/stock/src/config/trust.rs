@@ -282,6 +282,12 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
     if layer.telemetry.endpoint.is_some() || layer.telemetry.include_content.is_some() {
         withhold("where traces go (`[telemetry]`)".to_owned());
     }
+    if layer.compaction != crate::config::CompactionConfig::default() {
+        withhold(
+            "compaction settings (`[compaction]`), which could send the conversation to be summarised at every request"
+                .to_owned(),
+        );
+    }
     if layer.checkpoints != CheckpointConfig::default() {
         withhold("checkpoint settings (`[checkpoints]`), which could turn rewinds off".to_owned());
     }

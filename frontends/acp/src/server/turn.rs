@@ -68,6 +68,14 @@ pub(super) async fn run_turn(
         crate::rewind::run(&mut session, &arguments, &updates).await;
         return Ok(acp::PromptResponse::new(acp::StopReason::EndTurn));
     }
+    if let Some(instructions) = crate::compact::arguments(&request.prompt) {
+        crate::compact::run(&mut session, &instructions, &updates, &cancel).await;
+        let stop = match cancel.is_cancelled() {
+            true => acp::StopReason::Cancelled,
+            false => acp::StopReason::EndTurn,
+        };
+        return Ok(acp::PromptResponse::new(stop));
+    }
     let io = ChatIo {
         events: Arc::new(updates),
         permissions: Arc::new(permissions),

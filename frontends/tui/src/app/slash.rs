@@ -32,7 +32,7 @@ impl App {
                     self.note_error(&error.to_string());
                 }
             }
-            Builtin::Compact => self.compact().await,
+            Builtin::Compact => self.compact(rest).await,
             Builtin::Cost => self.cost(),
             Builtin::Rewind => self.pick_rewind(),
             Builtin::Tools => self.list_tools(false),
@@ -252,7 +252,9 @@ impl App {
         self.overlay = Some(session_picker(&sessions, self.palette));
     }
 
-    async fn compact(&mut self) {
+    /// `/compact [instructions]`: the conversation replaced by a summary, written following
+    /// the instructions when given.
+    async fn compact(&mut self, instructions: &str) {
         if self.session.is_none() {
             return;
         }
@@ -264,11 +266,12 @@ impl App {
         let Some(session) = &mut self.session else {
             return;
         };
-        match session.compact(&CancellationToken::new()).await {
-            Ok(Some(usage)) => self.note_dim(&format!(
-                "The conversation was replaced by a summary ({} tokens).",
-                usage.output_tokens
-            )),
+        let instructions = Some(instructions).filter(|text| !text.trim().is_empty());
+        match session
+            .compact(instructions, &CancellationToken::new())
+            .await
+        {
+            Ok(Some(compaction)) => self.note_dim(&compaction.describe()),
             Ok(None) => self.note_dim("Nothing to compact yet."),
             Err(error) => self.note_error(&format!("Compacting failed: {error}")),
         }
