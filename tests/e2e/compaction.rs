@@ -34,11 +34,7 @@ fn with_compaction_off_a_request_that_would_not_fit_ends_the_turn_naming_the_set
 #[test]
 fn prune_tool_outputs_replaces_old_tool_results_by_a_note_before_summarising() {
     let sb = sandbox();
-    sb.write(
-        "config/agentry/config.toml",
-        "[providers.anthropic]\ncontext_window = 12000\n\n[compaction]\nstrategy = \"prune_tool_outputs\"\nkeep_recent = { turns = 1 }\n",
-    );
-    let server = reading_big_file_then(&["It repeats one line.", "Still one line."]);
+    let server = pruning_in_a_small_window(&sb, "anthropic");
     let out = two_runs(&sb, &server, &["--output-format", "stream-json"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let compacted: Vec<Value> = out
@@ -105,6 +101,20 @@ fn settings_that_cannot_work_are_refused_and_a_folder_not_trusted_cannot_set_the
     );
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(out.stderr.contains("compaction settings"), "{}", out.stderr);
+}
+
+/// A 12,000-token window for `provider`'s models, compaction by pruning tool outputs and keeping
+/// the last turn, a big file, and a model that reads it and answers twice: the second prompt of
+/// a session is compacted.
+pub(crate) fn pruning_in_a_small_window(sb: &Sandbox, provider: &str) -> MockModelServer {
+    sb.write(
+        "config/agentry/config.toml",
+        &format!(
+            "[providers.{provider}]\ncontext_window = 12000\n\n[compaction]\nstrategy = \"prune_tool_outputs\"\nkeep_recent = {{ turns = 1 }}\n"
+        ),
+    );
+    sb.write("project/big.txt", &"a line of the big file\n".repeat(900));
+    reading_big_file_then(&["It repeats one line.", "Still one line."])
 }
 
 /// A model that reads `big.txt`, then gives these answers.

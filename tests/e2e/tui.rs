@@ -670,3 +670,24 @@ fn compact_with_instructions_summarises_and_says_what_it_kept() {
         "{asked}"
     );
 }
+
+#[test]
+fn an_automatic_compaction_is_shown_with_what_it_kept() {
+    let sb = sandbox();
+    let server = crate::compaction::pruning_in_a_small_window(&sb, "openai");
+    let tmux = chat(&sb, &server, &[], &[]);
+    tmux.type_text("What is in big.txt?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the first answer", |s| {
+        s.contains("It repeats one line.") && idle(s)
+    });
+    tmux.type_text("And now?");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("the second answer", |s| {
+        s.contains("Still one line.") && idle(s)
+    });
+    assert!(
+        screen.contains("The conversation was compacted: 1 older tool results were replaced"),
+        "{screen}"
+    );
+}

@@ -36,8 +36,8 @@ pub struct AgentConfig {
     /// The most a session may spend on model requests, in US dollars (`None`: no limit). A
     /// chat whose next request would go past it stops with
     /// [`StopReason::MaxBudget`](crate::event::StopReason::MaxBudget), its answer so far kept;
-    /// its sub-agents' requests count toward it, and so do the session's earlier chats (those
-    /// recorded in the store too). With a budget, a model without a
+    /// its sub-agents' requests and its tools' side questions (WebFetch's) count toward it, and
+    /// so do the session's earlier chats (those recorded in the store too). With a budget, a model without a
     /// [price](crate::model::Model::price) fails the chat ([`AgentError::Unpriced`]).
     pub max_budget_usd: Option<f64>,
     /// When the tools of MCP servers (and of providers that defer theirs) are left out of

@@ -78,6 +78,22 @@ impl Meter {
     }
 }
 
+/// A session's side questions (WebFetch's, say) cost money too: they are held to the budget and
+/// counted with the chat's requests.
+impl crate::model::side::SpendGuard for Meter {
+    fn refuses(&self, model: &dyn Model, prompt_tokens: u64) -> Option<String> {
+        match Meter::refuses(self, model, prompt_tokens) {
+            Ok(why) => why,
+            Err(unpriced) => Some(unpriced.to_string()),
+        }
+    }
+
+    fn spent(&self, model: &dyn Model, usage: Usage) {
+        self.count_request(&model.name());
+        self.record(model, usage);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,12 +17,31 @@ use std::sync::Arc;
 pub struct SessionModel {
     model: Arc<dyn Model>,
     named: Option<Arc<NamedModels>>,
+    guard: Option<Arc<dyn SpendGuard>>,
+}
+
+/// What a session's side questions are held to and counted by: its budget, and what it spent.
+pub(crate) trait SpendGuard: Send + Sync {
+    /// Why a question of about `prompt_tokens` to `model` may not be asked, if it may not.
+    fn refuses(&self, model: &dyn Model, prompt_tokens: u64) -> Option<String>;
+    /// Counts a question to `model` and what its answer used.
+    fn spent(&self, model: &dyn Model, usage: Usage);
 }
 
 impl SessionModel {
     /// The service of `model`.
     pub fn new(model: Arc<dyn Model>) -> Self {
-        Self { model, named: None }
+        Self {
+            model,
+            named: None,
+            guard: None,
+        }
+    }
+
+    /// Its questions held to a session's budget and counted in its spending.
+    pub(crate) fn guarded(mut self, guard: Arc<dyn SpendGuard>) -> Self {
+        self.guard = Some(guard);
+        self
     }
 
     /// Answering a question that names a model with that model, from `named` (without them,
@@ -50,8 +69,15 @@ impl SessionModel {
 impl SideQuestions for SessionModel {
     fn ask(&self, question: SideQuestion) -> BoxFuture<'static, Result<SideAnswer, String>> {
         let model = self.model_for(&question);
+        let guard = self.guard.clone();
         Box::pin(async move {
             let model = model?;
+            if let Some(guard) = &guard {
+                let prompt = (question.system.len() + question.question.len()).div_ceil(4) as u64;
+                if let Some(why) = guard.refuses(model.as_ref(), prompt) {
+                    return Err(why);
+                }
+            }
             let (text, usage) = ask(
                 model.as_ref(),
                 &question.system,
@@ -60,6 +86,9 @@ impl SideQuestions for SessionModel {
             )
             .await
             .map_err(|e| e.to_string())?;
+            if let Some(guard) = &guard {
+                guard.spent(model.as_ref(), usage);
+            }
             Ok(SideAnswer {
                 text,
                 model: model.name().to_owned(),

@@ -165,3 +165,92 @@ async fn a_budget_with_a_model_that_has_no_price_fails_closed() {
     );
     assert!(h.model.requests().is_empty());
 }
+
+/// Asks the session's model a side question, as WebFetch does.
+struct AskAside;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Question {
+    /// The question.
+    question: String,
+}
+
+impl agentry::tool::Tool for AskAside {
+    type Input = Question;
+    type Output = String;
+
+    fn name(&self) -> &str {
+        "AskAside"
+    }
+    fn description(&self) -> String {
+        "Asks the model a side question.".to_owned()
+    }
+    fn kind(&self) -> agentry::tool::ToolKind {
+        // Runs unasked: the test is of its cost, not its permission.
+        agentry::tool::ToolKind::Read
+    }
+    async fn call(
+        &self,
+        input: Question,
+        ctx: agentry::tool::ToolContext,
+    ) -> Result<String, agentry::tool::ToolError> {
+        let side = ctx.host.side_questions.clone().expect("side questions");
+        let answer = side
+            .ask(agentry::tool::SideQuestion {
+                system: "Answer briefly.".to_owned(),
+                question: input.question,
+                model: None,
+                max_tokens: None,
+            })
+            .await
+            .map_err(agentry::tool::ToolError::failed)?;
+        Ok(answer.text)
+    }
+}
+
+#[tokio::test]
+async fn side_questions_count_toward_the_chat_and_its_budget() {
+    // The chat's first response costs $0.1; the tool's side question $0.5; within $1 the next
+    // request is made, and the chat's cost holds all three.
+    let responses = || {
+        vec![
+            with_usage(
+                response([call("c1", "AskAside", json!({"question": "why?"}))]),
+                10_000,
+                0,
+            ),
+            with_usage(ScriptedResponse::text("because"), 50_000, 0),
+            with_usage(ScriptedResponse::text("Done."), 10_000, 0),
+        ]
+    };
+    let mut h = harness(responses())
+        .price(price())
+        .config(budget(1.0))
+        .tool(agentry::tool::erase(AskAside))
+        .build();
+    let summary = h.prompt("ask").await.unwrap();
+    assert_eq!(summary.stop_reason, StopReason::EndTurn);
+    assert!(
+        same_dollars(summary.cost_usd().unwrap(), 0.7),
+        "{:?}",
+        summary.spending
+    );
+    assert_eq!(summary.spending.by_model()["scripted"].requests, 3);
+    // Within $0.05, the first response already passed it: the side question is refused before
+    // it is asked (the tool fails, saying why), and so is the next request.
+    let mut h = harness(responses())
+        .price(price())
+        .config(budget(0.05))
+        .tool(agentry::tool::erase(AskAside))
+        .build();
+    let summary = h.prompt("ask").await.unwrap();
+    assert_eq!(summary.stop_reason, StopReason::MaxBudget);
+    assert_eq!(
+        h.model.requests().len(),
+        1,
+        "neither the side question nor the next request"
+    );
+    assert!(same_dollars(summary.cost_usd().unwrap(), 0.1));
+    let events = serde_json::to_string(&h.events()).unwrap();
+    assert!(events.contains("would go past it"), "{events}");
+}

@@ -307,3 +307,33 @@ fn compact_replaces_the_conversation_by_a_summary_written_as_the_user_asks() {
     );
     assert!(!after.contains("Where is the parser?"), "{after}");
 }
+
+#[test]
+fn an_automatic_compaction_shows_as_a_thought_of_the_agent() {
+    let sb = sandbox();
+    let server = crate::compaction::pruning_in_a_small_window(&sb, "openai");
+    let out = acp_with_model(
+        &sb,
+        &server,
+        &[],
+        json!({"steps": session_steps(&sb, vec![prompt("What is in big.txt?"), prompt("And now?")])}),
+    );
+    assert_eq!(out.result(3)["stopReason"], "end_turn");
+    let thoughts: String = out
+        .updates()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_thought_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert!(
+        thoughts.contains(
+            "The conversation was compacted: 1 older tool results were replaced by a note"
+        ),
+        "{thoughts}"
+    );
+    assert!(
+        !out.agent_text().contains("compacted"),
+        "not part of the answer: {}",
+        out.agent_text()
+    );
+}

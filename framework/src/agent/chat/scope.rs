@@ -57,7 +57,8 @@ impl Chat<'_> {
             host: HostServices {
                 side_questions: Some(Arc::new(
                     SessionModel::new(session.model.clone())
-                        .with_named(session.agent.named_models().cloned()),
+                        .with_named(session.agent.named_models().cloned())
+                        .guarded(self.meter.clone()),
                 )),
                 sub_agents: Some(sub_agents),
                 ask_user: ask_user.map(|asker| asker as Arc<dyn AskUser>),
