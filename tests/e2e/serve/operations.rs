@@ -217,6 +217,10 @@ fn prometheus_scrapes_chats_model_requests_and_tool_calls_and_promtool_passes_th
         "{calls}"
     );
     assert!(value(&series("sum(agentry_tokens_total)")[0]) > 0.0);
+    // Two requests of 20 input and 5 output tokens at GPT-4.1's $2 and $8 a million.
+    let cost = series("agentry_cost_usd_total");
+    assert_eq!(cost[0]["metric"]["model"], "gpt-4.1", "{cost}");
+    assert!((value(&cost[0]) - 0.00016).abs() < 1e-12, "{cost}");
     // No label names a session or a path.
     let (status, exposition) = http::call("GET", &format!("http://{metrics}/metrics"), None, None);
     assert_eq!(status, 200);
