@@ -26,10 +26,13 @@
 mod azure;
 mod bedrock;
 mod gemini;
+mod limits;
 mod prices;
 mod survey;
 mod vertex;
 
+pub use limits::known_limits;
+use limits::ModelLimits;
 pub use prices::{ListedPrice, PRICES, listed_price};
 pub use survey::{CredentialsFound, ProviderSurvey};
 
@@ -249,40 +252,6 @@ const LISTED_PRICES: &[&str] = &[
     "bedrock",
 ];
 
-/// Context window and output limit of known models, by id prefix (after any `vendor/`, and
-/// after Bedrock's `geo.vendor.` prefix).
-const KNOWN_MODELS: &[(&str, u64, u32)] = &[
-    ("claude-opus-4", 200_000, 32_000),
-    ("claude-sonnet-4", 200_000, 64_000),
-    ("claude-haiku-4", 200_000, 64_000),
-    ("claude-3-7-sonnet", 200_000, 64_000),
-    ("claude-3-5", 200_000, 8_192),
-    ("claude", 200_000, 8_192),
-    ("gpt-4.1", 1_047_576, 32_768),
-    ("gpt-5", 400_000, 128_000),
-    ("gpt-4o", 128_000, 16_384),
-    ("o3", 200_000, 100_000),
-    ("o4-mini", 200_000, 100_000),
-    ("gpt-oss", 131_072, 32_768),
-    ("deepseek", 128_000, 8_192),
-    ("grok-4", 256_000, 32_768),
-    ("grok-3", 131_072, 32_768),
-    ("qwen3", 40_960, 8_192),
-    ("llama3", 128_000, 8_192),
-    ("llama-3", 128_000, 8_192),
-    ("gemini-1.5-pro", 2_097_152, 8_192),
-    ("gemini-2.0", 1_048_576, 8_192),
-    ("gemini", 1_048_576, 65_536),
-    // Bedrock's own and hosted models (ids after their `vendor.` prefix).
-    ("nova-premier", 1_000_000, 10_000),
-    ("nova-pro", 300_000, 10_000),
-    ("nova-lite", 300_000, 10_000),
-    ("nova-2-lite", 1_000_000, 65_535),
-    ("nova-micro", 128_000, 10_000),
-    ("r1", 128_000, 32_768),
-    ("mistral-large", 128_000, 8_192),
-];
-
 /// What a build without a cloud's feature says of a model on that cloud (`what`: "a Gemini
 /// model").
 #[cfg(not(all(
@@ -295,29 +264,6 @@ fn without_feature(spec: &str, what: &str, feature: &str) -> ModelError {
     ModelError::Config(format!(
         "`{spec}` is {what}, and this build of agentry-models has no `{feature}` feature"
     ))
-}
-
-/// The context window and output limit of a model id, when it is a known model.
-pub fn known_limits(model: &str) -> Option<(u64, u32)> {
-    let id = bare_id(model);
-    KNOWN_MODELS
-        .iter()
-        .find(|(prefix, _, _)| id.starts_with(prefix))
-        .map(|&(_, window, output)| (window, output))
-}
-
-/// A model's id without what leads it: a `vendor/` path (OpenRouter's), Bedrock's vendor
-/// (`amazon.`) and an inference profile's geography (`us.anthropic.`) — words of letters
-/// alone, each ended by a dot.
-fn bare_id(model: &str) -> &str {
-    let mut id = model.rsplit('/').next().unwrap_or(model);
-    while let Some((word, rest)) = id.split_once('.')
-        && !word.is_empty()
-        && word.bytes().all(|b| b.is_ascii_lowercase())
-    {
-        id = rest;
-    }
-    id
 }
 
 /// A list of models opened through the [`ModelCatalog`], with the keys of the process's
@@ -380,39 +326,6 @@ struct Endpoint {
     base_url: String,
     api_key: Option<String>,
     limits: ModelLimits,
-}
-
-/// What a model's client takes from its provider's configuration and the built-in table.
-#[derive(Debug, Clone, Copy)]
-struct ModelLimits {
-    /// The context window: configured, else the model's known one.
-    context_window: Option<u64>,
-    /// Whether it takes images (yes unless configured otherwise).
-    images: bool,
-    /// The configured output limit (the API's own when `None`).
-    max_output_tokens: Option<u32>,
-    /// The output limit for APIs that require one: configured, else the model's known one,
-    /// else 8,192.
-    required_output: u32,
-    /// Whether it reasons, when configured.
-    reasoning: Option<bool>,
-}
-
-impl ModelLimits {
-    /// The limits of `model` as `config` and the built-in table give them.
-    fn of(config: &ProviderConfig, model: &str) -> Self {
-        let known = known_limits(model);
-        Self {
-            context_window: config.context_window.or(known.map(|k| k.0)),
-            images: config.images.unwrap_or(true),
-            max_output_tokens: config.max_output_tokens,
-            required_output: config
-                .max_output_tokens
-                .or(known.map(|k| k.1))
-                .unwrap_or(8_192),
-            reasoning: config.reasoning,
-        }
-    }
 }
 
 impl<'a> ModelCatalog<'a> {
@@ -732,19 +645,6 @@ mod tests {
                 .to_string()
                 .contains("ANTHROPIC_API_KEY or OPENAI_API_KEY")
         );
-    }
-
-    #[test]
-    fn known_limits_match_by_prefix_after_the_vendor() {
-        assert_eq!(
-            known_limits("claude-sonnet-4-5-20250929"),
-            Some((200_000, 64_000))
-        );
-        assert_eq!(
-            known_limits("anthropic/claude-sonnet-4.5"),
-            Some((200_000, 64_000))
-        );
-        assert_eq!(known_limits("my-own-model"), None);
     }
 
     #[test]

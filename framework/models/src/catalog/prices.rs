@@ -146,7 +146,7 @@ pub const PRICES: &[ListedPrice] = &[
 /// `us.anthropic.claude-sonnet-4-5-20250929-v1:0`, Vertex AI's `claude-sonnet-4-5@20250929`,
 /// `openai/gpt-4.1` as OpenRouter writes it), if it has one.
 pub fn listed_price(model: &str) -> Option<&'static ListedPrice> {
-    let id = super::bare_id(model);
+    let id = super::limits::bare_id(model);
     PRICES
         .iter()
         .filter(|listed| id.strip_prefix(listed.model).is_some_and(is_version_tail))
