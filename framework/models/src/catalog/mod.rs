@@ -31,8 +31,8 @@ mod prices;
 mod survey;
 mod vertex;
 
-pub use limits::known_limits;
 use limits::ModelLimits;
+pub use limits::known_limits;
 pub use prices::{ListedPrice, PRICES, listed_price};
 pub use survey::{CredentialsFound, ProviderSurvey};
 
