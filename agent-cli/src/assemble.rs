@@ -15,8 +15,8 @@ use agentry_checkpoint::Checkpoints;
 use agentry_postgres::PostgresStore;
 use agentry_sqlite::SqliteStore;
 use agentry_stock::BASE_PROMPT;
-use agentry_stock::command_hooks::CommandHooks;
 use agentry_stock::config::Config;
+use agentry_stock::hooks::{ModelOpener, SettingsHooks};
 use agentry_stock::memory::InstructionFiles;
 use agentry_stock::templates::TemplateFolder;
 use agentry_stock::templates::TemplateFolders;
@@ -118,6 +118,7 @@ pub async fn agent(
     available.check_sections()?;
     available.check_named_plugins()?;
     let selected = crate::providers::configured(&config.tools, available.providers)?;
+    let judge = model.clone();
     let builder = selected
         .providers
         .into_iter()
@@ -138,12 +139,24 @@ pub async fn agent(
         Some(servers) => builder.session_servers(servers),
         None => builder,
     };
-    // The hooks of Claude Code's settings files and agentry's own.
+    // The hooks of Claude Code's settings files and agentry's own; what of them agentry
+    // does not know is said at start-up.
+    for warning in &config.hooks.warnings {
+        eprintln!(
+            "agentry: warning: {}",
+            agentry_plugin::terminal_text::visible(warning)
+        );
+    }
     let builder = if config.hooks.is_empty() {
         builder
     } else {
-        builder.hooks(CommandHooks::new(config.hooks.clone()))
+        let opener: ModelOpener = {
+            let config = config.clone();
+            Arc::new(move |name: &str| config.open_model(Some(name)).ok())
+        };
+        builder.hooks(SettingsHooks::new(config.hooks.clone()).with_models(judge, opener))
     };
+    let builder = builder.transcripts(config.data_folder().join("transcripts"));
     let builder = match record_dir {
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|e| {

@@ -27,6 +27,7 @@ Exit codes:
   6    the model refused (refusal)
   7    the answer did not satisfy --output-schema
   8    the next request would have gone past --max-budget-usd (max_budget)
+  9    a hook said the agent must stop: continue: false (hook_stopped)
   69   the subcommand is not available in this build
   130  the turn was cancelled (SIGINT)";
 
@@ -94,6 +95,9 @@ pub enum Command {
     /// Show the permission mode and rules in force here, where each rule comes from, and the
     /// rules that can never match.
     Permissions(PermissionsArgs),
+    /// List the hooks in force here (Claude Code's settings files and agentry's own), each
+    /// with the file it comes from, and what of them agentry does not know.
+    Hooks(HooksArgs),
     /// Trust a folder's own settings as they are now: its permission mode and allow rules,
     /// hooks, MCP servers, plugins and model providers take effect there.
     Trust(TrustArgs),
@@ -106,6 +110,14 @@ pub enum Command {
 pub struct TrustArgs {
     /// The folder (this one without it).
     pub path: Option<PathBuf>,
+}
+
+/// Arguments of `agentry hooks`.
+#[derive(Debug, Args)]
+pub struct HooksArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `agentry permissions`.

@@ -24,6 +24,8 @@ pub enum Exit {
     OutputSchema = 7,
     /// max_budget: the next request would have gone past the session's budget.
     MaxBudget = 8,
+    /// hook_stopped: a hook said the agent must stop (`continue: false`).
+    HookStopped = 9,
     /// The turn was cancelled.
     Cancelled = 130,
 }
@@ -36,6 +38,7 @@ impl Exit {
             StopReason::MaxTokens => Exit::MaxTokens,
             StopReason::MaxTurnRequests => Exit::MaxTurnRequests,
             StopReason::MaxBudget => Exit::MaxBudget,
+            StopReason::HookStopped => Exit::HookStopped,
             StopReason::Refusal => Exit::Refusal,
             StopReason::Cancelled => Exit::Cancelled,
             // The CLI asks its questions at once (or offers none): its chats never pause.

@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod config;
 mod exit;
+mod hooks;
 mod mcp;
 mod models;
 mod output;
@@ -169,6 +170,7 @@ fn subcommand(command: Command) -> Result<exit::Exit, CliError> {
         Command::Models(args) => models::list(&args),
         Command::Commands(args) => on_runtime(commands::list(&args)),
         Command::Permissions(args) => on_runtime(permissions::list(&args)),
+        Command::Hooks(args) => hooks::list(&args),
         Command::Trust(args) => trust::trust(args.path).map(|()| exit::Exit::EndTurn),
         Command::Untrust(args) => trust::untrust(args.path).map(|()| exit::Exit::EndTurn),
     }

@@ -7,6 +7,7 @@ use crate::output::{print_failure, print_summary, render_events};
 use crate::providers::ServerStart;
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
 use agentry::event::{AgentEvent, EventSink};
+use agentry::hooks::SessionEndReason;
 use agentry::permission::{PermissionOutcome, PermissionRequest, handler_fn};
 use agentry::question::QuestionHandler;
 use agentry::tool::ContentBlock;
@@ -75,6 +76,12 @@ pub async fn run(args: RunArgs) -> Result<Exit, CliError> {
     drop(io);
     // The renderer ends once every sender is gone; it has then printed every event.
     let _ = renderer.await;
+    for notice in session.end(SessionEndReason::Other).await {
+        eprintln!(
+            "agentry: {}",
+            agentry_plugin::terminal_text::visible(&notice)
+        );
+    }
     match outcome {
         Ok(summary) => {
             print_summary(&summary, args.output_format);

@@ -58,6 +58,7 @@ impl Offered {
             (self.ctx.host.sub_agents.is_some(), Service::SubAgents),
             (self.ctx.host.ask_user.is_some(), Service::AskUser),
             (self.ctx.host.request_rules.is_some(), Service::RequestRules),
+            (self.ctx.host.hooks.is_some(), Service::Hooks),
         ]
         .into_iter()
         .filter_map(|(offered, service)| offered.then_some(service))
@@ -127,6 +128,10 @@ async fn perform(offered: &Offered, request: ServiceRequest) -> ServiceAnswer {
         ServiceRequest::DecideRequest { request, subject } => match &ctx.host.request_rules {
             Some(rules) => encoded(Ok::<_, String>(rules.decide(&request, &subject).await)),
             None => not_offered("permission rules"),
+        },
+        ServiceRequest::HookEvent(event) => match &ctx.host.hooks {
+            Some(hooks) => encoded(Ok::<_, String>(hooks.report(ctx, event).await)),
+            None => not_offered("hooks"),
         },
     }
 }

@@ -75,6 +75,7 @@ pub struct AgentBuilder {
     session_servers: Option<Arc<dyn SessionServers>>,
     hooks: Vec<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
+    transcripts: Option<PathBuf>,
     named_models: Option<Arc<NamedModels>>,
     instructions: Option<Arc<dyn InstructionSource>>,
     checkpoints: Option<Arc<dyn CheckpointKeeper>>,
@@ -93,6 +94,7 @@ impl AgentBuilder {
             session_servers: None,
             hooks: Vec::new(),
             recordings: None,
+            transcripts: None,
             named_models: None,
             instructions: None,
             checkpoints: None,
@@ -145,9 +147,9 @@ impl AgentBuilder {
         self
     }
 
-    /// Runs `hooks` around every tool call, prompt and stop (see [`crate::hooks`]). Hooks
-    /// given in several calls all run, in the order given: the strictest decision stands, and
-    /// a rewritten input is what the next one sees.
+    /// Runs `hooks` at every event of Claude Code's that the agent has (see [`crate::hooks`]).
+    /// Hooks given in several calls all run, in the order given: the strictest decision
+    /// stands, and a rewritten input is what the next one sees.
     pub fn hooks(mut self, hooks: impl AgentHooks + 'static) -> Self {
         self.hooks.push(Arc::new(hooks));
         self
@@ -158,6 +160,15 @@ impl AgentBuilder {
     /// Without a source, an agent reads none.
     pub fn instructions(mut self, source: impl InstructionSource + 'static) -> Self {
         self.instructions = Some(Arc::new(source));
+        self
+    }
+
+    /// Keeps every session's conversation as a JSON-lines transcript in `dir`
+    /// (`SESSION_ID.jsonl`; a sub-agent's in `SESSION_ID/subagents/agent-ID.jsonl`), in the
+    /// line shape of Claude Code's transcripts: what hooks find at `transcript_path` (see
+    /// [`TranscriptFile`](crate::session::TranscriptFile)).
+    pub fn transcripts(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.transcripts = Some(dir.into());
         self
     }
 
@@ -201,6 +212,7 @@ impl AgentBuilder {
                 session_servers: self.session_servers,
                 hooks: stacked(self.hooks),
                 recordings: self.recordings,
+                transcripts: self.transcripts,
                 named_models: self.named_models,
                 instructions: self.instructions,
                 checkpoints: self.checkpoints,
@@ -220,17 +232,17 @@ fn stacked(mut hooks: Vec<Arc<dyn AgentHooks>>) -> Option<Arc<dyn AgentHooks>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::{HookCall, PostToolOutcome};
+    use crate::hooks::{HookInput, HookReply};
 
-    /// A hook whose feedback after every call is its name.
+    /// A hook whose context for every event is its name.
     struct Named(&'static str);
 
     #[async_trait::async_trait]
     impl AgentHooks for Named {
-        async fn post_tool_use(&self, _: &HookCall, _: &str, _: bool) -> PostToolOutcome {
-            PostToolOutcome {
-                feedback: Some(self.0.to_owned()),
-                notices: Vec::new(),
+        async fn on_event(&self, _: &HookInput) -> HookReply {
+            HookReply {
+                additional_context: Some(self.0.to_owned()),
+                ..HookReply::default()
             }
         }
     }
@@ -244,11 +256,10 @@ mod tests {
             .build()
             .unwrap();
         let call = crate::hooks::sample_call();
-        let after = agent
-            .hooks()
-            .unwrap()
-            .post_tool_use(&call, "ok", false)
-            .await;
-        assert_eq!(after.feedback.as_deref(), Some("ours\nthe team's"));
+        let reply = agent.hooks().unwrap().on_event(&call).await;
+        assert_eq!(
+            reply.additional_context.as_deref(),
+            Some("ours\nthe team's")
+        );
     }
 }

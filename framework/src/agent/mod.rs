@@ -12,6 +12,7 @@
 mod builder;
 pub(crate) mod chat;
 pub mod compaction;
+mod lifecycle;
 mod meter;
 mod options;
 mod rewind;
@@ -28,7 +29,7 @@ use crate::cost::Spending;
 use crate::error::AgentError;
 use crate::event::{ChatSummary, StopReason, Usage};
 use crate::executor::Executor;
-use crate::hooks::AgentHooks;
+use crate::hooks::{AgentHooks, SessionSource};
 use crate::ids::SessionId;
 use crate::model::named::NamedModels;
 use crate::model::record::{RecordingModel, Redactor};
@@ -65,6 +66,8 @@ struct AgentInner {
     session_servers: Option<Arc<dyn SessionServers>>,
     hooks: Option<Arc<dyn AgentHooks>>,
     recordings: Option<SessionRecordings>,
+    /// Where each session's JSON-lines transcript is kept, when it is.
+    transcripts: Option<PathBuf>,
     named_models: Option<Arc<NamedModels>>,
     instructions: Option<Arc<dyn InstructionSource>>,
     checkpoints: Option<Arc<dyn CheckpointKeeper>>,
@@ -170,7 +173,8 @@ impl Agent {
             created_at: now.clone(),
             updated_at: now,
         };
-        let mut session = self.session(id, options, Vec::new(), RememberedAnswers::default())?;
+        let mut session =
+            self.session(id, options, Vec::new(), RememberedAnswers::default(), false)?;
         session.unstored = self.inner.store.is_some().then_some(meta);
         Ok(session)
     }
@@ -182,7 +186,13 @@ impl Agent {
         options: SessionOptions,
     ) -> Result<Session, AgentError> {
         let stored = self.load_session(id)?;
-        let mut session = self.session(id.clone(), options, stored.messages, stored.remembered)?;
+        let mut session = self.session(
+            id.clone(),
+            options,
+            stored.messages,
+            stored.remembered,
+            true,
+        )?;
         session.paused = stored.paused;
         session.spending = Spending::of_events(&stored.events);
         Ok(session)
@@ -202,6 +212,7 @@ impl Agent {
         mut options: SessionOptions,
         history: Vec<Message>,
         mut remembered: RememberedAnswers,
+        resumed: bool,
     ) -> Result<Session, AgentError> {
         // Roots are compared with canonical paths, so they are canonical too. The policy's
         // additional directories are roots as well.
@@ -234,7 +245,17 @@ impl Agent {
             rules_reported: false,
             unstored: None,
             spending: Spending::default(),
+            transcript: None,
+            lifecycle: lifecycle::Lifecycle::starting(if resumed {
+                SessionSource::Resume
+            } else {
+                SessionSource::Startup
+            }),
         };
+        if let Some(folder) = &self.inner.transcripts {
+            let path = folder.join(format!("{}.jsonl", session.id));
+            session.keep_transcript(path);
+        }
         if let Some(recordings) = &self.inner.recordings {
             let file = recordings.file_for(&session.id);
             session.record_to(&file, recordings.redactor.clone())?;
@@ -277,6 +298,10 @@ pub struct Session {
     unstored: Option<SessionMeta>,
     /// What the session's finished chats spent (those recorded before it was resumed too).
     spending: Spending,
+    /// The session's JSON-lines transcript, when the agent keeps transcripts.
+    transcript: Option<Arc<crate::session::TranscriptFile>>,
+    /// Where the session stands with the hooks of its start and end.
+    lifecycle: lifecycle::Lifecycle,
 }
 
 impl Session {
@@ -307,6 +332,18 @@ impl Session {
             rules_reported: false,
             unstored: None,
             spending: Spending::default(),
+            transcript: None,
+            lifecycle: lifecycle::Lifecycle::default(),
+        }
+    }
+
+    /// Keeps the session's JSON-lines transcript at `path` (one that cannot be opened is said
+    /// in the log, and the session goes on without it).
+    pub(crate) fn keep_transcript(&mut self, path: PathBuf) {
+        let id = self.id.to_string();
+        match crate::session::TranscriptFile::open(path, &id, &self.options.cwd) {
+            Ok(file) => self.transcript = Some(Arc::new(file)),
+            Err(error) => tracing::warn!(%error, "the session's transcript cannot be kept"),
         }
     }
 
@@ -314,15 +351,6 @@ impl Session {
     /// included, each request at the price it was counted at).
     pub fn spending(&self) -> &Spending {
         &self.spending
-    }
-
-    /// The session as hooks see it.
-    pub(crate) fn hook_session(&self) -> crate::hooks::HookSession {
-        crate::hooks::HookSession {
-            session_id: self.id.to_string(),
-            cwd: self.options.cwd.clone(),
-            permission_mode: self.options.policy.mode.as_str().to_owned(),
-        }
     }
 
     /// The session's id.

@@ -61,6 +61,8 @@ pub struct SubAgentSpec {
     pub max_requests: Option<u32>,
     /// Its permission mode; `None` for the calling loop's.
     pub permission_mode: Option<PermissionMode>,
+    /// Its type, as hooks see it (its definition's name; `general-purpose` when `None`).
+    pub agent_type: Option<String>,
 }
 
 impl SubAgentSpec {
@@ -72,6 +74,7 @@ impl SubAgentSpec {
             model: None,
             max_requests: None,
             permission_mode: None,
+            agent_type: None,
         }
     }
 }
@@ -242,8 +245,16 @@ impl SubAgents {
                 origin: origin.clone(),
                 system_prompt: spec.system_prompt,
                 max_requests: spec.max_requests,
+                agent_type: spec
+                    .agent_type
+                    .unwrap_or_else(|| "general-purpose".to_owned()),
             },
         );
+        if let Some(folder) = &self.agent.inner.transcripts {
+            let file = format!("agent-{}.jsonl", origin.loop_id);
+            let path = folder.join(ctx.session_id.to_string()).join("subagents");
+            session.keep_transcript(path.join(file));
+        }
         let io = ChatIo {
             events: Arc::new(ChatBoundariesDropped(self.events.clone())),
             permissions: self.permissions.clone(),
@@ -255,7 +266,11 @@ impl SubAgents {
                 paused,
                 answer: None,
             },
-            None => Start::Prompt(vec![ContentBlock::Text { text: prompt }]),
+            None => {
+                let mut content = vec![ContentBlock::Text { text: prompt }];
+                content.extend(session.subagent_start(&self.events).await);
+                Start::Prompt(content)
+            }
         };
         let summary = session
             .run_sub_chat(
@@ -315,6 +330,7 @@ impl SubAgents {
     fn spec_of(&self, task: &SubAgentTask) -> Result<SubAgentSpec, ToolError> {
         let mut spec = SubAgentSpec::new(task.system_prompt.clone());
         spec.max_requests = task.max_requests;
+        spec.agent_type = task.agent_type.clone();
         spec.permission_mode =
             match &task.permission_mode {
                 Some(mode) => Some(mode.parse().map_err(
@@ -357,6 +373,8 @@ pub(crate) struct Fork {
     pub system_prompt: String,
     /// Its request limit, if not the agent's.
     pub max_requests: Option<u32>,
+    /// Its type, as hooks see it.
+    pub agent_type: String,
 }
 
 /// A sub-agent's events for the calling chat's stream: its chat boundaries are its own business

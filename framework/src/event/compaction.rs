@@ -25,6 +25,16 @@ pub enum CompactionTrigger {
     Manual,
 }
 
+impl CompactionTrigger {
+    /// The wire name (`auto`, `manual`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactionTrigger::Auto => "auto",
+            CompactionTrigger::Manual => "manual",
+        }
+    }
+}
+
 /// What a compaction did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compaction {

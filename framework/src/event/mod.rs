@@ -288,6 +288,8 @@ pub enum StopReason {
     MaxBudget,
     /// The model refused to go on.
     Refusal,
+    /// A hook said the agent must stop (`continue: false`), with its reason for the user.
+    HookStopped,
     /// The user cancelled the chat.
     Cancelled,
     /// A tool call waits for the user's answer to a question; the chat goes on when it comes
@@ -311,6 +313,7 @@ impl StopReason {
             StopReason::MaxTurnRequests => "max_turn_requests",
             StopReason::MaxBudget => "max_budget",
             StopReason::Refusal => "refusal",
+            StopReason::HookStopped => "hook_stopped",
             StopReason::Cancelled => "cancelled",
             StopReason::Paused => "paused",
         }

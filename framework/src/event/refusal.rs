@@ -106,6 +106,17 @@ impl Refusal {
             Refusal::NotRun { .. } => "not_run",
         }
     }
+
+    /// Whether the permissions refused the call (a rule, the user, nobody to ask): what
+    /// `PermissionDenied` hooks hear of.
+    pub fn is_permission_denial(&self) -> bool {
+        matches!(
+            self,
+            Refusal::DeniedByRule { .. }
+                | Refusal::RejectedByUser { .. }
+                | Refusal::Unanswered { .. }
+        )
+    }
 }
 
 impl std::fmt::Display for Refusal {

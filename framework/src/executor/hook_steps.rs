@@ -1,86 +1,140 @@
-//! The hooks' steps around a call: before it (which may rewrite its input, deny it, or decide
-//! its permission) and after it (notices for the user, feedback for the model).
+//! The hooks' steps around a call: before it (`PreToolUse`: rewrite its input, deny it, decide
+//! its permission), when it is refused by the permissions (`PermissionDenied`), and after it
+//! (`PostToolUse`, or `PostToolUseFailure` for a call that failed: notices for the user,
+//! feedback for the model).
 
 use super::{CallResult, CallScope, canonical_locations, prepare};
-use crate::event::{AgentEvent, CallTracker, Refusal, ToolCallSnapshot};
-use crate::hooks::{AgentHooks, HookCall, HookDecision, HookSession};
+use crate::event::{CallTracker, Refusal, ToolCallSnapshot};
+use crate::hooks::{HookDecision, HookEvent, HookToolUse, ScopeHooks};
+use crate::model::ToolResult;
 use crate::provider::ToolRegistry;
 use crate::tool::ContentBlock;
 use crate::tool::PreparedCall;
+use serde_json::json;
+use std::time::Instant;
 
-/// Runs the hooks before a call and takes in what they say: notices go to the user, a
-/// rewritten input is prepared again (and must still be valid), a denial refuses the call.
-/// Returns the call as the hooks saw it (with the input they gave) and their permission
-/// decision, if they made one.
+/// What the hooks before a call said that matters after it: the call as they saw it, their
+/// permission decision and context for the model.
+pub(super) struct PreHooked {
+    pub(super) call: HookToolUse,
+    pub(super) decision: Option<HookDecision>,
+    pub(super) context: Option<String>,
+}
+
+/// Runs the hooks before a call and takes in what they say: a rewritten input is prepared
+/// again (and must still be valid), a block refuses the call.
 pub(super) async fn pre_hooks(
-    hooks: &dyn AgentHooks,
+    hooks: &ScopeHooks,
     registry: &ToolRegistry,
     prepared: &mut Box<dyn PreparedCall>,
     tracker: &mut CallTracker,
     scope: &CallScope,
-) -> Result<(HookCall, Option<HookDecision>), Refusal> {
-    let mut call = hook_call_of(tracker.snapshot(), scope);
-    let outcome = tokio::select! {
-        outcome = hooks.pre_tool_use(&call) => outcome,
+) -> Result<PreHooked, Refusal> {
+    let mut call = tool_use_of(tracker.snapshot());
+    let reply = tokio::select! {
+        reply = hooks.fire(HookEvent::PreToolUse(call.clone()), scope.events.as_ref()) => reply,
         () = scope.cancel.cancelled() => return Err(Refusal::Cancelled { started: false }),
     };
-    for message in outcome.notices {
-        scope.events.emit(AgentEvent::Notice { message });
+    if reply.blocks() {
+        return Err(Refusal::DeniedByHook {
+            reason: reply.block_reason(),
+        });
     }
-    if outcome.decision == Some(HookDecision::Deny) {
-        let reason = outcome
-            .reason
-            .unwrap_or_else(|| "no reason given".to_owned());
-        return Err(Refusal::DeniedByHook { reason });
-    }
-    if let Some(input) = outcome.updated_input {
+    if let Some(input) = reply.updated_input {
         let name = tracker.snapshot().tool_name.clone();
         let tool = registry.get(&name).ok_or_else(|| Refusal::UnknownTool {
             tool: name.clone(),
             available: registry.names().join(", "),
         })?;
-        call.input = input.clone();
+        call.tool_input = input.clone();
         *prepared = prepare(&tool, input, scope)?;
         tracker.rewritten(prepared.title(), canonical_locations(prepared.as_ref()));
     }
-    Ok((call, outcome.decision))
+    Ok(PreHooked {
+        call,
+        decision: reply.decision,
+        context: reply.additional_context,
+    })
 }
 
 /// A call as hooks see it.
-fn hook_call_of(snapshot: &ToolCallSnapshot, scope: &CallScope) -> HookCall {
-    HookCall {
-        session: HookSession {
-            session_id: scope.session_id.to_string(),
-            cwd: scope.cwd.clone(),
-            permission_mode: scope.policy.mode.as_str().to_owned(),
-        },
+pub(super) fn tool_use_of(snapshot: &ToolCallSnapshot) -> HookToolUse {
+    HookToolUse {
         tool_name: snapshot.tool_name.clone(),
         kind: snapshot.kind,
-        tool_call_id: snapshot.tool_call_id.to_string(),
-        input: snapshot.raw_input.clone(),
+        tool_input: snapshot.raw_input.clone(),
+        tool_use_id: Some(snapshot.tool_call_id.to_string()),
     }
 }
 
-/// Runs the hooks after a call: their notices go to the user, their feedback to the model
-/// with the call's result.
+/// Runs the `PermissionDenied` hooks for a call the permissions refused; when one says it may
+/// be tried again, the model is told so with the refusal.
+pub(super) async fn denied_hooks(
+    hooks: &ScopeHooks,
+    snapshot: &ToolCallSnapshot,
+    refusal: &Refusal,
+    mut result: ToolResult,
+    scope: &CallScope,
+) -> ToolResult {
+    let event = HookEvent::PermissionDenied {
+        call: tool_use_of(snapshot),
+        reason: refusal.to_string(),
+    };
+    if hooks.fire(event, scope.events.as_ref()).await.retry {
+        result.content.push(ContentBlock::text(
+            "A PermissionDenied hook says this call may be tried again.",
+        ));
+    }
+    result
+}
+
+/// Runs the hooks after a call (`PostToolUse`, or `PostToolUseFailure` when it failed): their
+/// feedback (a block's reason, their context) goes to the model with the call's result.
 pub(super) async fn after_hooks(
-    hooks: &dyn AgentHooks,
-    call: &HookCall,
+    hooks: &ScopeHooks,
+    pre: PreHooked,
+    started: Instant,
     result: CallResult,
     scope: &CallScope,
 ) -> CallResult {
     let CallResult::Done(mut result) = result else {
         return result;
     };
-    let outcome = hooks
-        .post_tool_use(call, &result.text(), result.is_error)
-        .await;
-    for message in outcome.notices {
-        scope.events.emit(AgentEvent::Notice { message });
-    }
-    if let Some(feedback) = outcome.feedback {
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let (event, name) = if result.is_error {
+        let event = HookEvent::PostToolUseFailure {
+            call: pre.call,
+            error: result.text(),
+            is_interrupt: scope.cancel.is_cancelled(),
+            duration_ms,
+        };
+        (event, "PostToolUseFailure")
+    } else {
+        let event = HookEvent::PostToolUse {
+            call: pre.call,
+            tool_response: json!({"output": result.text(), "is_error": false}),
+            duration_ms,
+        };
+        (event, "PostToolUse")
+    };
+    if let Some(context) = pre.context.filter(|text| !text.trim().is_empty()) {
         result.content.push(ContentBlock::text(format!(
-            "PostToolUse hook feedback:\n{feedback}"
+            "PreToolUse hook context:\n{context}"
+        )));
+    }
+    let reply = hooks.fire(event, scope.events.as_ref()).await;
+    let feedback: Vec<String> = [
+        reply.blocks().then(|| reply.block_reason()),
+        reply.additional_context,
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|text| !text.trim().is_empty())
+    .collect();
+    if !feedback.is_empty() {
+        result.content.push(ContentBlock::text(format!(
+            "{name} hook feedback:\n{}",
+            feedback.join("\n")
         )));
     }
     CallResult::Done(result)

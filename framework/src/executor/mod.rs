@@ -22,7 +22,6 @@
 //! the order the model asked, and returns results in that order.
 
 use crate::event::{EventSink, ToolCallSnapshot, ToolCallStatus};
-use crate::hooks::{AgentHooks, HookCall};
 use crate::ids::{SessionId, ToolCallId, TurnId};
 use crate::model::{ToolArguments, ToolCallRequest, ToolResult};
 use crate::permission::{PermissionHandler, PermissionPolicy, RememberedAnswers};
@@ -46,8 +45,9 @@ mod hook_steps;
 mod permission_step;
 mod prepare;
 
+use crate::hooks::ScopeHooks;
 use ending::{fail, finish, progress_sink, refuse, run_cancellable};
-use hook_steps::{after_hooks, pre_hooks};
+use hook_steps::{PreHooked, after_hooks, denied_hooks, pre_hooks};
 use permission_step::{check_permission, decide, with_hook_decision};
 use prepare::prepare;
 
@@ -86,7 +86,7 @@ pub struct CallScope {
     /// Services offered to the calls (the chat's sub-agent runner).
     pub extensions: Extensions,
     /// Hooks around each call, if the agent has any.
-    pub hooks: Option<Arc<dyn AgentHooks>>,
+    pub hooks: Option<ScopeHooks>,
     /// What runs before each call that may change the workspace (a checkpoint of it).
     pub before_change: Option<Arc<dyn BeforeChange>>,
 }
@@ -134,7 +134,8 @@ impl PendingCall {
 /// saw it (for the hooks after it).
 struct Admitted {
     prepared: Box<dyn PreparedCall>,
-    hook_call: Option<HookCall>,
+    /// What the hooks before it said, when there are hooks.
+    pre_hooked: Option<PreHooked>,
 }
 
 /// Runs tool calls from a [`ToolRegistry`].
@@ -286,8 +287,14 @@ impl Executor {
             match self.admit(&mut tracker, ready, permitted, scope).await {
                 Ok(admitted) => self.start(tracker, admitted, scope).await,
                 Err(refusal) => {
-                    let result = refuse(&mut tracker, refusal.clone());
+                    let mut result = refuse(&mut tracker, refusal.clone());
                     telemetry::tool_ended(&Span::current(), Some(refusal.kind()), &result.content);
+                    if let Some(hooks) = &scope.hooks
+                        && refusal.is_permission_denial()
+                    {
+                        let snapshot = tracker.snapshot();
+                        result = denied_hooks(hooks, snapshot, &refusal, result, scope).await;
+                    }
                     CallResult::Done(result)
                 }
             }
@@ -311,20 +318,13 @@ impl Executor {
             return Err(Refusal::Cancelled { started: false });
         }
         // 3. The hooks before it may rewrite its input, deny it, or decide its permission.
-        let (hook_call, hook_decision) = match &scope.hooks {
+        let pre_hooked = match &scope.hooks {
             Some(hooks) => {
-                let (call, decision) = pre_hooks(
-                    hooks.as_ref(),
-                    &self.registry,
-                    &mut prepared,
-                    tracker,
-                    scope,
-                )
-                .await?;
-                (Some(call), decision)
+                Some(pre_hooks(hooks, &self.registry, &mut prepared, tracker, scope).await?)
             }
-            None => (None, None),
+            None => None,
         };
+        let hook_decision = pre_hooked.as_ref().and_then(|pre| pre.decision);
         // 4. Permission: the policy, overruled by the hooks' decision, asking the user when
         // they say ask. A call taken up after a pause was allowed before it paused.
         if !permitted {
@@ -334,7 +334,7 @@ impl Executor {
         }
         Ok(Admitted {
             prepared,
-            hook_call,
+            pre_hooked,
         })
     }
 
@@ -348,8 +348,9 @@ impl Executor {
     ) -> CallResult {
         let Admitted {
             prepared,
-            hook_call,
+            pre_hooked,
         } = admitted;
+        let started = std::time::Instant::now();
         if let Err(illegal) = tracker.transition(ToolCallStatus::InProgress, Default::default()) {
             return CallResult::Done(fail(&mut tracker, illegal.to_string(), None));
         }
@@ -384,8 +385,8 @@ impl Executor {
         if let CallResult::Done(done) = &result {
             telemetry::tool_ended(&Span::current(), error_type, &done.content);
         }
-        match (&scope.hooks, hook_call) {
-            (Some(hooks), Some(call)) => after_hooks(hooks.as_ref(), &call, result, scope).await,
+        match (&scope.hooks, pre_hooked) {
+            (Some(hooks), Some(pre)) => after_hooks(hooks, pre, started, result, scope).await,
             _ => result,
         }
     }

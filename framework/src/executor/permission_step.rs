@@ -2,8 +2,9 @@
 //! front-end when they say ask.
 
 use super::CallScope;
+use super::hook_steps::tool_use_of;
 use crate::event::{AgentEvent, Refusal, ToolCallSnapshot};
-use crate::hooks::HookDecision;
+use crate::hooks::{HookDecision, HookEvent, HookToolUse};
 use crate::permission::PermissionOutcome;
 use crate::permission::{
     AnsweredCall, CallSubject, Decision, PermissionOption, PermissionOptionKind, PermissionRequest,
@@ -21,6 +22,7 @@ pub(super) fn with_hook_decision(hook: Option<HookDecision>, policy: Decision) -
         (_, Decision::Deny(reason)) => Decision::Deny(reason),
         (Some(HookDecision::Allow), _) => Decision::Allow,
         (Some(HookDecision::Ask), _) => Decision::Ask,
+        (Some(HookDecision::Block), _) => Decision::Deny("a hook denied the call".to_owned()),
         (_, policy) => policy,
     }
 }
@@ -68,6 +70,25 @@ pub(super) async fn check_permission(
             } else {
                 Some(tool_name.to_owned())
             };
+            if let Some(hooks) = &scope.hooks {
+                let event = HookEvent::PermissionRequest {
+                    call: HookToolUse {
+                        tool_use_id: None,
+                        ..tool_use_of(snapshot)
+                    },
+                    permission_suggestions: suggestions(tool_name, &allow_rules),
+                };
+                let reply = hooks.fire(event, scope.events.as_ref()).await;
+                match reply.decision {
+                    Some(HookDecision::Allow) => return Ok(()),
+                    Some(HookDecision::Block) => {
+                        return Err(Refusal::DeniedByHook {
+                            reason: reply.block_reason(),
+                        });
+                    }
+                    _ => {}
+                }
+            }
             let request = PermissionRequest {
                 session_id: scope.session_id.clone(),
                 tool_call: snapshot.clone(),
@@ -75,10 +96,13 @@ pub(super) async fn check_permission(
                 allow_rules: allow_rules.clone(),
                 unseen: unseen.clone(),
             };
-            let outcome = tokio::select! {
-                outcome = scope.permissions.request_permission(request) => outcome,
-                () = scope.cancel.cancelled() => PermissionOutcome::Cancelled,
+            let asking = async {
+                tokio::select! {
+                    outcome = scope.permissions.request_permission(request) => outcome,
+                    () = scope.cancel.cancelled() => PermissionOutcome::Cancelled,
+                }
             };
+            let (outcome, ()) = tokio::join!(asking, notify(scope, tool_name));
             scope.events.emit(AgentEvent::PermissionResolved {
                 tool_call_id: snapshot.tool_call_id.clone(),
                 outcome,
@@ -116,6 +140,46 @@ pub(super) async fn check_permission(
             }
         }
     }
+}
+
+/// Tells the `Notification` hooks (`permission_prompt`) that the user is asked about a call of
+/// `tool_name`, while they are.
+async fn notify(scope: &CallScope, tool_name: &str) {
+    if let Some(hooks) = &scope.hooks {
+        let event = HookEvent::Notification {
+            message: format!("agentry needs your permission to use {tool_name}"),
+            title: "Permission needed".to_owned(),
+            notification_type: "permission_prompt".to_owned(),
+        };
+        hooks.fire(event, scope.events.as_ref()).await;
+    }
+}
+
+/// The rules that would allow a call, in Claude Code's permission-update shape
+/// (`PermissionRequest`'s `permission_suggestions`).
+fn suggestions(tool_name: &str, allow_rules: &[String]) -> Vec<serde_json::Value> {
+    if allow_rules.is_empty() {
+        return Vec::new();
+    }
+    let rules: Vec<serde_json::Value> = allow_rules
+        .iter()
+        .map(|rule| {
+            let content = rule
+                .strip_prefix(tool_name)
+                .and_then(|rest| rest.strip_prefix('('))
+                .and_then(|rest| rest.strip_suffix(')'));
+            match content {
+                Some(content) => serde_json::json!({"toolName": tool_name, "ruleContent": content}),
+                None => serde_json::json!({"toolName": rule}),
+            }
+        })
+        .collect();
+    vec![serde_json::json!({
+        "type": "addRules",
+        "rules": rules,
+        "behavior": "allow",
+        "destination": "localSettings",
+    })]
 }
 
 /// What the session's policy says of a prepared call, with what asking needs.

@@ -451,6 +451,29 @@ impl ModelError {
             ModelError::Failed { .. } => "model_failed",
         }
     }
+
+    /// The kind of failure as Claude Code's `StopFailure` hooks name it (`rate_limit`,
+    /// `overloaded`, `authentication_failed`, `billing_error`, `invalid_request`,
+    /// `model_not_found`, `server_error`, `unknown`).
+    pub fn stop_failure(&self) -> &'static str {
+        match self {
+            ModelError::Api {
+                status: Some(status),
+                ..
+            } => match status {
+                401 | 403 => "authentication_failed",
+                402 => "billing_error",
+                404 => "model_not_found",
+                429 => "rate_limit",
+                529 | 503 => "overloaded",
+                400..=499 => "invalid_request",
+                _ => "server_error",
+            },
+            ModelError::Config(_) => "authentication_failed",
+            ModelError::Connection(_) => "server_error",
+            _ => "unknown",
+        }
+    }
 }
 
 /// The stream of one model response. Dropping it cancels the request.

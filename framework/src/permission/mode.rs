@@ -59,6 +59,17 @@ impl PermissionMode {
         }
     }
 
+    /// Its name as Claude Code writes it (`default`, `acceptEdits`, `plan`,
+    /// `bypassPermissions`): what hooks are given.
+    pub fn claude_name(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "default",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::Plan => "plan",
+            PermissionMode::Bypass => "bypassPermissions",
+        }
+    }
+
     /// Its name for people (a front-end's mode picker).
     pub fn title(self) -> &'static str {
         match self {

@@ -9,6 +9,7 @@
 //! mid-chat leaves that chat begun but not ended: reading the session back shows it as
 //! interrupted ([`AgentEvent::ChatInterrupted`]), with everything it had finished.
 
+mod jsonl;
 mod lazy;
 pub mod lease;
 mod memory;
@@ -16,6 +17,7 @@ pub mod rows;
 mod temp_folders;
 mod transcript;
 
+pub use jsonl::TranscriptFile;
 pub use lazy::LazyStore;
 pub use memory::MemoryStore;
 pub use temp_folders::remove_stale_temp_folders;

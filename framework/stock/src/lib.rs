@@ -10,10 +10,11 @@
 //!   folder not yet trusted may give;
 //! - [`memory`]: the instruction files it reads (`AGENTS.md`, `CLAUDE.md`, `CLAUDE.local.md`);
 //! - [`templates`]: prompt templates, its slash commands;
-//! - [`command_hooks`]: hooks as commands with Claude Code's contract.
+//! - [`hooks`]: the hooks of the settings files, run with Claude Code's contract (commands,
+//!   HTTP, prompts).
 
-pub mod command_hooks;
 pub mod config;
+pub mod hooks;
 pub mod memory;
 pub mod templates;
 

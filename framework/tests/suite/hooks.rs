@@ -5,14 +5,14 @@ use super::support::*;
 use agentry::event::AgentEvent;
 use agentry::model::scripted::ScriptedResponse;
 use agentry::permission::PermissionOptionKind::AllowOnce;
-use agentry_stock::command_hooks::{CommandHooks, HookSettings};
+use agentry_stock::hooks::{HookSettings, SettingsHooks};
 use serde_json::json;
 use std::sync::Arc;
 
 /// Hooks from the `hooks` of a Claude Code `settings.json`.
-fn hooks(settings: serde_json::Value) -> Arc<CommandHooks> {
+fn hooks(settings: serde_json::Value) -> Arc<SettingsHooks> {
     let settings: HookSettings = serde_json::from_value(settings).unwrap();
-    Arc::new(CommandHooks::new(settings))
+    Arc::new(SettingsHooks::new(settings))
 }
 
 fn one_call(tool: &str, path: &str) -> Vec<ScriptedResponse> {
@@ -201,13 +201,17 @@ struct Prefixing(std::sync::Mutex<Vec<String>>);
 
 #[agentry::async_trait]
 impl agentry::hooks::AgentHooks for Prefixing {
-    async fn pre_tool_use(
-        &self,
-        call: &agentry::hooks::HookCall,
-    ) -> agentry::hooks::PreToolOutcome {
+    fn takes(&self, event: &str) -> bool {
+        event == "PreToolUse"
+    }
+
+    async fn on_event(&self, input: &agentry::hooks::HookInput) -> agentry::hooks::HookReply {
+        let agentry::hooks::HookEvent::PreToolUse(call) = &input.event else {
+            unreachable!("only PreToolUse is taken")
+        };
         self.0.lock().unwrap().push(call.tool_name.clone());
-        let path = call.input["path"].as_str().unwrap_or_default();
-        agentry::hooks::PreToolOutcome {
+        let path = call.tool_input["path"].as_str().unwrap_or_default();
+        agentry::hooks::HookReply {
             updated_input: Some(json!({"path": format!("sandbox/{path}")})),
             ..Default::default()
         }

@@ -329,7 +329,7 @@ async fn a_sub_agent_naming_an_unknown_tool_is_a_clear_tool_error() {
 async fn a_subagent_stop_hook_makes_the_sub_agent_go_on_and_the_stop_hook_runs_for_the_chat() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("hooks.log");
-    let settings: agentry_stock::command_hooks::HookSettings = serde_json::from_value(json!({
+    let settings: agentry_stock::hooks::HookSettings = serde_json::from_value(json!({
             "SubagentStop": [{"hooks": [{"type": "command", "command": format!(
                 "input=$(cat); echo subagent >> '{log}'; case \"$input\" in \
                  *'\"stop_hook_active\":true'*) exit 0;; esac; echo 'check your work' >&2; exit 2",
@@ -351,9 +351,7 @@ async fn a_subagent_stop_hook_makes_the_sub_agent_go_on_and_the_stop_hook_runs_f
         ScriptedResponse::text("Done."),
     ])
     .tool(delegate(&[("a", &child)]))
-    .hooks(Arc::new(agentry_stock::command_hooks::CommandHooks::new(
-        settings,
-    )))
+    .hooks(Arc::new(agentry_stock::hooks::SettingsHooks::new(settings)))
     .build();
     let summary = h.prompt("Delegate it").await.unwrap();
     assert_eq!(summary.result, "Done.");

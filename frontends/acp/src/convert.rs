@@ -390,6 +390,8 @@ pub fn stop_reason(reason: StopReason) -> acp::StopReason {
         StopReason::Cancelled => acp::StopReason::Cancelled,
         // ACP's questions never pause a chat; a chat that stops waiting has ended its turn.
         StopReason::Paused => acp::StopReason::EndTurn,
+        // A hook ended the turn (the response's `_meta` says so).
+        StopReason::HookStopped => acp::StopReason::EndTurn,
     }
 }
 

@@ -143,15 +143,11 @@ impl LiveSessions {
         lock(&self.0).get(id).cloned()
     }
 
-    /// Closes a session, cancelling its turn; whether it was open.
-    pub fn remove(&self, id: &str) -> bool {
-        match lock(&self.0).remove(id) {
-            Some(session) => {
-                session.cancel_turn();
-                true
-            }
-            None => false,
-        }
+    /// Closes a session, cancelling its turn; the session, when it was open.
+    pub fn remove(&self, id: &str) -> Option<Arc<LiveSession>> {
+        let session = lock(&self.0).remove(id)?;
+        session.cancel_turn();
+        Some(session)
     }
 
     /// Cancels every running turn (the connection is closing).

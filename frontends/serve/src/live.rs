@@ -9,6 +9,7 @@ use crate::projection::Projector;
 use crate::protocol::ServerEvent;
 use agentry::agent::{Agent, Session, SessionOptions};
 use agentry::event::{AgentEvent, EventSink};
+use agentry::hooks::SessionEndReason;
 use agentry::ids::SessionId;
 use agentry::model::ModelChoices;
 use agentry::permission::{PermissionOptionKind, PermissionOutcome, PermissionPolicy};
@@ -484,6 +485,14 @@ impl Sessions {
         };
         if let Some(live) = &open {
             live.cancel();
+            // Its `SessionEnd` hooks run once its chat has let it go.
+            let live = live.clone();
+            tokio::spawn(async move {
+                let ended = live.session.lock().await.end(SessionEndReason::Other).await;
+                for notice in ended {
+                    tracing::warn!("{notice}");
+                }
+            });
         }
         match self.agent.store().map(|store| store.delete(&id)) {
             // An open session without a message yet was never stored.

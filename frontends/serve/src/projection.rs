@@ -599,6 +599,7 @@ impl Projector {
             StopReason::MaxTokens => ("completed", "max_tokens"),
             StopReason::MaxTurnRequests => ("completed", "max_turn_requests"),
             StopReason::MaxBudget => ("completed", "max_budget"),
+            StopReason::HookStopped => ("completed", "hook_stopped"),
             StopReason::Refusal => ("completed", "refusal"),
             StopReason::Cancelled => ("interrupted", "interrupted"),
         };

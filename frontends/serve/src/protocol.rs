@@ -198,7 +198,8 @@ pub struct ChatEnd {
     /// `schema` when one was given; `null` when the chat failed.
     pub result: Option<Value>,
     /// Why it ended: `completed`, `paused`, `max_tokens`, `max_turn_requests`, `max_budget`
-    /// (the next request would have taken the session past its budget), `refusal`,
+    /// (the next request would have taken the session past its budget), `hook_stopped` (a
+    /// hook's `continue: false`), `refusal`,
     /// `interrupted` or `error`.
     pub finish_reason: String,
     /// Tokens used by the chat, and (`cost_usd`) what the chat cost with its sub-agents, in

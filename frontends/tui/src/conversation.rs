@@ -275,6 +275,7 @@ impl Conversation {
                         "Stopped: the next request would go past the session's budget".to_owned(),
                     ),
                     StopReason::Refusal => Some("The model refused to go on".to_owned()),
+                    StopReason::HookStopped => Some("Stopped by a hook".to_owned()),
                 };
                 if let Some(ending) = ending {
                     let red = self.palette.paint(Color::Red);

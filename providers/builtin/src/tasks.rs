@@ -4,7 +4,9 @@
 
 use agentry_plugin::plan::{PlanEntry, PlanPriority, PlanStatus};
 use agentry_plugin::sync::lock;
-use agentry_plugin::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress};
+use agentry_plugin::tool::{
+    HookTask, Tool, ToolContext, ToolError, ToolHookEvent, ToolKind, ToolOutput, ToolProgress,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -134,6 +136,12 @@ impl SessionTasks {
     }
 }
 
+/// Why the session's hooks refuse `event`, when they do.
+async fn refused(ctx: &ToolContext, event: ToolHookEvent) -> Option<String> {
+    let hooks = ctx.host.hooks.as_ref()?;
+    hooks.report(ctx, event).await.blocked
+}
+
 /// Adds a task to the list.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TaskCreate;
@@ -179,15 +187,27 @@ impl Tool for TaskCreate {
         ctx: ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let list = SessionTasks::of(&ctx);
+        let description = input.description.clone();
         let id = list.add(Task {
             id: String::new(),
             subject: input.subject.clone(),
-            description: input.description,
+            description: input.description.clone(),
             active_form: input.active_form,
             status: TaskStatus::Pending,
             priority: PlanPriority::Medium,
             blocked_by: Vec::new(),
         });
+        let task = HookTask {
+            task_id: id.clone(),
+            task_subject: input.subject.clone(),
+            task_description: Some(description),
+        };
+        if let Some(reason) = refused(&ctx, ToolHookEvent::TaskCreated(task)).await {
+            lock(&list.book).tasks.retain(|task| task.id != id);
+            return Err(ToolError::failed(format!(
+                "A TaskCreated hook refused the task, which was not added: {reason}"
+            )));
+        }
         list.report(&ctx);
         Ok(
             ToolOutput::text(format!("Task {id} created: {}", input.subject))
@@ -267,6 +287,23 @@ impl Tool for TaskUpdate {
         ctx: ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let list = SessionTasks::of(&ctx);
+        let completing = list
+            .tasks()
+            .into_iter()
+            .find(|task| task.id == input.task_id && task.status != TaskStatus::Completed)
+            .filter(|_| input.status == Some(NewStatus::Completed));
+        if let Some(task) = completing {
+            let task = HookTask {
+                task_id: task.id,
+                task_subject: task.subject,
+                task_description: Some(task.description),
+            };
+            if let Some(reason) = refused(&ctx, ToolHookEvent::TaskCompleted(task)).await {
+                return Err(ToolError::failed(format!(
+                    "A TaskCompleted hook refused: the task is not completed: {reason}"
+                )));
+            }
+        }
         let said = {
             let mut book = lock(&list.book);
             let tasks = &mut book.tasks;

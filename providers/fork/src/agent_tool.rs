@@ -127,5 +127,6 @@ fn task(definition: &SubAgentDefinition, prompt: String) -> SubAgentTask {
         .map(|mode| mode.as_str().to_owned());
     task.tools = definition.tools.clone();
     task.model = definition.model.clone();
+    task.agent_type = Some(definition.name.clone());
     task
 }

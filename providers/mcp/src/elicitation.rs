@@ -11,7 +11,10 @@
 
 use agentry::question::{Answers, Question, QuestionOption};
 use agentry::sync::lock;
-use agentry::tool::{AskUser, ToolContext, ToolError, UserAnswer};
+use agentry::tool::{
+    AskUser, ElicitationAnswer, HookElicitation, HookElicitationResult, ToolContext, ToolError,
+    ToolHookEvent, UserAnswer,
+};
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -44,7 +47,92 @@ struct Field {
 /// [`ToolError::AwaitingAnswer`]: the server is told the user cancelled, and the call ends so
 /// that the chat pauses; when it resumes, the call runs again and the same question gets the
 /// answer given meanwhile. A call cancelled while asking ends with [`ToolError::Cancelled`].
+///
+/// The session's hooks hear of it first (`Elicitation`: they may answer in the user's place,
+/// or decline it) and of the user's answer before the server does (`ElicitationResult`: they
+/// may change it).
 pub(crate) async fn ask(
+    server: &str,
+    params: &ElicitRequestParams,
+    ctx: &ToolContext,
+) -> Result<ElicitResult, ToolError> {
+    let Some(hooks) = ctx.host.hooks.clone() else {
+        return ask_user(server, params, ctx).await;
+    };
+    let asked = asked_of(server, params);
+    let (mode, elicitation_id) = (asked.mode.clone(), asked.elicitation_id.clone());
+    let before = hooks.report(ctx, ToolHookEvent::Elicitation(asked)).await;
+    if let Some(answer) = before.answer {
+        return Ok(result_of(answer));
+    }
+    let result = ask_user(server, params, ctx).await?;
+    let answered = HookElicitationResult {
+        mcp_server_name: server.to_owned(),
+        answer: ElicitationAnswer {
+            action: serde_json::to_value(&result.action)
+                .ok()
+                .and_then(|action| action.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            content: result.content.clone(),
+        },
+        mode,
+        elicitation_id,
+    };
+    let after = hooks
+        .report(ctx, ToolHookEvent::ElicitationResult(answered))
+        .await;
+    Ok(after.answer.map(result_of).unwrap_or(result))
+}
+
+/// A server's question as hooks see it.
+fn asked_of(server: &str, params: &ElicitRequestParams) -> HookElicitation {
+    let mut asked = HookElicitation {
+        mcp_server_name: server.to_owned(),
+        message: String::new(),
+        mode: "form".to_owned(),
+        url: None,
+        elicitation_id: None,
+        requested_schema: None,
+    };
+    match params {
+        ElicitRequestParams::UrlElicitationParams {
+            message,
+            url,
+            elicitation_id,
+            ..
+        } => {
+            asked.message = message.clone();
+            asked.mode = "url".to_owned();
+            asked.url = Some(url.clone());
+            asked.elicitation_id = Some(elicitation_id.clone());
+        }
+        ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } => {
+            asked.message = message.clone();
+            asked.requested_schema = serde_json::to_value(requested_schema).ok();
+        }
+        _ => {}
+    }
+    asked
+}
+
+/// The answer hooks gave, as the server reads it (an action it does not know declines).
+fn result_of(answer: ElicitationAnswer) -> ElicitResult {
+    let action =
+        serde_json::from_value(Value::String(answer.action)).unwrap_or(ElicitationAction::Decline);
+    let accepted = action == ElicitationAction::Accept;
+    let result = ElicitResult::new(action);
+    match answer.content {
+        Some(content) if accepted => result.with_content(content),
+        _ => result,
+    }
+}
+
+/// Puts the question to the user (see [`ask`]).
+async fn ask_user(
     server: &str,
     params: &ElicitRequestParams,
     ctx: &ToolContext,

@@ -7,7 +7,8 @@ use agentry_plugin::question::Question;
 use agentry_plugin::tool::{
     AskUser, ClientFiles, ClientServices, ClientTerminals, Ended, HostServices, RequestDecision,
     RequestRules, SideAnswer, SideQuestion, SideQuestions, SubAgentReport, SubAgentRunner,
-    SubAgentTask, TerminalCommand, TerminalExit, ToolContext, ToolError, UserAnswer,
+    SubAgentTask, TerminalCommand, TerminalExit, ToolContext, ToolError, ToolHookEvent,
+    ToolHookReply, ToolHooks, UserAnswer,
 };
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
@@ -27,6 +28,7 @@ pub(super) fn services(host: &Arc<Host>, offered: &[Service]) -> (ClientServices
             Service::SubAgents => services.sub_agents = Some(remote.clone()),
             Service::AskUser => services.ask_user = Some(remote.clone()),
             Service::RequestRules => services.request_rules = Some(remote.clone()),
+            Service::Hooks => services.hooks = Some(remote.clone()),
             Service::Unknown => {}
         }
     }
@@ -135,5 +137,17 @@ impl RequestRules for Remote {
         );
         // A host that cannot say leaves the user to decide.
         Box::pin(async move { asked.await.unwrap_or(RequestDecision::Ask) })
+    }
+}
+
+impl ToolHooks for Remote {
+    fn report(
+        &self,
+        _call: &ToolContext,
+        event: ToolHookEvent,
+    ) -> BoxFuture<'static, ToolHookReply> {
+        let asked = Remote::ask::<ToolHookReply>(self, ServiceRequest::HookEvent(event));
+        // A host that cannot say has no hooks that object.
+        Box::pin(async move { asked.await.unwrap_or_default() })
     }
 }

@@ -5,7 +5,7 @@
 use agentry_plugin::question::Question;
 use agentry_plugin::session_servers::ServerSpec;
 use agentry_plugin::settings::Settings;
-use agentry_plugin::tool::{SideQuestion, SubAgentTask, TerminalCommand};
+use agentry_plugin::tool::{SideQuestion, SubAgentTask, TerminalCommand, ToolHookEvent};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -27,6 +27,8 @@ pub enum Service {
     AskUser,
     /// The session's permission rules for requests a tool receives: `decide_request`.
     RequestRules,
+    /// The session's hooks, for events inside a call: `hook_event`.
+    Hooks,
     /// A service this SDK does not know (offered by a newer host); never used.
     #[serde(other)]
     Unknown,
@@ -102,6 +104,10 @@ pub enum ServiceRequest {
         /// Who made it.
         subject: String,
     },
+    /// Runs the session's hooks of an event inside the call (a task created, an MCP server's
+    /// question). Answer: a [`ToolHookReply`](agentry_plugin::tool::ToolHookReply):
+    /// `{"blocked": "why", "answer": {"action", "content"}}`, both optional.
+    HookEvent(ToolHookEvent),
 }
 
 /// The host's answer to a [`ServiceCall`].

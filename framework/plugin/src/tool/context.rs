@@ -7,6 +7,7 @@ use crate::question::Question;
 use crate::sync::lock;
 use crate::tool::ToolError;
 use crate::tool::content::{ToolCallLocation, ToolContent};
+use crate::tool::hooks::{ToolHookEvent, ToolHookReply};
 use crate::tool::host::{RequestRules, SideQuestions, SubAgentReport, SubAgentTask, UserAnswer};
 use futures::future::BoxFuture;
 use std::any::{Any, TypeId};
@@ -27,6 +28,9 @@ pub struct HostServices {
     /// The session's permission rules, for what a tool is asked to do beyond its call (an MCP
     /// server asking to use the session's model).
     pub request_rules: Option<Arc<dyn RequestRules>>,
+    /// The session's hooks, for events inside a call (a task created, an MCP server's
+    /// question).
+    pub hooks: Option<Arc<dyn ToolHooks>>,
 }
 
 impl std::fmt::Debug for HostServices {
@@ -36,6 +40,7 @@ impl std::fmt::Debug for HostServices {
             .field("sub_agents", &self.sub_agents.is_some())
             .field("ask_user", &self.ask_user.is_some())
             .field("request_rules", &self.request_rules.is_some())
+            .field("hooks", &self.hooks.is_some())
             .finish()
     }
 }
@@ -54,6 +59,13 @@ pub trait SubAgentRunner: Send + Sync {
         call: &ToolContext,
         task: SubAgentTask,
     ) -> BoxFuture<'static, Result<SubAgentReport, ToolError>>;
+}
+
+/// The session's hooks, as a tool reaches them.
+pub trait ToolHooks: Send + Sync {
+    /// Runs the hooks of `event`, which happened in the call `call` belongs to.
+    fn report(&self, call: &ToolContext, event: ToolHookEvent)
+    -> BoxFuture<'static, ToolHookReply>;
 }
 
 /// Asks the user questions through the front-end (the `AskUserQuestion` tool): its menu, an

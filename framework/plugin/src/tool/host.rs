@@ -87,6 +87,9 @@ pub struct SubAgentTask {
     /// `acceptEdits` and `bypassPermissions` too); the caller's when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission_mode: Option<String>,
+    /// Its type, as hooks see it (its definition's name); `general-purpose` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_type: Option<String>,
 }
 
 impl SubAgentTask {
@@ -99,6 +102,7 @@ impl SubAgentTask {
             model: None,
             max_requests: None,
             permission_mode: None,
+            agent_type: None,
         }
     }
 }

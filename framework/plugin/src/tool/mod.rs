@@ -6,6 +6,7 @@ mod content;
 mod context;
 mod denials;
 mod from_fn;
+mod hooks;
 mod host;
 mod kind;
 mod rules;
@@ -19,10 +20,14 @@ pub use content::{
 pub use context::{
     AskUser, ClientFiles, ClientServices, ClientTerminals, Extensions, HostServices, Notices,
     ProgressSink, SessionState, SubAgentRunner, TEMP_FOLDER_PREFIX, TerminalCommand, TerminalExit,
-    ToolContext, ToolProgress,
+    ToolContext, ToolHooks, ToolProgress,
 };
 pub use denials::{PathMatcher, ReadDenials};
 pub use from_fn::{FnTool, tool_fn};
+pub use hooks::{
+    ElicitationAnswer, HookElicitation, HookElicitationResult, HookTask, ToolHookEvent,
+    ToolHookReply,
+};
 pub use host::{
     Ended, RequestDecision, RequestRules, SideAnswer, SideQuestion, SideQuestions, SubAgentReport,
     SubAgentTask, UserAnswer,

@@ -1,18 +1,16 @@
-//! What a chat tells and asks outside the model: the user's hooks (before a prompt, at the
-//! stop) and, at a session's first chat, the permission rules that can never match.
+//! What a chat tells and asks outside the model: the user's hooks (the session's start, a
+//! prompt, the stop, a failed model request, a hook's `continue: false`), the session's
+//! JSON-lines transcript they read, and, at a session's first chat, the permission rules that
+//! can never match.
 
 use super::Chat;
 use crate::AgentError;
 use crate::event::AgentEvent;
-use crate::hooks::HookSession;
+use crate::hooks::{HookEvent, HookReply};
+use crate::model::ModelError;
 use crate::tool::ContentBlock;
 
 impl Chat<'_> {
-    /// The session as hooks see it.
-    fn hook_session(&self) -> HookSession {
-        self.session.hook_session()
-    }
-
     /// At a session's first chat, tells the user of each permission rule that can never
     /// match (a notice, not part of the conversation).
     pub(super) fn report_rules(&mut self) {
@@ -32,26 +30,47 @@ impl Chat<'_> {
         }
     }
 
-    /// Runs the `UserPromptSubmit` hooks: they may block the prompt or add context to it.
+    /// Runs the hooks of `event` and passes their notices and messages to the user, and a
+    /// `continue: false` to the chat.
+    async fn fire(&self, event: HookEvent) -> Option<HookReply> {
+        let mut reply = self.session.fire_hooks(event).await?;
+        for message in reply.for_the_user() {
+            self.emit(AgentEvent::Notice { message });
+        }
+        if let Some(reason) = reply.stop.take() {
+            self.hook_stop.request(reason);
+        }
+        Some(reply)
+    }
+
+    /// Runs the session's start hooks, if they have not run (see
+    /// [`Session::begin`](crate::agent::Session::begin)), then the `UserPromptSubmit` hooks:
+    /// they may block the prompt or add context to it, as the start hooks may.
     pub(super) async fn prompt_hooks(
         &mut self,
         content: &mut Vec<ContentBlock>,
     ) -> Result<(), AgentError> {
-        let Some(hooks) = self.session.agent.hooks().cloned() else {
-            return Ok(());
-        };
-        let prompt = crate::model::text_of(content);
-        let outcome = hooks
-            .user_prompt_submit(&self.hook_session(), &prompt)
-            .await;
-        for message in outcome.notices {
+        for message in self.session.begin().await {
             self.emit(AgentEvent::Notice { message });
         }
-        if let Some(reason) = outcome.blocked {
-            return Err(AgentError::PromptBlocked(reason));
+        let prompt = crate::model::text_of(content);
+        if let Some(reply) = self.fire(HookEvent::UserPromptSubmit { prompt }).await {
+            if reply.blocks() {
+                return Err(AgentError::PromptBlocked(reply.block_reason()));
+            }
+            if let Some(context) = reply.additional_context {
+                content.push(ContentBlock::text(context));
+            }
         }
-        if let Some(context) = outcome.context {
-            content.push(ContentBlock::text(context));
+        let started = std::mem::take(&mut self.session.lifecycle.context);
+        if !started.is_empty() {
+            content.insert(
+                0,
+                ContentBlock::text(format!(
+                    "SessionStart hook additional context:\n{}",
+                    started.join("\n")
+                )),
+            );
         }
         Ok(())
     }
@@ -60,26 +79,68 @@ impl Chat<'_> {
     /// end with an answer; when one says why it must go on, that is the user's next message
     /// and the chat goes on.
     pub(super) async fn stop_hooks_go_on(&mut self) -> bool {
-        let Some(hooks) = self.session.agent.hooks().cloned() else {
-            return false;
-        };
         if self.io.cancel.is_cancelled() {
             return false;
         }
-        let sub_agent = self.session.fork.is_some();
-        let outcome = hooks
-            .stop(&self.hook_session(), sub_agent, self.stop_hook_went_on)
-            .await;
-        for message in outcome.notices {
-            self.emit(AgentEvent::Notice { message });
-        }
-        let Some(reason) = outcome.go_on else {
+        self.transcribe();
+        let answer = match self.last_answer() {
+            serde_json::Value::String(text) => text,
+            other => other.to_string(),
+        };
+        let stop_hook_active = self.stop_hook_went_on;
+        let event = match &self.session.fork {
+            Some(fork) => HookEvent::SubagentStop {
+                stop_hook_active,
+                agent_id: fork.origin.loop_id.clone(),
+                agent_type: fork.agent_type.clone(),
+                agent_transcript_path: self
+                    .session
+                    .transcript
+                    .as_ref()
+                    .map(|file| file.path().to_path_buf()),
+                last_assistant_message: answer,
+            },
+            None => HookEvent::Stop {
+                stop_hook_active,
+                last_assistant_message: answer,
+            },
+        };
+        let Some(reply) = self.fire(event).await else {
             return false;
         };
+        if !reply.blocks() || self.hook_stop.asked().is_some() {
+            return false;
+        }
         self.stop_hook_went_on = true;
         self.user_turn(vec![ContentBlock::text(format!(
-            "Stop hook feedback:\n{reason}"
+            "Stop hook feedback:\n{}",
+            reply.block_reason()
         ))]);
         true
+    }
+
+    /// Runs the `StopFailure` hooks for a chat ending because its model failed.
+    pub(super) async fn stop_failure_hooks(&self, error: &ModelError) {
+        let event = HookEvent::StopFailure {
+            error: error.stop_failure().to_owned(),
+            error_details: error.to_string(),
+            last_assistant_message: format!("API Error: {error}"),
+        };
+        self.fire(event).await;
+    }
+
+    /// Writes the messages the transcript does not have yet (when the session keeps one).
+    pub(super) fn transcribe(&mut self) {
+        let Some(file) = &self.session.transcript else {
+            return;
+        };
+        let from = self.transcribed.min(self.new_messages.len());
+        for message in &self.new_messages[from..] {
+            if let Err(error) = file.append(message) {
+                tracing::warn!(%error, "the session's transcript could not be written");
+                break;
+            }
+        }
+        self.transcribed = self.new_messages.len();
     }
 }

@@ -87,6 +87,10 @@ struct Chat<'s> {
     requests: u32,
     /// Whether a stop hook made this chat go on already.
     stop_hook_went_on: bool,
+    /// Where a hook's `continue: false` waits for the chat to stop.
+    hook_stop: Arc<crate::hooks::StopRequest>,
+    /// How many of `new_messages` the session's transcript has.
+    transcribed: usize,
     /// When each open turn began.
     turn_clocks: Mutex<HashMap<TurnId, Instant>>,
     /// This chat's checkpoint (a main chat's, when the agent keeps checkpoints).
@@ -158,6 +162,8 @@ pub(crate) async fn run(
         meter,
         requests: 0,
         stop_hook_went_on: false,
+        hook_stop: Arc::default(),
+        transcribed: 0,
         turn_clocks: Mutex::default(),
         checkpoint,
         before_change,
@@ -168,6 +174,7 @@ pub(crate) async fn run(
     });
     chat.report_rules();
     let outcome = chat.run_loop(start).await;
+    chat.transcribe();
     let spending = chat.meter.spending();
     if chat.session.fork.is_none() {
         chat.session.spending.merge(&spending);
@@ -291,6 +298,12 @@ impl Chat<'_> {
             if self.requests >= max_requests {
                 return Ok((StopReason::MaxTurnRequests, self.last_answer()));
             }
+            if let Some(reason) = self.hook_stop.asked() {
+                self.emit(AgentEvent::Notice {
+                    message: format!("A hook stopped the agent: {reason}"),
+                });
+                return Ok((StopReason::HookStopped, self.last_answer()));
+            }
             self.refresh_tools();
             self.plan_tools();
             self.deliver_notices();
@@ -299,6 +312,7 @@ impl Chat<'_> {
                 return Ok((StopReason::MaxBudget, self.last_answer()));
             }
             self.fit_context().await?;
+            self.transcribe();
             let mut recording = self.start_recording();
             if self.io.cancel.is_cancelled() {
                 self.finish_recording(recording).await?;
@@ -333,6 +347,7 @@ impl Chat<'_> {
                         executor.abandon(call, "Not run: the model's response failed.");
                     }
                     self.end_turn(turn_id, TurnStatus::Failed);
+                    self.stop_failure_hooks(&error).await;
                     return Err(error.into());
                 }
                 StreamEnd::Cancelled => {
@@ -375,6 +390,7 @@ impl Chat<'_> {
             };
             self.end_turn(turn_id, status);
             match stop {
+                Some(StopReason::EndTurn) if self.hook_stop.asked().is_some() => continue,
                 Some(StopReason::EndTurn) => match self.check_output()? {
                     Some(result) => {
                         if self.stop_hooks_go_on().await {

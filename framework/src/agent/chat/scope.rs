@@ -4,12 +4,13 @@
 use super::Chat;
 use crate::agent::subagent::SubAgents;
 use crate::executor::CallScope;
+use crate::hooks::{ScopeHooks, ToolEventHooks};
 use crate::ids::TurnId;
 use crate::model::side::SessionModel;
 use crate::permission::SessionRequestRules;
 use crate::question::SourceLoop;
 use crate::question::UserQuestions;
-use crate::tool::{AskUser, Extensions, HostServices};
+use crate::tool::{AskUser, Extensions, HostServices, ToolHooks};
 use std::sync::Arc;
 
 impl Chat<'_> {
@@ -65,6 +66,16 @@ impl Chat<'_> {
                 request_rules: Some(Arc::new(SessionRequestRules(
                     session.options.policy.clone(),
                 ))),
+                hooks: session.agent.hooks().map(|hooks| {
+                    Arc::new(ToolEventHooks {
+                        hooks: ScopeHooks {
+                            hooks: hooks.clone(),
+                            session: session.hook_session(),
+                            stop: self.hook_stop.clone(),
+                        },
+                        events: self.recorder.clone(),
+                    }) as Arc<dyn ToolHooks>
+                }),
             },
             state: session.state.clone(),
             policy: session.options.policy.clone(),
@@ -73,7 +84,11 @@ impl Chat<'_> {
             permissions: self.io.permissions.clone(),
             cancel: self.io.cancel.clone(),
             extensions,
-            hooks: session.agent.hooks().cloned(),
+            hooks: session.agent.hooks().map(|hooks| ScopeHooks {
+                hooks: hooks.clone(),
+                session: session.hook_session(),
+                stop: self.hook_stop.clone(),
+            }),
             before_change: self.before_change.clone(),
         }
     }

@@ -4,7 +4,7 @@
 use super::{Compacted, CompactionSettings, CompactionTrigger, RequestShape, compact};
 use crate::error::AgentError;
 use crate::event::Usage;
-use crate::hooks::{AgentHooks, CompactHook, HookSession};
+use crate::hooks::{AgentHooks, HookEvent, HookSession, fire};
 use crate::model::Message;
 use std::sync::Arc;
 
@@ -28,24 +28,22 @@ pub(crate) async fn compact_with_hooks(
     instructions: Option<&str>,
     usage: &mut Usage,
 ) -> Result<HookedCompaction, AgentError> {
-    let event = CompactHook {
-        session,
-        trigger,
-        instructions: instructions.map(str::to_owned),
-    };
     let mut notices = Vec::new();
     let mut instructions = instructions.map(str::to_owned);
-    if let Some(hooks) = hooks {
-        let said = hooks.pre_compact(&event).await;
-        notices.extend(said.notices);
-        if said.blocked.is_some() {
+    let event = HookEvent::PreCompact {
+        trigger,
+        custom_instructions: instructions.clone().unwrap_or_default(),
+    };
+    if let Some(mut said) = fire(hooks, session.clone(), event).await {
+        notices.extend(said.for_the_user());
+        if said.blocks() {
             return Ok(HookedCompaction {
                 compacted: None,
-                blocked: said.blocked,
+                blocked: Some(said.block_reason()),
                 notices,
             });
         }
-        instructions = match (instructions, said.instructions) {
+        instructions = match (instructions, said.custom_instructions) {
             (Some(user), Some(hook)) => Some(format!("{user}\n{hook}")),
             (user, hook) => user.or(hook),
         };
@@ -59,15 +57,17 @@ pub(crate) async fn compact_with_hooks(
         usage,
     )
     .await?;
-    if let (Some(hooks), Some(done)) = (hooks, &compacted) {
+    if let Some(done) = &compacted {
         let summary = (done.report.messages_summarised > 0)
             .then(|| done.head.first().map(summary_text))
             .flatten();
-        notices.extend(
-            hooks
-                .post_compact(&event, &done.report, summary.as_deref())
-                .await,
-        );
+        let event = HookEvent::PostCompact {
+            trigger,
+            compact_summary: summary.unwrap_or_default(),
+        };
+        if let Some(mut said) = fire(hooks, session, event).await {
+            notices.extend(said.for_the_user());
+        }
     }
     Ok(HookedCompaction {
         compacted,

@@ -1,9 +1,9 @@
 //! Claude Code's settings files (`~/.claude/settings.json`, `.claude/settings.json`,
 //! `.claude/settings.local.json`): their permissions and hooks count in agentry unchanged.
 
-use crate::command_hooks::HookSettings;
 use crate::config::rules::{PermissionRules, WrittenRule};
 use crate::config::{Config, ConfigError};
+use crate::hooks::HookSettings;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -72,7 +72,7 @@ pub fn read(path: &Path) -> Result<Option<Config>, ConfigError> {
     Ok(Some(Config {
         permission_mode: default_mode,
         permissions: permissions.from_file(path),
-        hooks: settings.hooks,
+        hooks: settings.hooks.located(path, None),
         ..Config::default()
     }))
 }
@@ -116,7 +116,10 @@ mod tests {
         assert_eq!(policy.rules[0].origin.file.as_deref(), Some(file.as_path()));
         assert_eq!(policy.rules[0].origin.root.as_deref(), Some(dir.path()));
         assert_eq!(policy.additional_directories, [dir.path().join("../docs")]);
-        assert_eq!(config.hooks.pre_tool_use[0].hooks[0].timeout, Some(5));
+        assert_eq!(
+            config.hooks.groups("PreToolUse")[0].hooks[0].timeout(),
+            Some(5)
+        );
         assert!(read(&dir.path().join("missing.json")).unwrap().is_none());
         std::fs::write(&file, "{not json").unwrap();
         let error = read(&file).unwrap_err().to_string();

@@ -19,7 +19,7 @@
 //! # Ok(()) }
 //! ```
 
-use crate::command_hooks::HookSettings;
+use crate::hooks::HookSettings;
 use agentry::agent::compaction::{CompactionSettings, CompactionStrategy, KeepRecent};
 use agentry::agent::tool_search::{ToolSearchMode, ToolSearchSettings};
 use agentry::model::{Model, ModelError};
@@ -103,8 +103,7 @@ pub struct Config {
     /// Models an editor may switch a session to (`PROVIDER/MODEL`), besides the default one.
     #[serde(default)]
     pub models: Vec<String>,
-    /// Hooks around tool use (`[[hooks.PreToolUse]]`, `[[hooks.PostToolUse]]`), in Claude
-    /// Code's shape (see [`crate::command_hooks`]).
+    /// Hooks (`[[hooks.PreToolUse]]`, `[[hooks.SessionStart]]`, …), in Claude Code's shape (see [`crate::hooks`]).
     #[serde(default)]
     pub hooks: HookSettings,
     /// What recordings of model traffic leave out (`[record]`).
@@ -498,6 +497,7 @@ impl Config {
         })?;
         config.permissions = config.permissions.from_file(path);
         config.sections = config.sections.written_in(path);
+        config.hooks = config.hooks.located(path, None);
         Ok(Some(config))
     }
 

@@ -250,12 +250,15 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
         withhold("more workspace folders (`additional_directories`)".to_owned());
     }
     if !layer.hooks.is_empty() {
-        let commands: Vec<String> = layer
+        let handlers: Vec<String> = layer
             .hooks
-            .commands()
-            .map(|command| format!("`{command}`"))
+            .handlers()
+            .map(|(_, handler)| match handler.kind() {
+                "command" => format!("`{}`", handler.target()),
+                kind => format!("{kind} `{}`", handler.target()),
+            })
             .collect();
-        withhold(format!("hooks, run as commands: {}", commands.join(", ")));
+        withhold(format!("hooks, run as commands: {}", handlers.join(", ")));
     }
     if let Some(model) = &layer.model {
         withhold(format!(

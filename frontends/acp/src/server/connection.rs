@@ -5,6 +5,7 @@ use crate::client::ClientUpdates;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
+use agentry::hooks::SessionEndReason;
 use std::sync::Arc;
 
 impl Server {
@@ -71,11 +72,16 @@ impl Server {
 
     /// `session/close`: the session is let go (its store keeps it).
     fn close_session(&self, id: &acp::SessionId) -> Result<acp::CloseSessionResponse, Error> {
-        if self.sessions.remove(&id.to_string()) {
-            Ok(acp::CloseSessionResponse::new())
-        } else {
-            Err(unknown_session(id))
-        }
+        let Some(live) = self.sessions.remove(&id.to_string()) else {
+            return Err(unknown_session(id));
+        };
+        // Its `SessionEnd` hooks run once its turn has let it go.
+        tokio::spawn(async move {
+            for notice in live.session.lock().await.end(SessionEndReason::Other).await {
+                tracing::warn!("{notice}");
+            }
+        });
+        Ok(acp::CloseSessionResponse::new())
     }
 
     /// `session/set_mode`: answered, then the client told the mode now in force.

@@ -21,6 +21,7 @@ mod slash;
 use agentry::agent::{Agent, Session, SessionOptions};
 use agentry::error::AgentError;
 use agentry::event::{AgentEvent, ChatSummary};
+use agentry::hooks::SessionEndReason;
 use agentry::ids::SessionId;
 use crossterm::event::EventStream;
 use futures::StreamExt;
@@ -250,6 +251,16 @@ impl App {
             .map_or(Duration::ZERO, |started| started.elapsed())
     }
 
+    /// Runs the session's `SessionEnd` hooks, showing what they say.
+    async fn end_session(&mut self, reason: SessionEndReason) {
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        for notice in session.end(reason).await {
+            self.note_dim(&notice);
+        }
+    }
+
     fn note_dim(&mut self, text: &str) {
         self.conversation.note([Line::from(Span::styled(
             format!("  {text}"),
@@ -271,9 +282,12 @@ impl App {
             overlay.cancel();
         }
         self.stop_work();
-        if let Some(running) = self.running.take() {
-            let _ = running.task.await;
+        if let Some(running) = self.running.take()
+            && let Ok((session, _)) = running.task.await
+        {
+            self.session = Some(session);
         }
+        self.end_session(SessionEndReason::PromptInputExit).await;
         if let Some(shell) = self.shell.take() {
             let _ = shell.task.await;
         }

@@ -5,6 +5,7 @@ use super::App;
 use crate::commands::{Builtin, KEYS};
 use crate::overlay::{model_picker, session_picker};
 use crate::status::{dollars, tokens};
+use agentry::hooks::{SessionEndReason, SessionSource};
 use agentry::permission::PermissionMode;
 use agentry::provider::{ProviderOrigin, ProviderStatus};
 use agentry::tool::SandboxMode;
@@ -17,17 +18,27 @@ impl App {
         match command {
             Builtin::Help => self.help(),
             Builtin::Exit => self.quit = true,
-            Builtin::Clear => match self.new_session() {
-                Ok(()) => self
-                    .note_dim("── A new session starts: the conversation above is forgotten. ──"),
-                Err(error) => self.note_error(&error.to_string()),
-            },
+            Builtin::Clear => {
+                self.end_session(SessionEndReason::Clear).await;
+                match self.new_session() {
+                    Ok(()) => {
+                        if let Some(session) = self.session.as_mut() {
+                            session.restart_as(SessionSource::Clear);
+                        }
+                        self.note_dim(
+                            "── A new session starts: the conversation above is forgotten. ──",
+                        )
+                    }
+                    Err(error) => self.note_error(&error.to_string()),
+                }
+            }
             Builtin::Model => self.model_command(rest),
             Builtin::Mode => self.mode_command(rest),
             Builtin::Sandbox => self.sandbox_command(rest),
             Builtin::Sessions => self.list_sessions(),
             Builtin::Resume if rest.is_empty() => self.pick_session(),
             Builtin::Resume => {
+                self.end_session(SessionEndReason::Resume).await;
                 if let Err(error) = self.resume(&rest.into()) {
                     self.note_error(&error.to_string());
                 }

@@ -1,6 +1,8 @@
 //! Hooks through the binary: Claude Code's `.claude/settings.json` and agentry's own
 //! `[[hooks.…]]` in `config.toml`.
 
+mod events;
+
 use crate::{run_openai, sandbox, tool_result_in};
 use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::json;

@@ -1,0 +1,61 @@
+//! [`ToolEventHooks`]: the session's hooks as tools reach them (the SDK's
+//! [`ToolHooks`](crate::tool::ToolHooks)), for the events inside a call — a task created or
+//! completed, an MCP server's question and its answer.
+
+use super::{HookEvent, HookReply, ScopeHooks};
+use crate::event::EventSink;
+use crate::tool::{ElicitationAnswer, ToolContext, ToolHookEvent, ToolHookReply, ToolHooks};
+use futures::future::BoxFuture;
+use std::sync::Arc;
+
+/// The session's hooks for a chat's tools, their notices going to the chat's events.
+pub(crate) struct ToolEventHooks {
+    /// The hooks and the session as they see it.
+    pub(crate) hooks: ScopeHooks,
+    /// Where notices go.
+    pub(crate) events: Arc<dyn EventSink>,
+}
+
+impl ToolHooks for ToolEventHooks {
+    fn report(
+        &self,
+        _call: &ToolContext,
+        event: ToolHookEvent,
+    ) -> BoxFuture<'static, ToolHookReply> {
+        let (hooks, events) = (self.hooks.clone(), self.events.clone());
+        Box::pin(async move {
+            let asks = matches!(
+                event,
+                ToolHookEvent::Elicitation(_) | ToolHookEvent::ElicitationResult(_)
+            );
+            let event = match event {
+                ToolHookEvent::TaskCreated(task) => HookEvent::TaskCreated(task),
+                ToolHookEvent::TaskCompleted(task) => HookEvent::TaskCompleted(task),
+                ToolHookEvent::Elicitation(asked) => HookEvent::Elicitation(asked),
+                ToolHookEvent::ElicitationResult(answered) => {
+                    HookEvent::ElicitationResult(answered)
+                }
+            };
+            let reply = hooks.fire(event, events.as_ref()).await;
+            tool_reply(reply, asks)
+        })
+    }
+}
+
+/// What the hooks said, as the tool heeds it: a block refuses (for a question: declines it),
+/// an answer stands in for the user's.
+fn tool_reply(reply: HookReply, asks: bool) -> ToolHookReply {
+    if reply.blocks() {
+        return ToolHookReply {
+            blocked: Some(reply.block_reason()),
+            answer: asks.then(|| ElicitationAnswer {
+                action: "decline".to_owned(),
+                content: None,
+            }),
+        };
+    }
+    ToolHookReply {
+        blocked: None,
+        answer: reply.elicitation.filter(|_| asks),
+    }
+}
