@@ -40,12 +40,13 @@ impl Session {
             permission_mode: self.options.policy.mode.claude_name().to_owned(),
             agent_id: self.fork.as_ref().map(|fork| fork.origin.loop_id.clone()),
             agent_type: self.fork.as_ref().map(|fork| fork.agent_type.clone()),
+            env_file: self.state.env_file().ok(),
         }
     }
 
     /// Runs the hooks of `event` in this session (when the agent has hooks that take it).
     pub(crate) async fn fire_hooks(&self, event: HookEvent) -> Option<HookReply> {
-        fire(self.agent.hooks(), self.hook_session(), event).await
+        fire(self.agent.hooks(), || self.hook_session(), event).await
     }
 
     /// Runs the session's `SessionStart` hooks (source `startup`, `resume`, `clear` or

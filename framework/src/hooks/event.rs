@@ -51,6 +51,10 @@ pub struct HookSession {
     /// That sub-agent's type (its definition's name).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
+    /// The session's environment file (`SessionState::env_file`), whose `export` lines its
+    /// commands take up: a `SessionStart` hook's `$CLAUDE_ENV_FILE`. Not part of the input.
+    #[serde(skip)]
+    pub env_file: Option<PathBuf>,
 }
 
 /// A tool call, as hooks see it.

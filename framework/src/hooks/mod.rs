@@ -53,13 +53,15 @@ impl<H: AgentHooks + ?Sized> AgentHooks for Arc<H> {
     }
 }
 
-/// Runs `hooks` (when there are any that take the event) for `event` in `session`.
+/// Runs `hooks` (when there are any that take the event) for `event` in the session `session`
+/// gives (asked only then).
 pub(crate) async fn fire(
     hooks: Option<&Arc<dyn AgentHooks>>,
-    session: HookSession,
+    session: impl FnOnce() -> HookSession,
     event: HookEvent,
 ) -> Option<HookReply> {
     let hooks = hooks.filter(|hooks| hooks.takes(event.name()))?;
+    let session = session();
     Some(hooks.on_event(&HookInput { session, event }).await)
 }
 
@@ -105,6 +107,7 @@ pub(crate) fn sample_call() -> HookInput {
             permission_mode: "default".into(),
             agent_id: None,
             agent_type: None,
+            env_file: None,
         },
         event: HookEvent::PreToolUse(HookToolUse {
             tool_name: "Bash".into(),

@@ -176,8 +176,9 @@ impl Tool for Bash {
                 shell.temp_dir(),
             )
         };
+        let command = with_session_env(&input.command, &ctx.state);
         if input.run_in_background {
-            return background::start(&shell, &input.command, &cwd, confinement.as_ref(), &ctx);
+            return background::start(&shell, &command, &cwd, confinement.as_ref(), &ctx);
         }
         let timeout = Duration::from_millis(
             input
@@ -187,7 +188,7 @@ impl Tool for Bash {
         .min(self.config.max_timeout);
         let terminal_id = format!("term_{}", ctx.tool_call_id);
         let cwd_file = shell.temp_file(&format!("{terminal_id}.cwd"));
-        let script = remembering_cwd(&input.command, cwd_file.as_deref());
+        let script = remembering_cwd(&command, cwd_file.as_deref());
         // Output beyond what the model is shown is kept whole in a file it can read.
         let captured = match shell.temp_file(&format!("{terminal_id}.output.txt")) {
             Some(file) => Captured::spilling_to(file, self.config.max_output_chars as u64),
@@ -389,6 +390,20 @@ async fn drain(running: &mut Running, captured: &mut Captured) {
     let deadline = tokio::time::Instant::now() + DRAIN;
     while let Ok(Some(bytes)) = tokio::time::timeout_at(deadline, running.output.recv()).await {
         captured.push(&bytes);
+    }
+}
+
+/// The command after the session's environment file, when hooks wrote one
+/// ([`SessionState::env_file`](agentry_plugin::tool::SessionState::env_file)): its `export`
+/// lines count for the command.
+fn with_session_env(command: &str, state: &agentry_plugin::tool::SessionState) -> String {
+    let env_file = state.env_file().ok().filter(|file| file.is_file());
+    match env_file {
+        Some(file) => format!(
+            ". '{}'\n{command}",
+            file.display().to_string().replace('\'', r"'\''")
+        ),
+        None => command.to_owned(),
     }
 }
 

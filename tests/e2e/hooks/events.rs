@@ -4,6 +4,7 @@
 
 use crate::sandbox;
 use agentry_tests::Sandbox;
+use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::{Map, Value, json};
 
 /// Where the recording hooks append their input, in the project.
@@ -16,7 +17,7 @@ fn recorder() -> Value {
 }
 
 /// Settings whose hooks record every one of `events`, with `more` hooks of their own.
-fn recording(events: &[&str], more: &[(&str, Value)]) -> Value {
+pub(super) fn recording(events: &[&str], more: &[(&str, Value)]) -> Value {
     let mut hooks = Map::new();
     for event in events {
         hooks.insert((*event).to_owned(), json!([{"hooks": [recorder()]}]));
@@ -61,7 +62,7 @@ fn make_a_file() -> (&'static str, Value) {
 }
 
 /// The inputs recorded, in order, each checked against its event's schema.
-pub(crate) fn recorded(sb: &Sandbox) -> Vec<Value> {
+pub(super) fn recorded(sb: &Sandbox) -> Vec<Value> {
     let schemas: Value = serde_json::from_str(include_str!("schemas.json")).unwrap();
     let text = std::fs::read_to_string(sb.project().join(RECORD)).unwrap_or_default();
     let inputs: Vec<Value> = text
@@ -475,5 +476,77 @@ fn agentry_hooks_lists_each_hook_with_its_file_and_unknown_events_are_said_at_st
         run.stderr.contains("agentry: warning: ") && run.stderr.contains("`TeammateIdle`"),
         "{}",
         run.stderr
+    );
+}
+
+#[test]
+fn an_mcp_servers_question_is_heard_by_the_hooks_which_may_answer_it() {
+    let sb = sandbox();
+    crate::configure_everything_server(&sb);
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "ElicitationResult",
+        "action": "accept", "content": {"name": "Grace Hopper", "check": true, "integer": 7,
+        "number": 1.5, "untitledSingleSelectEnum": "Monica"}}});
+    sb.write(
+        "project/.claude/settings.json",
+        &recording(
+            &["Elicitation", "ElicitationResult"],
+            &[(
+                "ElicitationResult",
+                json!({"matcher": "everything", "hooks": [{"type": "command",
+                    "command": format!("echo '{answer}'")}]}),
+            )],
+        )
+        .to_string(),
+    );
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "ask",
+            "mcp__everything__trigger-elicitation-request",
+            json!({}),
+        )),
+        MockTurn::Reply(MockReply::text("done")),
+    ]);
+    let out = crate::run_openai(&sb, &model, &["--allow", "mcp__everything__*", "ask me"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let inputs = recorded(&sb);
+    let asked = first(&inputs, "Elicitation", None);
+    assert_eq!(asked["mcp_server_name"], "everything");
+    assert_eq!(asked["mode"], "form");
+    assert!(
+        asked["requested_schema"]["properties"]["name"].is_object(),
+        "{asked}"
+    );
+    // Nobody could be asked in a headless run: the user's answer was to decline, and the hook
+    // changed it before the server was told.
+    let answered = first(&inputs, "ElicitationResult", None);
+    assert_eq!(answered["action"], "decline");
+    let result = crate::tool_result_in(&model, 1);
+    assert!(result.contains("Grace Hopper"), "{result}");
+}
+
+#[test]
+fn a_session_start_hook_gives_the_model_context_and_the_commands_their_environment() {
+    let sb = sandbox();
+    sb.write(
+        "project/.claude/settings.json",
+        &json!({"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command",
+            "command": "echo 'export GREETING=hello-from-the-hook' >> \"$CLAUDE_ENV_FILE\"; echo 'The branch is feat/hooks.'"}]}]}})
+        .to_string(),
+    );
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "c1",
+            "Bash",
+            json!({"command": "echo \"$GREETING\" > greeting.txt", "description": "Greet"}),
+        )),
+        MockTurn::Reply(MockReply::text("done")),
+    ]);
+    let out = crate::run_openai(&sb, &model, &["--allow", "Bash", "greet"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let first = model.requests()[0].body["messages"].to_string();
+    assert!(first.contains("The branch is feat/hooks."), "{first}");
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("greeting.txt")).unwrap(),
+        "hello-from-the-hook\n"
     );
 }

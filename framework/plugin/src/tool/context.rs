@@ -238,6 +238,13 @@ impl SessionState {
         self.temp_dir.existing()
     }
 
+    /// The session's environment file: shell lines (`export NAME=value`) each of the
+    /// session's commands takes up before it runs — what a `SessionStart` hook writes to
+    /// `$CLAUDE_ENV_FILE`. In the session's temporary folder (made on first use).
+    pub fn env_file(&self) -> std::io::Result<PathBuf> {
+        Ok(self.temp_dir()?.join("session-env.sh"))
+    }
+
     /// Notices for the model, delivered with its next request.
     pub fn notices(&self) -> &Notices {
         &self.notices

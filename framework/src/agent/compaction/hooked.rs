@@ -34,7 +34,7 @@ pub(crate) async fn compact_with_hooks(
         trigger,
         custom_instructions: instructions.clone().unwrap_or_default(),
     };
-    if let Some(mut said) = fire(hooks, session.clone(), event).await {
+    if let Some(mut said) = fire(hooks, || session.clone(), event).await {
         notices.extend(said.for_the_user());
         if said.blocks() {
             return Ok(HookedCompaction {
@@ -65,7 +65,7 @@ pub(crate) async fn compact_with_hooks(
             trigger,
             compact_summary: summary.unwrap_or_default(),
         };
-        if let Some(mut said) = fire(hooks, session, event).await {
+        if let Some(mut said) = fire(hooks, || session, event).await {
             notices.extend(said.for_the_user());
         }
     }

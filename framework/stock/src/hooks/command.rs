@@ -1,7 +1,8 @@
 //! A `command` hook's run: `sh -c COMMAND` in the session's folder, the event's JSON on its
 //! stdin, in its own process group (stopped whole on timeout), with Claude Code's variables:
 //! `$CLAUDE_PROJECT_DIR` (and agentry's `$AGENTRY_PROJECT_DIR`), `$CLAUDE_PLUGIN_ROOT` for a
-//! plugin's hooks.
+//! plugin's hooks, `$CLAUDE_ENV_FILE` for `SessionStart`'s (the session's environment file,
+//! whose `export` lines its commands take up).
 
 use super::output::Ran;
 use std::path::Path;
@@ -13,6 +14,8 @@ pub(crate) struct CommandEnv<'a> {
     pub(crate) project_dir: &'a Path,
     /// The plugin's folder, for a plugin's hook.
     pub(crate) plugin_root: Option<&'a Path>,
+    /// The session's environment file, for a `SessionStart` hook.
+    pub(crate) env_file: Option<&'a Path>,
 }
 
 /// Runs `command` with `input` on its stdin, for at most `timeout`.
@@ -36,6 +39,9 @@ pub(crate) async fn run(
         .kill_on_drop(true);
     if let Some(root) = env.plugin_root {
         process.env("CLAUDE_PLUGIN_ROOT", root);
+    }
+    if let Some(file) = env.env_file {
+        process.env("CLAUDE_ENV_FILE", file);
     }
     #[cfg(unix)]
     process.process_group(0);

@@ -102,12 +102,18 @@ impl SettingsHooks {
             } => {
                 let project_dir = input.session.cwd.clone();
                 let plugin_root = source.plugin_root.clone();
+                let env_file = input
+                    .session
+                    .env_file
+                    .clone()
+                    .filter(|_| event == "SessionStart");
                 let run = {
                     let (command, json) = (command.clone(), json.to_owned());
                     async move {
                         let env = command::CommandEnv {
                             project_dir: &project_dir,
                             plugin_root: plugin_root.as_deref(),
+                            env_file: env_file.as_deref(),
                         };
                         command::run(&command, &json, &env, timeout).await
                     }
