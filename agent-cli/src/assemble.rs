@@ -15,6 +15,7 @@ use agentry_checkpoint::Checkpoints;
 use agentry_postgres::PostgresStore;
 use agentry_sqlite::SqliteStore;
 use agentry_stock::BASE_PROMPT;
+use agentry_stock::claude_plugins::EnabledPlugins;
 use agentry_stock::config::Config;
 use agentry_stock::hooks::{ModelOpener, SettingsHooks};
 use agentry_stock::memory::InstructionFiles;
@@ -77,6 +78,15 @@ pub async fn agent(
     record_dir: Option<&Path>,
 ) -> Result<Agent, CliError> {
     let config = &crate::sandbox::with_flag(config, args.sandbox.as_deref());
+    // The enabled Claude Code plugins' hooks and MCP servers join the configuration's.
+    let plugins = EnabledPlugins::of(config);
+    for notice in &plugins.notices {
+        eprintln!(
+            "agentry: warning: {}",
+            agentry_plugin::terminal_text::visible(notice)
+        );
+    }
+    let config = &plugins.applied_to(config);
     let store: Arc<dyn SessionStore> = match args.store.location.as_deref() {
         // A server's database is reached at once: a wrong address fails the start, not the
         // first chat.

@@ -95,6 +95,9 @@ pub enum Command {
     /// Show the permission mode and rules in force here, where each rule comes from, and the
     /// rules that can never match.
     Permissions(PermissionsArgs),
+    /// Claude Code plugins: marketplaces that offer them, and the plugins installed (their
+    /// commands, agents, skills, hooks and MCP servers).
+    Plugin(PluginArgs),
     /// List the hooks in force here (Claude Code's settings files and agentry's own), each
     /// with the file it comes from, and what of them agentry does not know.
     Hooks(HooksArgs),
@@ -110,6 +113,84 @@ pub enum Command {
 pub struct TrustArgs {
     /// The folder (this one without it).
     pub path: Option<PathBuf>,
+}
+
+/// Arguments of `agentry plugin`.
+#[derive(Debug, Args)]
+pub struct PluginArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: PluginCommand,
+}
+
+/// The `agentry plugin` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// The marketplaces plugins are installed from.
+    Marketplace {
+        /// What to do.
+        #[command(subcommand)]
+        command: MarketplaceCommand,
+    },
+    /// Install a plugin: `agentry plugin install NAME@MARKETPLACE`. What it brings is shown
+    /// first; one that runs code (hooks, MCP servers) is asked about, or needs `--yes`.
+    Install {
+        /// `NAME@MARKETPLACE`.
+        plugin: String,
+        /// Install it without asking, though it runs code.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Uninstall a plugin (its copy goes).
+    #[command(visible_alias = "remove")]
+    Uninstall {
+        /// `NAME@MARKETPLACE`.
+        plugin: String,
+    },
+    /// Turn an installed plugin on.
+    Enable {
+        /// `NAME@MARKETPLACE`.
+        plugin: String,
+    },
+    /// Turn an installed plugin off (it stays installed).
+    Disable {
+        /// `NAME@MARKETPLACE`.
+        plugin: String,
+    },
+    /// List the installed plugins, whether each is on, and what it brings.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The `agentry plugin marketplace` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum MarketplaceCommand {
+    /// Add a marketplace: a folder holding `.claude-plugin/marketplace.json`, a git
+    /// repository's URL (`#REF` for a branch or tag), or GitHub's `OWNER/REPO` (`@REF`).
+    Add {
+        /// Where it is.
+        source: String,
+    },
+    /// List the marketplaces and their plugins.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring a cloned marketplace up to date (every one, without a name).
+    Update {
+        /// Its name.
+        name: Option<String>,
+    },
+    /// Remove a marketplace, and uninstall the plugins installed from it.
+    #[command(visible_alias = "rm")]
+    Remove {
+        /// Its name.
+        name: String,
+    },
 }
 
 /// Arguments of `agentry hooks`.

@@ -1,5 +1,6 @@
 //! `agentry hooks`: the hooks in force in this folder — by event, each handler with its
-//! matcher, type, what it runs and the file it was written in — and what of the settings
+//! matcher, type, what it runs and the file it was written in (an enabled plugin's with its
+//! folder) — and what of the settings
 //! agentry does not know (left out, with why).
 
 use crate::cli::HooksArgs;
@@ -11,6 +12,7 @@ use serde_json::{Value, json};
 pub fn list(args: &HooksArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::config::load_config(&project)?;
+    let config = agentry_stock::claude_plugins::EnabledPlugins::of(&config).applied_to(&config);
     if args.json {
         println!("{}", as_json(&config.hooks));
     } else {

@@ -14,6 +14,7 @@ mod mcp;
 mod models;
 mod output;
 mod permissions;
+mod plugin;
 mod providers;
 mod record;
 mod rewind;
@@ -171,6 +172,7 @@ fn subcommand(command: Command) -> Result<exit::Exit, CliError> {
         Command::Commands(args) => on_runtime(commands::list(&args)),
         Command::Permissions(args) => on_runtime(permissions::list(&args)),
         Command::Hooks(args) => hooks::list(&args),
+        Command::Plugin(args) => plugin::plugin(args),
         Command::Trust(args) => trust::trust(args.path).map(|()| exit::Exit::EndTurn),
         Command::Untrust(args) => trust::untrust(args.path).map(|()| exit::Exit::EndTurn),
     }

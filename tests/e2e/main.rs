@@ -183,6 +183,7 @@ pub(crate) fn pid_in(sb: &Sandbox, file: &str) -> i32 {
 
 mod acp;
 mod bash_sandbox;
+mod claude_plugins;
 mod cli;
 mod compaction;
 mod cost;

@@ -10,9 +10,11 @@
 //!   folder not yet trusted may give;
 //! - [`memory`]: the instruction files it reads (`AGENTS.md`, `CLAUDE.md`, `CLAUDE.local.md`);
 //! - [`templates`]: prompt templates, its slash commands;
+//! - [`claude_plugins`]: Claude Code's plugins and marketplaces, installed in its data folder;
 //! - [`hooks`]: the hooks of the settings files, run with Claude Code's contract (commands,
 //!   HTTP, prompts).
 
+pub mod claude_plugins;
 pub mod config;
 pub mod hooks;
 pub mod memory;

@@ -1,5 +1,6 @@
 //! Claude Code's settings files (`~/.claude/settings.json`, `.claude/settings.json`,
-//! `.claude/settings.local.json`): their permissions and hooks count in agentry unchanged.
+//! `.claude/settings.local.json`): their permissions, hooks, `enabledPlugins` and
+//! `extraKnownMarketplaces` count in agentry unchanged.
 
 use crate::config::rules::{PermissionRules, WrittenRule};
 use crate::config::{Config, ConfigError};
@@ -14,6 +15,10 @@ struct Settings {
     permissions: Permissions,
     #[serde(default)]
     hooks: HookSettings,
+    #[serde(default, rename = "enabledPlugins")]
+    enabled_plugins: std::collections::BTreeMap<String, bool>,
+    #[serde(default, rename = "extraKnownMarketplaces")]
+    extra_marketplaces: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// A settings file's `permissions`.
@@ -73,6 +78,8 @@ pub fn read(path: &Path) -> Result<Option<Config>, ConfigError> {
         permission_mode: default_mode,
         permissions: permissions.from_file(path),
         hooks: settings.hooks.located(path, None),
+        enabled_plugins: settings.enabled_plugins,
+        extra_marketplaces: settings.extra_marketplaces,
         ..Config::default()
     }))
 }

@@ -106,6 +106,16 @@ pub struct Config {
     /// Hooks (`[[hooks.PreToolUse]]`, `[[hooks.SessionStart]]`, …), in Claude Code's shape (see [`crate::hooks`]).
     #[serde(default)]
     pub hooks: HookSettings,
+    /// Claude Code plugins turned on or off by these settings, by `NAME@MARKETPLACE`
+    /// (Claude Code's `enabledPlugins`; agentry's `[enabled_plugins]`), over what `agentry
+    /// plugin enable`/`disable` recorded.
+    #[serde(default, alias = "enabledPlugins")]
+    pub enabled_plugins: BTreeMap<String, bool>,
+    /// Marketplaces these settings ask for, by name, each `{"source": {…}}` as Claude Code's
+    /// `extraKnownMarketplaces` writes it: `agentry plugin install NAME@MARKETPLACE` adds one
+    /// it has not yet.
+    #[serde(default, alias = "extraKnownMarketplaces")]
+    pub extra_marketplaces: BTreeMap<String, serde_json::Value>,
     /// What recordings of model traffic leave out (`[record]`).
     #[serde(default)]
     pub record: RecordSettings,
@@ -336,6 +346,8 @@ impl Config {
         self.plugins.extend(other.plugins);
         self.models.extend(other.models);
         self.hooks = self.hooks.merged(other.hooks);
+        self.enabled_plugins.extend(other.enabled_plugins);
+        self.extra_marketplaces.extend(other.extra_marketplaces);
         self.record.redact.extend(other.record.redact);
         self.model_requests = self.model_requests.merged(other.model_requests);
         self.serve.store = other.serve.store.or(self.serve.store);

@@ -260,6 +260,21 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
             .collect();
         withhold(format!("hooks, run as commands: {}", handlers.join(", ")));
     }
+    let turned_on: Vec<String> = layer
+        .enabled_plugins
+        .iter()
+        .filter(|(_, on)| **on)
+        .map(|(id, _)| format!("`{id}`"))
+        .collect();
+    if !turned_on.is_empty() {
+        withhold(format!(
+            "the plugins {}, whose hooks and MCP servers run code",
+            turned_on.join(", ")
+        ));
+    }
+    for name in layer.extra_marketplaces.keys() {
+        withhold(format!("the plugin marketplace `{name}`"));
+    }
     if let Some(model) = &layer.model {
         withhold(format!(
             "the model `{model}` (where the conversation and your key for it would go)"
@@ -354,6 +369,12 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
         tools: layer.tools,
         record: layer.record,
         model_requests: layer.model_requests,
+        // Turning a plugin off narrows.
+        enabled_plugins: layer
+            .enabled_plugins
+            .into_iter()
+            .filter(|(_, on)| !on)
+            .collect(),
         ..Config::default()
     };
     (kept, withheld)

@@ -1,0 +1,14 @@
+//! Claude Code's plugins, unchanged: plugin folders ([`PluginContents`]: commands, agents,
+//! skills, hooks, MCP servers), marketplaces that offer them ([`Marketplace`]), and the store
+//! of those agentry knows and has installed ([`PluginStore`]), in its data folder.
+
+pub mod enabled;
+mod git;
+pub mod manifest;
+pub mod marketplace;
+pub mod store;
+
+pub use enabled::EnabledPlugins;
+pub use manifest::{ManifestError, PluginContents};
+pub use marketplace::{Marketplace, PluginEntry, PluginSource};
+pub use store::{InstalledPlugin, KnownMarketplace, PluginStore, Staged, StoreError};
