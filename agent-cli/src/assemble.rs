@@ -15,7 +15,6 @@ use agentry_checkpoint::Checkpoints;
 use agentry_postgres::PostgresStore;
 use agentry_sqlite::SqliteStore;
 use agentry_stock::BASE_PROMPT;
-use agentry_stock::claude_plugins::EnabledPlugins;
 use agentry_stock::config::Config;
 use agentry_stock::hooks::{ModelOpener, SettingsHooks};
 use agentry_stock::memory::InstructionFiles;
@@ -78,15 +77,8 @@ pub async fn agent(
     record_dir: Option<&Path>,
 ) -> Result<Agent, CliError> {
     let config = &crate::sandbox::with_flag(config, args.sandbox.as_deref());
-    // The enabled Claude Code plugins' hooks and MCP servers join the configuration's.
-    let plugins = EnabledPlugins::of(config);
-    for notice in &plugins.notices {
-        eprintln!(
-            "agentry: warning: {}",
-            agentry_plugin::terminal_text::visible(notice)
-        );
-    }
-    let config = &plugins.applied_to(config);
+    let (config, claude_plugins) = crate::enabled_plugins::with_plugins(config);
+    let config = &config;
     let store: Arc<dyn SessionStore> = match args.store.location.as_deref() {
         // A server's database is reached at once: a wrong address fails the start, not the
         // first chat.
@@ -140,7 +132,9 @@ pub async fn agent(
         .store(store)
         .config(agent_config)
         .instructions(InstructionFiles);
-    let builder = builder.command_source(prompt_templates(project));
+    let builder = builder
+        .command_source(prompt_templates(project))
+        .command_source(crate::enabled_plugins::plugin_commands(&claude_plugins));
     let builder = match config.checkpoints.settings(&config.data_folder()) {
         Some(settings) => builder.checkpoints(Checkpoints::new(settings)),
         None => builder,

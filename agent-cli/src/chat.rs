@@ -40,6 +40,7 @@ pub async fn chat(args: ChatArgs) -> Result<Exit, CliError> {
     settings.first_message = args.prompt;
     settings.models = Some(Arc::new(offered));
     settings.sandbox = crate::sandbox::session_mode(&config, &args.agent, &agent);
+    settings.data_folder = config.data_folder();
     agentry_tui::run(agent, settings)
         .await
         .map_err(|e| CliError::internal(anyhow::anyhow!(e)))?;

@@ -1,5 +1,5 @@
 //! `agentry commands`: the slash commands a prompt can start with — the prompt templates, the
-//! skills and the prompts of the configured MCP servers.
+//! enabled plugins' commands, the skills and the prompts of the configured MCP servers.
 
 use crate::cli::CommandsArgs;
 use crate::exit::{CliError, Exit};
@@ -11,14 +11,19 @@ use serde_json::json;
 pub async fn list(args: &CommandsArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::config::load_config(&project)?;
+    let (config, enabled) = crate::enabled_plugins::with_plugins(&config);
     let plugins = crate::providers::plugin_paths(&config, &args.plugin, &project);
     let available =
         crate::providers::available(&config, &plugins, &project, ServerStart::Wait).await;
     available.check_sections()?;
     available.check_named_plugins()?;
-    let sources: Vec<_> = std::iter::once(crate::assemble::prompt_templates(&project))
-        .chain(available.providers.iter().filter_map(|p| p.commands()))
-        .collect();
+    let sources: Vec<_> = [
+        crate::assemble::prompt_templates(&project),
+        crate::enabled_plugins::plugin_commands(&enabled),
+    ]
+    .into_iter()
+    .chain(available.providers.iter().filter_map(|p| p.commands()))
+    .collect();
     let commands = SlashCommands::from_sources(&sources);
     let rows: Vec<serde_json::Value> = commands
         .iter()

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 pub fn list(args: &HooksArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::config::load_config(&project)?;
-    let config = agentry_stock::claude_plugins::EnabledPlugins::of(&config).applied_to(&config);
+    let (config, _) = crate::enabled_plugins::with_plugins(&config);
     if args.json {
         println!("{}", as_json(&config.hooks));
     } else {

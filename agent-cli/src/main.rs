@@ -8,6 +8,7 @@ mod chat;
 mod cli;
 mod commands;
 mod config;
+mod enabled_plugins;
 mod exit;
 mod hooks;
 mod mcp;

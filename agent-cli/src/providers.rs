@@ -265,6 +265,7 @@ fn settings<'a>(
     .waiting(wait)
     .trusting_project(config.project_trusted)
     .keeping_data_in(config.data_folder())
+    .with_bundles(config.plugin_bundles.clone())
 }
 
 /// Reports what in a provider's settings could not be used.
@@ -442,6 +443,9 @@ pub async fn tool_registry(
 pub async fn list(args: &ProvidersArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::config::load_config(&cwd)?;
+    // The enabled Claude Code plugins' MCP servers (`plugin_PLUGIN_SERVER`), sub-agents and
+    // skills are listed with the providers that take them up.
+    let (config, _) = crate::enabled_plugins::with_plugins(&config);
     let plugins = plugin_paths(&config, &args.plugin, &cwd);
     let available = available(&config, &plugins, &cwd, ServerStart::Wait).await;
     available.check_sections()?;

@@ -279,3 +279,106 @@ fn a_plugin_a_repository_asks_for_counts_only_in_a_trusted_folder() {
     let hooks: Value = serde_json::from_slice(&untrusted.stdout).unwrap();
     assert_eq!(hooks["hooks"], json!([]), "{hooks}");
 }
+
+#[test]
+fn a_plugins_command_sub_agent_and_skill_are_the_agents_own() {
+    let sb = sandbox();
+    let market = marketplace(&sb);
+    let plugin = market.join("plugins/guard");
+    write(
+        &plugin.join("commands/deploy.md"),
+        "---\ndescription: Deploy a service\nargument-hint: SERVICE ENV\n---\nDeploy $0 to $1, carefully.\n",
+    );
+    write(
+        &plugin.join("agents/reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews changes.\n---\nYou review changes for the guard team.\n",
+    );
+    write(
+        &plugin.join("skills/lint/SKILL.md"),
+        "---\nname: lint\ndescription: Lints the code.\n---\nRun the team's linter before committing.\n",
+    );
+    assert_eq!(
+        sb.run(&["plugin", "marketplace", "add", market.to_str().unwrap()])
+            .code,
+        Some(0)
+    );
+    let done = sb.run(&["plugin", "install", "guard@team", "--yes"]);
+    assert_eq!(done.code, Some(0), "{done:?}");
+    for shown in ["agents: guard:reviewer", "skills: lint"] {
+        assert!(done.stdout.contains(shown), "{shown} in {}", done.stdout);
+    }
+    let commands = sb.run(&["commands", "--json"]).json();
+    let deploy = commands
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "deploy")
+        .unwrap_or_else(|| panic!("{commands}"));
+    assert_eq!(deploy["origin"], "plugin command");
+    assert_eq!(deploy["description"], "Deploy a service");
+
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "c1",
+            "Skill",
+            json!({"skill": "guard:lint"}),
+        )),
+        MockTurn::Reply(MockReply::tool_call(
+            "c2",
+            "Agent",
+            json!({"description": "Review", "prompt": "Review the diff", "subagent_type": "guard:reviewer"}),
+        )),
+        MockTurn::Reply(MockReply::text("Looks fine.")),
+        MockTurn::Reply(MockReply::text("Deployed.")),
+    ]);
+    let out = run_openai(
+        &sb,
+        &model,
+        &[
+            "--allow",
+            "Skill",
+            "--allow",
+            "Agent",
+            "/deploy api staging",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let requests = model.requests();
+    let first = requests[0].body["messages"].to_string();
+    assert!(
+        first.contains("Deploy api to staging, carefully."),
+        "{first}"
+    );
+    assert!(
+        tool_result_in(&model, 1).contains("Run the team's linter before committing."),
+        "the plugin's skill loads"
+    );
+    let sub_agent = requests[2].body["messages"].to_string();
+    assert!(
+        sub_agent.contains("You review changes for the guard team."),
+        "the plugin's sub-agent runs with its own prompt: {sub_agent}"
+    );
+}
+
+#[test]
+fn the_terminals_plugin_command_adds_a_marketplace_shows_a_plugin_and_installs_it_when_told() {
+    let sb = sandbox();
+    let market = marketplace(&sb);
+    let server = MockModelServer::start_blocking([]);
+    let tmux = crate::tui::chat(&sb, &server, &[], &[]);
+    let say = |line: &str| {
+        tmux.type_text(line);
+        tmux.keys(&["Enter"]);
+    };
+    say(&format!("/plugin marketplace add {}", market.display()));
+    tmux.wait_for_text("Added the marketplace team (1 plugins)");
+    say("/plugin install guard@team");
+    let shown = tmux.wait_for_text("/plugin install guard@team --yes installs it.");
+    assert!(shown.contains("PreToolUse [command]"), "{shown}");
+    assert!(installed(&sb).is_empty(), "shown, not installed");
+    say("/plugin install guard@team --yes");
+    tmux.wait_for_text("Installed guard@team 1.0.0");
+    say("/plugin");
+    tmux.wait_for_text("guard@team 1.0.0 · on");
+    assert_eq!(installed(&sb)[0]["id"], "guard@team");
+}

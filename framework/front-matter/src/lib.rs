@@ -80,6 +80,29 @@ pub fn load_named<T>(
     (found, errors)
 }
 
+/// The documents of the enabled Claude Code plugins: for each bundle, the files `files_of`
+/// gives read with `parse` (as [`load_named`] does), each renamed `BUNDLE:NAME` with `rename`
+/// (a plugin's sub-agents and skills are named after it).
+pub fn load_bundled<T>(
+    bundles: &[agentry_plugin::settings::PluginBundle],
+    files_of: impl Fn(&agentry_plugin::settings::PluginBundle) -> Vec<PathBuf>,
+    parse: impl Fn(&Path, &str) -> Result<T, DocumentError>,
+    name_of: impl Fn(&T) -> &str,
+    rename: impl Fn(&mut T, String),
+) -> (Vec<T>, Vec<DocumentError>) {
+    let mut documents = Vec::new();
+    let mut errors = Vec::new();
+    for bundle in bundles {
+        let (found, failed) = load_named(files_of(bundle), &parse, &name_of);
+        errors.extend(failed);
+        for (name, mut document) in found {
+            rename(&mut document, format!("{}:{name}", bundle.name));
+            documents.push(document);
+        }
+    }
+    (documents, errors)
+}
+
 /// Why a document's front matter cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}{message}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]

@@ -36,6 +36,26 @@ pub struct Settings {
     /// MCP server's login tokens); `None` when the host keeps nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_folder: Option<PathBuf>,
+    /// The Claude Code plugins the agent has enabled, for the providers that take up their
+    /// parts (sub-agents, skills).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bundles: Vec<PluginBundle>,
+}
+
+/// A Claude Code plugin the agent has enabled: the parts of it tool providers take up, its
+/// sub-agents and skills named `NAME:…` after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginBundle {
+    /// Its name.
+    pub name: String,
+    /// Its folder.
+    pub root: PathBuf,
+    /// Its sub-agents' files.
+    #[serde(default)]
+    pub agents: Vec<PathBuf>,
+    /// Its skills' folders (each holding a `SKILL.md`).
+    #[serde(default)]
+    pub skills: Vec<PathBuf>,
 }
 
 impl Settings {
@@ -58,7 +78,14 @@ impl Settings {
             wait: false,
             project_trusted: false,
             data_folder: None,
+            bundles: Vec::new(),
         }
+    }
+
+    /// The same settings, with the enabled Claude Code plugins.
+    pub fn with_bundles(mut self, bundles: Vec<PluginBundle>) -> Self {
+        self.bundles = bundles;
+        self
     }
 
     /// The same settings, with the host's data folder.
@@ -212,6 +239,12 @@ mod tests {
             wait: true,
             project_trusted: true,
             data_folder: Some(PathBuf::from("/home/u/.local/share/agentry")),
+            bundles: vec![PluginBundle {
+                name: "guard".to_owned(),
+                root: PathBuf::from("/d/guard"),
+                agents: vec![PathBuf::from("/d/guard/agents/reviewer.md")],
+                skills: vec![PathBuf::from("/d/guard/skills/lint")],
+            }],
         };
         let json = serde_json::to_value(&settings).unwrap();
         assert_eq!(serde_json::from_value::<Settings>(json).unwrap(), settings);

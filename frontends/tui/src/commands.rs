@@ -28,13 +28,15 @@ pub enum Builtin {
     Tools,
     /// `/mcp`: the MCP servers, their tools and prompts.
     Mcp,
+    /// `/plugin …`: Claude Code plugins and their marketplaces.
+    Plugin,
     /// `/exit`: leave.
     Exit,
 }
 
 impl Builtin {
     /// Every command, in the order `/help` lists them.
-    pub const ALL: [Builtin; 13] = [
+    pub const ALL: [Builtin; 14] = [
         Builtin::Help,
         Builtin::Clear,
         Builtin::Model,
@@ -47,6 +49,7 @@ impl Builtin {
         Builtin::Rewind,
         Builtin::Tools,
         Builtin::Mcp,
+        Builtin::Plugin,
         Builtin::Exit,
     ];
 
@@ -65,6 +68,7 @@ impl Builtin {
             Builtin::Rewind => "rewind",
             Builtin::Tools => "tools",
             Builtin::Mcp => "mcp",
+            Builtin::Plugin => "plugin",
             Builtin::Exit => "exit",
         }
     }
@@ -84,6 +88,7 @@ impl Builtin {
             Builtin::Rewind => "go back to before a message: files, conversation (esc esc)",
             Builtin::Tools => "the tools the agent has, by provider",
             Builtin::Mcp => "the MCP servers and their tools; /mcp login NAME logs in",
+            Builtin::Plugin => "Claude Code plugins: install, enable, disable, marketplaces",
             Builtin::Exit => "leave (Ctrl-D does too)",
         }
     }

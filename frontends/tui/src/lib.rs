@@ -82,6 +82,8 @@ pub struct TuiSettings {
     pub history_file: Option<PathBuf>,
     /// Colours or not.
     pub palette: Palette,
+    /// The data folder, whose Claude Code plugins `/plugin` manages.
+    pub data_folder: PathBuf,
 }
 
 impl TuiSettings {
@@ -97,6 +99,7 @@ impl TuiSettings {
             sandbox: None,
             history_file: Some(history::History::default_file()),
             palette: Palette::from_environment(),
+            data_folder: agentry_stock::data_folder(),
         }
     }
 }

@@ -98,8 +98,18 @@ pub const RECIPE: Recipe = Recipe {
 };
 
 fn make(settings: Settings) -> Making {
-    let (mut definitions, problems) =
+    let (mut definitions, mut problems) =
         load(&folders(&settings.project, settings.user_folder.as_deref()));
+    // The enabled Claude Code plugins' sub-agents, named `PLUGIN:NAME`.
+    let (bundled, failed) = agentry_front_matter::load_bundled(
+        &settings.bundles,
+        |bundle| bundle.agents.clone(),
+        SubAgentDefinition::parse,
+        |definition| definition.name.as_str(),
+        |definition, name| definition.name = name,
+    );
+    definitions.extend(bundled);
+    problems.extend(failed);
     let mut problems: Vec<String> = problems
         .into_iter()
         .map(|problem| format!("sub-agent not loaded: {problem}"))

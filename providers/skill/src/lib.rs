@@ -106,7 +106,25 @@ pub const RECIPE: Recipe = Recipe {
 };
 
 fn make(settings: Settings) -> Making {
-    let (skills, problems) = Skills::load(&settings.project, settings.user_folder.as_deref());
+    let (mut skills, mut problems) =
+        load(&roots(&settings.project, settings.user_folder.as_deref()));
+    // The enabled Claude Code plugins' skills, named `PLUGIN:NAME`.
+    let (bundled, failed) = agentry_front_matter::load_bundled(
+        &settings.bundles,
+        |bundle| {
+            bundle
+                .skills
+                .iter()
+                .map(|folder| folder.join("SKILL.md"))
+                .collect()
+        },
+        |file, text| Skill::parse(file.parent().unwrap_or(file), text),
+        |skill| skill.name.as_str(),
+        |skill, name| skill.name = name,
+    );
+    skills.extend(bundled);
+    problems.extend(failed);
+    let skills = Skills::new(skills);
     let problems = problems
         .into_iter()
         .map(|problem| format!("skill not loaded: {problem}"));

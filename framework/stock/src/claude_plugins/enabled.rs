@@ -1,12 +1,17 @@
 //! The plugins that count for a configuration: those installed and turned on (the settings
 //! files' `enabledPlugins` over what `agentry plugin enable`/`disable` recorded), read from
-//! their copies; and the configuration with what they bring — their hooks after the settings'
-//! own, their MCP servers beside the configured ones (named `plugin_PLUGIN_SERVER`, so their
-//! tools are `mcp__plugin_PLUGIN_SERVER__TOOL`, as in Claude Code).
+//! their copies; and what they bring — their hooks after the settings' own, their MCP servers
+//! beside the configured ones (named `plugin_PLUGIN_SERVER`, so their tools are
+//! `mcp__plugin_PLUGIN_SERVER__TOOL`, as in Claude Code), their sub-agents and skills for the
+//! providers (named `PLUGIN:NAME`), their slash commands.
 
+use super::commands::PluginCommand;
 use super::{InstalledPlugin, PluginContents, PluginStore};
 use crate::config::Config;
+use agentry::commands::SlashCommand;
+use agentry_plugin::settings::PluginBundle;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// The enabled plugins of a configuration.
 #[derive(Debug, Default)]
@@ -74,7 +79,33 @@ impl EnabledPlugins {
         if !servers.is_empty() {
             config.sections.set(MCP_SERVERS, Value::Object(servers));
         }
+        config.plugin_bundles = self
+            .plugins
+            .iter()
+            .map(|(plugin, contents)| PluginBundle {
+                name: plugin.name.clone(),
+                root: contents.root.clone(),
+                agents: contents.agents.clone(),
+                skills: contents.skills.clone(),
+            })
+            .collect();
         config
+    }
+
+    /// The plugins' slash commands (named after the plugin where two share a name), with the
+    /// files that could not be read.
+    pub fn commands(&self) -> (Vec<Arc<dyn SlashCommand>>, Vec<String>) {
+        let mut commands: Vec<Arc<dyn SlashCommand>> = Vec::new();
+        let mut problems = Vec::new();
+        for (plugin, contents) in &self.plugins {
+            for file in &contents.commands {
+                match PluginCommand::read(file, &plugin.name) {
+                    Ok(command) => commands.push(Arc::new(command)),
+                    Err(error) => problems.push(format!("plugin command not loaded: {error}")),
+                }
+            }
+        }
+        (commands, problems)
     }
 }
 

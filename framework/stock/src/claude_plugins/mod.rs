@@ -2,12 +2,14 @@
 //! skills, hooks, MCP servers), marketplaces that offer them ([`Marketplace`]), and the store
 //! of those agentry knows and has installed ([`PluginStore`]), in its data folder.
 
+pub mod commands;
 pub mod enabled;
 mod git;
 pub mod manifest;
 pub mod marketplace;
 pub mod store;
 
+pub use commands::PluginCommand;
 pub use enabled::EnabledPlugins;
 pub use manifest::{ManifestError, PluginContents};
 pub use marketplace::{Marketplace, PluginEntry, PluginSource};

@@ -135,6 +135,10 @@ pub struct Config {
     /// `~/` is the home folder): read from the user's own configuration only (see [`trust`]).
     #[serde(default)]
     pub trusted_folders: Vec<PathBuf>,
+    /// The enabled Claude Code plugins' parts the tool providers take up (their sub-agents and
+    /// skills): set by [`EnabledPlugins::applied_to`](crate::claude_plugins::EnabledPlugins::applied_to).
+    #[serde(skip)]
+    pub plugin_bundles: Vec<agentry_plugin::settings::PluginBundle>,
     /// Whether the project's own settings were trusted when this was loaded (see [`trust`]):
     /// providers read the project's files that start programs (`.mcp.json`, plugins) only then.
     #[serde(skip)]

@@ -15,6 +15,7 @@ use crate::{Start, TuiError, TuiSettings};
 mod chat;
 mod draw;
 mod keys;
+mod plugins;
 mod rewind;
 mod shell_job;
 mod slash;

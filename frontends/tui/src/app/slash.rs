@@ -44,6 +44,7 @@ impl App {
                 }
             }
             Builtin::Compact => self.compact(rest).await,
+            Builtin::Plugin => self.plugin(rest).await,
             Builtin::Cost => self.cost(),
             Builtin::Rewind => self.pick_rewind(),
             Builtin::Tools => self.list_tools(false),
