@@ -164,11 +164,23 @@ fn source_of(
                 }
                 None => return Err("the source has no `source` kind".to_owned()),
             };
-            if path
-                .as_deref()
-                .is_some_and(|p| p.split('/').any(|part| part == ".."))
-            {
+            let leaves = |p: &str| {
+                Path::new(p).is_absolute() || p.split(['/', '\\']).any(|part| part == "..")
+            };
+            if path.as_deref().is_some_and(leaves) {
                 return Err("the source's `path` leads out of its repository".to_owned());
+            }
+            // A commit is hex, and a branch or tag no option: git must read neither as one.
+            if sha.as_deref().is_some_and(|sha| {
+                sha.len() < 7 || sha.len() > 64 || !sha.chars().all(|c| c.is_ascii_hexdigit())
+            }) {
+                return Err("the source's `sha` is not a commit's hex digits".to_owned());
+            }
+            if reference
+                .as_deref()
+                .is_some_and(|r| r.is_empty() || r.starts_with('-'))
+            {
+                return Err("the source's `ref` is not a branch or tag name".to_owned());
             }
             Ok(PluginSource::Git {
                 url,

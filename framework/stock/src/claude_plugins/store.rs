@@ -198,9 +198,19 @@ impl PluginStore {
         let staging = self.staging()?;
         let (folder, commit) = match &entry.source {
             PluginSource::Folder(folder) => {
-                if !folder.join(".claude-plugin").is_dir() && !folder.is_dir() {
+                // Links resolved: a folder that is a link out of the marketplace is not its.
+                let inside = match (folder.canonicalize(), marketplace.root.canonicalize()) {
+                    (Ok(folder), Ok(root)) if folder.is_dir() => folder.starts_with(root),
+                    _ => {
+                        return Err(StoreError::Refused(format!(
+                            "the marketplace `{marketplace_name}` says `{name}` is in {}, which is not there",
+                            folder.display()
+                        )));
+                    }
+                };
+                if !inside {
                     return Err(StoreError::Refused(format!(
-                        "the marketplace `{marketplace_name}` says `{name}` is in {}, which is not there",
+                        "the marketplace `{marketplace_name}` says `{name}` is in {}, a link leading out of the marketplace",
                         folder.display()
                     )));
                 }
@@ -459,5 +469,68 @@ mod tests {
         assert!(split_id("lint@team").is_ok());
         assert!(split_id("lint").is_err());
         assert!(split_id("../x@team").is_err());
+    }
+
+    /// A marketplace in `root` offering `entries`.
+    fn catalog(root: &Path, entries: serde_json::Value) {
+        std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+        let catalog = serde_json::json!({"name": "team", "plugins": entries});
+        std::fs::write(
+            root.join(".claude-plugin/marketplace.json"),
+            catalog.to_string(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn sources_git_could_read_as_options_or_paths_leading_out_are_refused() {
+        let folder = tempfile::tempdir().unwrap();
+        for (source, wanted) in [
+            (
+                serde_json::json!({"source": "url", "url": "file:///r.git", "sha": "--orphan=x"}),
+                "`sha`",
+            ),
+            (
+                serde_json::json!({"source": "url", "url": "file:///r.git", "ref": "-c"}),
+                "`ref`",
+            ),
+            (
+                serde_json::json!({"source": "git-subdir", "url": "file:///r.git", "path": "/etc"}),
+                "leads out",
+            ),
+            (
+                serde_json::json!({"source": "git-subdir", "url": "file:///r.git", "path": "a/../../b"}),
+                "leads out",
+            ),
+        ] {
+            catalog(
+                folder.path(),
+                serde_json::json!([{"name": "x", "source": source}]),
+            );
+            let error = Marketplace::read(folder.path()).unwrap_err().to_string();
+            assert!(error.contains(wanted), "{source}: {error}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_plugin_folder_that_is_a_link_out_of_its_marketplace_is_not_installed() {
+        let folder = tempfile::tempdir().unwrap();
+        let (market, secrets) = (folder.path().join("market"), folder.path().join("secrets"));
+        std::fs::create_dir_all(market.join("plugins")).unwrap();
+        std::fs::create_dir_all(&secrets).unwrap();
+        std::fs::write(secrets.join("key"), "secret").unwrap();
+        std::os::unix::fs::symlink(&secrets, market.join("plugins/x")).unwrap();
+        catalog(
+            &market,
+            serde_json::json!([{"name": "x", "source": "./plugins/x"}]),
+        );
+        let store = PluginStore::new(&folder.path().join("data"));
+        store.add_marketplace(market.to_str().unwrap()).unwrap();
+        let error = store.stage("x@team").unwrap_err().to_string();
+        assert!(
+            error.contains("a link leading out of the marketplace"),
+            "{error}"
+        );
     }
 }
