@@ -145,20 +145,21 @@ pub async fn agent(
     };
     // The hooks of Claude Code's settings files and agentry's own; what of them agentry
     // does not know is said at start-up.
-    for warning in &config.hooks.warnings {
+    let hooks = config.hooks_in_force();
+    for warning in &hooks.warnings {
         eprintln!(
             "agentry: warning: {}",
             agentry_plugin::terminal_text::visible(warning)
         );
     }
-    let builder = if config.hooks.is_empty() {
+    let builder = if hooks.is_empty() {
         builder
     } else {
         let opener: ModelOpener = {
             let config = config.clone();
             Arc::new(move |name: &str| config.open_model(Some(name)).ok())
         };
-        builder.hooks(SettingsHooks::new(config.hooks.clone()).with_models(judge, opener))
+        builder.hooks(SettingsHooks::new(hooks).with_models(judge, opener))
     };
     let builder = builder.transcripts(config.data_folder().join("transcripts"));
     let builder = match record_dir {

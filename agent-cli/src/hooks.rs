@@ -13,8 +13,13 @@ pub fn list(args: &HooksArgs) -> Result<Exit, CliError> {
     let project = std::env::current_dir().map_err(CliError::internal)?;
     let config = crate::config::load_config(&project)?;
     let (config, _) = crate::enabled_plugins::with_plugins(&config);
+    let off = config.disable_all_hooks == Some(true);
     if args.json {
-        println!("{}", as_json(&config.hooks));
+        let mut listed = as_json(&config.hooks_in_force());
+        listed["disabled"] = json!(off);
+        println!("{listed}");
+    } else if off {
+        println!("no hooks: `disableAllHooks` turns them off");
     } else {
         print!("{}", as_text(&config.hooks));
     }
@@ -33,6 +38,7 @@ fn as_json(hooks: &HookSettings) -> Value {
                     "type": handler.kind(),
                     "run": handler.target(),
                     "timeout": handler.timeout(),
+                    "if": handler.filter(),
                     "source": group.source.file,
                     "plugin_root": group.source.plugin_root,
                 }));
@@ -62,8 +68,11 @@ fn as_text(hooks: &HookSettings) -> String {
                 .as_ref()
                 .map_or_else(String::new, |file| format!("  ({})", file.display()));
             for handler in &group.hooks {
+                let only_if = handler
+                    .filter()
+                    .map_or_else(String::new, |rule| format!(" if {rule}"));
                 text.push_str(&format!(
-                    "  {matcher:<16} [{}] {}{source}\n",
+                    "  {matcher:<16} [{}{only_if}] {}{source}\n",
                     handler.kind(),
                     handler.target().lines().next().unwrap_or_default()
                 ));

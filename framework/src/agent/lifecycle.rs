@@ -40,13 +40,20 @@ impl Session {
             permission_mode: self.options.policy.mode.claude_name().to_owned(),
             agent_id: self.fork.as_ref().map(|fork| fork.origin.loop_id.clone()),
             agent_type: self.fork.as_ref().map(|fork| fork.agent_type.clone()),
-            env_file: self.state.env_file().ok(),
+            env_file: None,
         }
     }
 
-    /// Runs the hooks of `event` in this session (when the agent has hooks that take it).
+    /// Runs the hooks of `event` in this session (when the agent has hooks that take it). A
+    /// `SessionStart` hook is given the session's environment file to write to (the session's
+    /// temporary folder is made for it then, and only then).
     pub(crate) async fn fire_hooks(&self, event: HookEvent) -> Option<HookReply> {
-        fire(self.agent.hooks(), || self.hook_session(), event).await
+        let writes_env = matches!(event, HookEvent::SessionStart { .. });
+        let session = || HookSession {
+            env_file: writes_env.then(|| self.state.env_file().ok()).flatten(),
+            ..self.hook_session()
+        };
+        fire(self.agent.hooks(), session, event).await
     }
 
     /// Runs the session's `SessionStart` hooks (source `startup`, `resume`, `clear` or

@@ -3,14 +3,15 @@
 //! (`PostToolUse`, or `PostToolUseFailure` for a call that failed: notices for the user,
 //! feedback for the model).
 
+use super::permission_step::call_subject;
 use super::{CallResult, CallScope, canonical_locations, prepare};
 use crate::event::{CallTracker, Refusal, ToolCallSnapshot};
 use crate::hooks::{HookDecision, HookEvent, HookToolUse, ScopeHooks};
 use crate::model::ToolResult;
+use crate::permission::{PermissionRule, RuleAction};
 use crate::provider::ToolRegistry;
-use crate::tool::ContentBlock;
-use crate::tool::PreparedCall;
-use serde_json::json;
+use crate::tool::{ContentBlock, PreparedCall, RulePatterns};
+use serde_json::{Value, json};
 use std::time::Instant;
 
 /// What the hooks before a call said that matters after it: the call as they saw it, their
@@ -31,6 +32,14 @@ pub(super) async fn pre_hooks(
     scope: &CallScope,
 ) -> Result<PreHooked, Refusal> {
     let mut call = tool_use_of(tracker.snapshot());
+    match_filters(
+        &mut call,
+        hooks,
+        prepared.as_ref(),
+        tracker.snapshot(),
+        scope,
+        registry,
+    );
     let reply = tokio::select! {
         reply = hooks.fire(HookEvent::PreToolUse(call.clone()), scope.events.as_ref()) => reply,
         () = scope.cancel.cancelled() => return Err(Refusal::Cancelled { started: false }),
@@ -41,20 +50,75 @@ pub(super) async fn pre_hooks(
         });
     }
     if let Some(input) = reply.updated_input {
-        let name = tracker.snapshot().tool_name.clone();
-        let tool = registry.get(&name).ok_or_else(|| Refusal::UnknownTool {
-            tool: name.clone(),
-            available: registry.names().join(", "),
-        })?;
-        call.tool_input = input.clone();
-        *prepared = prepare(&tool, input, scope)?;
-        tracker.rewritten(prepared.title(), canonical_locations(prepared.as_ref()));
+        rewrite(hooks, registry, prepared, tracker, &mut call, input, scope)?;
     }
     Ok(PreHooked {
         call,
         decision: reply.decision,
         context: reply.additional_context,
     })
+}
+
+/// Prepares a call again with the input a hook rewrote it to (it must still be valid), tells
+/// the front-end its new title and locations, and makes `call` (as the hooks see it) the new
+/// call.
+pub(super) fn rewrite(
+    hooks: &ScopeHooks,
+    registry: &ToolRegistry,
+    prepared: &mut Box<dyn PreparedCall>,
+    tracker: &mut CallTracker,
+    call: &mut HookToolUse,
+    input: Value,
+    scope: &CallScope,
+) -> Result<(), Refusal> {
+    let name = tracker.snapshot().tool_name.clone();
+    let tool = registry.get(&name).ok_or_else(|| Refusal::UnknownTool {
+        tool: name.clone(),
+        available: registry.names().join(", "),
+    })?;
+    call.tool_input = input.clone();
+    *prepared = prepare(&tool, input, scope)?;
+    tracker.rewritten(prepared.title(), canonical_locations(prepared.as_ref()));
+    match_filters(
+        call,
+        hooks,
+        prepared.as_ref(),
+        tracker.snapshot(),
+        scope,
+        registry,
+    );
+    Ok(())
+}
+
+/// Gives `call` the hooks' call filters (Claude Code's `if`; see
+/// [`AgentHooks::call_filters`](crate::hooks::AgentHooks::call_filters)) that the prepared call
+/// matches, judged as the session's permission rules are. A filter that is not a rule counts
+/// as matched (its hooks were told of it when they were read).
+fn match_filters(
+    call: &mut HookToolUse,
+    hooks: &ScopeHooks,
+    prepared: &dyn PreparedCall,
+    snapshot: &ToolCallSnapshot,
+    scope: &CallScope,
+    registry: &ToolRegistry,
+) {
+    let filters = hooks.hooks.call_filters();
+    if filters.is_empty() {
+        return;
+    }
+    let patterns = registry
+        .get(&snapshot.tool_name)
+        .map_or(RulePatterns::None, |tool| tool.tool.rule_patterns());
+    let subject = call_subject(snapshot, prepared, patterns, scope, false, "");
+    call.matched_filters = filters
+        .into_iter()
+        .filter(
+            |filter| match PermissionRule::parse(RuleAction::Allow, filter) {
+                Ok(rule) => scope.policy.filter_matches(&rule, &subject),
+                Err(_) => true,
+            },
+        )
+        .collect();
 }
 
 /// A call as hooks see it.
@@ -64,6 +128,7 @@ pub(super) fn tool_use_of(snapshot: &ToolCallSnapshot) -> HookToolUse {
         kind: snapshot.kind,
         tool_input: snapshot.raw_input.clone(),
         tool_use_id: Some(snapshot.tool_call_id.to_string()),
+        matched_filters: Vec::new(),
     }
 }
 
@@ -71,13 +136,13 @@ pub(super) fn tool_use_of(snapshot: &ToolCallSnapshot) -> HookToolUse {
 /// be tried again, the model is told so with the refusal.
 pub(super) async fn denied_hooks(
     hooks: &ScopeHooks,
-    snapshot: &ToolCallSnapshot,
+    call: HookToolUse,
     refusal: &Refusal,
     mut result: ToolResult,
     scope: &CallScope,
 ) -> ToolResult {
     let event = HookEvent::PermissionDenied {
-        call: tool_use_of(snapshot),
+        call,
         reason: refusal.to_string(),
     };
     if hooks.fire(event, scope.events.as_ref()).await.retry {

@@ -45,9 +45,9 @@ mod hook_steps;
 mod permission_step;
 mod prepare;
 
-use crate::hooks::ScopeHooks;
+use crate::hooks::{HookToolUse, ScopeHooks};
 use ending::{fail, finish, progress_sink, refuse, run_cancellable};
-use hook_steps::{PreHooked, after_hooks, denied_hooks, pre_hooks};
+use hook_steps::{PreHooked, after_hooks, denied_hooks, pre_hooks, rewrite, tool_use_of};
 use permission_step::{check_permission, decide, with_hook_decision};
 use prepare::prepare;
 
@@ -132,6 +132,22 @@ impl PendingCall {
 
 /// A call that passed the steps before running: its prepared form, and the call as the hooks
 /// saw it (for the hooks after it).
+/// A call refused before it ran, with the call as the hooks last saw it (its input rewritten,
+/// the filters it matched), when they saw it.
+struct Refused {
+    refusal: Refusal,
+    call: Option<HookToolUse>,
+}
+
+impl From<Refusal> for Refused {
+    fn from(refusal: Refusal) -> Self {
+        Self {
+            refusal,
+            call: None,
+        }
+    }
+}
+
 struct Admitted {
     prepared: Box<dyn PreparedCall>,
     /// What the hooks before it said, when there are hooks.
@@ -286,14 +302,14 @@ impl Executor {
         async {
             match self.admit(&mut tracker, ready, permitted, scope).await {
                 Ok(admitted) => self.start(tracker, admitted, scope).await,
-                Err(refusal) => {
+                Err(Refused { refusal, call }) => {
                     let mut result = refuse(&mut tracker, refusal.clone());
                     telemetry::tool_ended(&Span::current(), Some(refusal.kind()), &result.content);
                     if let Some(hooks) = &scope.hooks
                         && refusal.is_permission_denial()
                     {
-                        let snapshot = tracker.snapshot();
-                        result = denied_hooks(hooks, snapshot, &refusal, result, scope).await;
+                        let call = call.unwrap_or_else(|| tool_use_of(tracker.snapshot()));
+                        result = denied_hooks(hooks, call, &refusal, result, scope).await;
                     }
                     CallResult::Done(result)
                 }
@@ -310,15 +326,15 @@ impl Executor {
         ready: Result<Box<dyn PreparedCall>, Refusal>,
         permitted: bool,
         scope: &CallScope,
-    ) -> Result<Admitted, Refusal> {
+    ) -> Result<Admitted, Refused> {
         // 1. The tool exists and its input is valid (read when the call was announced).
         let mut prepared = ready?;
         // 2. The chat still wants it.
         if scope.cancel.is_cancelled() {
-            return Err(Refusal::Cancelled { started: false });
+            return Err(Refusal::Cancelled { started: false }.into());
         }
         // 3. The hooks before it may rewrite its input, deny it, or decide its permission.
-        let pre_hooked = match &scope.hooks {
+        let mut pre_hooked = match &scope.hooks {
             Some(hooks) => {
                 Some(pre_hooks(hooks, &self.registry, &mut prepared, tracker, scope).await?)
             }
@@ -327,10 +343,53 @@ impl Executor {
         let hook_decision = pre_hooked.as_ref().and_then(|pre| pre.decision);
         // 4. Permission: the policy, overruled by the hooks' decision, asking the user when
         // they say ask. A call taken up after a pause was allowed before it paused.
-        if !permitted {
-            let mut judged = decide(prepared.as_ref(), tracker.snapshot(), scope, &self.registry);
-            judged.decision = with_hook_decision(hook_decision, judged.decision);
-            check_permission(judged, tracker.snapshot(), scope).await?;
+        if permitted {
+            return Ok(Admitted {
+                prepared,
+                pre_hooked,
+            });
+        }
+        let policy = &scope.policy;
+        let mut judged = decide(
+            prepared.as_ref(),
+            tracker.snapshot(),
+            scope,
+            &self.registry,
+            policy,
+        );
+        judged.decision = with_hook_decision(hook_decision, judged.decision);
+        let seen = pre_hooked.as_mut().map(|pre| &mut pre.call);
+        let refused = |refusal, call: Option<&HookToolUse>| Refused {
+            refusal,
+            call: call.cloned(),
+        };
+        let rewritten = check_permission(judged, tracker.snapshot(), seen.as_deref(), scope)
+            .await
+            .map_err(|refusal| refused(refusal, seen.as_deref()))?;
+        // 5. A `PermissionRequest` hook that allowed the call with another input: the new
+        // input is prepared, and judged again by the rules alone (a deny or ask rule still
+        // applies; the hook answered the asking otherwise).
+        if let (Some(input), Some(hooks), Some(call)) = (rewritten, &scope.hooks, seen) {
+            rewrite(
+                hooks,
+                &self.registry,
+                &mut prepared,
+                tracker,
+                call,
+                input,
+                scope,
+            )?;
+            let rules_only = policy.rules_only();
+            let judged = decide(
+                prepared.as_ref(),
+                tracker.snapshot(),
+                scope,
+                &self.registry,
+                &rules_only,
+            );
+            check_permission(judged, tracker.snapshot(), None, scope)
+                .await
+                .map_err(|refusal| refused(refusal, Some(call)))?;
         }
         Ok(Admitted {
             prepared,

@@ -2,17 +2,17 @@
 //! front-end when they say ask.
 
 use super::CallScope;
-use super::hook_steps::tool_use_of;
 use crate::event::{AgentEvent, Refusal, ToolCallSnapshot};
 use crate::hooks::{HookDecision, HookEvent, HookToolUse};
 use crate::permission::PermissionOutcome;
 use crate::permission::{
-    AnsweredCall, CallSubject, Decision, PermissionOption, PermissionOptionKind, PermissionRequest,
-    allow_rules, definition_digest,
+    AnsweredCall, CallSubject, Decision, PermissionOption, PermissionOptionKind, PermissionPolicy,
+    PermissionRequest, allow_rules, definition_digest,
 };
 use crate::provider::ToolRegistry;
 use crate::sync::lock;
 use crate::tool::{PreparedCall, RulePatterns};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The policy's decision overruled by the hooks': a rule's denial stands; otherwise a hook
@@ -43,16 +43,19 @@ pub(super) struct Judged {
     pub unseen: Option<String>,
 }
 
-/// Carries out the policy's decision. Asking is one mechanism: the front-end's
+/// Carries out the policy's decision. Asking is one mechanism: the `PermissionRequest` hooks
+/// (given the call as they see it, `hooked`) may answer first; otherwise the front-end's
 /// [`PermissionHandler`] is asked (and sees the whole call in its [`PermissionRequest`]); its
 /// answer, or the chat's cancellation, is what the transcript records, as
-/// [`AgentEvent::PermissionResolved`]. (This holds no reference to the prepared call, which is
+/// [`AgentEvent::PermissionResolved`]. A hook that allows the call with another input returns
+/// that input, to be judged again. (This holds no reference to the prepared call, which is
 /// not `Sync`, so the chat's future stays `Send`.)
 pub(super) async fn check_permission(
     judged: Judged,
     snapshot: &ToolCallSnapshot,
+    hooked: Option<&HookToolUse>,
     scope: &CallScope,
-) -> Result<(), Refusal> {
+) -> Result<Option<Value>, Refusal> {
     let Judged {
         decision,
         allow_rules,
@@ -61,7 +64,7 @@ pub(super) async fn check_permission(
         unseen,
     } = judged;
     match decision {
-        Decision::Allow => Ok(()),
+        Decision::Allow => Ok(None),
         Decision::Deny(reason) => Err(Refusal::DeniedByRule { reason }),
         Decision::Ask => {
             let tool_name = snapshot.tool_name.as_str();
@@ -70,17 +73,17 @@ pub(super) async fn check_permission(
             } else {
                 Some(tool_name.to_owned())
             };
-            if let Some(hooks) = &scope.hooks {
+            if let (Some(hooks), Some(call)) = (&scope.hooks, hooked) {
                 let event = HookEvent::PermissionRequest {
                     call: HookToolUse {
                         tool_use_id: None,
-                        ..tool_use_of(snapshot)
+                        ..call.clone()
                     },
                     permission_suggestions: suggestions(tool_name, &allow_rules),
                 };
                 let reply = hooks.fire(event, scope.events.as_ref()).await;
                 match reply.decision {
-                    Some(HookDecision::Allow) => return Ok(()),
+                    Some(HookDecision::Allow) => return Ok(reply.updated_input),
                     Some(HookDecision::Block) => {
                         return Err(Refusal::DeniedByHook {
                             reason: reply.block_reason(),
@@ -129,7 +132,7 @@ pub(super) async fn check_permission(
                     };
                     lock(&scope.remembered).remember(answered, kind);
                     if kind.allows() {
-                        Ok(())
+                        Ok(None)
                     } else {
                         Err(Refusal::RejectedByUser {
                             tool: snapshot.tool_name.clone(),
@@ -182,12 +185,34 @@ fn suggestions(tool_name: &str, allow_rules: &[String]) -> Vec<serde_json::Value
     })]
 }
 
+/// A prepared call as permission rules judge it.
+pub(super) fn call_subject<'a>(
+    snapshot: &'a ToolCallSnapshot,
+    prepared: &'a dyn PreparedCall,
+    patterns: RulePatterns,
+    scope: &'a CallScope,
+    outside_workspace: bool,
+    definition: &'a str,
+) -> CallSubject<'a> {
+    CallSubject {
+        tool_name: &snapshot.tool_name,
+        kind: snapshot.kind,
+        patterns,
+        call: prepared,
+        locations: &snapshot.locations,
+        outside_workspace,
+        cwd: &scope.cwd,
+        definition,
+    }
+}
+
 /// What the session's policy says of a prepared call, with what asking needs.
 pub(super) fn decide(
     prepared: &dyn PreparedCall,
     snapshot: &ToolCallSnapshot,
     scope: &CallScope,
     registry: &ToolRegistry,
+    policy: &PermissionPolicy,
 ) -> Judged {
     // The session's temporary folder holds what tools saved for the model to read back; the
     // providers' readable roots (skills' files) may be read, not changed.
@@ -222,17 +247,15 @@ pub(super) fn decide(
     } else {
         String::new()
     };
-    let subject = CallSubject {
-        tool_name: &snapshot.tool_name,
-        kind: snapshot.kind,
+    let subject = call_subject(
+        snapshot,
+        prepared,
         patterns,
-        call: prepared,
-        locations: &snapshot.locations,
+        scope,
         outside_workspace,
-        cwd: &scope.cwd,
-        definition: &definition,
-    };
-    let decision = scope.policy.decide(&subject, &remembered);
+        &definition,
+    );
+    let decision = policy.decide(&subject, &remembered);
     let allow_rules = allow_rules(&subject);
     drop(remembered);
     if decision == Decision::Ask && definition.is_empty() {

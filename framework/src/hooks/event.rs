@@ -70,6 +70,10 @@ pub struct HookToolUse {
     /// The call's id (absent where Claude Code gives none: `PermissionRequest`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
+    /// Which of the hooks' call filters ([`AgentHooks::call_filters`](super::AgentHooks::call_filters))
+    /// the call matches, as the permission rules judge it (not part of the input JSON).
+    #[serde(skip)]
+    pub matched_filters: Vec<String>,
 }
 
 /// How a session began (`SessionStart`'s `source`).

@@ -25,6 +25,7 @@ pub use scope::ScopeHooks;
 pub(crate) use stack::HookStack;
 pub(crate) use tool_events::ToolEventHooks;
 
+use crate::event::{AgentEvent, EventSink};
 use std::sync::Arc;
 
 /// Hooks at the agent's points — a session's start and end, a prompt, each call and its
@@ -38,6 +39,16 @@ pub trait AgentHooks: Send + Sync {
         true
     }
 
+    /// The permission rules (`Bash(git *)`, `Edit(src/**)`) some of these hooks run only for
+    /// calls matching: Claude Code's `if`. The agent judges each call of a tool event against
+    /// them as it judges permission rules (each command of a command line, a path by its
+    /// canonical spelling) and gives the ones it matches in
+    /// [`HookToolUse::matched_filters`]. A filter that is not a rule, or a call part of which
+    /// a rule cannot see, counts as matched. None, unless implemented.
+    fn call_filters(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Runs the hooks of one event and says what they decided.
     async fn on_event(&self, input: &HookInput) -> HookReply;
 }
@@ -47,6 +58,9 @@ pub trait AgentHooks: Send + Sync {
 impl<H: AgentHooks + ?Sized> AgentHooks for Arc<H> {
     fn takes(&self, event: &str) -> bool {
         (**self).takes(event)
+    }
+    fn call_filters(&self) -> Vec<String> {
+        (**self).call_filters()
     }
     async fn on_event(&self, input: &HookInput) -> HookReply {
         (**self).on_event(input).await
@@ -94,6 +108,17 @@ impl HookReply {
         }
         told
     }
+
+    /// Passes the reply on: its messages for the user to `events` as notices, and a
+    /// `continue: false` to `stop`, for the chat to heed.
+    pub fn deliver(&mut self, events: &dyn EventSink, stop: &StopRequest) {
+        for message in self.for_the_user() {
+            events.emit(AgentEvent::Notice { message });
+        }
+        if let Some(reason) = self.stop.take() {
+            stop.request(reason);
+        }
+    }
 }
 
 /// A call of `ls` in Bash, as tests of hooks give it.
@@ -114,6 +139,7 @@ pub(crate) fn sample_call() -> HookInput {
             kind: crate::tool::ToolKind::Execute,
             tool_input: serde_json::json!({"command": "ls"}),
             tool_use_id: Some("c".into()),
+            matched_filters: Vec::new(),
         }),
     }
 }

@@ -14,6 +14,17 @@ impl AgentHooks for HookStack {
         self.0.iter().any(|hooks| hooks.takes(event))
     }
 
+    fn call_filters(&self) -> Vec<String> {
+        let mut filters: Vec<String> = self
+            .0
+            .iter()
+            .flat_map(|hooks| hooks.call_filters())
+            .collect();
+        filters.sort();
+        filters.dedup();
+        filters
+    }
+
     async fn on_event(&self, input: &HookInput) -> HookReply {
         let mut reply = HookReply::default();
         let mut input = input.clone();

@@ -1,10 +1,13 @@
 //! [`ToolEventHooks`]: the session's hooks as tools reach them (the SDK's
 //! [`ToolHooks`](crate::tool::ToolHooks)), for the events inside a call — a task created or
-//! completed, an MCP server's question and its answer.
+//! completed, an MCP server's question and its answer (and, while the user is asked it, a
+//! `Notification`: `elicitation_dialog`, or `elicitation_url_dialog` for a page to open).
 
 use super::{HookEvent, HookReply, ScopeHooks};
 use crate::event::EventSink;
-use crate::tool::{ElicitationAnswer, ToolContext, ToolHookEvent, ToolHookReply, ToolHooks};
+use crate::tool::{
+    ElicitationAnswer, HookElicitation, ToolContext, ToolHookEvent, ToolHookReply, ToolHooks,
+};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 
@@ -28,6 +31,10 @@ impl ToolHooks for ToolEventHooks {
                 event,
                 ToolHookEvent::Elicitation(_) | ToolHookEvent::ElicitationResult(_)
             );
+            let dialog = match &event {
+                ToolHookEvent::Elicitation(asked) => Some(dialog_of(asked)),
+                _ => None,
+            };
             let event = match event {
                 ToolHookEvent::TaskCreated(task) => HookEvent::TaskCreated(task),
                 ToolHookEvent::TaskCompleted(task) => HookEvent::TaskCompleted(task),
@@ -37,8 +44,26 @@ impl ToolHooks for ToolEventHooks {
                 }
             };
             let reply = hooks.fire(event, events.as_ref()).await;
+            // No hook answered: the user is asked now.
+            if let Some(dialog) = dialog.filter(|_| !reply.blocks() && reply.elicitation.is_none())
+            {
+                hooks.fire(dialog, events.as_ref()).await;
+            }
             tool_reply(reply, asks)
         })
+    }
+}
+
+/// The `Notification` that an MCP server's question is put to the user.
+fn dialog_of(asked: &HookElicitation) -> HookEvent {
+    let notification_type = match asked.mode.as_str() {
+        "url" => "elicitation_url_dialog",
+        _ => "elicitation_dialog",
+    };
+    HookEvent::Notification {
+        message: format!("{} asks: {}", asked.mcp_server_name, asked.message),
+        title: "MCP server question".to_owned(),
+        notification_type: notification_type.to_owned(),
     }
 }
 

@@ -221,6 +221,33 @@ impl PermissionPolicy {
         ReadDenials::new(patterns)
     }
 
+    /// This policy judging by its rules alone: what no rule decides is allowed, the mode's
+    /// asking left out. For a call a hook answered the asking for, whose rewritten input deny
+    /// and ask rules still judge.
+    pub fn rules_only(&self) -> Self {
+        Self {
+            mode: PermissionMode::Bypass,
+            ..self.clone()
+        }
+    }
+
+    /// Whether `rule` matches `call` as a hook's `if` filter reads it: the rule is about the
+    /// call's tool and its pattern matches a part of the call (a command of a command line, a
+    /// path by any of its spellings), or might (a part no rule can see, a command that may
+    /// run). A filter fails open, as Claude Code's does: it selects which hooks run, it
+    /// guards nothing.
+    pub fn filter_matches(&self, rule: &PermissionRule, call: &CallSubject<'_>) -> bool {
+        if !applies(rule, call) {
+            return false;
+        }
+        let home = dirs::home_dir();
+        let parts = CallParts::of(call, self.rules_cwd(call.cwd), home.as_deref());
+        let unseen = parts.subjects.hidden.is_some() || parts.subjects.arguments_unseen.is_some();
+        parts.any_match(rule)
+            || parts.possible_match(rule)
+            || (rule.target.pattern().is_some() && unseen)
+    }
+
     /// Where relative path patterns start for a session in `cwd`.
     fn rules_cwd<'a>(&'a self, cwd: &'a Path) -> &'a Path {
         self.relative_to.as_deref().unwrap_or(cwd)

@@ -40,7 +40,7 @@ fn task_tools(sb: &Sandbox) {
 }
 
 /// A script of one model response per call (ids `c1`, `c2`, …), then one per text.
-fn script(sb: &Sandbox, calls: &[(&str, Value)], texts: &[&str]) -> std::path::PathBuf {
+pub(super) fn script(sb: &Sandbox, calls: &[(&str, Value)], texts: &[&str]) -> std::path::PathBuf {
     let mut responses: Vec<Value> = calls
         .iter()
         .enumerate()
@@ -489,7 +489,7 @@ fn an_mcp_servers_question_is_heard_by_the_hooks_which_may_answer_it() {
     sb.write(
         "project/.claude/settings.json",
         &recording(
-            &["Elicitation", "ElicitationResult"],
+            &["Elicitation", "Notification", "ElicitationResult"],
             &[(
                 "ElicitationResult",
                 json!({"matcher": "everything", "hooks": [{"type": "command",
@@ -515,6 +515,20 @@ fn an_mcp_servers_question_is_heard_by_the_hooks_which_may_answer_it() {
     assert!(
         asked["requested_schema"]["properties"]["name"].is_object(),
         "{asked}"
+    );
+    // No hook answered the question: the user was asked, and the hooks told so.
+    assert_eq!(
+        names(&inputs),
+        ["Elicitation", "Notification", "ElicitationResult"]
+    );
+    let dialog = first(&inputs, "Notification", None);
+    assert_eq!(dialog["notification_type"], "elicitation_dialog");
+    assert!(
+        dialog["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("everything asks: "),
+        "{dialog}"
     );
     // Nobody could be asked in a headless run: the user's answer was to decline, and the hook
     // changed it before the server was told.

@@ -1,5 +1,6 @@
 //! The hook events of an editor's session (ACP) and a served one (the chat protocol's REST
-//! API): the same events, with the same input, as a headless run's.
+//! API): the same events, with the same input, as a headless run's; and, in a session of
+//! several prompts, what an `async` hook said reaching the model with the next one.
 
 use super::events::{recorded, recording};
 use crate::acp::{acp_with_model, prompt, session_steps};
@@ -104,4 +105,55 @@ fn a_served_session_fires_the_hook_events_and_deleting_it_ends_it() {
     let inputs = recorded_to_the_end(&sb);
     heard_in_order(&inputs);
     assert_eq!(inputs[0]["session_id"], id.as_str());
+}
+
+#[test]
+fn an_async_hooks_context_goes_to_the_model_with_the_sessions_next_prompt() {
+    let sb = sandbox();
+    let said = json!({"systemMessage": "the linter ran",
+        "hookSpecificOutput": {"hookEventName": "PostToolUse",
+            "additionalContext": "lint found 2 warnings"}});
+    sb.write(
+        "project/.claude/settings.json",
+        &json!({"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+            "async": true,
+            "command": format!("echo '{said}'; touch \"$CLAUDE_PROJECT_DIR/linted\"")}]}]}})
+        .to_string(),
+    );
+    let model = MockModelServer::start_blocking([
+        MockTurn::Reply(MockReply::tool_call(
+            "call_1",
+            "Bash",
+            json!({"command": "echo hi", "description": "Greet"}),
+        )),
+        MockTurn::Reply(MockReply::text("done")),
+        MockTurn::Reply(MockReply::text("noted")),
+    ]);
+    let server = Server::start(&sb, &model, &["--allow", "Bash"]);
+    let id = server.new_session(&sb);
+    let chat = |message: &str| {
+        let (status, end) = server.call(
+            "POST",
+            &format!("/api/sessions/{id}/chat"),
+            Some(json!({"message": message, "headless": true})),
+        );
+        assert_eq!(status, 200, "{end}");
+    };
+    chat("greet");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !sb.project().join("linted").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The hook's output is read when it exits, just after it made the file.
+    std::thread::sleep(Duration::from_millis(500));
+    chat("and now?");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    let sent = |n: usize| requests[n].body["messages"].to_string();
+    assert!(!sent(1).contains("lint found"), "{}", sent(1));
+    let next = sent(2);
+    assert!(
+        next.contains("Async hook output:\\nlint found 2 warnings\\nthe linter ran"),
+        "{next}"
+    );
 }

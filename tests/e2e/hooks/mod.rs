@@ -2,6 +2,7 @@
 //! `[[hooks.…]]` in `config.toml`.
 
 mod events;
+mod filters;
 mod front_ends;
 
 use crate::{run_openai, sandbox, tool_result_in};

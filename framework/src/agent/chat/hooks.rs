@@ -34,12 +34,7 @@ impl Chat<'_> {
     /// `continue: false` to the chat.
     async fn fire(&self, event: HookEvent) -> Option<HookReply> {
         let mut reply = self.session.fire_hooks(event).await?;
-        for message in reply.for_the_user() {
-            self.emit(AgentEvent::Notice { message });
-        }
-        if let Some(reason) = reply.stop.take() {
-            self.hook_stop.request(reason);
-        }
+        reply.deliver(self.recorder.as_ref(), &self.hook_stop);
         Some(reply)
     }
 

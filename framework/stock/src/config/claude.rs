@@ -15,6 +15,8 @@ struct Settings {
     permissions: Permissions,
     #[serde(default)]
     hooks: HookSettings,
+    #[serde(default, rename = "disableAllHooks")]
+    disable_all_hooks: Option<bool>,
     #[serde(default, rename = "enabledPlugins")]
     enabled_plugins: std::collections::BTreeMap<String, bool>,
     #[serde(default, rename = "extraKnownMarketplaces")]
@@ -78,6 +80,7 @@ pub fn read(path: &Path) -> Result<Option<Config>, ConfigError> {
         permission_mode: default_mode,
         permissions: permissions.from_file(path),
         hooks: settings.hooks.located(path, None),
+        disable_all_hooks: settings.disable_all_hooks,
         enabled_plugins: settings.enabled_plugins,
         extra_marketplaces: settings.extra_marketplaces,
         ..Config::default()

@@ -106,6 +106,10 @@ pub struct Config {
     /// Hooks (`[[hooks.PreToolUse]]`, `[[hooks.SessionStart]]`, …), in Claude Code's shape (see [`crate::hooks`]).
     #[serde(default)]
     pub hooks: HookSettings,
+    /// Turns every hook off — the settings files', agentry's configuration's and enabled
+    /// plugins' (Claude Code's `disableAllHooks`); the last layer that says decides.
+    #[serde(default, alias = "disableAllHooks")]
+    pub disable_all_hooks: Option<bool>,
     /// Claude Code plugins turned on or off by these settings, by `NAME@MARKETPLACE`
     /// (Claude Code's `enabledPlugins`; agentry's `[enabled_plugins]`), over what `agentry
     /// plugin enable`/`disable` recorded.
@@ -329,6 +333,15 @@ pub struct ToolSelection {
 }
 
 impl Config {
+    /// The hooks that run: none when `disable_all_hooks` turns them off.
+    pub fn hooks_in_force(&self) -> HookSettings {
+        if self.disable_all_hooks == Some(true) {
+            HookSettings::default()
+        } else {
+            self.hooks.clone()
+        }
+    }
+
     /// Lays `other` over `self`.
     pub fn merge(mut self, other: Config) -> Config {
         self.model = other.model.or(self.model);
@@ -350,6 +363,7 @@ impl Config {
         self.plugins.extend(other.plugins);
         self.models.extend(other.models);
         self.hooks = self.hooks.merged(other.hooks);
+        self.disable_all_hooks = other.disable_all_hooks.or(self.disable_all_hooks);
         self.enabled_plugins.extend(other.enabled_plugins);
         self.extra_marketplaces.extend(other.extra_marketplaces);
         self.record.redact.extend(other.record.redact);

@@ -260,6 +260,9 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
             .collect();
         withhold(format!("hooks, run as commands: {}", handlers.join(", ")));
     }
+    if layer.disable_all_hooks == Some(false) {
+        withhold("turning hooks back on (`disableAllHooks: false`)".to_owned());
+    }
     let turned_on: Vec<String> = layer
         .enabled_plugins
         .iter()
@@ -369,6 +372,8 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
         tools: layer.tools,
         record: layer.record,
         model_requests: layer.model_requests,
+        // Turning hooks off narrows.
+        disable_all_hooks: layer.disable_all_hooks.filter(|off| *off),
         // Turning a plugin off narrows.
         enabled_plugins: layer
             .enabled_plugins
@@ -628,6 +633,28 @@ mod tests {
         let merged = user.merge(kept);
         assert_eq!(merged.max_calls_per_answer, Some(1));
         assert_eq!(merged.max_turn_requests, Some(3));
+    }
+
+    #[test]
+    fn an_untrusted_layer_may_turn_hooks_off_never_back_on() {
+        let user: Config = toml::from_str(
+            "disable_all_hooks = true\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = \"x\"\n",
+        )
+        .unwrap();
+        let file = Path::new("/p/.claude/settings.json");
+        let on = toml::from_str("disable_all_hooks = false\n").unwrap();
+        let (kept, withheld) = narrowed(on, file, &user);
+        assert_eq!(kept.disable_all_hooks, None);
+        assert_eq!(
+            withheld[0].what,
+            "turning hooks back on (`disableAllHooks: false`)"
+        );
+        let merged = user.merge(kept);
+        assert!(!merged.hooks.is_empty() && merged.hooks_in_force().is_empty());
+        let off = toml::from_str("disable_all_hooks = true\n").unwrap();
+        let (kept, withheld) = narrowed(off, file, &Config::default());
+        assert_eq!(kept.disable_all_hooks, Some(true));
+        assert!(withheld.is_empty());
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //! configuration ([`HookSettings`]), run with Claude Code's hook contract so that existing
 //! hooks work unchanged: every event of [`agentry::hooks::HOOK_EVENTS`] with Claude Code's
 //! input JSON, matchers where the event has them, handlers of type `command` (with `timeout`,
-//! `async`, `once`), `http` and `prompt`, and their output read as Claude Code reads it (see
-//! [`output`]). The handlers an event's matchers select run at once; their replies combine in
-//! the order written.
+//! `once`, and `async`, whose `additionalContext` and `systemMessage` go to the model with the
+//! session's next prompt), `http` and `prompt`, and their output read as Claude Code reads it (see
+//! [`output`]). A handler with an `if` runs only for the tool calls that match it, judged as
+//! permission rules judge them ([`AgentHooks::call_filters`]). The handlers an event's
+//! matchers select run at once; their replies combine in the order written.
 
 mod command;
 mod http;
@@ -18,7 +20,7 @@ use agentry::hooks::{AgentHooks, HookInput, HookReply};
 use agentry::model::Model;
 use agentry::tool::ToolKind;
 use output::{Ran, reply_of};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -34,6 +36,11 @@ pub struct SettingsHooks {
     models: Option<ModelOpener>,
     /// The `once` handlers that ran, by session.
     ran_once: Mutex<HashSet<(String, String)>>,
+    /// Whether any handler runs in the background (`async`).
+    runs_async: bool,
+    /// What `async` handlers that ended said for the model (`additionalContext`,
+    /// `systemMessage`), by session: it goes with the session's next prompt.
+    async_output: Arc<Mutex<HashMap<String, Vec<String>>>>,
 }
 
 impl std::fmt::Debug for SettingsHooks {
@@ -47,11 +54,22 @@ impl std::fmt::Debug for SettingsHooks {
 impl SettingsHooks {
     /// Hooks running the handlers of `settings` (`prompt` hooks fail until given a model).
     pub fn new(settings: HookSettings) -> Self {
+        let runs_async = settings.handlers().any(|(_, handler)| {
+            matches!(
+                handler,
+                HookHandler::Command {
+                    run_async: true,
+                    ..
+                }
+            )
+        });
         Self {
             settings,
             judge: None,
             models: None,
             ran_once: Mutex::default(),
+            runs_async,
+            async_output: Arc::default(),
         }
     }
 
@@ -76,7 +94,13 @@ impl SettingsHooks {
                 None => true,
             })
             .flat_map(|group| group.hooks.iter().map(move |hook| (hook, &group.source)))
-            .filter(|(hook, _)| seen.insert((hook.kind(), hook.target())))
+            .filter(|(hook, _)| match hook.filter() {
+                None => true,
+                Some(rule) => event
+                    .tool_use()
+                    .is_some_and(|call| call.matched_filters.iter().any(|m| m == rule)),
+            })
+            .filter(|(hook, _)| seen.insert((hook.kind(), hook.target(), hook.filter())))
             .filter(|(hook, _)| match hook {
                 HookHandler::Command { once: true, .. } => agentry::sync::lock(&self.ran_once)
                     .insert((input.session.session_id.clone(), hook.target().to_owned())),
@@ -120,9 +144,23 @@ impl SettingsHooks {
                 };
                 if *run_async {
                     let (event, label) = (event.to_owned(), label.clone());
+                    let output = self.async_output.clone();
+                    let session = input.session.session_id.clone();
                     tokio::spawn(async move {
-                        for notice in reply_of(&event, &label, run.await).notices {
+                        let reply = reply_of(&event, &label, run.await);
+                        for notice in &reply.notices {
                             tracing::warn!("{notice}");
+                        }
+                        let said: Vec<String> = [reply.additional_context, reply.system_message]
+                            .into_iter()
+                            .flatten()
+                            .filter(|text| !text.trim().is_empty())
+                            .collect();
+                        if !said.is_empty() {
+                            agentry::sync::lock(&output)
+                                .entry(session)
+                                .or_default()
+                                .extend(said);
                         }
                     });
                     return HookReply::default();
@@ -168,13 +206,33 @@ fn default_timeout(hook: &HookHandler, event: &str) -> u64 {
 #[agentry::async_trait]
 impl AgentHooks for SettingsHooks {
     fn takes(&self, event: &str) -> bool {
-        !self.settings.groups(event).is_empty()
+        !self.settings.groups(event).is_empty() || (event == "UserPromptSubmit" && self.runs_async)
+    }
+
+    fn call_filters(&self) -> Vec<String> {
+        let mut filters: Vec<String> = settings::FILTERED_EVENTS
+            .iter()
+            .flat_map(|event| self.settings.groups(event))
+            .flat_map(|group| group.hooks.iter().filter_map(HookHandler::filter))
+            .map(str::to_owned)
+            .collect();
+        filters.sort();
+        filters.dedup();
+        filters
     }
 
     async fn on_event(&self, input: &HookInput) -> HookReply {
+        // What `async` handlers said since the last prompt goes to the model with this one.
+        let mut reply = HookReply::default();
+        if input.event.name() == "UserPromptSubmit"
+            && let Some(said) =
+                agentry::sync::lock(&self.async_output).remove(&input.session.session_id)
+        {
+            reply.additional_context = Some(format!("Async hook output:\n{}", said.join("\n")));
+        }
         let selected = self.selected(input);
         if selected.is_empty() {
-            return HookReply::default();
+            return reply;
         }
         let json = input.to_json().to_string();
         let replies = futures::future::join_all(
@@ -183,7 +241,6 @@ impl AgentHooks for SettingsHooks {
                 .map(|(hook, source)| self.run(hook, source, input, &json)),
         )
         .await;
-        let mut reply = HookReply::default();
         for said in replies {
             reply.merge(said);
         }

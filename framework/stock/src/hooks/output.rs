@@ -160,7 +160,21 @@ pub(crate) fn from_json(event: &str, value: &Value) -> HookReply {
         "PermissionRequest" => {
             let decision = specific.get("decision").unwrap_or(&Value::Null);
             match text(decision, "behavior").as_deref() {
-                Some("allow") => reply.decision = Some(HookDecision::Allow),
+                Some("allow") => {
+                    reply.decision = Some(HookDecision::Allow);
+                    reply.updated_input = decision.get("updatedInput").cloned();
+                    if decision
+                        .get("updatedPermissions")
+                        .and_then(Value::as_array)
+                        .is_some_and(|updates| !updates.is_empty())
+                    {
+                        reply.notices.push(
+                            "a PermissionRequest hook gave `updatedPermissions`, which agentry \
+                             does not apply: its allow counts for this call only"
+                                .to_owned(),
+                        );
+                    }
+                }
                 Some("deny") => {
                     reply.decision = Some(HookDecision::Block);
                     reply.reason = text(decision, "message");
@@ -258,6 +272,21 @@ mod tests {
         let reply = reply_of("PermissionRequest", "h", ran(0, request, ""));
         assert!(reply.blocks());
         assert_eq!(reply.stop.as_deref(), Some("not here"));
+        let rewritten = r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow", "updatedInput": {"command": "npm run lint"},
+                "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits",
+                    "destination": "session"}]}}}"#;
+        let reply = reply_of("PermissionRequest", "h", ran(0, rewritten, ""));
+        assert_eq!(reply.decision, Some(HookDecision::Allow));
+        assert_eq!(
+            reply.updated_input,
+            Some(json!({"command": "npm run lint"}))
+        );
+        assert!(
+            reply.notices[0].contains("`updatedPermissions`, which agentry does not apply"),
+            "{:?}",
+            reply.notices
+        );
         let answer = r#"{"hookSpecificOutput": {"hookEventName": "Elicitation",
             "action": "accept", "content": {"name": "a"}}}"#;
         let reply = reply_of("Elicitation", "h", ran(0, answer, ""));

@@ -5,10 +5,20 @@
 //! start-up report, and left out.
 
 use agentry::hooks::HOOK_EVENTS;
+use agentry::permission::{PermissionRule, RuleAction};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The events whose handlers an `if` selects: those of a tool call.
+pub const FILTERED_EVENTS: [&str; 5] = [
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionDenied",
+    "PostToolUse",
+    "PostToolUseFailure",
+];
 
 /// One hook handler.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +33,8 @@ pub enum HookHandler {
         run_async: bool,
         /// Runs once in a session.
         once: bool,
+        /// The permission rule a call must match for it to run (Claude Code's `if`).
+        filter: Option<String>,
     },
     /// A POST of the event's JSON to `url`, its reply read as a command's output.
     Http {
@@ -35,6 +47,8 @@ pub enum HookHandler {
         allowed_env_vars: Vec<String>,
         /// Seconds before it is given up.
         timeout: Option<u64>,
+        /// The permission rule a call must match for it to run (Claude Code's `if`).
+        filter: Option<String>,
     },
     /// A model judges the event from `prompt` (`$ARGUMENTS`: the event's JSON), answering
     /// `{"ok": …, "reason": …}`.
@@ -45,6 +59,8 @@ pub enum HookHandler {
         model: Option<String>,
         /// Seconds before it is given up.
         timeout: Option<u64>,
+        /// The permission rule a call must match for it to run (Claude Code's `if`).
+        filter: Option<String>,
     },
 }
 
@@ -73,6 +89,17 @@ impl HookHandler {
             HookHandler::Command { timeout, .. }
             | HookHandler::Http { timeout, .. }
             | HookHandler::Prompt { timeout, .. } => *timeout,
+        }
+    }
+
+    /// The permission rule (`Bash(git *)`) a tool call must match for it to run: Claude
+    /// Code's `if`. A handler with one runs only for the tool events (`PreToolUse`,
+    /// `PermissionRequest`, `PermissionDenied`, `PostToolUse`, `PostToolUseFailure`).
+    pub fn filter(&self) -> Option<&str> {
+        match self {
+            HookHandler::Command { filter, .. }
+            | HookHandler::Http { filter, .. }
+            | HookHandler::Prompt { filter, .. } => filter.as_deref(),
         }
     }
 }
@@ -275,6 +302,20 @@ fn read_handler<E: serde::de::Error>(
     };
     // Claude Code's fields agentry shows no spinner for.
     fields.remove("statusMessage");
+    let filter = text(&mut fields, "if")?;
+    if let Some(rule) = &filter {
+        if !FILTERED_EVENTS.contains(&event) {
+            warnings.push(format!(
+                "a hook of {event} has `if`, which only tool events read: it never runs \
+                 (as in Claude Code)"
+            ));
+        } else if let Err(error) = PermissionRule::parse(RuleAction::Allow, rule) {
+            warnings.push(format!(
+                "the `if` of a {event} hook is not a permission rule ({error}): the hook runs \
+                 for every call"
+            ));
+        }
+    }
     let flag = |fields: &mut serde_json::Map<String, Value>, key: &str| {
         fields
             .remove(key)
@@ -289,6 +330,7 @@ fn read_handler<E: serde::de::Error>(
                 timeout,
                 run_async: flag(&mut fields, "async"),
                 once: flag(&mut fields, "once"),
+                filter,
             }
         }
         "http" => {
@@ -314,12 +356,14 @@ fn read_handler<E: serde::de::Error>(
                 headers,
                 allowed_env_vars,
                 timeout,
+                filter,
             }
         }
         "prompt" => HookHandler::Prompt {
             prompt: required(text(&mut fields, "prompt")?, "prompt")?,
             model: text(&mut fields, "model")?,
             timeout,
+            filter,
         },
         other => {
             warnings.push(format!(
@@ -379,6 +423,37 @@ mod tests {
             .merged(hooks("b.sh"));
         let commands: Vec<&str> = merged.handlers().map(|(_, h)| h.target()).collect();
         assert_eq!(commands, ["a.sh", "b.sh"]);
+    }
+
+    #[test]
+    fn an_if_is_kept_where_a_call_has_one_and_said_where_it_cannot_work() {
+        let settings: HookSettings = serde_json::from_value(json!({
+            "PreToolUse": [{"hooks": [
+                {"command": "a.sh", "if": "Bash(git *)"},
+                {"command": "a.sh"},
+                {"command": "b.sh", "if": "Bash("},
+            ]}],
+            "Stop": [{"hooks": [{"command": "c.sh", "if": "Bash(git *)"}]}],
+        }))
+        .unwrap();
+        let filters: Vec<Option<&str>> = settings.groups("PreToolUse")[0]
+            .hooks
+            .iter()
+            .map(HookHandler::filter)
+            .collect();
+        assert_eq!(filters, [Some("Bash(git *)"), None, Some("Bash(")]);
+        let warnings = settings.warnings.join("\n");
+        assert!(
+            warnings.contains("a hook of Stop has `if`, which only tool events read"),
+            "{warnings}"
+        );
+        assert!(
+            warnings.contains("the `if` of a PreToolUse hook is not a permission rule"),
+            "{warnings}"
+        );
+        // The same command with and without a filter are two handlers.
+        let twice = settings.clone().merged(settings);
+        assert_eq!(twice.groups("PreToolUse")[0].hooks.len(), 3);
     }
 
     #[test]
