@@ -10,3 +10,7 @@ pub const MAX_FORK_DEPTH: u32 = 2;
 
 /// The most tool calls one model answer makes by default.
 pub const MAX_CALLS_PER_ANSWER: usize = 100;
+
+/// How many times in a row `Stop` hooks may refuse a chat's stop: at the next refusal the
+/// chat ends anyway (Claude Code's cap).
+pub const STOP_HOOK_BLOCKS: u32 = 8;

@@ -196,6 +196,41 @@ async fn a_stop_hook_makes_the_agent_go_on_once_with_its_reason() {
     );
 }
 
+/// Hooks that never let the agent stop.
+struct NeverStop;
+
+#[agentry::async_trait]
+impl agentry::hooks::AgentHooks for NeverStop {
+    fn takes(&self, event: &str) -> bool {
+        event == "Stop"
+    }
+
+    async fn on_event(&self, _input: &agentry::hooks::HookInput) -> agentry::hooks::HookReply {
+        agentry::hooks::HookReply::block("not done yet")
+    }
+}
+
+#[tokio::test]
+async fn stop_hooks_that_never_let_the_agent_stop_are_overruled_after_eight_refusals() {
+    let answers = (1..=12).map(|n| ScriptedResponse::text(format!("answer {n}")));
+    let mut h = harness(answers).hooks(Arc::new(NeverStop)).build();
+    let summary = h.prompt("go").await.unwrap();
+    assert_eq!(h.model.requests().len(), 9, "one answer and eight refusals");
+    assert_eq!(summary.result, "answer 9");
+    let mut notices = Vec::new();
+    while let Ok(event) = h.events.try_recv() {
+        if let AgentEvent::Notice { message } = event {
+            notices.push(message);
+        }
+    }
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("8 times in a row: it stops anyway")),
+        "{notices:?}"
+    );
+}
+
 /// Hooks written in Rust: every call's input gets a prefix, and each call is counted.
 struct Prefixing(std::sync::Mutex<Vec<String>>);
 

@@ -72,7 +72,8 @@ impl Chat<'_> {
 
     /// Runs the `Stop` (or, in a sub-agent, `SubagentStop`) hooks when the chat is about to
     /// end with an answer; when one says why it must go on, that is the user's next message
-    /// and the chat goes on.
+    /// and the chat goes on — but not more than [`STOP_HOOK_BLOCKS`](crate::limits::STOP_HOOK_BLOCKS)
+    /// times in a row.
     pub(super) async fn stop_hooks_go_on(&mut self) -> bool {
         if self.io.cancel.is_cancelled() {
             return false;
@@ -82,7 +83,7 @@ impl Chat<'_> {
             serde_json::Value::String(text) => text,
             other => other.to_string(),
         };
-        let stop_hook_active = self.stop_hook_went_on;
+        let stop_hook_active = self.stop_hook_blocks > 0;
         let event = match &self.session.fork {
             Some(fork) => HookEvent::SubagentStop {
                 stop_hook_active,
@@ -106,7 +107,16 @@ impl Chat<'_> {
         if !reply.blocks() || self.hook_stop.asked().is_some() {
             return false;
         }
-        self.stop_hook_went_on = true;
+        if self.stop_hook_blocks >= crate::limits::STOP_HOOK_BLOCKS {
+            self.emit(AgentEvent::Notice {
+                message: format!(
+                    "the Stop hooks refused to let the agent stop {} times in a row: it stops anyway",
+                    self.stop_hook_blocks
+                ),
+            });
+            return false;
+        }
+        self.stop_hook_blocks += 1;
         self.user_turn(vec![ContentBlock::text(format!(
             "Stop hook feedback:\n{}",
             reply.block_reason()

@@ -85,8 +85,8 @@ struct Chat<'s> {
     meter: Arc<Meter>,
     /// The model requests this chat made.
     requests: u32,
-    /// Whether a stop hook made this chat go on already.
-    stop_hook_went_on: bool,
+    /// How many times in a row stop hooks made this chat go on.
+    stop_hook_blocks: u32,
     /// Where a hook's `continue: false` waits for the chat to stop.
     hook_stop: Arc<crate::hooks::StopRequest>,
     /// How many of `new_messages` the session's transcript has.
@@ -161,7 +161,7 @@ pub(crate) async fn run(
         usage: Usage::default(),
         meter,
         requests: 0,
-        stop_hook_went_on: false,
+        stop_hook_blocks: 0,
         hook_stop: Arc::default(),
         transcribed: 0,
         turn_clocks: Mutex::default(),
