@@ -287,7 +287,7 @@ fn a_plugins_command_sub_agent_and_skill_are_the_agents_own() {
     let plugin = market.join("plugins/guard");
     write(
         &plugin.join("commands/deploy.md"),
-        "---\ndescription: Deploy a service\nargument-hint: SERVICE ENV\n---\nDeploy $0 to $1, carefully.\n",
+        "---\ndescription: Deploy a service\nargument-hint: SERVICE ENV\n---\nDeploy $0 to $1, carefully.\nStatus: !`git status`\n",
     );
     write(
         &plugin.join("agents/reviewer.md"),
@@ -346,8 +346,15 @@ fn a_plugins_command_sub_agent_and_skill_are_the_agents_own() {
     let requests = model.requests();
     let first = requests[0].body["messages"].to_string();
     assert!(
-        first.contains("Deploy api to staging, carefully."),
+        first.contains("Deploy api to staging, carefully.\\nStatus: !`git status`"),
         "{first}"
+    );
+    assert!(
+        out.stderr.contains(
+            "the plugin command `guard:deploy`: its shell lines (!`…`) are not run before the prompt is sent"
+        ),
+        "what agentry does not do is said: {}",
+        out.stderr
     );
     assert!(
         tool_result_in(&model, 1).contains("Run the team's linter before committing."),

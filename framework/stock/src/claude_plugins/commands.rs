@@ -2,7 +2,10 @@
 //! `description` and `argument-hint`, then the prompt, in which `$ARGUMENTS` is the arguments'
 //! whole text and `$0`, `$1`, … each of their words from the first (Claude Code's numbering
 //! since its 2.1.19) — named by the file, from the plugin (`plugin:NAME` where two commands
-//! share a name).
+//! share a name). What a command file asks that agentry does not do — shell lines
+//! (`` !`git status` ``) run before the prompt is sent, files (`@src/lib.rs`) read into it — is
+//! said when the command is loaded ([`PluginCommand::unsupported`]); the model reads them as
+//! written.
 
 use super::manifest::ManifestError;
 use agentry::commands::{CommandArgument, SlashCommand};
@@ -28,6 +31,7 @@ pub struct PluginCommand {
     description: Option<String>,
     arguments: Vec<CommandArgument>,
     body: String,
+    unsupported: Vec<String>,
 }
 
 /// The one argument a command takes: all that follows its name.
@@ -67,7 +71,13 @@ impl PluginCommand {
                 required: false,
             }],
             body: body.to_owned(),
+            unsupported: unsupported(body),
         })
+    }
+
+    /// What the command file asks that agentry does not do, each said as a sentence.
+    pub fn unsupported(&self) -> &[String] {
+        &self.unsupported
     }
 
     /// The prompt with `text` (the arguments) in it.
@@ -80,6 +90,32 @@ impl PluginCommand {
         }
         prompt.trim().to_owned()
     }
+}
+
+/// What of Claude Code's command file language `body` uses that agentry does not carry out:
+/// shell lines (`` !`COMMAND` `` where a word starts, or a ```` ```! ```` block) and file
+/// references (`@PATH`).
+fn unsupported(body: &str) -> Vec<String> {
+    let found = |pattern: &str| {
+        regex::Regex::new(pattern)
+            .ok()
+            .and_then(|re| re.find(body).map(|found| found.as_str().trim().to_owned()))
+    };
+    let mut said = Vec::new();
+    if found(r"(?m)(^|\s)!`[^`]+`|^```!").is_some() {
+        said.push(
+            "its shell lines (!`…`) are not run before the prompt is sent: the model reads them \
+             as written"
+                .to_owned(),
+        );
+    }
+    if let Some(reference) = found(r"(?m)(^|\s)@[\w.-]*[/.][\w./-]*\w") {
+        said.push(format!(
+            "its file references ({reference}) are not read into the prompt: the model reads \
+             them as written"
+        ));
+    }
+    said
 }
 
 impl SlashCommand for PluginCommand {
@@ -137,5 +173,17 @@ mod tests {
             command.render("api staging"),
             "Deploy api to staging (api staging)."
         );
+        assert!(command.unsupported().is_empty());
+    }
+
+    #[test]
+    fn shell_lines_and_file_references_are_said_not_dropped() {
+        let said = unsupported("Status: !`git status`\nReview @src/utils/helpers.js please.\n");
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(said[0].contains("shell lines"), "{said:?}");
+        assert!(said[1].contains("(@src/utils/helpers.js)"), "{said:?}");
+        assert_eq!(unsupported("```!\nnpm test\n```\n").len(), 1);
+        // Neither an address nor a backtick after a word is either.
+        assert!(unsupported("Mail ops@example.com if `x` fails!`y`\n").is_empty());
     }
 }

@@ -100,7 +100,16 @@ impl EnabledPlugins {
         for (plugin, contents) in &self.plugins {
             for file in &contents.commands {
                 match PluginCommand::read(file, &plugin.name) {
-                    Ok(command) => commands.push(Arc::new(command)),
+                    Ok(command) => {
+                        for note in command.unsupported() {
+                            problems.push(format!(
+                                "the plugin command `{}:{}`: {note}",
+                                plugin.name,
+                                command.name()
+                            ));
+                        }
+                        commands.push(Arc::new(command));
+                    }
                     Err(error) => problems.push(format!("plugin command not loaded: {error}")),
                 }
             }
