@@ -130,8 +130,6 @@ impl PendingCall {
     }
 }
 
-/// A call that passed the steps before running: its prepared form, and the call as the hooks
-/// saw it (for the hooks after it).
 /// A call refused before it ran, with the call as the hooks last saw it (its input rewritten,
 /// the filters it matched), when they saw it.
 struct Refused {
@@ -148,6 +146,8 @@ impl From<Refusal> for Refused {
     }
 }
 
+/// A call that passed the steps before running: its prepared form, and the call as the hooks
+/// saw it (for the hooks after it).
 struct Admitted {
     prepared: Box<dyn PreparedCall>,
     /// What the hooks before it said, when there are hooks.
