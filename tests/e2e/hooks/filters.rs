@@ -226,3 +226,31 @@ fn disable_all_hooks_turns_every_hook_off_and_the_last_file_that_says_decides() 
     assert_eq!(out.code, Some(0), "{out:?}");
     assert_eq!(logged(&sb, ".ran.jsonl", "command"), ["true"]);
 }
+
+#[test]
+fn a_repository_nobody_trusted_cannot_turn_the_users_own_hooks_off() {
+    let sb = sandbox();
+    sb.write(
+        "home/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [logging_to(".guarded.jsonl")]}]}}).to_string(),
+    );
+    sb.write(
+        "project/.claude/settings.json",
+        &json!({"disableAllHooks": true}).to_string(),
+    );
+    let script = script(&sb, &[bash("true")], &["done"]);
+    let script = format!("scripted:{}", script.display());
+    let args = ["run", "--model", &script, "--allow", "Bash", "Go"];
+    let out = sb.run_with_env(&args, &[("AGENTRY_TRUST", "0")]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(
+        logged(&sb, ".guarded.jsonl", "command"),
+        ["true"],
+        "the user's hook still ran"
+    );
+    assert!(
+        out.stderr.contains("turning every hook off, your own too"),
+        "what was left out is said: {}",
+        out.stderr
+    );
+}

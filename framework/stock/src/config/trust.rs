@@ -260,8 +260,13 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
             .collect();
         withhold(format!("hooks, run as commands: {}", handlers.join(", ")));
     }
-    if layer.disable_all_hooks == Some(false) {
-        withhold("turning hooks back on (`disableAllHooks: false`)".to_owned());
+    // Either way it widens: on, the repository's hooks would run; off, the user's own guard
+    // hooks would not.
+    if let Some(off) = layer.disable_all_hooks {
+        withhold(format!(
+            "turning every hook {} (`disableAllHooks: {off}`)",
+            if off { "off, your own too" } else { "back on" }
+        ));
     }
     let turned_on: Vec<String> = layer
         .enabled_plugins
@@ -372,8 +377,6 @@ pub(crate) fn narrowed(layer: Config, file: &Path, so_far: &Config) -> (Config, 
         tools: layer.tools,
         record: layer.record,
         model_requests: layer.model_requests,
-        // Turning hooks off narrows.
-        disable_all_hooks: layer.disable_all_hooks.filter(|off| *off),
         // Turning a plugin off narrows.
         enabled_plugins: layer
             .enabled_plugins
@@ -636,7 +639,7 @@ mod tests {
     }
 
     #[test]
-    fn an_untrusted_layer_may_turn_hooks_off_never_back_on() {
+    fn an_untrusted_layer_turns_hooks_neither_off_nor_back_on() {
         let user: Config = toml::from_str(
             "disable_all_hooks = true\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = \"x\"\n",
         )
@@ -647,14 +650,23 @@ mod tests {
         assert_eq!(kept.disable_all_hooks, None);
         assert_eq!(
             withheld[0].what,
-            "turning hooks back on (`disableAllHooks: false`)"
+            "turning every hook back on (`disableAllHooks: false`)"
         );
         let merged = user.merge(kept);
         assert!(!merged.hooks.is_empty() && merged.hooks_in_force().is_empty());
+        // Turning them off would silence the user's own guard hooks.
+        let guarded: Config = toml::from_str(
+            "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ncommand = \"guard.sh\"\n",
+        )
+        .unwrap();
         let off = toml::from_str("disable_all_hooks = true\n").unwrap();
-        let (kept, withheld) = narrowed(off, file, &Config::default());
-        assert_eq!(kept.disable_all_hooks, Some(true));
-        assert!(withheld.is_empty());
+        let (kept, withheld) = narrowed(off, file, &guarded);
+        assert_eq!(kept.disable_all_hooks, None);
+        assert_eq!(
+            withheld[0].what,
+            "turning every hook off, your own too (`disableAllHooks: true`)"
+        );
+        assert!(!guarded.merge(kept).hooks_in_force().is_empty());
     }
 
     #[test]
