@@ -59,6 +59,7 @@ impl Exit {
             | AgentError::NoSuchQuestion(_)
             | AgentError::InvalidAnswer(_)
             | AgentError::PromptBlocked(_)
+            | AgentError::CommandNotRun(_)
             | AgentError::CompactionBlocked(_)
             | AgentError::NoSuchChat(_)
             | AgentError::Recording { .. }

@@ -6,6 +6,7 @@ use crate::exit::{CliError, Exit};
 use crate::output::{print_failure, print_summary, render_events};
 use crate::providers::ServerStart;
 use agentry::agent::{Agent, ChatIo, ChatOptions, SessionOptions};
+use agentry::commands::CommandPrompt;
 use agentry::event::{AgentEvent, EventSink};
 use agentry::hooks::SessionEndReason;
 use agentry::permission::{PermissionOutcome, PermissionRequest, handler_fn};
@@ -160,20 +161,21 @@ fn read_prompt(arg: Option<&str>) -> Result<Vec<ContentBlock>, CliError> {
     Ok(vec![ContentBlock::Text { text }])
 }
 
-/// The prompt, or the content of the slash command it runs (`/review src/lib.rs`): a prompt
-/// template or an MCP server's prompt. Text that names no command is the prompt as it is.
+/// The prompt, or that of the slash command it runs (`/review src/lib.rs`): a prompt template,
+/// a plugin's command or an MCP server's prompt. Text that names no command is the prompt as
+/// it is.
 async fn expand_command(
     prompt: Vec<ContentBlock>,
     agent: &Agent,
-) -> Result<Vec<ContentBlock>, CliError> {
+) -> Result<CommandPrompt, CliError> {
     let [ContentBlock::Text { text }] = prompt.as_slice() else {
-        return Ok(prompt);
+        return Ok(prompt.into());
     };
     if !text.trim_start().starts_with('/') {
-        return Ok(prompt);
+        return Ok(prompt.into());
     }
     match agent.slash_commands().expand(text).await {
-        None => Ok(prompt),
+        None => Ok(prompt.into()),
         Some(expanded) => expanded.map_err(|problem| CliError::usage(anyhow!(problem))),
     }
 }

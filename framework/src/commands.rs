@@ -9,9 +9,11 @@
 //! with [`SlashCommands::from_sources`] and reads them again when a source's
 //! [`changes`](CommandSource::changes) say its list changed.
 
-pub use agentry_plugin::commands::{CommandArgument, CommandList, CommandSource, SlashCommand};
+pub use agentry_plugin::commands::{
+    CommandArgument, CommandCall, CommandList, CommandPrompt, CommandSource, PromptPart,
+    SlashCommand,
+};
 
-use crate::tool::ContentBlock;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -104,10 +106,12 @@ impl SlashCommands {
         argument_hint(command.arguments())
     }
 
-    /// The content of `text` when it is `/name rest…` for one of the commands (the rest fills
+    /// The prompt of `text` when it is `/name rest…` for one of the commands (the rest fills
     /// its arguments in order); `None` for any other text. A command that fails (a required
     /// argument missing, a server that cannot give its prompt) says why, prefixed `/name: `.
-    pub async fn expand(&self, text: &str) -> Option<Result<Vec<ContentBlock>, String>> {
+    /// The prompt's calls run when a session is given it
+    /// ([`Session::prompt_with`](crate::agent::Session::prompt_with)).
+    pub async fn expand(&self, text: &str) -> Option<Result<CommandPrompt, String>> {
         let invocation = text.trim_start().strip_prefix('/')?;
         let (name, rest) = invocation
             .split_once(char::is_whitespace)
@@ -115,7 +119,7 @@ impl SlashCommands {
         let command = self.0.get(name)?;
         Some(
             command
-                .content(arguments_from_text(command.arguments(), rest))
+                .prompt(arguments_from_text(command.arguments(), rest))
                 .await
                 .map_err(|problem| format!("/{name}: {problem}")),
         )
@@ -125,6 +129,7 @@ impl SlashCommands {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tool::ContentBlock;
     use futures::future::BoxFuture;
 
     /// A command with one required argument: of an origin (`Some`), it says its origin and
@@ -209,11 +214,11 @@ mod tests {
         let commands = commands();
         assert_eq!(
             commands.expand("/review src/lib.rs").await,
-            Some(Ok(vec![ContentBlock::text("Review src/lib.rs.")]))
+            Some(Ok(vec![ContentBlock::text("Review src/lib.rs.")].into()))
         );
         assert_eq!(
             commands.expand("/two:weather Paris").await,
-            Some(Ok(vec![ContentBlock::text("two in Paris")]))
+            Some(Ok(vec![ContentBlock::text("two in Paris")].into()))
         );
         assert_eq!(commands.expand("/usr/bin is odd").await, None);
         assert_eq!(commands.expand("review this").await, None);

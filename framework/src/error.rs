@@ -37,6 +37,10 @@ pub enum AgentError {
     /// A `UserPromptSubmit` hook blocked the prompt: the model never saw it.
     #[error("a hook blocked the prompt: {0}")]
     PromptBlocked(String),
+    /// A slash command was not run: a call its prompt asks for before it is sent failed or
+    /// was not allowed, or a tool it allows is not a permission rule. The model never saw it.
+    #[error("the command was not run: {0}")]
+    CommandNotRun(String),
     /// A `PreCompact` hook stopped a compaction the user asked for.
     #[error("a hook stopped the compaction: {0}")]
     CompactionBlocked(String),
@@ -92,6 +96,7 @@ impl AgentError {
             AgentError::NoSuchQuestion(_) => "no_such_question",
             AgentError::InvalidAnswer(_) => "invalid_answer",
             AgentError::PromptBlocked(_) => "prompt_blocked",
+            AgentError::CommandNotRun(_) => "command_not_run",
             AgentError::CompactionBlocked(_) => "compaction_blocked",
             AgentError::NoSuchChat(_) => "no_such_chat",
             AgentError::Rewind(_) => "rewind",

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 /// Writes `text` to `path`, making its folders.
-fn write(path: &Path, text: &str) {
+pub(crate) fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
@@ -18,7 +18,7 @@ fn write(path: &Path, text: &str) {
 /// A marketplace `team` in the sandbox's `market/` offering `guard`: a plugin with a
 /// `PreToolUse` hook (a script of its own, recording its input and `$CLAUDE_PLUGIN_ROOT`,
 /// denying `rm`), an MCP server (the repository's test server) and a command.
-fn marketplace(sb: &Sandbox) -> PathBuf {
+pub(crate) fn marketplace(sb: &Sandbox) -> PathBuf {
     let market = sb.project().parent().unwrap().join("market");
     write(
         &market.join(".claude-plugin/marketplace.json"),
@@ -62,7 +62,7 @@ fn marketplace(sb: &Sandbox) -> PathBuf {
 }
 
 /// Makes `folder` a git repository with one commit; returns the commit.
-fn commit_all(folder: &Path) -> String {
+pub(crate) fn commit_all(folder: &Path) -> String {
     let git = |args: &[&str]| {
         let out = std::process::Command::new("git")
             .args(args)
@@ -287,7 +287,7 @@ fn a_plugins_command_sub_agent_and_skill_are_the_agents_own() {
     let plugin = market.join("plugins/guard");
     write(
         &plugin.join("commands/deploy.md"),
-        "---\ndescription: Deploy a service\nargument-hint: SERVICE ENV\n---\nDeploy $0 to $1, carefully.\nStatus: !`git status`\n",
+        "---\ndescription: Deploy a service\nargument-hint: SERVICE ENV\n---\nDeploy $0 to $1, carefully.\n",
     );
     write(
         &plugin.join("agents/reviewer.md"),
@@ -346,15 +346,8 @@ fn a_plugins_command_sub_agent_and_skill_are_the_agents_own() {
     let requests = model.requests();
     let first = requests[0].body["messages"].to_string();
     assert!(
-        first.contains("Deploy api to staging, carefully.\\nStatus: !`git status`"),
+        first.contains("Deploy api to staging, carefully."),
         "{first}"
-    );
-    assert!(
-        out.stderr.contains(
-            "the plugin command `guard:deploy`: its shell lines (!`…`) are not run before the prompt is sent"
-        ),
-        "what agentry does not do is said: {}",
-        out.stderr
     );
     assert!(
         tool_result_in(&model, 1).contains("Run the team's linter before committing."),

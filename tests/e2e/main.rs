@@ -199,6 +199,7 @@ mod model_faults;
 mod models;
 mod on_disk;
 mod permissions;
+mod plugin_commands;
 mod plugins;
 mod providers;
 mod record;

@@ -47,6 +47,49 @@ pub fn line_of(text: &str, key: &str) -> Option<u64> {
         .map(|index| index as u64 + 1)
 }
 
+/// A list of tools or rules as Claude Code's front matter writes it (an agent's `tools`, a
+/// command's `allowed-tools`): one text, its items apart by commas or spaces outside
+/// parentheses (`Read, Grep` or `Bash(git add:*) Bash(git status:*)`), or a YAML list.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum ToolList {
+    /// One text.
+    Text(String),
+    /// A list.
+    List(Vec<String>),
+}
+
+impl ToolList {
+    /// Its items, trimmed, none empty.
+    pub fn items(self) -> Vec<String> {
+        let items = match self {
+            ToolList::List(items) => items,
+            ToolList::Text(text) => {
+                let mut items = vec![String::new()];
+                let mut depth = 0usize;
+                for c in text.chars() {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                    if depth == 0 && (c == ',' || c.is_whitespace()) {
+                        items.push(String::new());
+                    } else if let Some(item) = items.last_mut() {
+                        item.push(c);
+                    }
+                }
+                items
+            }
+        };
+        items
+            .into_iter()
+            .map(|item| item.trim().to_owned())
+            .filter(|item| !item.is_empty())
+            .collect()
+    }
+}
+
 /// The largest document read.
 const MAX_DOCUMENT_BYTES: u64 = 1024 * 1024;
 
@@ -162,6 +205,17 @@ mod tests {
     struct Front {
         name: Option<String>,
         count: Option<u32>,
+    }
+
+    #[test]
+    fn tool_lists_split_at_commas_and_spaces_outside_parentheses() {
+        let text = ToolList::Text("Read, Grep Bash(git add:*),Bash(git status:*)  ".to_owned());
+        assert_eq!(
+            text.items(),
+            ["Read", "Grep", "Bash(git add:*)", "Bash(git status:*)"]
+        );
+        let list = ToolList::List(vec![" Bash(npm run test) ".to_owned(), String::new()]);
+        assert_eq!(list.items(), ["Bash(npm run test)"]);
     }
 
     #[test]

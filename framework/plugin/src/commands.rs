@@ -2,11 +2,19 @@
 //! `/name arguments…` (a skill, an MCP server's prompt, a prompt template), and a
 //! [`CommandSource`] offers a list of them. The framework's `agentry::commands` names them
 //! without clashes and expands them; a plugin's provider offers its own across the ABI.
+//!
+//! A command's [`CommandPrompt`] may ask for calls to run before it is sent (a Claude Code
+//! command file's shell lines and file references): their output takes their place in the
+//! prompt. The session runs them through its executor, like any call, allowed only by its
+//! permission rules and the command's own [`allowed_tools`](CommandPrompt::allowed_tools),
+//! never asking the user.
 
 use crate::tool::ContentBlock;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One argument of a slash command: a template's or an MCP server's prompt's.
@@ -44,6 +52,70 @@ pub trait SlashCommand: Send + Sync {
         &self,
         arguments: BTreeMap<String, String>,
     ) -> BoxFuture<'_, Result<Vec<ContentBlock>, String>>;
+    /// Its prompt with `arguments` filled in: its content, the calls to run before it is
+    /// sent, and the tools it allows while its chat runs. By default its
+    /// [`content`](Self::content) alone.
+    fn prompt(
+        &self,
+        arguments: BTreeMap<String, String>,
+    ) -> BoxFuture<'_, Result<CommandPrompt, String>> {
+        Box::pin(async move { self.content(arguments).await.map(CommandPrompt::from) })
+    }
+}
+
+/// A prompt a command makes: content, and calls whose output takes their place.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CommandPrompt {
+    /// Its parts, in order.
+    pub parts: Vec<PromptPart>,
+    /// Permission rules as a settings file writes them (`Bash(git status:*)`), allowing their
+    /// calls for the chat the prompt starts, its own calls first (Claude Code's
+    /// `allowed-tools`). They add to the session's rules: a deny or ask rule still holds.
+    pub allowed_tools: Vec<String>,
+    /// The file the command is written in, which the rules are said to come from.
+    pub source: Option<PathBuf>,
+}
+
+/// One part of a [`CommandPrompt`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptPart {
+    /// Content as it is.
+    Content(ContentBlock),
+    /// A call to run before the prompt is sent; its output's text goes in its place.
+    Call(CommandCall),
+}
+
+/// A call a command's prompt asks for (a shell line runs as a `Bash` call, a file reference
+/// as a `Read` call).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandCall {
+    /// The tool to call.
+    pub tool: String,
+    /// Its input.
+    pub input: Value,
+    /// What the prompt says in the call's place when the call fails or is not allowed;
+    /// `None`: the command is not run at all, and the user is told why.
+    pub if_failed: Option<String>,
+}
+
+impl From<Vec<ContentBlock>> for CommandPrompt {
+    fn from(content: Vec<ContentBlock>) -> Self {
+        Self {
+            parts: content.into_iter().map(PromptPart::Content).collect(),
+            allowed_tools: Vec::new(),
+            source: None,
+        }
+    }
+}
+
+impl CommandPrompt {
+    /// Its content parts alone, its calls left out.
+    pub fn content(&self) -> impl Iterator<Item = &ContentBlock> {
+        self.parts.iter().filter_map(|part| match part {
+            PromptPart::Content(block) => Some(block),
+            PromptPart::Call(_) => None,
+        })
+    }
 }
 
 /// Where slash commands come from: a fixed list (prompt templates), or a provider whose list

@@ -24,7 +24,7 @@ pub use options::{ChatIo, ChatOptions, SessionOptions};
 pub use rewind::{RewindPoint, RewindScope, Rewound};
 
 use crate::checkpoint::CheckpointKeeper;
-use crate::commands::{CommandSource, SlashCommands};
+use crate::commands::{CommandPrompt, CommandSource, SlashCommands};
 use crate::cost::Spending;
 use crate::error::AgentError;
 use crate::event::{ChatSummary, StopReason, Usage};
@@ -462,13 +462,20 @@ impl Session {
     /// store); a cancelled chat returns `Ok` with [`StopReason::Cancelled`].
     /// When the last chat paused for an answer, its waiting calls are given up first (the model
     /// reads that the user wrote this instead of answering).
+    ///
+    /// `content` is the user's content, or a slash command's [`CommandPrompt`]: its calls run
+    /// first, shown like any call, allowed by the session's rules and the command's own
+    /// (never by asking: a call that would ask is refused), each call's output in its place;
+    /// one that fails, unless the prompt says what to put instead, ends the chat with
+    /// [`AgentError::CommandNotRun`] before the model is asked anything. The command's
+    /// allowed tools hold for the whole chat.
     pub async fn prompt_with(
         &mut self,
-        content: Vec<ContentBlock>,
+        content: impl Into<CommandPrompt>,
         options: &ChatOptions,
         io: &ChatIo,
     ) -> Result<ChatSummary, AgentError> {
-        let start = chat::Start::Prompt(content);
+        let start = chat::Start::Prompt(content.into());
         let span = chat_span(self);
         let outcome = chat::run(self, start, options, io, Arc::default(), None, None)
             .instrument(span.clone())

@@ -269,7 +269,7 @@ impl SubAgents {
             None => {
                 let mut content = vec![ContentBlock::Text { text: prompt }];
                 content.extend(session.subagent_start(&self.events).await);
-                Start::Prompt(content)
+                Start::Prompt(content.into())
             }
         };
         let summary = session

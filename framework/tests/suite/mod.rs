@@ -1,5 +1,6 @@
 mod cancellation;
 mod checkpoints;
+mod commands;
 mod concurrency;
 mod cost;
 mod executor;

@@ -2,10 +2,10 @@
 //! session's MCP servers, announced with `available_commands_update` (with the built-in
 //! [`/rewind`](crate::rewind)) and expanded when a prompt starts with `/name`.
 
-use crate::convert::content_block;
+use crate::convert::prompt_block;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Error, ErrorCode};
-use agentry::commands::{CommandSource, SlashCommands};
+use agentry::commands::{CommandPrompt, CommandSource, PromptPart, SlashCommands};
 use std::sync::Arc;
 
 /// A session's slash commands, by name.
@@ -43,21 +43,22 @@ impl Commands {
     }
 
     /// A prompt whose first block is `/name rest…` for one of the commands, with the command's
-    /// content in that block's place; any other prompt unchanged. A command that cannot run
-    /// (a required argument missing, say) is -32602.
-    pub async fn expand(
-        &self,
-        mut prompt: Vec<acp::ContentBlock>,
-    ) -> Result<Vec<acp::ContentBlock>, Error> {
-        let Some(acp::ContentBlock::Text(first)) = prompt.first() else {
-            return Ok(prompt);
+    /// prompt in that block's place; any other prompt as it is. A command that cannot run (a
+    /// required argument missing, say) is -32602.
+    pub async fn expand(&self, prompt: Vec<acp::ContentBlock>) -> Result<CommandPrompt, Error> {
+        let expanded = match prompt.first() {
+            Some(acp::ContentBlock::Text(first)) => self.0.expand(&first.text).await,
+            _ => None,
         };
-        let Some(expanded) = self.0.expand(&first.text).await else {
-            return Ok(prompt);
+        let Some(expanded) = expanded else {
+            let content: Vec<_> = prompt.into_iter().map(prompt_block).collect();
+            return Ok(content.into());
         };
-        let content = expanded.map_err(|problem| Error::new(ErrorCode::INVALID_PARAMS, problem))?;
-        prompt.splice(0..1, content.iter().map(content_block));
-        Ok(prompt)
+        let mut command =
+            expanded.map_err(|problem| Error::new(ErrorCode::INVALID_PARAMS, problem))?;
+        let rest = prompt.into_iter().skip(1).map(prompt_block);
+        command.parts.extend(rest.map(PromptPart::Content));
+        Ok(command)
     }
 }
 
@@ -101,9 +102,16 @@ mod tests {
             .expand(vec![text("/review src/lib.rs"), text("more")])
             .await
             .unwrap();
-        assert_eq!(expanded, vec![text("Review src/lib.rs."), text("more")]);
+        let blocks = |texts: &[&str]| -> CommandPrompt {
+            let content: Vec<_> = texts.iter().map(|t| prompt_block(text(t))).collect();
+            content.into()
+        };
+        assert_eq!(expanded, blocks(&["Review src/lib.rs.", "more"]));
         let path = vec![text("/usr/bin is odd")];
-        assert_eq!(commands.expand(path.clone()).await.unwrap(), path);
+        assert_eq!(
+            commands.expand(path).await.unwrap(),
+            blocks(&["/usr/bin is odd"])
+        );
         let missing = commands.expand(vec![text("/review")]).await.unwrap_err();
         assert_eq!(missing.code, ErrorCode::INVALID_PARAMS);
         assert!(missing.message.contains("target"), "{}", missing.message);

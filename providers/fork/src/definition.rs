@@ -3,7 +3,7 @@
 //! is the system prompt).
 
 use agentry::permission::PermissionMode;
-use agentry_front_matter as front_matter;
+use agentry_front_matter::{self as front_matter, ToolList};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -99,7 +99,7 @@ impl SubAgentDefinition {
         Ok(Self {
             name,
             description,
-            tools: front.tools.map(Tools::into_names),
+            tools: front.tools.map(ToolList::items),
             model: front.model.filter(|model| model != "inherit"),
             max_turns: front.max_turns,
             permission_mode,
@@ -118,7 +118,7 @@ pub type DefinitionError = front_matter::DocumentError;
 struct FrontMatter {
     name: Option<String>,
     description: Option<String>,
-    tools: Option<Tools>,
+    tools: Option<ToolList>,
     model: Option<String>,
     #[serde(alias = "maxTurns")]
     max_turns: Option<u32>,
@@ -127,28 +127,6 @@ struct FrontMatter {
     /// Claude Code's display colour: accepted, not used.
     #[allow(dead_code)]
     color: Option<String>,
-}
-
-/// `tools` as a comma-separated string (Claude Code's) or a list.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum Tools {
-    Text(String),
-    List(Vec<String>),
-}
-
-impl Tools {
-    fn into_names(self) -> Vec<String> {
-        let names = match self {
-            Tools::Text(text) => text.split(',').map(str::to_owned).collect(),
-            Tools::List(names) => names,
-        };
-        names
-            .into_iter()
-            .map(|name| name.trim().to_owned())
-            .filter(|name| !name.is_empty())
-            .collect()
-    }
 }
 
 /// A permission mode as either agentry or Claude Code spells it.

@@ -124,7 +124,13 @@ async fn every_skill_is_a_slash_command() {
         .await
         .expect("a known command")
         .unwrap();
-    let [ContentBlock::Text { text }] = expanded.as_slice() else {
+    let content: Vec<&ContentBlock> = expanded.content().collect();
+    assert_eq!(
+        content.len(),
+        expanded.parts.len(),
+        "no calls: {expanded:?}"
+    );
+    let [ContentBlock::Text { text }] = content.as_slice() else {
         panic!("{expanded:?}");
     };
     assert!(text.starts_with("# Skill: release-notes\n"), "{text}");

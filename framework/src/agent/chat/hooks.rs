@@ -39,15 +39,19 @@ impl Chat<'_> {
     }
 
     /// Runs the session's start hooks, if they have not run (see
-    /// [`Session::begin`](crate::agent::Session::begin)), then the `UserPromptSubmit` hooks:
-    /// they may block the prompt or add context to it, as the start hooks may.
+    /// [`Session::begin`](crate::agent::Session::begin)).
+    pub(super) async fn start_hooks(&mut self) {
+        for message in self.session.begin().await {
+            self.emit(AgentEvent::Notice { message });
+        }
+    }
+
+    /// Runs the `UserPromptSubmit` hooks: they may block the prompt or add context to it; the
+    /// context of the session's start hooks goes first.
     pub(super) async fn prompt_hooks(
         &mut self,
         content: &mut Vec<ContentBlock>,
     ) -> Result<(), AgentError> {
-        for message in self.session.begin().await {
-            self.emit(AgentEvent::Notice { message });
-        }
         let prompt = crate::model::text_of(content);
         if let Some(reply) = self.fire(HookEvent::UserPromptSubmit { prompt }).await {
             if reply.blocks() {

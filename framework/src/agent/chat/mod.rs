@@ -3,12 +3,14 @@
 use super::{ChatIo, ChatOptions, Session};
 use crate::agent::meter::Meter;
 use crate::agent::{compaction, tool_search};
+use crate::commands::CommandPrompt;
 use crate::error::AgentError;
 use crate::event::{AgentEvent, ChatSummary, EventSink, Role, StopReason, TurnStatus, Usage};
 use crate::executor::{BeforeChange, Executor};
 use crate::ids::TurnId;
 use crate::model::{AssistantContent, FinishReason, Message, ToolDefinition, ToolResult};
 use crate::pause::{ChatPauses, PausedLoop};
+use crate::permission::{PermissionPolicy, PermissionRule};
 use crate::prompt::{SystemPromptParts, build_system_prompt, environment_block};
 use crate::question::QuestionAnswer;
 use crate::session::Transcript;
@@ -21,6 +23,7 @@ use std::time::Instant;
 
 mod budget;
 mod checkpointing;
+mod command;
 mod context;
 mod hooks;
 mod output;
@@ -49,8 +52,8 @@ impl EventSink for Recorder {
 
 /// How a chat begins.
 pub(crate) enum Start {
-    /// With the user's message.
-    Prompt(Vec<ContentBlock>),
+    /// With the user's message (a slash command's prompt, whose calls run first).
+    Prompt(CommandPrompt),
     /// By taking a paused loop up again where it stopped; the main loop's resumption carries
     /// the user's answer.
     Resume {
@@ -98,6 +101,8 @@ struct Chat<'s> {
     /// What runs before each call that may change the workspace: this chat's checkpoint, or
     /// the calling chat's for a sub-agent.
     before_change: Option<Arc<dyn BeforeChange>>,
+    /// The rules a slash command allows while this chat runs (its `allowed-tools`).
+    allowed: Vec<PermissionRule>,
 }
 
 /// What each model request of a chat sends besides the conversation: the system prompt and the
@@ -129,7 +134,9 @@ pub(crate) async fn run(
     let groups = registry.deferrable_groups();
     let environment = environment(session);
     let title = match &start {
-        Start::Prompt(content) if session.history.is_empty() => title_of(content),
+        Start::Prompt(prompt) if session.history.is_empty() => {
+            title_of(prompt.content().cloned().collect::<Vec<_>>().as_slice())
+        }
         _ => None,
     };
     let recorder = Arc::new(Recorder {
@@ -167,6 +174,7 @@ pub(crate) async fn run(
         turn_clocks: Mutex::default(),
         checkpoint,
         before_change,
+        allowed: Vec::new(),
     };
     chat.plan_tools();
     chat.emit(AgentEvent::ChatStarted {
@@ -232,6 +240,14 @@ impl Chat<'_> {
         self.recorder.emit(event);
     }
 
+    /// The permission policy the chat's calls run under: the session's, and the rules its
+    /// slash command allows.
+    fn policy(&self) -> PermissionPolicy {
+        let mut policy = self.session.options.policy.clone();
+        policy.rules.extend(self.allowed.iter().cloned());
+        policy
+    }
+
     /// Takes up the providers' new tools, if any changed since the last request (an MCP server
     /// announced a new list): the next request offers them.
     fn refresh_tools(&mut self) {
@@ -267,7 +283,11 @@ impl Chat<'_> {
     /// Runs model requests and tool batches until a stop reason; returns it with the result.
     async fn run_loop(&mut self, start: Start) -> Result<(StopReason, Value), AgentError> {
         match start {
-            Start::Prompt(mut content) => {
+            Start::Prompt(prompt) => {
+                if self.session.fork.is_none() {
+                    self.start_hooks().await;
+                }
+                let mut content = self.carry_out(prompt).await?;
                 if self.session.fork.is_none() {
                     self.prompt_hooks(&mut content).await?;
                 }

@@ -63,9 +63,7 @@ impl Chat<'_> {
                 )),
                 sub_agents: Some(sub_agents),
                 ask_user: ask_user.map(|asker| asker as Arc<dyn AskUser>),
-                request_rules: Some(Arc::new(SessionRequestRules(
-                    session.options.policy.clone(),
-                ))),
+                request_rules: Some(Arc::new(SessionRequestRules(self.policy()))),
                 hooks: session.agent.hooks().map(|hooks| {
                     Arc::new(ToolEventHooks {
                         hooks: ScopeHooks {
@@ -78,7 +76,7 @@ impl Chat<'_> {
                 }),
             },
             state: session.state.clone(),
-            policy: session.options.policy.clone(),
+            policy: self.policy(),
             remembered: session.remembered.clone(),
             events: self.recorder.clone(),
             permissions: self.io.permissions.clone(),

@@ -101,9 +101,9 @@ impl EnabledPlugins {
             for file in &contents.commands {
                 match PluginCommand::read(file, &plugin.name) {
                     Ok(command) => {
-                        for note in command.unsupported() {
+                        for problem in command.problems() {
                             problems.push(format!(
-                                "the plugin command `{}:{}`: {note}",
+                                "the plugin command `{}:{}`: {problem}",
                                 plugin.name,
                                 command.name()
                             ));

@@ -3,7 +3,7 @@
 
 use super::error;
 use crate::client::{ClientPermissions, ClientUpdates};
-use crate::convert::{SubAgentView, prompt_block, prompt_response};
+use crate::convert::{SubAgentView, prompt_response};
 use crate::live::LiveSession;
 use crate::questions::ClientQuestions;
 use crate::trust::PendingTrust;
@@ -11,6 +11,7 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Client, Error, ErrorCode};
 use agentry::agent::{ChatIo, ChatOptions};
+use agentry::error::AgentError;
 use agentry::question::QuestionHandler;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -83,12 +84,16 @@ pub(super) async fn run_turn(
         questions,
     };
     let prompt = live.commands().expand(request.prompt).await?;
-    let content = prompt.into_iter().map(prompt_block).collect();
     match session
-        .prompt_with(content, &ChatOptions::default(), &io)
+        .prompt_with(prompt, &ChatOptions::default(), &io)
         .await
     {
         Ok(summary) => Ok(prompt_response(&summary)),
+        // A command whose calls could not run is the prompt's problem, as one missing an
+        // argument is.
+        Err(failure @ AgentError::CommandNotRun(_)) => {
+            Err(error(ErrorCode::INVALID_PARAMS, failure.to_string()))
+        }
         Err(failure) => Err(error(ErrorCode::INTERNAL_ERROR, failure.to_string())),
     }
 }

@@ -6,6 +6,7 @@ use crate::ask::Asked;
 use crate::commands::Builtin;
 use crate::overlay::{Outcome, Overlay, QuestionsOverlay};
 use agentry::agent::{ChatIo, ChatOptions, Session};
+use agentry::commands::{CommandPrompt, PromptPart};
 use agentry::error::AgentError;
 use agentry::event::ChatSummary;
 use agentry::tool::ContentBlock;
@@ -39,23 +40,25 @@ impl App {
             let rest = rest.to_owned();
             return self.builtin(builtin, &rest).await;
         }
-        let mut content = if trimmed.starts_with('/') {
+        let mut prompt = if trimmed.starts_with('/') {
             match self.agent.slash_commands().expand(trimmed).await {
-                Some(Ok(content)) => content,
+                Some(Ok(prompt)) => prompt,
                 Some(Err(problem)) => return self.note_error(&problem),
                 None if is_command_word(trimmed) => {
                     let name = trimmed.split_whitespace().next().unwrap_or_default();
                     return self.note_error(&format!("Unknown command {name}: /help lists them."));
                 }
-                None => self.attachments(&text),
+                None => self.attachments(&text).into(),
             }
         } else {
-            self.attachments(&text)
+            self.attachments(&text).into()
         };
         for output in self.context.drain(..).rev() {
-            content.insert(0, ContentBlock::text(output));
+            prompt
+                .parts
+                .insert(0, PromptPart::Content(ContentBlock::text(output)));
         }
-        self.start_chat(content);
+        self.start_chat(prompt);
     }
 
     /// The message with the files its `@path`s name attached.
@@ -100,7 +103,7 @@ impl App {
         content
     }
 
-    pub(super) fn start_chat(&mut self, content: Vec<ContentBlock>) {
+    pub(super) fn start_chat(&mut self, prompt: CommandPrompt) {
         let Some(mut session) = self.session.take() else {
             return;
         };
@@ -113,7 +116,7 @@ impl App {
         };
         let task = tokio::spawn(async move {
             let outcome = session
-                .prompt_with(content, &ChatOptions::default(), &io)
+                .prompt_with(prompt, &ChatOptions::default(), &io)
                 .await;
             (session, outcome)
         });
