@@ -14,8 +14,9 @@ use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
 use serde_json::json;
 
 /// Installs the test marketplace's `guard` plugin with `commands` (file name, text) besides its
-/// own, in a project that is a git repository with one commit and an untracked file.
-fn plugin_with(commands: &[(&str, &str)]) -> Sandbox {
+/// own, in a project that is a git repository with one commit and an untracked file; returns
+/// the sandbox and what the install showed.
+fn plugin_with(commands: &[(&str, &str)]) -> (Sandbox, String) {
     let sb = crate::sandbox();
     let market = marketplace(&sb);
     for (name, text) in commands {
@@ -32,15 +33,19 @@ fn plugin_with(commands: &[(&str, &str)]) -> Sandbox {
     commit_all(&sb.project());
     sb.write("project/new.txt", "not yet committed\n");
     sb.write("outside.txt", "SECRET-OUTSIDE\n");
-    sb
+    (sb, install.stdout)
 }
 
 #[test]
 fn shell_lines_and_files_fill_the_prompt_and_allowed_tools_hold_for_the_chat() {
-    let sb = plugin_with(&[(
+    let (sb, shown) = plugin_with(&[(
         "commit.md",
         "---\nallowed-tools: Bash(git status:*), Bash(git log:*), Bash(touch made-by-the-model)\ndescription: Commit\n---\n## Context\n- Status: !`git status --short`\n- Last commit:\n```!\ngit log --format=%s -1\n```\nCommit $ARGUMENTS. See @notes/plan.md and @../outside.txt.",
     )]);
+    assert!(
+        shown.contains("tools its commands allow while they run: /commit Bash(git status:*) Bash(git log:*) Bash(touch made-by-the-model)"),
+        "the install shows what the command allows: {shown}"
+    );
     let model = MockModelServer::start_blocking([
         MockTurn::Reply(MockReply::tool_call(
             "c1",
@@ -97,7 +102,7 @@ fn shell_lines_and_files_fill_the_prompt_and_allowed_tools_hold_for_the_chat() {
 #[test]
 fn a_shell_line_the_command_does_not_allow_stops_it_before_the_model_is_asked() {
     let allowed = "---\nallowed-tools: Bash(git status:*), Bash(git log:*)\n---\n";
-    let sb = plugin_with(&[
+    let (sb, _) = plugin_with(&[
         ("unallowed.md", "Go: !`touch pwned-unallowed`"),
         (
             "chained.md",

@@ -11,7 +11,7 @@
 //! the command's `allowed-tools` allow, never asking. A shell line that fails or is not allowed
 //! stops the command; a file that cannot be read is said in its place.
 
-use super::manifest::ManifestError;
+use super::error::ManifestError;
 use agentry::commands::{CommandArgument, CommandCall, CommandPrompt, PromptPart, SlashCommand};
 use agentry::permission::{PermissionRule, RuleAction};
 use agentry::tool::ContentBlock;
@@ -88,6 +88,12 @@ impl PluginCommand {
             body: body.to_owned(),
             allowed_tools: front.allowed_tools.map(ToolList::items).unwrap_or_default(),
         })
+    }
+
+    /// The permission rules its `allowed-tools` writes, allowing their calls while its chat
+    /// runs.
+    pub fn allowed_tools(&self) -> &[String] {
+        &self.allowed_tools
     }
 
     /// What is wrong with the command file that stops it from running, each said as a

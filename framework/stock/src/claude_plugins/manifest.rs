@@ -6,30 +6,12 @@
 //! always read, the manifest's `hooks` adding files or inline hooks; `mcpServers` adds a file
 //! or inline servers to `.mcp.json`'s.
 
+use super::commands::PluginCommand;
+use super::error::ManifestError;
 use crate::hooks::HookSettings;
+use agentry::commands::SlashCommand;
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
-
-/// Why a plugin folder cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ManifestError {
-    /// A file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// A file is not what it should be.
-    #[error("{path}: {message}")]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
-}
 
 /// What a plugin brings, its paths resolved inside its folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,6 +163,15 @@ impl PluginContents {
             self.command_names()
                 .iter()
                 .map(|c| format!("/{c}"))
+                .collect(),
+        );
+        list(
+            "tools its commands allow while they run",
+            self.commands
+                .iter()
+                .filter_map(|file| PluginCommand::read(file, &self.name).ok())
+                .filter(|command| !command.allowed_tools().is_empty())
+                .map(|command| format!("/{} {}", command.name(), command.allowed_tools().join(" ")))
                 .collect(),
         );
         list("agents", self.agent_names());

@@ -3,7 +3,8 @@
 //! marketplace (`"./plugins/x"`), or a git repository (`{"source": "github", "repo"}`,
 //! `{"source": "url", "url"}`, `{"source": "git-subdir", "url", "path"}`, with `ref` or `sha`).
 
-use super::manifest::{ManifestError, inside, read_json};
+use super::error::ManifestError;
+use super::manifest::{inside, read_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

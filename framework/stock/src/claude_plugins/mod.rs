@@ -4,6 +4,7 @@
 
 pub mod commands;
 pub mod enabled;
+mod error;
 mod git;
 pub mod manifest;
 pub mod marketplace;
@@ -11,6 +12,7 @@ pub mod store;
 
 pub use commands::PluginCommand;
 pub use enabled::EnabledPlugins;
-pub use manifest::{ManifestError, PluginContents};
+pub use error::ManifestError;
+pub use manifest::PluginContents;
 pub use marketplace::{Marketplace, PluginEntry, PluginSource};
 pub use store::{InstalledPlugin, KnownMarketplace, PluginStore, Staged, StoreError};

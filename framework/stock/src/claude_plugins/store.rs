@@ -5,8 +5,9 @@
 //! `cache/MARKETPLACE/PLUGIN/VERSION/`, and whether it is enabled). Every change is written
 //! whole and atomically, and a failed one leaves nothing behind.
 
+use super::error::ManifestError;
 use super::git;
-use super::manifest::{ManifestError, PluginContents};
+use super::manifest::PluginContents;
 use super::marketplace::{Marketplace, PluginSource, is_name};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
