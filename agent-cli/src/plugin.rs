@@ -4,6 +4,7 @@
 
 use crate::cli::{MarketplaceCommand, PluginArgs, PluginCommand};
 use crate::exit::{CliError, Exit};
+use agentry_plugin::terminal_text::visible;
 use agentry_stock::claude_plugins::{EnabledPlugins, PluginContents, PluginStore, StoreError};
 use agentry_stock::config::Config;
 use serde_json::{Value, json};
@@ -126,7 +127,7 @@ fn install(store: &PluginStore, config: &Config, id: &str, yes: bool) -> Result<
     print_inventory(id, &staged.contents);
     if staged.contents.runs_code() && !yes && !agreed()? {
         return Err(CliError::usage(anyhow::anyhow!(
-            "{id} runs code (hooks or MCP servers) and was not installed: answer yes when asked, or pass --yes"
+            "{id} runs code (hooks, MCP servers, or commands' shell lines and the tools they allow) and was not installed: answer yes when asked, or pass --yes"
         )));
     }
     let installed = store.install(staged).map_err(refused)?;
@@ -150,7 +151,7 @@ fn print_inventory(id: &str, contents: &PluginContents) {
         contents
             .description
             .as_ref()
-            .map(|d| format!(": {d}"))
+            .map(|d| format!(": {}", visible(d)))
             .unwrap_or_default()
     );
     for line in contents.inventory() {

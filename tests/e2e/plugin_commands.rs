@@ -4,8 +4,9 @@
 //! in their place; `@file` references read through Read's permissions; `allowed-tools` holding
 //! for the model's calls of the chat. Then the ways round it a hostile command line or argument
 //! would try: a line not allowed, a chain after an allowed command, a command substitution, the
-//! arguments, a deny rule of the user's — each stops the command before the model is asked
-//! anything, and nothing runs.
+//! arguments, an option that writes a file (`git log --output=…`), a deny rule of the user's —
+//! each stops the command before the model is asked anything, and nothing runs; a prompt hook
+//! that blocks the command stops it before its lines run.
 
 use crate::claude_plugins::{commit_all, marketplace, write};
 use crate::run_openai;
@@ -123,13 +124,18 @@ fn a_shell_line_the_command_does_not_allow_stops_it_before_the_model_is_asked() 
         ),
         ("denied.md", &format!("{allowed}Go: !`git status --short`")),
     ]);
-    let cases: [(&str, &[&str], &str); 7] = [
+    let cases: [(&str, &[&str], &str); 8] = [
         ("/unallowed", &[], "pwned-unallowed"),
         ("/chained", &[], "pwned-chained"),
         ("/substituted", &[], "pwned-substituted"),
         ("/argued -1; touch pwned-argued", &[], "pwned-argued"),
         ("/piped", &[], "pwned-piped"),
         ("/failing", &[], "no-such-flag"),
+        (
+            "/argued -1 --output=../written-by-git.txt",
+            &[],
+            "--output=../written-by-git.txt",
+        ),
         ("/denied", &["--deny", "Bash(git status:*)"], "git status"),
     ];
     for (prompt, flags, marker) in cases {
@@ -155,5 +161,32 @@ fn a_shell_line_the_command_does_not_allow_stops_it_before_the_model_is_asked() 
             .map(|entry| entry.file_name())
             .collect();
         assert!(pwned.is_empty(), "{prompt}: {pwned:?}");
+        let by_git = sb.project().parent().unwrap().join("written-by-git.txt");
+        assert!(!by_git.exists(), "{prompt}");
     }
+}
+
+#[test]
+fn a_prompt_hook_that_blocks_a_command_stops_it_before_its_lines_run() {
+    let (sb, _) = plugin_with(&[(
+        "mark.md",
+        "---\nallowed-tools: Bash(touch ran-before-the-hook)\n---\nMarked: !`touch ran-before-the-hook`",
+    )]);
+    sb.write(
+        "project/.claude/settings.json",
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
+            "command": "cat > \"$CLAUDE_PROJECT_DIR/prompt-hook.json\"; echo 'no commands today' >&2; exit 2"}]}]}})
+        .to_string(),
+    );
+    let model = MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("Ran."))]);
+    let out = run_openai(&sb, &model, &["/mark"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(out.stderr.contains("no commands today"), "{}", out.stderr);
+    assert!(
+        !sb.project().join("ran-before-the-hook").exists(),
+        "the hook judged the command before its shell line ran"
+    );
+    let seen = std::fs::read_to_string(sb.project().join("prompt-hook.json")).unwrap();
+    assert!(seen.contains("Marked: "), "{seen}");
+    assert!(model.requests().is_empty());
 }

@@ -10,10 +10,9 @@ use crate::event::{AgentEvent, Refusal, Role, TurnStatus};
 use crate::executor::CallResult;
 use crate::ids::{ToolCallId, TurnId};
 use crate::model::{ToolArguments, ToolCallRequest};
-use crate::permission::{PermissionRule, RejectWhenAsked, RuleAction, RuleOrigin};
+use crate::permission::{PermissionRule, RuleAction, RuleOrigin};
 use crate::sync::lock;
 use crate::tool::ContentBlock;
-use std::sync::Arc;
 
 impl Chat<'_> {
     /// The content `prompt` comes to once its calls ran; the rules it allows hold for the rest
@@ -43,16 +42,20 @@ impl Chat<'_> {
         }
         let turn_id = TurnId::generate();
         self.start_turn(&turn_id, Role::User, TurnStatus::Completed);
+        // A call's output continues the text before it, and the text after it continues the
+        // output; other parts stay blocks of their own.
         let mut content = Vec::new();
+        let mut glued = false;
         for part in parts {
-            let text = match part {
-                PromptPart::Content(ContentBlock::Text { text }) => text,
+            let (text, glue_before, glue_after) = match part {
+                PromptPart::Content(ContentBlock::Text { text }) => (text, glued, false),
                 PromptPart::Content(block) => {
                     content.push(block);
+                    glued = false;
                     continue;
                 }
                 PromptPart::Call(call) => match self.run_call(call, &turn_id).await {
-                    Ok(text) => text,
+                    Ok(text) => (text, true, true),
                     Err(why) => {
                         self.end_turn_of(turn_id, Role::User, TurnStatus::Failed);
                         return Err(AgentError::CommandNotRun(why));
@@ -60,9 +63,10 @@ impl Chat<'_> {
                 },
             };
             match content.last_mut() {
-                Some(ContentBlock::Text { text: last }) => last.push_str(&text),
+                Some(ContentBlock::Text { text: last }) if glue_before => last.push_str(&text),
                 _ => content.push(ContentBlock::Text { text }),
             }
+            glued = glue_after;
         }
         self.end_turn_of(turn_id, Role::User, TurnStatus::Completed);
         Ok(content)
@@ -71,8 +75,7 @@ impl Chat<'_> {
     /// Runs one of a command's calls in the turn `turn_id` with nobody to ask: the text that
     /// takes its place, or why the command cannot go on.
     async fn run_call(&self, call: CommandCall, turn_id: &TurnId) -> Result<String, String> {
-        let mut scope = self.scope(turn_id);
-        scope.permissions = Arc::new(RejectWhenAsked);
+        let scope = self.unattended_scope(turn_id);
         let executor = &self.session.executor;
         let request = ToolCallRequest {
             id: ToolCallId::generate(),

@@ -46,20 +46,30 @@ impl Chat<'_> {
         }
     }
 
-    /// Runs the `UserPromptSubmit` hooks: they may block the prompt or add context to it; the
-    /// context of the session's start hooks goes first.
+    /// Runs the `UserPromptSubmit` hooks on the prompt's text, before anything of it runs:
+    /// they may block it, or give context to add to it.
     pub(super) async fn prompt_hooks(
         &mut self,
+        prompt: String,
+    ) -> Result<Option<String>, AgentError> {
+        let Some(reply) = self.fire(HookEvent::UserPromptSubmit { prompt }).await else {
+            return Ok(None);
+        };
+        if reply.blocks() {
+            return Err(AgentError::PromptBlocked(reply.block_reason()));
+        }
+        Ok(reply.additional_context)
+    }
+
+    /// Adds to the user's `content` the context the prompt's hooks gave, after it, and the
+    /// session's start hooks' (once), before it.
+    pub(super) fn add_hook_context(
+        &mut self,
         content: &mut Vec<ContentBlock>,
-    ) -> Result<(), AgentError> {
-        let prompt = crate::model::text_of(content);
-        if let Some(reply) = self.fire(HookEvent::UserPromptSubmit { prompt }).await {
-            if reply.blocks() {
-                return Err(AgentError::PromptBlocked(reply.block_reason()));
-            }
-            if let Some(context) = reply.additional_context {
-                content.push(ContentBlock::text(context));
-            }
+        context: Option<String>,
+    ) {
+        if let Some(context) = context {
+            content.push(ContentBlock::text(context));
         }
         let started = std::mem::take(&mut self.session.lifecycle.context);
         if !started.is_empty() {
@@ -71,7 +81,6 @@ impl Chat<'_> {
                 )),
             );
         }
-        Ok(())
     }
 
     /// Runs the `Stop` (or, in a sub-agent, `SubagentStop`) hooks when the chat is about to

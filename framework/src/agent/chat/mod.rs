@@ -284,12 +284,16 @@ impl Chat<'_> {
     async fn run_loop(&mut self, start: Start) -> Result<(StopReason, Value), AgentError> {
         match start {
             Start::Prompt(prompt) => {
-                if self.session.fork.is_none() {
+                let context = if self.session.fork.is_none() {
                     self.start_hooks().await;
-                }
+                    let text: Vec<ContentBlock> = prompt.content().cloned().collect();
+                    self.prompt_hooks(crate::model::text_of(&text)).await?
+                } else {
+                    None
+                };
                 let mut content = self.carry_out(prompt).await?;
                 if self.session.fork.is_none() {
-                    self.prompt_hooks(&mut content).await?;
+                    self.add_hook_context(&mut content, context);
                 }
                 if let Some(paused) = self.session.paused.take() {
                     self.give_up(paused);

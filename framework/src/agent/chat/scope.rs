@@ -7,14 +7,30 @@ use crate::executor::CallScope;
 use crate::hooks::{ScopeHooks, ToolEventHooks};
 use crate::ids::TurnId;
 use crate::model::side::SessionModel;
-use crate::permission::SessionRequestRules;
+use crate::permission::{RejectWhenAsked, SessionRequestRules};
 use crate::question::SourceLoop;
 use crate::question::UserQuestions;
 use crate::tool::{AskUser, Extensions, HostServices, ToolHooks};
 use std::sync::Arc;
 
 impl Chat<'_> {
+    /// What the calls of the model's turn `turn_id` run with.
     pub(super) fn scope(&self, turn_id: &TurnId) -> CallScope {
+        self.scope_for(turn_id, true)
+    }
+
+    /// What calls run with that nobody may be asked about, in the turn `turn_id` (a slash
+    /// command's, before its prompt is sent): a call that would ask is refused, and neither
+    /// the user's questions nor sub-agents are offered.
+    pub(super) fn unattended_scope(&self, turn_id: &TurnId) -> CallScope {
+        let mut scope = self.scope_for(turn_id, false);
+        scope.permissions = Arc::new(RejectWhenAsked);
+        scope
+    }
+
+    /// The scope of the turn `turn_id`, with the services that reach people (the user's
+    /// questions, sub-agents that ask in turn) only when `attended`.
+    fn scope_for(&self, turn_id: &TurnId, attended: bool) -> CallScope {
         let session = &self.session;
         let mut extensions = Extensions::default();
         let sub_agents = Arc::new(SubAgents {
@@ -31,21 +47,28 @@ impl Chat<'_> {
             depth: session.fork.as_ref().map_or(0, |fork| fork.origin.depth),
             meter: self.meter.clone(),
         });
-        extensions.insert(sub_agents.clone());
+        if attended {
+            extensions.insert(sub_agents.clone());
+        }
         if let Some(mode) = session.options.sandbox {
             extensions.insert(Arc::new(mode));
         }
-        let ask_user = self.io.questions.as_ref().map(|handler| {
-            Arc::new(UserQuestions {
-                handler: handler.clone(),
-                source_loop: session.fork.as_ref().map(|fork| SourceLoop {
-                    loop_id: fork.origin.loop_id.clone(),
-                    parent_fork_tool_call_id: fork.origin.parent_tool_call_id.clone(),
-                }),
-                pauses: self.pauses.clone(),
-                events: self.recorder.clone(),
-            })
-        });
+        let ask_user = self
+            .io
+            .questions
+            .as_ref()
+            .filter(|_| attended)
+            .map(|handler| {
+                Arc::new(UserQuestions {
+                    handler: handler.clone(),
+                    source_loop: session.fork.as_ref().map(|fork| SourceLoop {
+                        loop_id: fork.origin.loop_id.clone(),
+                        parent_fork_tool_call_id: fork.origin.parent_tool_call_id.clone(),
+                    }),
+                    pauses: self.pauses.clone(),
+                    events: self.recorder.clone(),
+                })
+            });
         if let Some(asker) = &ask_user {
             extensions.insert(asker.clone());
         }
@@ -61,7 +84,7 @@ impl Chat<'_> {
                         .with_named(session.agent.named_models().cloned())
                         .guarded(self.meter.clone()),
                 )),
-                sub_agents: Some(sub_agents),
+                sub_agents: attended.then_some(sub_agents),
                 ask_user: ask_user.map(|asker| asker as Arc<dyn AskUser>),
                 request_rules: Some(Arc::new(SessionRequestRules(self.policy()))),
                 hooks: session.agent.hooks().map(|hooks| {

@@ -67,7 +67,9 @@ impl PluginCommand {
         let name = path
             .file_stem()
             .and_then(|stem| stem.to_str())
-            .filter(|name| !name.is_empty() && !name.contains(char::is_whitespace))
+            .filter(|name| {
+                !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c == ':')
+            })
             .ok_or_else(|| invalid("the file's name is not a usable command name".to_owned()))?;
         let description = front.description.or_else(|| {
             body.lines()
@@ -94,6 +96,17 @@ impl PluginCommand {
     /// runs.
     pub fn allowed_tools(&self) -> &[String] {
         &self.allowed_tools
+    }
+
+    /// The commands of its shell lines, as written (before the arguments fill them).
+    pub fn shell_lines(&self) -> Vec<String> {
+        pieces(self.body.trim())
+            .into_iter()
+            .filter_map(|piece| match piece {
+                Piece::Shell(command) => Some(command.trim().to_owned()),
+                Piece::Text(_) => None,
+            })
+            .collect()
     }
 
     /// What is wrong with the command file that stops it from running, each said as a

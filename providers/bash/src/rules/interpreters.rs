@@ -197,7 +197,9 @@ pub fn shell(words: &[Word]) -> Runs {
 
 /// `git -c NAME=VALUE …` sets configuration for the command, and much of git's configuration
 /// runs commands (`core.fsmonitor`, `alias.x=!…`, `core.pager`); `--exec-path` picks the
-/// programs git runs.
+/// programs git runs. `--output=FILE` (of `log`, `diff`, `show`, `archive`, and git's
+/// abbreviations of it) and `-o` of `format-patch` and `archive` write a file no rule reads:
+/// `.git/config` or `~/.bashrc` as well as a patch.
 pub fn git(words: &[Word]) -> Runs {
     let configures = words[1..]
         .iter()
@@ -209,9 +211,20 @@ pub fn git(words: &[Word]) -> Runs {
                 || text.starts_with("--config-env")
                 || text.starts_with("--exec-path=")
         });
+    if configures {
+        return hidden("`git -c` sets configuration that may run commands");
+    }
+    let writes_to_a_file = |text: &str| text.starts_with("--ou");
+    let takes_o = words[1..]
+        .iter()
+        .any(|w| w.text == "format-patch" || w.text == "archive");
+    let writes = words[1..].iter().any(|w| {
+        writes_to_a_file(&w.text)
+            || (takes_o && w.text.starts_with("-o") && !w.text.starts_with("--"))
+    });
     hidden_if(
-        configures,
-        "`git -c` sets configuration that may run commands",
+        writes,
+        "`git … --output` writes a file that rules do not read",
     )
 }
 

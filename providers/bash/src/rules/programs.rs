@@ -537,6 +537,13 @@ mod tests {
             "git -c alias.x=!rm x",
             "git -calias.x=!rm x",
             "git --exec-path=/tmp status",
+            "git log -1 --output=../../.bashrc",
+            "git log --output ../.git/config",
+            "git diff --out=x",
+            "git show HEAD --output-directory=x",
+            "git format-patch -o /tmp/x -1",
+            "git format-patch -o/tmp/x -1",
+            "git archive -o ~/.profile HEAD",
         ] {
             assert!(is_hidden(hidden), "{hidden}");
         }
@@ -546,6 +553,8 @@ mod tests {
             "printf %s PATH",
             "test -f x",
             "git commit -c HEAD",
+            "git commit -o file.txt -m x",
+            "git log --oneline -1",
             "git status",
         ] {
             assert!(!is_hidden(seen), "{seen}");
