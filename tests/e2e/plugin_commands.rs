@@ -190,3 +190,29 @@ fn a_prompt_hook_that_blocks_a_command_stops_it_before_its_lines_run() {
     assert!(seen.contains("Marked: "), "{seen}");
     assert!(model.requests().is_empty());
 }
+
+#[test]
+fn the_terminal_shows_a_commands_shell_line_as_a_call_and_its_output_in_the_message() {
+    let (sb, _) = plugin_with(&[(
+        "status.md",
+        "---\nallowed-tools: Bash(git status:*)\n---\nStatus: !`git status --short`\nSay what changed.",
+    )]);
+    let model =
+        MockModelServer::start_blocking([MockTurn::Reply(MockReply::text("One new file."))]);
+    let tmux = crate::tui::chat(&sb, &model, &[], &[]);
+    tmux.type_text("/status");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for_text("One new file.");
+    let call = screen
+        .find("git status --short")
+        .unwrap_or_else(|| panic!("{screen}"));
+    let message = screen
+        .find("Status: ?? new.txt")
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(
+        call < message,
+        "the call shows, then the message it filled: {screen}"
+    );
+    let first = model.requests()[0].body["messages"].to_string();
+    assert!(first.contains("Status: ?? new.txt"), "{first}");
+}
