@@ -4,14 +4,29 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-/// `agentry --version`: the binary's version and the plugin ABI it speaks.
+/// `agentry -V`: the binary's version, the commit it was built from and the plugin ABI it speaks.
 fn version() -> &'static str {
     static VERSION: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "{} (plugin ABI {})",
+            "{} ({}, plugin ABI {})",
             env!("CARGO_PKG_VERSION"),
+            env!("AGENTRY_COMMIT"),
             agentry_plugin_host::abi_version()
         )
+    });
+    &VERSION
+}
+
+/// `agentry --version`: the short version, then the providers linked into this build.
+fn long_version() -> &'static str {
+    static VERSION: LazyLock<String> = LazyLock::new(|| {
+        let linked = crate::linked::linked_names();
+        let linked = if linked.is_empty() {
+            "none (the thin build: providers come as plugins)".to_owned()
+        } else {
+            linked.join(", ")
+        };
+        format!("{}\nproviders linked: {linked}", version())
     });
     &VERSION
 }
@@ -37,6 +52,7 @@ Exit codes:
 #[command(
     name = "agentry",
     version = version(),
+    long_version = long_version(),
     about,
     after_help = EXIT_CODES,
     args_conflicts_with_subcommands = true
@@ -96,8 +112,24 @@ pub enum Command {
     /// rules that can never match.
     Permissions(PermissionsArgs),
     /// Claude Code plugins: marketplaces that offer them, and the plugins installed (their
-    /// commands, agents, skills, hooks and MCP servers).
+    /// commands, agents, skills, hooks and MCP servers). Native tool plugins: `agentry plugins`.
     Plugin(PluginArgs),
+    /// Native tool plugins (shared libraries): install one from a crate, a crate's folder, a
+    /// built library or an https URL; list, update and remove them; start a new one.
+    Plugins(PluginsArgs),
+    /// Print the completion script of a shell (bash, zsh, fish, powershell, elvish) for
+    /// agentry: `agentry completions bash > ~/.local/share/bash-completion/completions/agentry`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print agentry's manual page (roff): `agentry man > agentry.1`, or `agentry man | man -l -`.
+    Man {
+        /// Write the pages into this folder instead: `agentry.1` and one for each subcommand
+        /// (`agentry-run.1`, …).
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
     /// List the hooks in force here (Claude Code's settings files and agentry's own), each
     /// with the file it comes from, and what of them agentry does not know.
     Hooks(HooksArgs),
@@ -162,6 +194,65 @@ pub enum PluginCommand {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+}
+
+/// Arguments of `agentry plugins`.
+#[derive(Debug, Args)]
+pub struct PluginsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: PluginsCommand,
+}
+
+/// The `agentry plugins` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PluginsCommand {
+    /// Install a tool plugin: from a crate of the registry (built with your cargo), a crate's
+    /// folder, a built library, or an https URL of a built library with its `--sha256`. One of
+    /// another plugin ABI is refused before any of its code runs.
+    Install {
+        /// A crate's name, a path (a crate's folder or a library: start it with ./ or /), or
+        /// an https URL.
+        source: String,
+        /// The crate's version (`0.2.1`: exactly; `^0.2`: a requirement), from the registry.
+        #[arg(long)]
+        version: Option<String>,
+        /// The SHA-256 of the library at the URL, as its publisher gives it (required for a URL).
+        #[arg(long, value_name = "HEX")]
+        sha256: Option<String>,
+        /// Build without optimisations (faster to build; slower tools).
+        #[arg(long)]
+        debug: bool,
+        /// Build a crate with its own `Cargo.lock` as it is.
+        #[arg(long)]
+        locked: bool,
+    },
+    /// List the installed tool plugins: version, source, ABI, and whether the file is still the
+    /// one installed.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build or fetch installed plugins again from their sources (every one, without names).
+    Update {
+        /// The plugins' names.
+        names: Vec<String>,
+    },
+    /// Uninstall a tool plugin.
+    #[command(visible_alias = "rm", visible_alias = "uninstall")]
+    Remove {
+        /// Its name.
+        name: String,
+    },
+    /// Write a new plugin crate (one tool and its test) that builds, tests and installs as it is.
+    New {
+        /// The crate's name.
+        name: String,
+        /// The folder to write it into (`./NAME` without it).
+        #[arg(long)]
+        path: Option<PathBuf>,
     },
 }
 

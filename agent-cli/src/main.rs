@@ -11,6 +11,8 @@ mod config;
 mod enabled_plugins;
 mod exit;
 mod hooks;
+mod linked;
+mod manual;
 mod mcp;
 mod models;
 mod output;
@@ -24,6 +26,7 @@ mod sandbox;
 mod sections;
 mod serve;
 mod sessions;
+mod tool_plugins;
 mod trust;
 
 use agentry_otlp::Traces;
@@ -174,6 +177,9 @@ fn subcommand(command: Command) -> Result<exit::Exit, CliError> {
         Command::Permissions(args) => on_runtime(permissions::list(&args)),
         Command::Hooks(args) => hooks::list(&args),
         Command::Plugin(args) => plugin::plugin(args),
+        Command::Plugins(args) => on_runtime(tool_plugins::plugins(args)),
+        Command::Completions { shell } => manual::completions(shell),
+        Command::Man { out_dir } => manual::man(out_dir.as_deref()),
         Command::Trust(args) => trust::trust(args.path).map(|()| exit::Exit::EndTurn),
         Command::Untrust(args) => trust::untrust(args.path).map(|()| exit::Exit::EndTurn),
     }

@@ -5,10 +5,11 @@ use crate::cli::ProvidersArgs;
 use crate::exit::{CliError, Exit};
 use agentry::provider::{Provider, ProviderOrigin, ProviderStatus, ToolRegistry};
 use agentry::session_servers::SessionServers;
-use agentry::settings::{Recipe, Settings};
+use agentry::settings::Settings;
 use agentry_plugin::terminal_text::visible;
 use agentry_plugin_host::PluginProvider;
 use agentry_stock::config::{Config, ToolSelection};
+use agentry_stock::tool_plugins::ToolPlugins;
 use anyhow::anyhow;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -24,8 +25,9 @@ pub struct PluginPath {
     pub named: bool,
 }
 
-/// The plugin libraries to load: `--plugin` flags, `plugins` in configuration, and every
-/// library in `~/.config/agentry/plugins/` and `.agentry/plugins/` of the project.
+/// The plugin libraries to load: `--plugin` flags, `plugins` in configuration, every library in
+/// `~/.config/agentry/plugins/` and `.agentry/plugins/` of the project, and the tool plugins
+/// installed with `agentry plugins install`.
 pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<PluginPath> {
     // A project's own plugins load only in a folder the user trusts.
     let project_plugins = config
@@ -54,6 +56,10 @@ pub fn plugin_paths(config: &Config, flags: &[PathBuf], project: &Path) -> Vec<P
             .collect();
         found.sort();
         found_anywhere.extend(found);
+    }
+    match ToolPlugins::new(&config.data_folder()).installed() {
+        Ok(installed) => found_anywhere.extend(installed.into_iter().map(|plugin| plugin.file)),
+        Err(error) => eprintln!("agentry: the installed tool plugins are not loaded: {error}"),
     }
     // A plugin named on the command line and found in a folder too loads once.
     let same = |a: &Path, b: &Path| a == b || a.canonicalize().ok() == b.canonicalize().ok();
@@ -139,7 +145,7 @@ pub async fn available(
 ) -> Available {
     let wait = start == ServerStart::Wait;
     let mut providers = linked(config, project, wait).await;
-    let mut read_sections: Vec<String> = recipes()
+    let mut read_sections: Vec<String> = crate::linked::recipes()
         .iter()
         .flat_map(|recipe| recipe.sections.iter().map(|name| (*name).to_owned()))
         .collect();
@@ -224,30 +230,6 @@ fn spread(providers: Vec<Arc<dyn Provider>>) -> Vec<Arc<dyn Provider>> {
         .collect()
 }
 
-/// How each provider linked into this binary is made (one cargo feature each).
-fn recipes() -> Vec<Recipe> {
-    vec![
-        #[cfg(feature = "file-ops")]
-        agentry_file_ops::RECIPE,
-        #[cfg(feature = "bash")]
-        agentry_bash::RECIPE,
-        #[cfg(feature = "builtin")]
-        agentry_builtin::RECIPE,
-        #[cfg(feature = "webfetch")]
-        agentry_webfetch::RECIPE,
-        #[cfg(feature = "search")]
-        agentry_search::RECIPE,
-        #[cfg(feature = "http-tools")]
-        agentry_http_tools::RECIPE,
-        #[cfg(feature = "fork")]
-        agentry_fork::RECIPE,
-        #[cfg(feature = "skill")]
-        agentry_skill::RECIPE,
-        #[cfg(feature = "mcp")]
-        agentry_mcp::RECIPE,
-    ]
-}
-
 /// What a provider reading the configuration's sections `names` is made from, for `project`
 /// (`wait`: the front-end waits for the servers it starts).
 fn settings<'a>(
@@ -303,7 +285,7 @@ fn offers_nothing(provider: &dyn Provider) -> bool {
 /// reported and left out.
 pub async fn linked(config: &Config, project: &Path, wait: bool) -> Vec<Arc<dyn Provider>> {
     let mut linked: Vec<Arc<dyn Provider>> = Vec::new();
-    for recipe in recipes() {
+    for recipe in crate::linked::recipes() {
         let settings = settings(config, recipe.sections.iter().copied(), project, wait);
         match (recipe.make)(settings).finish().await {
             Ok(made) => {

@@ -1,20 +1,16 @@
-//! The README's agents cannot drift: the smallest agent's code is `examples/smallest_agent.rs`
-//! and the team agent's `examples/readme_agent.rs` (which the workspace compiles), the smallest
-//! stays within 25 lines, and the `Cargo.toml` shown lists every crate either uses.
+//! The book's agents cannot drift: the smallest agent's code in "Building your own agent" is
+//! `examples/smallest_agent.rs` and the team agent's `examples/readme_agent.rs` (which the
+//! workspace compiles), the smallest stays within 25 lines, and the `Cargo.toml` shown lists
+//! every crate either uses.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// The README's "Using the framework" section.
+/// The book's chapter "Building your own agent".
 fn section() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let start = readme.find("## Using the framework").unwrap();
-    let end = readme[start + 1..]
-        .find("\n## ")
-        .map_or(readme.len(), |at| start + 1 + at);
-    readme[start..end].to_owned()
+    std::fs::read_to_string(root.join("docs/book/src/building-your-own-agent.md")).unwrap()
 }
 
 /// The fenced blocks of `language` in `text`, in order.
@@ -47,12 +43,12 @@ fn the_readme_shows_the_compiled_examples() {
     assert_eq!(
         shown[0],
         example("smallest_agent.rs"),
-        "README.md's smallest agent differs from examples/smallest_agent.rs: make them the same"
+        "the book's smallest agent differs from examples/smallest_agent.rs: make them the same"
     );
     assert_eq!(
         shown[1],
         example("readme_agent.rs"),
-        "README.md's team agent differs from examples/readme_agent.rs: make them the same"
+        "the book's team agent differs from examples/readme_agent.rs: make them the same"
     );
 }
 
@@ -82,7 +78,7 @@ fn the_readme_cargo_toml_lists_every_crate_the_agent_uses() {
     let missing: Vec<&String> = used.difference(&listed).collect();
     assert!(
         missing.is_empty(),
-        "the README's Cargo.toml lacks {missing:?}"
+        "the book's Cargo.toml lacks {missing:?}"
     );
     assert!(
         used.contains("anyhow") && used.contains("tokio"),

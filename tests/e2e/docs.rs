@@ -20,7 +20,7 @@ fn code_blocks(markdown: &str, language: &str) -> Vec<String> {
 
 #[test]
 fn the_plugin_guide_shows_the_example_sources_whole() {
-    let guide = read("docs/writing-a-plugin.md");
+    let guide = read("docs/book/src/writing-a-plugin.md");
     let blocks = code_blocks(&guide, "rust");
     for source in [
         "examples/plugin-minimal/src/lib.rs",
@@ -31,7 +31,7 @@ fn the_plugin_guide_shows_the_example_sources_whole() {
         let text = read(source);
         assert!(
             blocks.contains(&text),
-            "docs/writing-a-plugin.md does not show {source} as it is"
+            "the book's plugin chapter does not show {source} as it is"
         );
     }
 }
@@ -43,7 +43,7 @@ fn the_smallest_plugin_fits_in_15_lines_and_its_tool_runs() {
     assert!(lines <= 15, "the smallest plugin has {lines} lines");
     let sb = sandbox();
     // The script the guide has its reader save as greet.json.
-    let guide = read("docs/writing-a-plugin.md");
+    let guide = read("docs/book/src/writing-a-plugin.md");
     let script = sb.write("greet.json", &code_blocks(&guide, "json").remove(0));
     let plugin = built_plugin("agentry_plugin_minimal").display().to_string();
     let out = sb.run_scripted(&script, &["--plugin", &plugin, "Greet Ada"]);
@@ -62,7 +62,7 @@ fn the_smallest_plugin_fits_in_15_lines_and_its_tool_runs() {
 
 #[test]
 fn the_scripted_model_guides_example_runs_as_documented() {
-    let guide = read("docs/scripted-model.md");
+    let guide = read("docs/book/src/scripted-model.md");
     let example = code_blocks(&guide, "json").remove(0);
     let sb = sandbox();
     sb.write("project/README.md", "# A project\n");

@@ -208,6 +208,7 @@ mod run;
 mod serve;
 mod stock_plugins;
 mod store_faults;
+mod tool_plugins;
 mod tool_search;
 mod tools;
 mod traces;

@@ -398,14 +398,14 @@ fn a_plugin_that_aborts_takes_the_process_down_and_the_chat_reads_as_interrupted
     );
 }
 
-/// Builds a broken plugin from the C fixture with a `-D` flag.
-fn broken(dir: &Path, name: &str, flag: &str) -> PathBuf {
+/// Builds a broken plugin from the C fixture with `-D` flags (separated by spaces).
+pub(crate) fn broken(dir: &Path, name: &str, flags: &str) -> PathBuf {
     let source = crate::repository().join("tests/fixtures/plugins/bad_plugin.c");
     let out = dir.join(format!("lib{name}.so"));
     let status = std::process::Command::new("cc")
         .args(["-shared", "-fPIC", "-o"])
         .arg(&out)
-        .arg(format!("-D{flag}"))
+        .args(flags.split(' ').map(|flag| format!("-D{flag}")))
         .arg(&source)
         .status()
         .expect("a C compiler (cc) is needed to build the broken-plugin fixtures");
@@ -427,7 +427,7 @@ fn unusable_plugins_are_clear_errors_and_the_agent_runs_without_them() {
         ),
         (
             broken(fixtures.path(), "abi99", "ABI_MAJOR=99"),
-            "built for plugin ABI 99.0 (agentry-plugin 9.9.9, rustc 0.0.0 (a C fixture)), but this agentry speaks ABI 1.1",
+            "built for plugin ABI 99.0 (agentry-plugin 9.9.9, rustc 0.0.0 (a C fixture)), but this agentry speaks ABI 1.2",
         ),
         (
             broken(fixtures.path(), "abort", "PANIC_UNWIND=0"),
@@ -494,6 +494,43 @@ fn unusable_plugins_are_clear_errors_and_the_agent_runs_without_them() {
 }
 
 #[test]
+fn a_plugin_declaring_another_abi_is_refused_without_being_loaded() {
+    let sb = sandbox();
+    let fixtures = tempfile::tempdir().unwrap();
+    let mark = fixtures.path().join("loaded");
+    let mark_env = [("AGENTRY_TEST_LOADED_MARK", mark.to_str().unwrap())];
+    // Declared: its ABI is read from the file, and it is refused with both versions named
+    // before the system's loader runs any of its code.
+    let declared = broken(fixtures.path(), "abi2", "DECLARED_ABI=\"2.0\" ABI_MAJOR=2");
+    let out = sb.run_with_env(
+        &["providers", "--plugin", declared.to_str().unwrap()],
+        &mark_env,
+    );
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "built for plugin ABI 2.0 (agentry-plugin 9.9.9, rustc 0.0.0 (a C fixture); for agentry >=9.9.0, <9.10.0), but this agentry speaks ABI 1.2"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!mark.exists(), "the refused library was loaded");
+    // Undeclared (a plugin from before ABI 1.2): only loading it tells, and its constructor runs.
+    let undeclared = broken(fixtures.path(), "abi99", "ABI_MAJOR=99");
+    let out = sb.run_with_env(
+        &["providers", "--plugin", undeclared.to_str().unwrap()],
+        &mark_env,
+    );
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("built for plugin ABI 99.0"),
+        "{}",
+        out.stderr
+    );
+    assert!(mark.exists(), "the undeclared library was never loaded");
+}
+
+#[test]
 fn a_plugin_tool_with_a_broken_schema_is_kept_from_the_model_and_refused_with_the_reason() {
     use agentry_tests::mock_model::{MockModelServer, MockReply, MockTurn};
     let sb = sandbox();
@@ -552,10 +589,11 @@ fn not_a_plugin_asks_whether_export_plugin_is_missing_and_version_names_the_abi(
         "{}",
         out.stderr
     );
-    let version = sb.run(&["--version"]);
+    let version = sb.run(&["-V"]);
     assert_eq!(version.code, Some(0), "{version:?}");
-    assert_eq!(
-        version.stdout.trim(),
-        format!("agentry {} (plugin ABI 1.1)", env!("CARGO_PKG_VERSION"))
+    assert!(
+        version.stdout.ends_with(", plugin ABI 1.2)\n"),
+        "{}",
+        version.stdout
     );
 }

@@ -1,4 +1,4 @@
-//! `CountWords`: one complete tool, shown whole in `docs/writing-a-plugin.md`.
+//! `CountWords`: one complete tool, shown whole in `docs/book/src/writing-a-plugin.md`.
 
 use agentry_plugin::tool::{
     Tool, ToolCallLocation, ToolContent, ToolContext, ToolError, ToolKind, ToolProgress,

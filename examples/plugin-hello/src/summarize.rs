@@ -1,5 +1,5 @@
 //! `Summarize`: a tool that uses what the host offers, as WebFetch and Read do, shown whole in
-//! `docs/writing-a-plugin.md`: the editor's own view of a file, and a side question to the
+//! `docs/book/src/writing-a-plugin.md`: the editor's own view of a file, and a side question to the
 //! session's model.
 
 use agentry_plugin::tool::{

@@ -7,6 +7,7 @@
 use crate::wire::framing::{self, Framing};
 use crate::wire::{StreamDecoder, clip};
 use agentry::model::{ModelError, ModelEvent, ModelStream};
+use agentry_plugin::error_text::with_causes;
 use bytes::Bytes;
 use futures::StreamExt;
 use rand::Rng;
@@ -188,14 +189,14 @@ impl Endpoint {
             Err(error) if may_retry && (error.is_connect() || error.is_timeout()) => {
                 return Attempt::Retry {
                     delay: self.backoff(attempt, None),
-                    why: format!("cannot reach the model ({})", error_chain(&error)),
+                    why: format!("cannot reach the model ({})", with_causes(&error)),
                 };
             }
             Err(error) => {
                 return Attempt::Failed(ModelError::Connection(format!(
                     "{}: {}",
                     self.url,
-                    error_chain(&error)
+                    with_causes(&error)
                 )));
             }
         };
@@ -296,17 +297,6 @@ fn error_message(body: &str) -> String {
         None if body.trim().is_empty() => "no error message".to_owned(),
         None => clip(body.trim()),
     }
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The plugin ABI, version 1: what a plugin library exports and a host reads. No Rust type
 //! crosses it; data travels as UTF-8 JSON (pointer + length), and whoever allocates frees. See
-//! `docs/plugin-abi.md` for the rules.
+//! `docs/book/src/plugin-abi.md` for the rules.
 //!
 //! 1. The host resolves [`INFO_SYMBOL`] first: a function returning a [`PluginInfo`] (magic, ABI
 //!    version, SDK and rustc versions, whether panics unwind). That symbol never changes.
@@ -16,7 +16,7 @@ pub const MAGIC: u64 = u64::from_be_bytes(*b"AGENTRY\0");
 /// The ABI major version this SDK speaks.
 pub const ABI_MAJOR: u32 = 1;
 /// The ABI minor version this SDK speaks.
-pub const ABI_MINOR: u32 = 1;
+pub const ABI_MINOR: u32 = 2;
 /// The symbol of the info function (all majors).
 pub const INFO_SYMBOL: &str = "agentry_plugin_info";
 /// The symbol of the v1 entry function.

@@ -9,6 +9,7 @@
 
 mod call;
 mod commands;
+pub mod declaration;
 mod hosted;
 mod services;
 
@@ -24,6 +25,12 @@ use call::PluginTool;
 /// major version.
 pub fn abi_version() -> String {
     format!("{}.{}", abi::ABI_MAJOR, abi::ABI_MINOR)
+}
+
+/// This host's ABI, SDK and compiler, as a refusal names them.
+fn host_build() -> String {
+    let (sdk, rustc) = agentry_plugin_abi::export::build_info();
+    format!("ABI {} (agentry-plugin {sdk}, {rustc})", abi_version())
 }
 use agentry_plugin::settings::Settings;
 pub use agentry_plugin_abi::wire::LogTarget;
@@ -65,6 +72,14 @@ pub enum PluginError {
         plugin: String,
         /// The host's.
         host: String,
+    },
+    /// The plugin's declaration (the section saying what it was built for) is malformed.
+    #[error("{path}: {message}")]
+    Declaration {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
     },
     /// The plugin was built with `panic = "abort"`, so a panicking tool would end agentry.
     #[error(
@@ -119,8 +134,12 @@ fn c_text(text: *const c_char) -> String {
         .into_owned()
 }
 
-/// Loads a plugin library and returns its provider.
+/// Loads a plugin library and returns its provider. A library that declares another ABI (see
+/// [`declaration`]) is refused before it is loaded.
 pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
+    if let Some(declared) = declaration::read(path)? {
+        declaration::check(path, &declared)?;
+    }
     let path = path.to_path_buf();
     let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL;
     // SAFETY: loading a library runs its initialisers; plugins are code the user chose to run.
@@ -148,7 +167,6 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
         return Err(not_a_plugin(abi::INFO_SYMBOL));
     }
     if info.abi_major != abi::ABI_MAJOR {
-        let (host_sdk, host_rustc) = agentry_plugin_abi::export::build_info();
         return Err(PluginError::AbiMismatch {
             path,
             plugin: format!(
@@ -158,11 +176,7 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
                 c_text(info.sdk_version),
                 c_text(info.rustc_version)
             ),
-            host: format!(
-                "ABI {}.{} (agentry-plugin {host_sdk}, {host_rustc})",
-                abi::ABI_MAJOR,
-                abi::ABI_MINOR
-            ),
+            host: host_build(),
         });
     }
     if info.panic_unwind == 0 {

@@ -15,6 +15,7 @@ pub mod checked_file;
 pub mod commands;
 pub mod domains;
 pub mod env_vars;
+pub mod error_text;
 pub mod html_nesting;
 pub mod ids;
 pub mod paths;

@@ -11,6 +11,8 @@
 //! - [`memory`]: the instruction files it reads (`AGENTS.md`, `CLAUDE.md`, `CLAUDE.local.md`);
 //! - [`templates`]: prompt templates, its slash commands;
 //! - [`claude_plugins`]: Claude Code's plugins and marketplaces, installed in its data folder;
+//! - [`tool_plugins`]: native tool plugins (shared libraries) installed from a crate, a folder
+//!   or a URL into its data folder, and new plugin crates to start from;
 //! - [`hooks`]: the hooks of the settings files, run with Claude Code's contract (commands,
 //!   HTTP, prompts).
 
@@ -19,6 +21,7 @@ pub mod config;
 pub mod hooks;
 pub mod memory;
 pub mod templates;
+pub mod tool_plugins;
 
 use std::path::PathBuf;
 

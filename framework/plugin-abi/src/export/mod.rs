@@ -103,8 +103,11 @@ pub fn build_info() -> (&'static str, &'static str) {
     (env!("CARGO_PKG_VERSION"), env!("AGENTRY_PLUGIN_RUSTC"))
 }
 
-/// The info the plugin exports (for [`export_plugin!`](crate::export_plugin)).
-pub fn info() -> *const PluginInfo {
+/// The info the plugin exports (for [`export_plugin!`](crate::export_plugin)). The plugin's
+/// declaration is passed along so that the linker keeps its section: the exported info function
+/// uses it.
+pub fn info(declaration: &[u8]) -> *const PluginInfo {
+    std::hint::black_box(declaration);
     &INFO
 }
 
@@ -583,11 +586,25 @@ macro_rules! export_plugin {
         $crate::export_plugin!(@table $crate::export::Source::Recipe($recipe));
     };
     (@table $source:expr) => {
+        /// The plugin's declaration (agentry plugin ABI 1.2): a section of the library that a
+        /// host or installer reads without loading it.
+        #[allow(unsafe_code)]
+        #[used]
+        #[cfg_attr(target_vendor = "apple", unsafe(link_section = "__DATA,__agentry_plugin"))]
+        #[cfg_attr(windows, unsafe(link_section = ".agentry"))]
+        #[cfg_attr(
+            not(any(target_vendor = "apple", windows)),
+            unsafe(link_section = ".agentry_plugin")
+        )]
+        static __AGENTRY_PLUGIN_DECLARATION: [u8; $crate::declaration::LEN
+            + $crate::__plugin_line!().len()] =
+            $crate::declaration::bytes($crate::__plugin_line!());
+
         /// The plugin's info (agentry plugin ABI).
         #[allow(unsafe_code)]
         #[unsafe(no_mangle)]
         pub extern "C" fn agentry_plugin_info() -> *const $crate::abi::PluginInfo {
-            $crate::export::info()
+            $crate::export::info(&__AGENTRY_PLUGIN_DECLARATION)
         }
 
         /// The plugin's v1 function table (agentry plugin ABI).

@@ -79,7 +79,7 @@ pub fn settings_digest(project: &Path) -> String {
 }
 
 /// The SHA-256 of a regular file's contents, read without waiting on a FIFO.
-fn file_digest(path: &Path) -> std::io::Result<[u8; 32]> {
+pub(crate) fn file_digest(path: &Path) -> std::io::Result<[u8; 32]> {
     let mut file = agentry_plugin::paths::open_regular(path)?;
     let mut hasher = Sha256::new();
     std::io::copy(&mut file, &mut hasher)?;
@@ -87,7 +87,7 @@ fn file_digest(path: &Path) -> std::io::Result<[u8; 32]> {
 }
 
 /// Bytes as lowercase hexadecimal.
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
