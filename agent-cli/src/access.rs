@@ -29,9 +29,10 @@ pub fn admission(
         );
         None
     } else {
-        Some(match &args.token {
-            Some(token) => token.clone(),
-            None => kept_token(data_folder)?,
+        Some(match (&args.token, &args.token_file) {
+            (Some(token), _) => token.clone(),
+            (None, Some(file)) => token_in(file)?,
+            (None, None) => kept_token(data_folder)?,
         })
     };
     Ok(Admission::new(
@@ -40,6 +41,24 @@ pub fn admission(
         &args.allow_host,
         allowed_origins,
     ))
+}
+
+/// The token in the file `--token-file` names.
+fn token_in(file: &Path) -> Result<String, CliError> {
+    let token = std::fs::read_to_string(file).map_err(|error| {
+        CliError::usage(anyhow::anyhow!(
+            "cannot read the token file {}: {error}",
+            file.display()
+        ))
+    })?;
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "the token file {} is empty",
+            file.display()
+        )));
+    }
+    Ok(token.to_owned())
 }
 
 /// The token kept in the data folder, made (readable by the user alone) on first use.

@@ -633,6 +633,11 @@ pub struct AccessArgs {
         conflicts_with = "no_auth"
     )]
     pub token: Option<String>,
+    /// Read the token from this file (its content, without surrounding whitespace), so that it
+    /// is in no process's command line or environment: a systemd credential, say
+    /// (`--token-file "${CREDENTIALS_DIRECTORY}/token"`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["token", "no_auth"])]
+    pub token_file: Option<PathBuf>,
     /// Let anyone who reaches the port in, without a token: refused on a non-loopback address;
     /// on loopback every local account can then drive the agent.
     #[arg(long)]

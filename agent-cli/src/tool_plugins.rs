@@ -36,7 +36,11 @@ pub async fn plugins(args: PluginsArgs) -> Result<Exit, CliError> {
         PluginsCommand::Update { names } => update(&store, names).await?,
         PluginsCommand::Remove { name } => {
             let removed = store.remove(&name).map_err(refused)?;
-            println!("Removed {} {}", removed.name, removed.version);
+            println!(
+                "Removed {} {}",
+                visible(&removed.name),
+                visible(&removed.version)
+            );
         }
         PluginsCommand::New { name, path } => {
             let folder = path.unwrap_or_else(|| PathBuf::from(&name));
@@ -69,8 +73,16 @@ fn path_argument(folder: &std::path::Path) -> String {
 fn say_installed(installed: &Installed) {
     let plugin = &installed.plugin;
     let replaced = match &installed.replaced {
-        Some(old) if old.version != plugin.version => format!(", in place of {}", old.version),
-        Some(_) => ", again".to_owned(),
+        Some(old) if old.source == plugin.source && old.sha256 == plugin.sha256 => {
+            ", again".to_owned()
+        }
+        Some(old) if old.version != plugin.version => {
+            format!(", in place of {}", visible(&old.version))
+        }
+        Some(old) => format!(
+            ", in place of the build from {}",
+            visible(&old.source.to_string())
+        ),
         None => String::new(),
     };
     println!(
@@ -143,7 +155,11 @@ async fn update(store: &ToolPlugins, names: Vec<String>) -> Result<(), CliError>
             }
             Ok(Updated::Installed(installed)) => say_installed(&installed),
             Err(error) => {
-                eprintln!("agentry: {name} was not updated: {error}");
+                eprintln!(
+                    "agentry: {} was not updated: {}",
+                    visible(&name),
+                    visible(&error.to_string())
+                );
                 failed += 1;
             }
         }

@@ -1,7 +1,9 @@
-//! The book (`docs/book/`) holds together: every chapter in `SUMMARY.md` exists, and every link
-//! and picture of every chapter reaches a file of the book and, with `#anchor`, a heading of it
-//! (a link leaving the book would break on the published site, which holds only the book: the
-//! repository's files are linked by their GitHub address). Anchors are made as mdBook makes them.
+//! The book (`docs/book/`) holds together: every chapter in `SUMMARY.md` exists; every link and
+//! picture of every chapter reaches a file of the book and, with `#anchor`, a heading of it (a
+//! link leaving the book would break on the published site, which holds only the book: the
+//! repository's files are linked by their GitHub address); and every Rust block is the whole
+//! source of an example the workspace compiles, so none can drift. Anchors are made as mdBook
+//! makes them.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
@@ -107,6 +109,60 @@ fn every_chapter_is_listed_and_every_link_of_the_book_reaches_its_target() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// The fenced blocks of Rust in `text`.
+fn rust_blocks(text: &str) -> Vec<String> {
+    let (mut blocks, mut current) = (Vec::new(), None::<String>);
+    for event in Parser::new(text) {
+        match event {
+            Event::Start(Tag::CodeBlock(pulldown_cmark::CodeBlockKind::Fenced(info)))
+                if info.split(',').next() == Some("rust") =>
+            {
+                current = Some(String::new());
+            }
+            Event::Text(code) => {
+                if let Some(block) = current.as_mut() {
+                    block.push_str(&code);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => blocks.extend(current.take()),
+            _ => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_rust_block_of_the_book_is_a_source_the_workspace_compiles() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let compiled: Vec<String> = [
+        "smallest_agent.rs",
+        "readme_agent.rs",
+        "plugin-minimal/src/lib.rs",
+        "plugin-hello/src/count_words.rs",
+        "plugin-hello/src/settings.rs",
+        "plugin-hello/src/summarize.rs",
+    ]
+    .iter()
+    .map(|file| std::fs::read_to_string(examples.join(file)).unwrap())
+    .collect();
+    let mut shown = 0;
+    for entry in std::fs::read_dir(book()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|ext| ext != "md") {
+            continue;
+        }
+        for block in rust_blocks(&std::fs::read_to_string(&path).unwrap()) {
+            assert!(
+                compiled.contains(&block),
+                "{}: a Rust block that is not one of the compiled examples' sources (put the code in examples/ and show it whole):\n{block}",
+                path.display()
+            );
+            shown += 1;
+        }
+    }
+    assert!(shown >= compiled.len(), "{shown}");
 }
 
 #[test]

@@ -203,6 +203,7 @@ mod plugin_commands;
 mod plugins;
 mod providers;
 mod record;
+mod release;
 mod rewind;
 mod run;
 mod serve;

@@ -137,8 +137,13 @@ fn c_text(text: *const c_char) -> String {
 /// Loads a plugin library and returns its provider. A library that declares another ABI (see
 /// [`declaration`]) is refused before it is loaded.
 pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
-    if let Some(declared) = declaration::read(path)? {
-        declaration::check(path, &declared)?;
+    match declaration::read(path) {
+        Ok(Some(declared)) => declaration::check(path, &declared)?,
+        Ok(None) => {}
+        // A file the reader does not take for a library here (a universal macOS library, say):
+        // the system's loader decides, and says why when it refuses.
+        Err(PluginError::NotALibrary { .. }) => {}
+        Err(other) => return Err(other),
     }
     let path = path.to_path_buf();
     let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL;

@@ -49,6 +49,13 @@ fn hello_provider(sb: &Sandbox) -> Option<Value> {
 
 #[test]
 fn a_plugin_installs_from_its_folder_a_registry_and_a_url_and_is_updated_and_removed() {
+    // Its builds yield the processors to the tests beside it (see .config/nextest.toml).
+    let pid = std::process::id().to_string();
+    let reniced = std::process::Command::new("renice")
+        .args(["-n", "10", "-p", &pid])
+        .output()
+        .unwrap();
+    assert!(reniced.status.success(), "{reniced:?}");
     let sb = sandbox();
     let work = tempfile::tempdir().unwrap();
     let target = work.path().join("target");
@@ -88,7 +95,17 @@ fn a_plugin_installs_from_its_folder_a_registry_and_a_url_and_is_updated_and_rem
     let right = registry::sha256(&built);
     assert_eq!(listed[0]["sha256"], right.as_str());
 
-    // From a registry: crates.io replaced by a local registry of this checkout's crates.
+    // From a registry: crates.io replaced by a local registry of this checkout's crates. The
+    // folder it is run in has cargo settings that would break any build they reach, and a
+    // folder of the crate's name: neither has a say in what a registry install builds.
+    sb.write(
+        "project/.cargo/config.toml",
+        "[build]\nrustc-wrapper = \"/bin/false\"\n",
+    );
+    sb.write(
+        "project/agentry-plugin-hello/Cargo.toml",
+        "[package]\nname = \"impostor\"\nversion = \"6.6.6\"\n",
+    );
     let home = registry::make(work.path());
     let home = home.display().to_string();
     let local = [("CARGO_HOME", home.as_str())];
@@ -107,8 +124,10 @@ fn a_plugin_installs_from_its_folder_a_registry_and_a_url_and_is_updated_and_rem
     );
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(
-        out.stdout
-            .contains("from crate agentry-plugin-hello =0.1.0, again"),
+        out.stdout.contains(&format!(
+            "from crate agentry-plugin-hello =0.1.0, in place of the build from crate in {}",
+            folder.display()
+        )),
         "{}",
         out.stdout
     );
@@ -144,14 +163,15 @@ fn a_plugin_installs_from_its_folder_a_registry_and_a_url_and_is_updated_and_rem
         out.stderr
     );
     assert_eq!(installed(&sb)[0]["source"]["kind"], "crate");
-    let leftovers: Vec<_> = std::fs::read_dir(data(&sb).join("plugins"))
+    let mut leftovers: Vec<String> = std::fs::read_dir(data(&sb).join("plugins"))
         .unwrap()
-        .map(|e| e.unwrap().file_name())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
+    leftovers.sort();
     assert_eq!(
-        leftovers.len(),
-        2,
-        "the download was left behind: {leftovers:?}"
+        leftovers,
+        [".lock", "agentry-plugin-hello", "installed.json"],
+        "the download was left behind"
     );
     let out = sb.run(&["plugins", "install", &url]);
     assert_eq!(out.code, Some(2), "{out:?}");
@@ -165,7 +185,9 @@ fn a_plugin_installs_from_its_folder_a_registry_and_a_url_and_is_updated_and_rem
     ]);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(
-        out.stdout.contains(&format!("from {url}, again")),
+        out.stdout.contains(&format!(
+            "from {url}, in place of the build from crate agentry-plugin-hello =0.1.0"
+        )),
         "{}",
         out.stdout
     );
@@ -290,6 +312,35 @@ fn a_library_of_another_abi_or_none_declared_is_not_installed_nor_loaded() {
         "{}",
         out.stderr
     );
+    // Removing by a name that climbs out of the plugins folder removes nothing.
+    let keep = sb.write("data/keep.txt", "kept");
+    let out = sb.run(&["plugins", "remove", ".."]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("no tool plugin named `..` is installed"),
+        "{}",
+        out.stderr
+    );
+    assert!(keep.exists());
+    // A manifest pointing at a library elsewhere loads nothing.
+    let elsewhere = fixtures.path().join("libelsewhere.so");
+    std::fs::copy(&declared, &elsewhere).unwrap();
+    sb.write(
+        "data/plugins/installed.json",
+        &json!({"plugins": [{"name": "x", "version": "1.0.0", "source": {"kind": "library", "path": elsewhere},
+            "abi": "1.2", "agentry": ">=0.1.0, <0.2.0", "sha256": "00", "file": elsewhere}]})
+        .to_string(),
+    );
+    let out = sb.run_with_env(&["providers"], &mark_env);
+    assert!(
+        out.stderr
+            .contains("the installed tool plugins are not loaded")
+            && out.stderr.contains("is not a plugin agentry installed"),
+        "{}",
+        out.stderr
+    );
+    std::fs::remove_file(data(&sb).join("plugins/installed.json")).unwrap();
     let text = sb.write("libtext.so", "just text");
     let out = sb.run(&["plugins", "install", text.to_str().unwrap()]);
     assert_eq!(out.code, Some(2), "{out:?}");

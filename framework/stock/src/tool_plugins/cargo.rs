@@ -1,7 +1,10 @@
 //! Building a plugin crate with the system's cargo (`$CARGO`, else `cargo` on the `PATH`): a
 //! crate of the registry is resolved and fetched by cargo, copied out of cargo's cache and built
-//! there; a crate's folder is built where it is, in its own target folder. Cargo's own progress
-//! goes to stderr; the library comes from its JSON messages.
+//! there; a crate's folder is built where it is, in its own target folder. Cargo runs in the
+//! folder it builds (the work folder for a registry's crate), never in the user's: a checkout's
+//! `.cargo/config.toml` or `rust-toolchain.toml` must not choose what a registry install builds,
+//! as they do not for `cargo install`. Cargo's own progress goes to stderr; the library comes
+//! from its JSON messages, and must be in the build's target folder.
 
 use super::error::InstallError;
 use serde_json::Value;
@@ -18,6 +21,15 @@ pub struct CrateToBuild {
     pub name: String,
     /// Its version.
     pub version: String,
+    /// Its workspace's target folder (where cargo builds it without `--target-dir`).
+    pub target_directory: PathBuf,
+}
+
+impl CrateToBuild {
+    /// The folder cargo runs in for this crate: its own.
+    fn folder(&self) -> &Path {
+        self.manifest.parent().unwrap_or(Path::new("."))
+    }
 }
 
 /// How to build.
@@ -39,13 +51,11 @@ fn cargo() -> tokio::process::Command {
     command
 }
 
-/// Runs cargo with `args` and returns its standard output; its standard error goes to ours.
-async fn run(args: &[&str], dir: Option<&Path>) -> Result<Vec<u8>, InstallError> {
+/// Runs cargo with `args` in `dir` and returns its standard output; its standard error goes
+/// to ours.
+async fn run(args: &[&str], dir: &Path) -> Result<Vec<u8>, InstallError> {
     let mut command = cargo();
-    command.args(args).stderr(Stdio::inherit());
-    if let Some(dir) = dir {
-        command.current_dir(dir);
-    }
+    command.args(args).stderr(Stdio::inherit()).current_dir(dir);
     let out = command
         .output()
         .await
@@ -60,9 +70,9 @@ async fn run(args: &[&str], dir: Option<&Path>) -> Result<Vec<u8>, InstallError>
     Ok(out.stdout)
 }
 
-/// The platform cargo builds for by default (its host's), from `cargo -vV`.
-async fn host() -> Result<String, InstallError> {
-    let out = run(&["-vV"], None).await?;
+/// The platform cargo builds for by default (its host's), from `cargo -vV` in `dir`.
+async fn host(dir: &Path) -> Result<String, InstallError> {
+    let out = run(&["-vV"], dir).await?;
     String::from_utf8_lossy(&out)
         .lines()
         .find_map(|line| line.strip_prefix("host: "))
@@ -77,7 +87,8 @@ async fn package_of(
     registry: bool,
 ) -> Result<CrateToBuild, InstallError> {
     let manifest_arg = manifest.to_string_lossy();
-    let platform = host().await?;
+    let dir = manifest.parent().unwrap_or(Path::new("."));
+    let platform = host(dir).await?;
     let mut args = vec![
         "metadata",
         "--format-version",
@@ -90,7 +101,7 @@ async fn package_of(
     if !registry {
         args.push("--no-deps");
     }
-    let metadata: Value = serde_json::from_slice(&run(&args, None).await?)
+    let metadata: Value = serde_json::from_slice(&run(&args, dir).await?)
         .map_err(|e| InstallError::Cargo(format!("`cargo metadata` said no JSON ({e})")))?;
     let wanted = |package: &&Value| match name {
         Some(name) => package["name"] == name && package["source"].as_str().is_some() == registry,
@@ -111,6 +122,7 @@ async fn package_of(
         manifest: PathBuf::from(text("manifest_path")),
         name: text("name"),
         version: text("version"),
+        target_directory: PathBuf::from(metadata["target_directory"].as_str().unwrap_or_default()),
     })
 }
 
@@ -126,6 +138,11 @@ pub async fn fetch(
     requirement: &str,
     work: &Path,
 ) -> Result<CrateToBuild, InstallError> {
+    if !super::source::is_crate_name(name) || semver::VersionReq::parse(requirement).is_err() {
+        return Err(InstallError::Source(format!(
+            "`{name}` at `{requirement}` is not a crate and a version requirement"
+        )));
+    }
     let resolver = work.join("resolve");
     std::fs::create_dir_all(&resolver).map_err(InstallError::io(&resolver))?;
     let manifest = format!(
@@ -149,15 +166,17 @@ pub async fn fetch(
     })
 }
 
-/// Copies the folder `from` to `to` (files and folders; links as the files they point to).
+/// Copies the folder `from` to `to`: its folders and regular files; links and special files
+/// (a FIFO, a device) are left out, so a crate's sources cannot reach outside themselves.
 fn copy_tree(from: &Path, to: &Path) -> Result<(), InstallError> {
     std::fs::create_dir_all(to).map_err(InstallError::io(to))?;
     for entry in std::fs::read_dir(from).map_err(InstallError::io(from))? {
         let entry = entry.map_err(InstallError::io(from))?;
         let (source, target) = (entry.path(), to.join(entry.file_name()));
-        if source.is_dir() {
+        let kind = entry.file_type().map_err(InstallError::io(&source))?;
+        if kind.is_dir() {
             copy_tree(&source, &target)?;
-        } else {
+        } else if kind.is_file() {
             std::fs::copy(&source, &target).map_err(InstallError::io(&source))?;
         }
     }
@@ -171,7 +190,7 @@ pub async fn build(
 ) -> Result<PathBuf, InstallError> {
     let manifest = krate.manifest.to_string_lossy();
     let mut command = cargo();
-    command.args([
+    command.current_dir(krate.folder()).args([
         "build",
         "--lib",
         "--message-format=json-render-diagnostics",
@@ -186,9 +205,14 @@ pub async fn build(
     if options.locked {
         command.arg("--locked");
     }
-    if let (Some(dir), None) = (options.target_dir, std::env::var_os("CARGO_TARGET_DIR")) {
-        command.arg("--target-dir").arg(dir);
-    }
+    let target_root = match (std::env::var_os("CARGO_TARGET_DIR"), options.target_dir) {
+        (Some(dir), _) => PathBuf::from(dir),
+        (None, Some(dir)) => {
+            command.arg("--target-dir").arg(dir);
+            dir.to_path_buf()
+        }
+        (None, None) => krate.target_directory.clone(),
+    };
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -201,9 +225,14 @@ pub async fn build(
     };
     let mut lines = tokio::io::BufReader::new(stdout).lines();
     let mut library = None;
+    // What rustc prints passes through cargo's output as it is (a proc macro can print a line
+    // that looks like cargo's): the last word on the crate's library, in the target folder,
+    // is cargo's own.
     while let Ok(Some(line)) = lines.next_line().await {
-        if let Ok(message) = serde_json::from_str::<Value>(&line) {
-            library = library.or_else(|| plugin_library(&message, &krate.manifest));
+        if let Ok(message) = serde_json::from_str::<Value>(&line)
+            && let Some(file) = plugin_library(&message, &krate.manifest)
+        {
+            library = Some(file);
         }
     }
     let status = child
@@ -216,7 +245,17 @@ pub async fn build(
             krate.name, krate.version
         )));
     }
-    library.ok_or_else(|| InstallError::NoLibrary(format!("{} {}", krate.name, krate.version)))
+    let library = library
+        .ok_or_else(|| InstallError::NoLibrary(format!("{} {}", krate.name, krate.version)))?;
+    let inside = |path: &Path| std::fs::canonicalize(path).ok();
+    match (inside(&library), inside(&target_root)) {
+        (Some(file), Some(root)) if file.starts_with(&root) => Ok(file),
+        _ => Err(InstallError::Cargo(format!(
+            "cargo named {} as the library built, which is not in the build's target folder {}",
+            library.display(),
+            target_root.display()
+        ))),
+    }
 }
 
 /// The shared library a `compiler-artifact` message of `manifest`'s `cdylib` names.

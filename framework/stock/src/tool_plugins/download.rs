@@ -15,6 +15,10 @@ use std::path::Path;
 const MAX_BYTES: u64 = 1 << 30;
 /// The most redirects followed.
 const MAX_REDIRECTS: usize = 5;
+/// How long a server may take to accept the connection.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long a server may stay silent in the middle of the download.
+const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Downloads `url` into a temporary file in `folder` and checks it against `sha256`.
 pub async fn download(
@@ -26,12 +30,19 @@ pub async fn download(
         url: url.to_string(),
         message,
     };
+    // Plain http stays where it started: a download from this machine may be redirected on
+    // it, one from elsewhere never to it.
+    let started_on_loopback = is_loopback(url);
     let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(READ_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::custom(move |attempt| {
             let to = attempt.url();
             if attempt.previous().len() > MAX_REDIRECTS {
                 attempt.error("too many redirects")
-            } else if to.scheme() == "https" || (to.scheme() == "http" && is_loopback(to)) {
+            } else if to.scheme() == "https"
+                || (to.scheme() == "http" && started_on_loopback && is_loopback(to))
+            {
                 attempt.follow()
             } else {
                 let refused = format!("a redirect to {to}, which is not https, was not followed");

@@ -77,16 +77,30 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Reads the manifest at `path` (none yet: nothing installed).
+    /// Reads the manifest at `path` (none yet: nothing installed). Each entry must name a
+    /// plugin by a safe name and its library where agentry installs it (beside the manifest, in
+    /// the plugin's folder): a manifest edited to point anywhere else is refused whole.
     pub fn read(path: &Path) -> Result<Manifest, InstallError> {
-        match std::fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| InstallError::Manifest {
-                path: path.to_path_buf(),
-                message: format!("not a manifest of installed plugins ({e})"),
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Manifest::default()),
-            Err(e) => Err(InstallError::io(path)(e)),
+        let invalid = |message: String| InstallError::Manifest {
+            path: path.to_path_buf(),
+            message,
+        };
+        let manifest: Manifest = match std::fs::read(path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| invalid(format!("not a manifest of installed plugins ({e})")))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Manifest::default()),
+            Err(e) => return Err(InstallError::io(path)(e)),
+        };
+        let folder = path.parent().unwrap_or(Path::new("."));
+        for plugin in &manifest.plugins {
+            if !is_safe_name(&plugin.name) || plugin.file != library_path(folder, &plugin.name) {
+                return Err(invalid(format!(
+                    "the entry {:?} is not a plugin agentry installed (its name or its file's place is not one agentry gives)",
+                    plugin.name
+                )));
+            }
         }
+        Ok(manifest)
     }
 
     /// Writes the manifest to `path` atomically.
@@ -119,11 +133,29 @@ impl Manifest {
     }
 }
 
+/// Whether `name` is safe as a folder's name: ASCII letters, digits, `-` and `_`.
+pub fn is_safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Where the library of the plugin `name` is installed, in the plugins folder `folder`.
+pub fn library_path(folder: &Path, name: &str) -> PathBuf {
+    folder.join(name).join(format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        name.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn plugin(name: &str, version: &str) -> InstalledPlugin {
+    fn plugin(folder: &Path, name: &str, version: &str) -> InstalledPlugin {
         InstalledPlugin {
             name: name.to_owned(),
             version: version.to_owned(),
@@ -134,7 +166,7 @@ mod tests {
             abi: "1.2".to_owned(),
             agentry: ">=0.1.0, <0.2.0".to_owned(),
             sha256: "00".repeat(32),
-            file: PathBuf::from(format!("/data/plugins/{name}/lib{name}.so")),
+            file: library_path(folder, name),
             debug: false,
         }
     }
@@ -142,12 +174,13 @@ mod tests {
     #[test]
     fn a_plugin_put_again_replaces_the_one_of_its_name_and_the_manifest_reads_back() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("plugins/installed.json");
+        let folder = dir.path().join("plugins");
+        let path = folder.join("installed.json");
         assert!(Manifest::read(&path).unwrap().plugins.is_empty());
         let mut manifest = Manifest::default();
-        assert_eq!(manifest.put(plugin("zeta", "1.0.0")), None);
-        assert_eq!(manifest.put(plugin("alpha", "0.1.0")), None);
-        let replaced = manifest.put(plugin("zeta", "1.1.0")).unwrap();
+        assert_eq!(manifest.put(plugin(&folder, "zeta", "1.0.0")), None);
+        assert_eq!(manifest.put(plugin(&folder, "alpha", "0.1.0")), None);
+        let replaced = manifest.put(plugin(&folder, "zeta", "1.1.0")).unwrap();
         assert_eq!(replaced.version, "1.0.0");
         manifest.write(&path).unwrap();
         let read = Manifest::read(&path).unwrap();
@@ -157,7 +190,34 @@ mod tests {
             .map(|p| (p.name.as_str(), p.version.as_str()))
             .collect();
         assert_eq!(names, [("alpha", "0.1.0"), ("zeta", "1.1.0")]);
-        assert_eq!(read.get("alpha"), Some(&plugin("alpha", "0.1.0")));
+        assert_eq!(read.get("alpha"), Some(&plugin(&folder, "alpha", "0.1.0")));
+    }
+
+    #[test]
+    fn a_manifest_naming_a_file_elsewhere_or_an_unsafe_name_is_refused_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("plugins");
+        let path = folder.join("installed.json");
+        let elsewhere = InstalledPlugin {
+            file: PathBuf::from("/tmp/evil.so"),
+            ..plugin(&folder, "tools", "1.0.0")
+        };
+        let climbing = InstalledPlugin {
+            name: "../..".to_owned(),
+            file: folder.join("../../lib.so"),
+            ..plugin(&folder, "tools", "1.0.0")
+        };
+        for hostile in [elsewhere, climbing] {
+            let manifest = Manifest {
+                plugins: vec![plugin(&folder, "fine", "1.0.0"), hostile],
+            };
+            manifest.write(&path).unwrap();
+            let error = Manifest::read(&path).unwrap_err().to_string();
+            assert!(
+                error.contains("is not a plugin agentry installed"),
+                "{error}"
+            );
+        }
     }
 
     #[test]

@@ -77,7 +77,8 @@ impl ToolPlugins {
         requested: Requested,
         options: InstallOptions,
     ) -> Result<Installed, InstallError> {
-        std::fs::create_dir_all(&self.folder).map_err(InstallError::io(&self.folder))?;
+        let _lock = self.lock()?;
+        self.sweep();
         let work = tempfile::Builder::new()
             .prefix(".work-")
             .tempdir_in(&self.folder)
@@ -109,6 +110,44 @@ impl ToolPlugins {
         self.place(&library, source, built.map(|k| (k.name, k.version)), debug)
     }
 
+    /// Holds the plugins folder for this process (`plugins/.lock`) until dropped: one install,
+    /// update or removal at a time, so none loses another's record.
+    fn lock(&self) -> Result<std::fs::File, InstallError> {
+        std::fs::create_dir_all(&self.folder).map_err(InstallError::io(&self.folder))?;
+        let path = self.folder.join(".lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(InstallError::io(&path))?;
+        file.lock().map_err(InstallError::io(&path))?;
+        Ok(file)
+    }
+
+    /// Removes what an install that was stopped (a crash, Ctrl-C) left in the plugins folder:
+    /// work folders and staged files (called with the lock held, so none is in use).
+    fn sweep(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.folder) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(".work-") {
+                let _ = std::fs::remove_dir_all(&path);
+            } else if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                let staged = std::fs::read_dir(&path).into_iter().flatten().flatten();
+                for file in
+                    staged.filter(|f| f.file_name().to_string_lossy().starts_with(".install-"))
+                {
+                    let _ = std::fs::remove_file(file.path());
+                }
+            }
+        }
+    }
+
     /// Checks the library at `library` and installs it: its declaration must name this
     /// agentry's ABI; its name and version are its crate's (`built`) or its declaration's.
     fn place(
@@ -137,25 +176,24 @@ impl ToolPlugins {
                 )));
             }
         };
-        if !is_safe_name(&name) {
+        if !manifest::is_safe_name(&name) {
             return Err(InstallError::NotLoadable(format!(
                 "{}: `{name}` cannot be a plugin's name (letters, digits, - and _ only)",
                 library.display()
             )));
         }
+        let file = manifest::library_path(&self.folder, &name);
         let folder = self.folder.join(&name);
         std::fs::create_dir_all(&folder).map_err(InstallError::io(&folder))?;
-        let file = folder.join(format!(
-            "{}{}{}",
-            std::env::consts::DLL_PREFIX,
-            name.replace('-', "_"),
-            std::env::consts::DLL_SUFFIX
-        ));
         let staged = tempfile::Builder::new()
             .prefix(".install-")
             .tempfile_in(&folder)
             .map_err(InstallError::io(&folder))?;
         std::fs::copy(library, staged.path()).map_err(InstallError::io(library))?;
+        staged
+            .as_file()
+            .sync_all()
+            .map_err(InstallError::io(staged.path()))?;
         let sha256 = file_sha256(staged.path()).map_err(InstallError::io(staged.path()))?;
         staged
             .persist(&file)
@@ -193,7 +231,12 @@ impl ToolPlugins {
                 requirement: requirement.clone(),
             },
             Source::Path { path } => Requested::CrateFolder(path.clone()),
-            Source::Library { path } => Requested::Library(path.clone()),
+            Source::Library { path } => {
+                return Err(InstallError::Source(format!(
+                    "{name} was installed from the library {}: whatever is there now may be another file, so install it again by name if it is the one you want",
+                    path.display()
+                )));
+            }
             Source::Url { url } => {
                 return Err(InstallError::Source(format!(
                     "{name} came from {url}, pinned by its checksum: to update it, install it again with the new release's URL and --sha256"
@@ -220,6 +263,10 @@ impl ToolPlugins {
 
     /// Uninstalls the plugin named `name`: its record and its folder.
     pub fn remove(&self, name: &str) -> Result<InstalledPlugin, InstallError> {
+        if !manifest::is_safe_name(name) {
+            return Err(InstallError::NotInstalled(name.to_owned()));
+        }
+        let _lock = self.lock()?;
         let mut manifest = Manifest::read(&self.manifest_path())?;
         let removed = manifest
             .remove(name)
@@ -245,12 +292,4 @@ fn build_options(options: InstallOptions, target_dir: Option<&Path>) -> cargo::B
         target_dir,
         locked: options.locked,
     }
-}
-
-/// Whether `name` is safe as a folder's name: ASCII letters, digits, `-` and `_`.
-fn is_safe_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }

@@ -90,13 +90,11 @@ impl Requested {
     }
 }
 
-/// Whether `source` names a file or folder rather than a crate.
+/// Whether `source` is written as a path: with a `/` (or the system's separator) in it, or
+/// starting with `.`. A bare name is a crate's, even when a file of that name is here: a
+/// checkout must not stand in for the registry's crate of its name.
 fn looks_like_a_path(source: &str) -> bool {
-    source.contains(std::path::MAIN_SEPARATOR)
-        || source.contains('/')
-        || source.starts_with('.')
-        || source.starts_with('~')
-        || std::path::Path::new(source).exists()
+    source.contains(std::path::MAIN_SEPARATOR) || source.contains('/') || source.starts_with('.')
 }
 
 /// Whether `name` can be a crate's name (ASCII letters, digits, `-` and `_`, a letter first).
@@ -110,6 +108,11 @@ pub(crate) fn is_crate_name(name: &str) -> bool {
 
 /// Downloads go over https only; http only to this machine's own loopback addresses.
 fn check_url(url: &Url) -> Result<(), InstallError> {
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(InstallError::Source(
+            "a URL with a user name or password in it is not used (it would be recorded and shown): give the library's public address".to_owned(),
+        ));
+    }
     match url.scheme() {
         "https" => Ok(()),
         "http" if is_loopback(url) => Ok(()),
@@ -192,6 +195,23 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_name_is_a_crates_even_where_a_folder_has_that_name() {
+        // Tests run in the crate's folder, which has a `src` folder (and no Cargo.toml in it).
+        assert!(std::path::Path::new("src").is_dir());
+        assert_eq!(
+            Requested::parse("src", None, None).unwrap(),
+            Requested::Crate {
+                name: "src".to_owned(),
+                requirement: "*".to_owned()
+            }
+        );
+        let error = Requested::parse("./src", None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("a folder without a Cargo.toml"), "{error}");
+    }
+
+    #[test]
     fn unsafe_or_incomplete_sources_are_refused_with_the_reason() {
         let sha = "ab".repeat(32);
         for (source, version, sha256, says) in [
@@ -229,6 +249,12 @@ mod tests {
             ("my crate", None, None, "neither a crate name"),
             ("1password", None, None, "neither a crate name"),
             ("./no-such-folder", None, None, "No such file"),
+            (
+                "https://user:secret@example.com/x.so",
+                None,
+                Some(sha.as_str()),
+                "user name or password",
+            ),
             ("tools", None, Some(sha.as_str()), "--sha256 checks"),
         ] {
             let error = Requested::parse(source, version, sha256)

@@ -22,12 +22,20 @@ pub fn write(folder: &Path, name: &str) -> Result<Vec<PathBuf>, InstallError> {
             "`{name}` cannot be a crate's name: ASCII letters, digits, - and _, a letter first"
         )));
     }
-    let occupied = std::fs::read_dir(folder).is_ok_and(|mut entries| entries.next().is_some());
-    if occupied {
-        return Err(InstallError::Source(format!(
-            "{}: the folder already holds files; a new plugin goes into a new folder",
-            folder.display()
-        )));
+    // The folder is new, or empty: nothing of the user's is ever written over (each file is
+    // made new, never opened if it exists).
+    let empty = std::fs::create_dir_all(folder)
+        .and_then(|()| std::fs::read_dir(folder))
+        .map(|mut entries| entries.next().is_none());
+    match empty {
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(InstallError::Source(format!(
+                "{}: the folder already holds files; a new plugin goes into a new folder",
+                folder.display()
+            )));
+        }
+        Err(e) => return Err(InstallError::io(folder)(e)),
     }
     let files = [
         ("Cargo.toml", manifest(name)),
@@ -40,7 +48,12 @@ pub fn write(folder: &Path, name: &str) -> Result<Vec<PathBuf>, InstallError> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(InstallError::io(parent))?;
         }
-        std::fs::write(&path, text).map_err(InstallError::io(&path))?;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(InstallError::io(&path))?;
+        std::io::Write::write_all(&mut file, text.as_bytes()).map_err(InstallError::io(&path))?;
         written.push(path);
     }
     Ok(written)
