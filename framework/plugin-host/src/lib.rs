@@ -134,6 +134,26 @@ fn c_text(text: *const c_char) -> String {
         .into_owned()
 }
 
+/// Whether this program is linked statically (musl's default), where `dlopen` cannot load a
+/// library.
+const STATIC_BUILD: bool = cfg!(all(target_env = "musl", target_feature = "crt-static"));
+
+/// Opens a library with every symbol resolved at once (`RTLD_NOW`; Windows resolves them at
+/// load) and its symbols kept to itself (`RTLD_LOCAL`).
+fn open_library(path: &Path) -> Result<libloading::Library, libloading::Error> {
+    #[cfg(unix)]
+    {
+        let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL;
+        // SAFETY: loading a library runs its initialisers; plugins are code the user chose to run.
+        unsafe { libloading::os::unix::Library::open(Some(path), flags) }.map(Into::into)
+    }
+    #[cfg(not(unix))]
+    {
+        // SAFETY: as above.
+        unsafe { libloading::Library::new(path) }
+    }
+}
+
 /// Loads a plugin library and returns its provider. A library that declares another ABI (see
 /// [`declaration`]) is refused before it is loaded.
 pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
@@ -146,18 +166,21 @@ pub fn load(path: &Path) -> Result<PluginProvider, PluginError> {
         Err(other) => return Err(other),
     }
     let path = path.to_path_buf();
-    let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL;
-    // SAFETY: loading a library runs its initialisers; plugins are code the user chose to run.
-    let library =
-        unsafe { libloading::os::unix::Library::open(Some(&path), flags) }.map_err(|e| {
-            let detail = std::error::Error::source(&e)
-                .map(|cause| format!(": {cause}"))
-                .unwrap_or_default();
-            PluginError::NotALibrary {
-                path: path.clone(),
-                message: format!("{e}{detail}"),
-            }
-        })?;
+    if STATIC_BUILD {
+        return Err(PluginError::NotALibrary {
+            path,
+            message: "this agentry is linked statically (the musl build), and a static program cannot load libraries: use the glibc build for plugins".to_owned(),
+        });
+    }
+    let library = open_library(&path).map_err(|e| {
+        let detail = std::error::Error::source(&e)
+            .map(|cause| format!(": {cause}"))
+            .unwrap_or_default();
+        PluginError::NotALibrary {
+            path: path.clone(),
+            message: format!("{e}{detail}"),
+        }
+    })?;
     let not_a_plugin = |symbol| PluginError::NotAPlugin {
         path: path.clone(),
         symbol,

@@ -135,7 +135,11 @@ mod platform {
             }
             Ok(stat) => Mode::from_bits_truncate(stat.st_mode & 0o7777),
             Err(Errno::ENOENT) => {
-                Mode::from_bits_truncate(0o666 & !crate::atomic_file::current_umask())
+                // `mode_t` is 16 bits on macOS and 32 on Linux: the cast is needed there, not
+                // here (file permission bits fit in either).
+                #[allow(clippy::unnecessary_cast)]
+                let bits = (0o666 & !crate::atomic_file::current_umask()) as nix::libc::mode_t;
+                Mode::from_bits_truncate(bits)
             }
             Err(errno) => return Err(io_error(path, errno)),
         };

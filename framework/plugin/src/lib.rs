@@ -21,8 +21,8 @@ pub mod ids;
 pub mod paths;
 pub mod plan;
 pub mod private;
-#[cfg(unix)]
-#[cfg_attr(docsrs, doc(cfg(unix)))]
+#[cfg(any(unix, windows))]
+#[cfg_attr(docsrs, doc(cfg(any(unix, windows))))]
 pub mod process_group;
 pub mod provider;
 pub mod question;

@@ -42,16 +42,19 @@ impl ShellRun {
 
 /// Runs `command` with `sh -c` in `cwd`, until it ends or `stop` fires.
 pub async fn run(command: &str, cwd: &Path, stop: CancellationToken) -> std::io::Result<ShellRun> {
-    let mut child = tokio::process::Command::new("sh")
+    let mut shell = tokio::process::Command::new("sh");
+    shell
         .arg("-c")
         .arg(format!("exec 2>&1\n{command}"))
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()?;
+        .kill_on_drop(true);
+    // Its own process group, which stopping it stops whole.
+    #[cfg(unix)]
+    shell.process_group(0);
+    let mut child = shell.spawn()?;
     let group = child.id().map(|pid| pid as i32);
     let mut stdout = child
         .stdout

@@ -238,9 +238,9 @@ fn a_plugin_installs_from_its_folder_a_registry_and_a_url_and_is_updated_and_rem
         std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
     test.args(["test", "--quiet"])
         .current_dir(&crate_dir)
+        .envs(registry::toolchain_env())
         .env("CARGO_HOME", &home)
-        .env("CARGO_TARGET_DIR", &target)
-        .env("CARGO_NET_OFFLINE", "true");
+        .env("CARGO_TARGET_DIR", &target);
     let tested = test.output().unwrap();
     assert!(
         tested.status.success(),

@@ -16,11 +16,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The environment cargo needs under the sandbox's (whose `HOME` is its own): the toolchain,
-/// this run's cargo, and no network.
+/// this run's cargo, no network, and the cheapest builds.
 pub fn toolchain_env() -> Vec<(String, String)> {
     let home = std::env::var("HOME").unwrap_or_default();
     let mut env = vec![
         ("CARGO_NET_OFFLINE".to_owned(), "true".to_owned()),
+        // Builds made once and thrown away: no incremental caches, no debug info (what the
+        // test run's own build does; cargo's settings override each crate's profile).
+        ("CARGO_INCREMENTAL".to_owned(), "0".to_owned()),
+        ("CARGO_PROFILE_DEV_DEBUG".to_owned(), "false".to_owned()),
         (
             "RUSTUP_HOME".to_owned(),
             std::env::var("RUSTUP_HOME").unwrap_or_else(|_| format!("{home}/.rustup")),
