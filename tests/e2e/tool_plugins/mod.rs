@@ -350,6 +350,28 @@ fn a_library_of_another_abi_or_none_declared_is_not_installed_nor_loaded() {
         "{}",
         out.stderr
     );
+    // An object file is no library; a FIFO is never read (it would wait for a writer).
+    let object = fixtures.path().join("libobject.so");
+    let compiled = std::process::Command::new("cc")
+        .args(["-c", "-fPIC", "-o"])
+        .arg(&object)
+        .arg(repository().join("tests/fixtures/plugins/bad_plugin.c"))
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    let out = sb.run(&["plugins", "install", object.to_str().unwrap()]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("not a shared library (it is Relocatable)"),
+        "{}",
+        out.stderr
+    );
+    let fifo = fixtures.path().join("libfifo.so");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let out = sb.run(&["plugins", "install", fifo.to_str().unwrap()]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
     assert!(!mark.exists(), "a refused library was loaded");
     assert!(installed(&sb).is_empty());
 }
